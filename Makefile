@@ -1,0 +1,47 @@
+# octo: build, test, lint, bench. `make test` is self-sufficient on a fresh
+# clone: Go fetches modules itself; npm packages for the client interop
+# tests are installed here when missing.
+GO      ?= go
+BIN     := .build/octo
+INTEROP := samples/e2e/node
+FUZZTIME ?= 10s
+
+.PHONY: build test unit e2e lint bench fuzz fuzz-short interop-deps clean
+
+build:
+	$(GO) build -o $(BIN) .
+
+test: interop-deps build
+	$(GO) test -race -count=1 ./...
+	$(MAKE) --no-print-directory fuzz-short
+
+# The TypeScript SDK client for interop tests, from the npm registry.
+interop-deps:
+	@if [ -f $(INTEROP)/package.json ] && [ ! -d $(INTEROP)/node_modules/@modelcontextprotocol/sdk ]; then \
+		echo "installing npm packages for interop tests in $(INTEROP)"; \
+		cd $(INTEROP) && npm ci --no-audit --no-fund --loglevel=error; \
+	fi
+
+lint:
+	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+bench: build
+	$(GO) test -run='^$$' -bench=. -benchmem ./...
+	$(GO) run ./samples/e2e/load -binary $(BIN)
+
+# Every fuzz target for a short, bounded time (CI); `make fuzz FUZZTIME=5m` for longer.
+fuzz-short:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=5s
+
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+		for t in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+			echo "fuzz $$pkg $$t ($(FUZZTIME))"; \
+			$(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
+
+clean:
+	rm -rf .build

@@ -1,0 +1,8 @@
+// Package all imports the standard set of blocks so they register.
+package all
+
+import (
+	_ "github.com/octo-run/octo/blocks/delay"
+	_ "github.com/octo-run/octo/blocks/log"
+	_ "github.com/octo-run/octo/blocks/setpayload"
+)

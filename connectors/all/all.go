@@ -1,0 +1,6 @@
+// Package all imports the standard set of connectors so they register.
+package all
+
+import (
+	_ "github.com/octo-run/octo/connectors/http"
+)

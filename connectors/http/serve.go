@@ -1,0 +1,177 @@
+package http
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/octo-run/octo/runtime"
+)
+
+// ServeHTTP routes a request to its flow and writes the flow's answer.
+func (c *Connector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rt, ok := c.routes[r.URL.Path]
+	if !ok {
+		writeError(w, http.StatusNotFound, "no route for "+r.URL.Path)
+		return
+	}
+	if rt.methods != nil && !slices.Contains(rt.methods, r.Method) {
+		w.Header().Set("Allow", rt.allow)
+		writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed on "+rt.path+"; allowed: "+rt.allow)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, c.settings.MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, "request body is larger than "+strconv.FormatInt(tooBig.Limit, 10)+" bytes")
+			return
+		}
+		writeError(w, http.StatusBadRequest, "reading request body: "+err.Error())
+		return
+	}
+	msg := runtime.NewMessage(body)
+	msg.Meta = runtime.Meta{
+		Method:     r.Method,
+		Path:       r.URL.Path,
+		Host:       r.Host,
+		RemoteAddr: r.RemoteAddr,
+		Query:      r.URL.Query(),
+		Headers:    r.Header,
+	}
+	out, err := rt.flow.Run(r.Context(), msg)
+	if err != nil {
+		status, text := runtime.ErrorStatus(err)
+		if status >= 500 && r.Context().Err() == nil {
+			rt.flow.Logger().Error("flow failed", "err", err, "path", r.URL.Path)
+		}
+		writeError(w, status, text)
+		return
+	}
+	c.write(w, r, out)
+}
+
+func (c *Connector) write(w http.ResponseWriter, r *http.Request, m *runtime.Message) {
+	h := w.Header()
+	for k, v := range m.Meta.ReplyHeaders {
+		h[k] = v
+	}
+	status := m.Meta.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if s := m.Stream(); s != nil {
+		c.writeStream(w, r, status, s)
+		return
+	}
+	if status == http.StatusNoContent || status == http.StatusAccepted || status == http.StatusNotModified || m.IsEmpty() && status != http.StatusOK {
+		w.WriteHeader(status)
+		return
+	}
+	var body []byte
+	if raw := m.Raw(); m.IsRaw() {
+		body = raw
+	} else {
+		v, _ := m.Body()
+		var err error
+		if body, err = json.Marshal(v); err != nil {
+			writeError(w, http.StatusInternalServerError, "internal error")
+			c.logger.Error("encoding answer", "err", err)
+			return
+		}
+	}
+	if h.Get("Content-Type") == "" {
+		h.Set("Content-Type", "application/json")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// writeStream writes events as server-sent events until the stream ends,
+// the client leaves or the connector stops.
+func (c *Connector) writeStream(w http.ResponseWriter, r *http.Request, status int, s runtime.Stream) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(status)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stop := context.AfterFunc(c.streamCtx, cancel)
+	defer stop()
+	if closer, ok := s.(io.Closer); ok {
+		defer closer.Close()
+	}
+	buf := make([]byte, 0, 512)
+	for {
+		ev, err := s.Next(ctx)
+		if err != nil {
+			return
+		}
+		buf = appendEvent(buf[:0], ev)
+		if _, err := w.Write(buf); err != nil {
+			return
+		}
+		if err := rc.Flush(); err != nil {
+			return
+		}
+	}
+}
+
+func appendEvent(b []byte, ev runtime.Event) []byte {
+	if ev.ID != "" {
+		b = append(b, "id: "...)
+		b = append(b, ev.ID...)
+		b = append(b, '\n')
+	}
+	if ev.Name != "" {
+		b = append(b, "event: "...)
+		b = append(b, ev.Name...)
+		b = append(b, '\n')
+	}
+	if ev.Retry > 0 {
+		b = append(b, "retry: "...)
+		b = strconv.AppendInt(b, int64(ev.Retry), 10)
+		b = append(b, '\n')
+	}
+	data := ev.Data
+	for {
+		b = append(b, "data: "...)
+		i := indexNewline(data)
+		if i < 0 {
+			b = append(b, data...)
+			b = append(b, '\n')
+			break
+		}
+		b = append(b, data[:i]...)
+		b = append(b, '\n')
+		data = data[i+1:]
+	}
+	return append(b, '\n')
+}
+
+func indexNewline(b []byte) int {
+	for i, c := range b {
+		if c == '\n' {
+			return i
+		}
+	}
+	return -1
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	b, _ := json.Marshal(struct {
+		Error string `json:"error"`
+	}{msg})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}

@@ -1,0 +1,13 @@
+// Command octo serves declarative flows; see README.md.
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/octo-run/octo/runtime/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(context.Background(), &cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}, os.Args[1:]))
+}

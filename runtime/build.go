@@ -1,0 +1,277 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/octo-run/octo/runtime/config"
+)
+
+// Where locates a node of the user's config for diagnostics.
+type Where = config.Where
+
+// builder holds what every block of one service build shares.
+type builder struct {
+	cfg       *config.Config
+	env       map[string]string
+	diags     config.Diags
+	logger    *slog.Logger
+	lifecycle []any // blocks that implement Starter or Stopper
+}
+
+func (bd *builder) report(node *yaml.Node, at Where, format string, args ...any) {
+	bd.diags = append(bd.diags, diagAt(node, at, fmt.Sprintf(format, args...)))
+}
+
+func diagAt(node *yaml.Node, at Where, msg string) config.Diag {
+	d := config.Diag{File: at.File, Path: at.Path, Kind: at.Kind, Name: at.Name, Msg: msg}
+	if node != nil {
+		d.Line, d.Col = node.Line, node.Column
+	}
+	return d
+}
+
+// buildProcess builds a list of blocks into one pipeline.
+func (bd *builder) buildProcess(blocks []*config.Block, flow string) Block {
+	p := make(pipeline, 0, len(blocks))
+	for _, cb := range blocks {
+		if b := bd.buildBlock(cb, flow); b != nil {
+			p = append(p, b)
+		}
+	}
+	return p
+}
+
+func (bd *builder) buildBlock(cb *config.Block, flow string) Block {
+	spec, ok := lookupBlock(cb.Type)
+	if !ok {
+		bd.report(cb.Node, cb.At.Field("type"), "unknown block type %q%s", cb.Type, suggestion(cb.Type, blockNames()))
+		return nil
+	}
+	if !spec.Composite {
+		for _, f := range cb.Extra {
+			bd.report(f.KeyNode, cb.At.Field(f.Key), "unknown key %q: %s takes its options under settings", f.Key, cb.Type)
+		}
+	}
+	b := &Build{Type: cb.Type, Name: cb.Name, Flow: flow, At: cb.At, bd: bd, cb: cb}
+	before := len(bd.diags)
+	blk, err := spec.Build(b)
+	if err != nil {
+		var ds config.Diags
+		if errors.As(err, &ds) {
+			bd.diags = append(bd.diags, ds...)
+		} else {
+			bd.report(cb.Node, cb.At, "%v", err)
+		}
+		return nil
+	}
+	if len(bd.diags) > before || blk == nil {
+		return nil
+	}
+	if _, ok := blk.(Starter); ok {
+		bd.lifecycle = append(bd.lifecycle, blk)
+	} else if _, ok := blk.(Stopper); ok {
+		bd.lifecycle = append(bd.lifecycle, blk)
+	}
+	return step{block: blk, typ: cb.Type, name: cb.Name}
+}
+
+func suggestion(name string, candidates []string) string {
+	if s := config.Suggest(name, candidates); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	if len(candidates) > 0 {
+		return " (known: " + strings.Join(candidates, ", ") + ")"
+	}
+	return ""
+}
+
+// Build is what a block's constructor gets: its settings and the means to
+// decode and compile them, with every problem reported at its line.
+type Build struct {
+	Type, Name string
+	// Flow is the name of the flow the block belongs to.
+	Flow string
+	At   Where
+	bd   *builder
+	cb   *config.Block
+}
+
+// Settings returns the raw settings node (nil when absent).
+func (b *Build) Settings() *yaml.Node { return b.cb.Settings }
+
+// Decode decodes the block's settings strictly into out (a pointer to a
+// struct with yaml tags); it reports problems and returns false on any.
+func (b *Build) Decode(out any) bool {
+	node := b.cb.Settings
+	if node == nil {
+		node = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: b.cb.Node.Line, Column: b.cb.Node.Column}
+	}
+	return b.decode(node, b.At.Field("settings"), out)
+}
+
+// DecodeFields decodes a composite block's top-level keys (all but type,
+// name and settings) strictly into out.
+func (b *Build) DecodeFields(out any) bool {
+	node := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: b.cb.Node.Line, Column: b.cb.Node.Column}
+	for _, f := range b.cb.Extra {
+		node.Content = append(node.Content, f.KeyNode, f.Value)
+	}
+	return b.decode(node, b.At, out)
+}
+
+func (b *Build) decode(node *yaml.Node, at Where, out any) bool {
+	ds := config.Decode(node, out, at)
+	b.bd.diags = append(b.bd.diags, ds...)
+	return len(ds) == 0
+}
+
+// Errorf reports a problem at node; at names the setting (see Where.Field).
+func (b *Build) Errorf(node *yaml.Node, at Where, format string, args ...any) {
+	if node == nil {
+		node = b.cb.Node
+	}
+	b.bd.report(node, at, format, args...)
+}
+
+// Failed reports whether any problem has been reported so far in this build.
+func (b *Build) Failed() bool { return len(b.bd.diags) > 0 }
+
+// Expr compiles the expression held by node, reporting errors at the exact
+// line and column inside it.
+func (b *Build) Expr(node *yaml.Node, at Where) *Expr {
+	e, err := CompileExpr(node.Value, b.bd.env)
+	if err != nil {
+		b.reportExpr(node, at, err)
+		return nil
+	}
+	return e
+}
+
+// Template compiles text held by node as a template.
+func (b *Build) Template(node *yaml.Node, at Where) *Template {
+	return b.TemplateText(node.Value, node, at)
+}
+
+// TemplateText compiles text that came from node (or from a file a node
+// names) as a template.
+func (b *Build) TemplateText(text string, node *yaml.Node, at Where) *Template {
+	t, err := CompileTemplate(text, b.bd.env)
+	if err != nil {
+		b.reportExpr(node, at, err)
+		return nil
+	}
+	return t
+}
+
+// Resource returns the text of a template resource by alias; node is where
+// the alias was written.
+func (b *Build) Resource(alias string, node *yaml.Node, at Where) (text string, ok bool) {
+	t, ok := b.bd.cfg.Templates[alias]
+	if !ok {
+		known := make([]string, 0, len(b.bd.cfg.Templates))
+		for k := range b.bd.cfg.Templates {
+			known = append(known, k)
+		}
+		b.Errorf(node, at, "unknown template resource %q%s", alias, suggestion(alias, known))
+		return "", false
+	}
+	return t.Text, true
+}
+
+// ResourceTemplate compiles a template resource by alias; errors inside the
+// file point at the file.
+func (b *Build) ResourceTemplate(alias string, node *yaml.Node, at Where) *Template {
+	text, ok := b.Resource(alias, node, at)
+	if !ok {
+		return nil
+	}
+	t, err := CompileTemplate(text, b.bd.env)
+	if err != nil {
+		var ee *ExprError
+		errors.As(err, &ee)
+		res := b.bd.cfg.Templates[alias]
+		b.bd.diags = append(b.bd.diags, config.Diag{File: res.File, Line: ee.Line, Col: ee.Column,
+			Path: at.Path, Kind: at.Kind, Name: at.Name, Msg: fmt.Sprintf("template %q: %s", alias, ee.Msg)})
+		return nil
+	}
+	return t
+}
+
+// Process builds a nested process list (a composite block's branch).
+func (b *Build) Process(node *yaml.Node, at Where) Block {
+	blocks, ds := config.ParseProcess(node, at)
+	b.bd.diags = append(b.bd.diags, ds...)
+	if len(ds) > 0 {
+		return nil
+	}
+	return b.bd.buildProcess(blocks, b.Flow)
+}
+
+// Logger returns a logger naming the flow and block.
+func (b *Build) Logger() *slog.Logger {
+	l := b.bd.logger.With("flow", b.Flow, "block", b.Type)
+	if b.Name != "" {
+		l = l.With("name", b.Name)
+	}
+	return l
+}
+
+// Env returns the service's declared variables and their values.
+func (b *Build) Env() map[string]string { return b.bd.env }
+
+// reportExpr maps a position inside a setting's text to the file: the
+// node's own position plus the offset, one column more for quoted styles.
+func (b *Build) reportExpr(node *yaml.Node, at Where, err error) {
+	var ee *ExprError
+	if !errors.As(err, &ee) {
+		b.Errorf(node, at, "%v", err)
+		return
+	}
+	d := diagAt(node, at, ee.Msg)
+	switch {
+	case node.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		d.Line, d.Col = node.Line+ee.Line, node.Column+ee.Column-1
+	case ee.Line == 1:
+		d.Col = node.Column + ee.Column - 1
+		if node.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
+			d.Col++
+		}
+	default:
+		d.Line = node.Line + ee.Line - 1
+	}
+	b.bd.diags = append(b.bd.diags, d)
+}
+
+// Setting returns the node of one key under the block's settings, so a
+// check made after decoding can point at its line; nil when absent.
+func (b *Build) Setting(key string) *yaml.Node { return mappingValue(b.cb.Settings, key) }
+
+// Field returns the node of one of a composite block's top-level keys.
+func (b *Build) Field(key string) *yaml.Node {
+	for _, f := range b.cb.Extra {
+		if f.Key == key {
+			return f.Value
+		}
+	}
+	return nil
+}
+
+// MappingValue returns the value node for key in a YAML mapping, or nil.
+func MappingValue(node *yaml.Node, key string) *yaml.Node { return mappingValue(node, key) }
+
+func mappingValue(node *yaml.Node, key string) *yaml.Node {
+	if node == nil || node.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		if node.Content[i].Value == key {
+			return node.Content[i+1]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/config"
+)
+
+// load reads and builds a config; every problem comes back in one error.
+func load(path string, env *Env, logger *slog.Logger) (*runtime.Service, error) {
+	cfg, err := config.Load(path, env.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.NewService(cfg, runtime.Options{Logger: logger, LookupEnv: env.LookupEnv})
+}
+
+func configFlag(fs *flag.FlagSet) *string {
+	return fs.String("config", "", "a config folder (all its YAML files) or a single YAML file")
+}
+
+func cmdRun(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags("run", env)
+	path := configFlag(fs)
+	var lf logFlags
+	lf.register(fs)
+	grace := fs.Duration("shutdown-timeout", 10*time.Second, "how long to let in-flight requests finish on SIGINT/SIGTERM")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *path == "" {
+		return &usageError{"--config is required"}
+	}
+	logger, err := lf.logger(env.Stderr)
+	if err != nil {
+		return err
+	}
+	svc, err := load(*path, env, logger)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := svc.Start(ctx); err != nil {
+		return err
+	}
+	logger.Info("service started", "service", svc.Name)
+	<-ctx.Done()
+	stop()
+	logger.Info("shutting down", "grace", grace.String())
+	sctx, cancel := context.WithTimeout(context.Background(), *grace)
+	defer cancel()
+	if err := svc.Stop(sctx); err != nil {
+		logger.Warn("shutdown was not clean", "err", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+func cmdValidate(_ context.Context, env *Env, args []string) error {
+	fs := newFlags("validate", env)
+	path := configFlag(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *path == "" {
+		return &usageError{"--config is required"}
+	}
+	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if _, err := load(*path, env, logger); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "%s: ok\n", *path)
+	return nil
+}
+
+func cmdBlocks(_ context.Context, env *Env, args []string) error {
+	fs := newFlags("blocks", env)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, "Blocks:")
+	for _, b := range runtime.BlockTypes() {
+		fmt.Fprintf(env.Stdout, "  %-16s %s\n", b.Type, b.Summary)
+	}
+	fmt.Fprintln(env.Stdout, "\nConnectors:")
+	for _, c := range runtime.ConnectorTypes() {
+		fmt.Fprintf(env.Stdout, "  %-16s %s\n", c.Type, c.Summary)
+	}
+	return nil
+}

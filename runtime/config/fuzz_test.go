@@ -1,0 +1,105 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// addSeeds adds every YAML file under testdata to the fuzz corpus, plus a few hostile shapes.
+func addSeeds(f *testing.F) {
+	_ = filepath.WalkDir("testdata", func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yaml") {
+			if data, err := os.ReadFile(path); err == nil {
+				f.Add(data)
+			}
+		}
+		return nil
+	})
+	for _, s := range []string{
+		"", "~", "[]", "flows: &a [*a]", "env: [{name: A, default: '${A}'}]\nservice: {name: '${A}$${A}${'}",
+		"a: &a [x, x]\nb: &b [*a, *a]\nflows: [*b, *b]", "connectors: [{name: x, type: y, settings: {<<: *z}}]",
+		"\xff\xfe", "flows:\n  - name: f\n    source: {connector: c}\n    process: [{type: t, <<: [{name: n}]}]",
+	} {
+		f.Add([]byte(s))
+	}
+}
+
+func FuzzLoad(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "config.yaml")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "guide.md"), []byte("guide"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := Load(path, envOf(map[string]string{"HTTP_PORT": "1"}))
+		if err != nil {
+			checkFailedLoad(t, cfg, err, path)
+			return
+		}
+		checkLoadedConfig(t, cfg)
+	})
+}
+
+func checkFailedLoad(t *testing.T, cfg *Config, err error, path string) {
+	if cfg != nil {
+		t.Error("a config came back along with an error")
+	}
+	var ds Diags
+	if !errors.As(err, &ds) || len(ds) == 0 {
+		t.Fatalf("error is not a non-empty Diags: %v", err)
+	}
+	for _, d := range ds {
+		if d.File != path || d.Msg == "" {
+			t.Errorf("diagnostic without its file or message: %+v", d)
+		}
+	}
+}
+
+// checkLoadedConfig asserts what validation promises about a config that loads.
+func checkLoadedConfig(t *testing.T, cfg *Config) {
+	connectors := map[string]bool{}
+	for _, c := range cfg.Connectors {
+		if c.Name == "" || c.Type == "" || connectors[c.Name] {
+			t.Errorf("connector passed validation: %+v", c)
+		}
+		connectors[c.Name] = true
+	}
+	flows := map[string]bool{}
+	for _, fl := range cfg.Flows {
+		if fl.Name == "" || flows[fl.Name] || !connectors[fl.Source.Connector] {
+			t.Errorf("flow passed validation: %+v", fl)
+		}
+		flows[fl.Name] = true
+		for _, b := range fl.Process {
+			if b.Type == "" {
+				t.Errorf("block without type passed validation: %+v", b)
+			}
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	addSeeds(f)
+	f.Add([]byte("name: 1\ncount: 0x7fffffffffffffff\nport: -0\nhalf: .NaN\ntimeout: -5m\nbackups: [~, {host: h}]\nany: &a [*a]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var doc yaml.Node
+		if yaml.Unmarshal(data, &doc) != nil {
+			return
+		}
+		var s testSettings
+		for _, d := range Decode(&doc, &s, Where{File: "f.yaml"}) {
+			if d.Msg == "" || d.File != "f.yaml" {
+				t.Errorf("diagnostic without message or file: %+v", d)
+			}
+		}
+	})
+}

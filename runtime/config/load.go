@@ -1,0 +1,227 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Load reads the config at path: a folder, whose *.yaml and *.yml files (sorted by name,
+// dotfiles skipped) together form one config with resources read relative to it, or a single
+// file, with resources read relative to its folder. `${VAR}` is looked up with lookupEnv
+// (os.LookupEnv when nil) and then in the declared defaults. On any problem it returns a nil
+// Config and an error that is a Diags holding every problem found, sorted.
+func Load(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
+	if lookupEnv == nil {
+		lookupEnv = os.LookupEnv
+	}
+	files, dir, problem := findFiles(path)
+	if problem != nil {
+		return nil, Diags{*problem}.Err()
+	}
+	l := &loader{
+		cfg: &Config{Dir: dir, Files: files, Templates: map[string]*Template{}},
+		d:   &decoder{},
+	}
+	var secs []section
+	for _, f := range files {
+		for _, root := range l.readFile(f) {
+			secs = append(secs, l.sections(root, Where{File: f})...)
+		}
+	}
+	vs := l.env(secs, lookupEnv)
+	var interpolated Diags
+	for _, s := range secs {
+		if s.key != "env" {
+			vs.interpolate(s.val, s.at, &interpolated)
+		}
+	}
+	l.parse(secs)
+	labelDiags(interpolated, l.labelled())
+	all := append(l.d.diags, interpolated...)
+	if err := all.Err(); err != nil {
+		return nil, err
+	}
+	return l.cfg, nil
+}
+
+// findFiles resolves path to the YAML files to read and the folder resources are relative to.
+// Paths stay as the user gave them, so diagnostics name files the way the user knows them.
+func findFiles(path string) (files []string, dir string, problem *Diag) {
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", &Diag{File: path, Msg: "config path does not exist"}
+	}
+	if err != nil {
+		return nil, "", &Diag{File: path, Msg: "cannot read config path: " + osMessage(err)}
+	}
+	if !info.IsDir() {
+		return []string{path}, filepath.Dir(path), nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, "", &Diag{File: path, Msg: "cannot read config folder: " + osMessage(err)}
+	}
+	for _, e := range entries {
+		ext := strings.ToLower(filepath.Ext(e.Name()))
+		// Dotfiles are editor backups and lock files, not config.
+		if e.IsDir() || strings.HasPrefix(e.Name(), ".") || ext != ".yaml" && ext != ".yml" {
+			continue
+		}
+		files = append(files, filepath.Join(path, e.Name()))
+	}
+	if len(files) == 0 {
+		return nil, "", &Diag{File: path, Msg: "no config files (*.yaml, *.yml) in this folder"}
+	}
+	return files, path, nil
+}
+
+// readFile parses every YAML document of file, reporting read and syntax errors.
+func (l *loader) readFile(file string) (roots []*yaml.Node) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		l.d.diags = append(l.d.diags, Diag{File: file, Msg: "cannot read file: " + osMessage(err)})
+		return nil
+	}
+	defer func() {
+		// yaml.v3 is outside code; whatever it does with hostile input must not crash the loader.
+		if r := recover(); r != nil {
+			l.d.diags = append(l.d.diags, Diag{File: file, Msg: fmt.Sprintf("invalid YAML: parser failed: %v", r)})
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return roots
+		}
+		if err != nil {
+			l.d.diags = append(l.d.diags, syntaxDiag(file, data, err))
+			return roots
+		}
+		if len(doc.Content) > 0 && !isNull(doc.Content[0]) {
+			roots = append(roots, doc.Content[0])
+		}
+	}
+}
+
+var (
+	yamlLineRe   = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+	yamlAnchorRe = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$`)
+)
+
+// syntaxDiag turns a yaml.v3 syntax error into a diagnostic. yaml.v3 gives a line and no
+// column; for an unknown anchor it gives neither, so the alias is looked up in the text.
+func syntaxDiag(file string, data []byte, err error) Diag {
+	msg := err.Error()
+	d := Diag{File: file, Msg: "invalid YAML: " + yamlMessage(err)}
+	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+		d.Line, _ = strconv.Atoi(m[1])
+	}
+	if isParserError(yamlMessage(err)) {
+		// yaml.v3 adds one to scanner lines only; parser lines come out zero-based (and are left
+		// out when zero).
+		d.Line++
+	} else if m := yamlAnchorRe.FindStringSubmatch(msg); m != nil {
+		if i := bytes.Index(data, []byte("*"+m[1])); i >= 0 {
+			d.Line = bytes.Count(data[:i], []byte("\n")) + 1
+			d.Col = len([]rune(string(data[bytes.LastIndexByte(data[:i], '\n')+1:i]))) + 1
+		}
+	}
+	line := lineText(data, d.Line)
+	if strings.Contains(line, "${") && strings.ContainsAny(strings.ReplaceAll(line, "${", ""), "{[") {
+		// `{ port: ${PORT} }` is the usual cause: in flow style `{` is YAML syntax.
+		d.Msg += ` (inside { } or [ ], quote values that use "${...}")`
+	}
+	return d
+}
+
+// lineText returns line n (1-based) of data, or "".
+func lineText(data []byte, n int) string {
+	if n < 1 {
+		return ""
+	}
+	lines := bytes.SplitN(data, []byte("\n"), n+1)
+	if len(lines) < n {
+		return ""
+	}
+	return string(lines[n-1])
+}
+
+// isParserError reports the messages yaml.v3's parser (not its scanner) produces.
+func isParserError(msg string) bool {
+	return strings.HasPrefix(msg, "did not find expected") ||
+		strings.HasPrefix(msg, "found undefined tag handle") ||
+		strings.HasPrefix(msg, "found duplicate %") ||
+		strings.HasPrefix(msg, "found incompatible YAML document")
+}
+
+// yamlMessage strips yaml.v3's "yaml: line N:" prefix; the position is reported separately.
+func yamlMessage(err error) string {
+	msg := err.Error()
+	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+		return m[2]
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
+	return msg
+}
+
+// osMessage is an os error without the path, which the diagnostic already names.
+func osMessage(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// labelDiags gives path-only diagnostics the kind and name of the innermost item they fall in.
+func labelDiags(ds Diags, items []Where) {
+	for i := range ds {
+		best := -1
+		for j, w := range items {
+			if w.File == ds[i].File && within(ds[i].Path, w.Path) && (best < 0 || len(w.Path) > len(items[best].Path)) {
+				best = j
+			}
+		}
+		if best >= 0 {
+			ds[i].Kind, ds[i].Name = items[best].Kind, items[best].Name
+		}
+	}
+}
+
+// within reports whether path is prefix or lies below it.
+func within(path, prefix string) bool {
+	if !strings.HasPrefix(path, prefix) {
+		return false
+	}
+	return len(path) == len(prefix) || path[len(prefix)] == '.' || path[len(prefix)] == '['
+}
+
+// items lists the location of every labelled item, for labelDiags.
+func (l *loader) labelled() []Where {
+	c := l.cfg
+	out := slices.Clone(l.templates) // all of them, also those that failed to load
+	for _, cn := range c.Connectors {
+		out = append(out, cn.At)
+	}
+	for _, f := range c.Flows {
+		out = append(out, f.At)
+		for _, b := range f.Process {
+			out = append(out, b.At)
+		}
+	}
+	return out
+}

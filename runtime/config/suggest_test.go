@@ -1,0 +1,58 @@
+package config
+
+import "testing"
+
+func TestSuggest(t *testing.T) {
+	keys := []string{"methods", "path", "port", "headers", "timeout"}
+	tests := []struct {
+		name       string
+		in         string
+		candidates []string
+		want       string
+	}{
+		{"a dropped letter is found", "methds", keys, "methods"},
+		{"two swapped letters count as one typo", "prot", []string{"path", "port"}, "port"},
+		{"case is ignored", "PORT", keys, "port"},
+		{"a missing plural is found", "flow", []string{"service", "flows"}, "flows"},
+		{"the start of a longer name is found", "head", keys, "headers"},
+		{"a long name tolerates more typos", "HTTP_PROT", []string{"HTTP_PORT", "HTTP_HOST"}, "HTTP_PORT"},
+		{"the closest of several near names wins", "pth", []string{"pat", "path"}, "path"},
+		{"an unrelated name gets nothing", "zzzzzz", keys, ""},
+		{"one letter is not a typo of another", "a", []string{"b"}, ""},
+		{"a short name with two edits is too far", "ab", []string{"cd"}, ""},
+		{"nothing is suggested from an empty list", "port", nil, ""},
+		{"an empty name gets nothing", "", keys, ""},
+		{"non-ASCII names are compared by letter", "größe", []string{"grösse", "größer"}, "größer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Suggest(tt.in, tt.candidates); got != tt.want {
+				t.Errorf("Suggest(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"abc", "", 3},
+		{"kitten", "sitting", 3},
+		{"ab", "ba", 1},
+		{"abcd", "acbd", 1},
+		{"ca", "abc", 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.a+" to "+tt.b, func(t *testing.T) {
+			if got := editDistance(tt.a, tt.b); got != tt.want {
+				t.Errorf("got %d, want %d", got, tt.want)
+			}
+			if got := editDistance(tt.b, tt.a); got != tt.want {
+				t.Errorf("reversed: got %d, want %d", got, tt.want)
+			}
+		})
+	}
+}

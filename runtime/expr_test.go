@@ -1,0 +1,99 @@
+package runtime
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestExpressionsSeeTheMessage(t *testing.T) {
+	m := NewMessage([]byte(`{"city":"Lisbon","n":2}`))
+	m.Meta.Headers = http.Header{"X-User": {"ada"}}
+	m.SetVar("jwt", map[string]any{"sub": "user-1"})
+	env := map[string]string{"REGION": "eu"}
+	cases := []struct {
+		name, src, want string
+	}{
+		{"a body field is read", `body.city`, `Lisbon`},
+		{"arithmetic works on body numbers", `body.n * 21`, `42`},
+		{"a map literal builds an object", `{"city": body.city, "summary": "Sunny, 24C"}`, `map[city:Lisbon summary:Sunny, 24C]`},
+		{"vars left by earlier blocks are visible", `vars.jwt.sub`, `user-1`},
+		{"headers are single strings by canonical name", `headers["X-User"]`, `ada`},
+		{"declared env values are visible", `env.REGION + "-1"`, `eu-1`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e, err := CompileExpr(c.src, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := e.Eval(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmtValue(v); got != c.want {
+				t.Fatalf("got %s, want %s", got, c.want)
+			}
+		})
+	}
+}
+
+func TestExpressionCompileErrorsCarryPositions(t *testing.T) {
+	cases := []struct {
+		name, src  string
+		line, col  int
+		msgContain string
+	}{
+		{"an unknown name is refused", `bodyy.city`, 1, 1, "unknown name bodyy"},
+		{"a syntax error points into the text", `body.city +`, 1, 11, "unexpected token"},
+		{"an empty expression is refused", `  `, 1, 1, "empty expression"},
+		{"an error on the second line keeps its line", "body.city ==\n  ]", 2, 3, "unexpected token"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := CompileExpr(c.src, nil)
+			ee, ok := err.(*ExprError)
+			if !ok {
+				t.Fatalf("got %T %v, want *ExprError", err, err)
+			}
+			if ee.Line != c.line || ee.Column != c.col || !strings.Contains(ee.Msg, c.msgContain) {
+				t.Fatalf("got %d:%d %q, want %d:%d containing %q", ee.Line, ee.Column, ee.Msg, c.line, c.col, c.msgContain)
+			}
+		})
+	}
+}
+
+func TestABodyThatIsNotJSONIsA400(t *testing.T) {
+	e, err := CompileExpr(`body.city`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Eval(NewMessage([]byte(`{"city":`)))
+	status, msg := ErrorStatus(err)
+	if status != 400 || !strings.HasPrefix(msg, "invalid JSON body:") {
+		t.Fatalf("got %d %q", status, msg)
+	}
+}
+
+func TestTheBodyIsDecodedOnceAndOnlyWhenNeeded(t *testing.T) {
+	m := NewMessage([]byte(`not json`))
+	e, _ := CompileExpr(`vars`, nil)
+	if _, err := e.Eval(m); err != nil {
+		t.Fatalf("an expression that ignores the body must not decode it: %v", err)
+	}
+	m = NewMessage([]byte(`{"a":1}`))
+	first, _ := m.Body()
+	second, _ := m.Body()
+	if fmtValue(first) != fmtValue(second) || !m.decoded {
+		t.Fatal("body not cached")
+	}
+}
+
+func fmtValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	default:
+		return strings.TrimSpace(sprint(v))
+	}
+}

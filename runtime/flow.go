@@ -1,0 +1,101 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+)
+
+// Flow is a built pipeline bound to a source on a connector.
+type Flow struct {
+	Name    string
+	process Block
+	logger  *slog.Logger
+}
+
+// Logger returns the flow's logger (it carries the flow's name).
+func (f *Flow) Logger() *slog.Logger { return f.logger }
+
+// Run passes msg through the flow's blocks and returns the final message.
+// Errors are *BlockError values naming the failing block; use ErrorStatus
+// to learn what a transport should answer.
+func (f *Flow) Run(ctx context.Context, msg *Message) (*Message, error) {
+	return f.process.Process(ctx, msg)
+}
+
+// pipeline runs blocks in order; a finished message skips the rest.
+type pipeline []Block
+
+func (p pipeline) Process(ctx context.Context, m *Message) (*Message, error) {
+	var err error
+	for _, b := range p {
+		if m.finished {
+			return m, nil
+		}
+		if err = ctx.Err(); err != nil {
+			return nil, err
+		}
+		if m, err = b.Process(ctx, m); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// Finish marks the message as the flow's answer: later blocks are skipped.
+// A block that refuses a request (401, a CORS preflight) uses it.
+func (m *Message) Finish() { m.finished = true }
+
+// IsFinished reports whether a block has finished the message.
+func (m *Message) IsFinished() bool { return m.finished }
+
+// step names a block so failures can say which one failed.
+type step struct {
+	block     Block
+	typ, name string
+}
+
+func (s step) Process(ctx context.Context, m *Message) (*Message, error) {
+	out, err := s.block.Process(ctx, m)
+	if err != nil {
+		var be *BlockError
+		if !errors.As(err, &be) {
+			err = &BlockError{Type: s.typ, Name: s.name, Err: err}
+		}
+		return nil, err
+	}
+	if out == nil {
+		return nil, &BlockError{Type: s.typ, Name: s.name, Err: errors.New("block returned no message")}
+	}
+	return out, nil
+}
+
+// BlockError is a failure inside a named block.
+type BlockError struct {
+	Type, Name string
+	Err        error
+}
+
+func (e *BlockError) Error() string {
+	if e.Name != "" {
+		return fmt.Sprintf("block %s %q: %v", e.Type, e.Name, e.Err)
+	}
+	return fmt.Sprintf("block %s: %v", e.Type, e.Err)
+}
+
+func (e *BlockError) Unwrap() error { return e.Err }
+
+// ErrorStatus says how a transport should answer an error from Flow.Run: a
+// *StatusError anywhere in the chain gives its status and message; anything
+// else is an internal error whose details must not reach the client.
+func ErrorStatus(err error) (int, string) {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.Status, se.Msg
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return 503, "request cancelled"
+	}
+	return 500, "internal error"
+}

@@ -1,0 +1,197 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+)
+
+// Meta is the transport metadata of a message: what the request carried and
+// what the answer should carry. Connectors fill the request side and read the
+// reply side; blocks may read and set both.
+type Meta struct {
+	Method     string
+	Path       string
+	Host       string
+	RemoteAddr string
+	Query      url.Values
+	Headers    http.Header // request headers
+
+	Status       int         // status to answer with; 0 means the connector's default
+	ReplyHeaders http.Header // headers to answer with
+}
+
+// SetReplyHeader sets one reply header, creating the map on first use.
+func (m *Meta) SetReplyHeader(key, value string) {
+	if m.ReplyHeaders == nil {
+		m.ReplyHeaders = make(http.Header, 2)
+	}
+	m.ReplyHeaders.Set(key, value)
+}
+
+// Event is one item of a stream body: written by the http connector as a
+// server-sent event and by line-based connectors as one line of Data.
+type Event struct {
+	ID   string
+	Name string
+	Data []byte
+	// Retry, when positive, asks the client to wait this many milliseconds
+	// before reconnecting.
+	Retry int
+}
+
+// Stream is a body made of events produced over time. Next blocks until the
+// next event and returns io.EOF when the stream has ended; it must return
+// when ctx is done (the client left or the service is stopping).
+type Stream interface {
+	Next(ctx context.Context) (Event, error)
+}
+
+type bodyKind uint8
+
+const (
+	bodyNone bodyKind = iota
+	bodyRaw
+	bodyValue
+	bodyStream
+)
+
+// Message flows through the blocks of a flow. Its body is a JSON value, raw
+// bytes or a stream; raw bytes are decoded as JSON once, when first asked for.
+type Message struct {
+	Meta Meta
+	// Vars holds what blocks leave for later ones (e.g. JWT claims).
+	Vars map[string]any
+
+	kind     bodyKind
+	raw      []byte
+	value    any
+	decoded  bool
+	stream   Stream
+	headers  map[string]string
+	finished bool
+}
+
+// NewMessage returns a message whose body is the given raw bytes.
+func NewMessage(raw []byte) *Message {
+	m := &Message{}
+	m.SetRaw(raw)
+	return m
+}
+
+// Body returns the body as a JSON value, decoding raw bytes on first use.
+// A body that is not valid JSON yields a *StatusError with status 400.
+func (m *Message) Body() (any, error) {
+	switch m.kind {
+	case bodyValue:
+		return m.value, nil
+	case bodyRaw:
+		if !m.decoded {
+			if len(m.raw) == 0 {
+				m.value, m.decoded = nil, true
+				return nil, nil
+			}
+			var v any
+			if err := json.Unmarshal(m.raw, &v); err != nil {
+				return nil, &StatusError{Status: http.StatusBadRequest, Msg: "invalid JSON body: " + jsonErrorText(err)}
+			}
+			m.value, m.decoded = v, true
+		}
+		return m.value, nil
+	case bodyStream:
+		return nil, fmt.Errorf("body is a stream, not a value")
+	}
+	return nil, nil
+}
+
+// Raw returns the raw body bytes, or nil when the body is not raw.
+func (m *Message) Raw() []byte {
+	if m.kind == bodyRaw {
+		return m.raw
+	}
+	return nil
+}
+
+// IsRaw reports whether the body is still the raw bytes it arrived as.
+func (m *Message) IsRaw() bool { return m.kind == bodyRaw }
+
+// IsEmpty reports whether the message has no body at all.
+func (m *Message) IsEmpty() bool {
+	return m.kind == bodyNone || (m.kind == bodyRaw && len(m.raw) == 0)
+}
+
+// Stream returns the stream body, or nil.
+func (m *Message) Stream() Stream {
+	if m.kind == bodyStream {
+		return m.stream
+	}
+	return nil
+}
+
+// SetBody replaces the body with a JSON value.
+func (m *Message) SetBody(v any) {
+	m.kind, m.value, m.raw, m.stream, m.decoded = bodyValue, v, nil, nil, true
+}
+
+// SetRaw replaces the body with raw bytes (JSON is decoded lazily).
+func (m *Message) SetRaw(b []byte) {
+	m.kind, m.raw, m.value, m.stream, m.decoded = bodyRaw, b, nil, nil, false
+}
+
+// SetStream replaces the body with a stream of events.
+func (m *Message) SetStream(s Stream) {
+	m.kind, m.stream, m.raw, m.value, m.decoded = bodyStream, s, nil, nil, false
+}
+
+// ClearBody leaves the message without a body (e.g. a 202 or 204 answer).
+func (m *Message) ClearBody() {
+	m.kind, m.stream, m.raw, m.value, m.decoded = bodyNone, nil, nil, nil, false
+}
+
+// Derive returns a new message that shares m's metadata and variables but
+// has the given body value; composite blocks use it to start a branch.
+func (m *Message) Derive(body any) *Message {
+	d := &Message{Meta: m.Meta, Vars: m.Vars, headers: m.headers}
+	d.SetBody(body)
+	return d
+}
+
+// SetVar records a variable for later blocks.
+func (m *Message) SetVar(key string, v any) {
+	if m.Vars == nil {
+		m.Vars = make(map[string]any, 2)
+	}
+	m.Vars[key] = v
+}
+
+// headerMap gives expressions the request headers as single strings, built
+// once per message and only when an expression asks for them.
+func (m *Message) headerMap() map[string]string {
+	if m.headers == nil {
+		m.headers = make(map[string]string, len(m.Meta.Headers))
+		for k, v := range m.Meta.Headers {
+			if len(v) > 0 {
+				m.headers[k] = v[0]
+			}
+		}
+	}
+	return m.headers
+}
+
+// StatusError is an error that carries the status a transport should answer
+// with; its message is safe to show to the client.
+type StatusError struct {
+	Status int
+	Msg    string
+}
+
+func (e *StatusError) Error() string { return e.Msg }
+
+func jsonErrorText(err error) string {
+	if se, ok := err.(*json.SyntaxError); ok {
+		return fmt.Sprintf("%s (at byte %d)", se.Error(), se.Offset)
+	}
+	return err.Error()
+}

@@ -1,0 +1,180 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/octo-run/octo/runtime/config"
+)
+
+// Options tune how a service is built.
+type Options struct {
+	Logger *slog.Logger
+	// LookupEnv reads the process environment; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+}
+
+// Service is a built config: connectors with their flows attached, ready to
+// start. Nothing in it listens until Start.
+type Service struct {
+	Name       string
+	connectors []namedConnector
+	lifecycle  []any
+	logger     *slog.Logger
+
+	mu      sync.Mutex
+	started []any
+}
+
+type namedConnector struct {
+	name string
+	conn Connector
+}
+
+// NewService compiles every connector, flow and block of cfg. All problems are
+// returned at once as config.Diags; nothing is built half way.
+func NewService(cfg *config.Config, opts Options) (*Service, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.LookupEnv == nil {
+		opts.LookupEnv = os.LookupEnv
+	}
+	bd := &builder{cfg: cfg, env: resolveEnv(cfg, opts.LookupEnv), logger: opts.Logger}
+	svc := &Service{Name: cfg.Service.Name, logger: opts.Logger}
+
+	byName := map[string]Connector{}
+	types := map[string]string{}
+	for _, cc := range cfg.Connectors {
+		spec, ok := lookupConnector(cc.Type)
+		if !ok {
+			bd.report(cc.Node, cc.At.Field("type"), "unknown connector type %q%s", cc.Type, suggestion(cc.Type, connectorNames()))
+			continue
+		}
+		cb := &ConnectorBuild{Name: cc.Name, At: cc.At, bd: bd, cc: cc}
+		before := len(bd.diags)
+		conn, err := spec.Build(cb)
+		if err != nil {
+			bd.report(cc.Node, cc.At, "%v", err)
+			continue
+		}
+		if len(bd.diags) > before || conn == nil {
+			continue
+		}
+		byName[cc.Name], types[cc.Name] = conn, cc.Type
+		svc.connectors = append(svc.connectors, namedConnector{cc.Name, conn})
+	}
+
+	for _, fc := range cfg.Flows {
+		flow := &Flow{Name: fc.Name, logger: opts.Logger.With("flow", fc.Name)}
+		before := len(bd.diags)
+		flow.process = bd.buildProcess(fc.Process, fc.Name)
+		conn, ok := byName[fc.Source.Connector]
+		if !ok || len(bd.diags) > before {
+			continue // the config or connector build already said why
+		}
+		if fc.Source.Type != "" && fc.Source.Type != types[fc.Source.Connector] {
+			bd.report(fc.Source.Node, fc.Source.At.Field("type"), "source type %q does not match connector %q of type %q",
+				fc.Source.Type, fc.Source.Connector, types[fc.Source.Connector])
+			continue
+		}
+		src := &SourceBuild{Flow: fc.Name, At: fc.Source.At, bd: bd, src: &fc.Source}
+		if err := conn.Attach(src, flow); err != nil {
+			bd.report(fc.Source.Node, fc.Source.At, "%v", err)
+		}
+	}
+	if len(bd.diags) > 0 {
+		bd.diags.Sort()
+		return nil, bd.diags
+	}
+	svc.lifecycle = bd.lifecycle
+	return svc, nil
+}
+
+func resolveEnv(cfg *config.Config, lookup func(string) (string, bool)) map[string]string {
+	env := make(map[string]string, len(cfg.Env))
+	for _, v := range cfg.Env {
+		if val, ok := lookup(v.Name); ok {
+			env[v.Name] = val
+		} else if v.Default != nil {
+			env[v.Name] = *v.Default
+		}
+	}
+	return env
+}
+
+// Start starts the blocks that need it, then every connector. If anything
+// fails to start, what did start is stopped again.
+func (s *Service) Start(ctx context.Context) error {
+	parts := append([]any{}, s.lifecycle...)
+	for _, c := range s.connectors {
+		parts = append(parts, c.conn)
+	}
+	for _, p := range parts {
+		if st, ok := p.(Starter); ok {
+			if err := st.Start(ctx); err != nil {
+				_ = s.Stop(context.Background())
+				return err
+			}
+		}
+		s.mu.Lock()
+		s.started = append(s.started, p)
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// Stop stops connectors first (they stop accepting and drain in-flight
+// requests until ctx ends), then blocks. Safe to call without Start.
+func (s *Service) Stop(ctx context.Context) error {
+	s.mu.Lock()
+	started := s.started
+	s.started = nil
+	s.mu.Unlock()
+
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	stop := func(p any) {
+		if st, ok := p.(Stopper); ok {
+			if err := st.Stop(ctx); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}
+	}
+	for _, p := range started {
+		if _, isConn := p.(Connector); isConn {
+			wg.Add(1)
+			go func() { defer wg.Done(); stop(p) }()
+		}
+	}
+	wg.Wait()
+	for i := len(started) - 1; i >= 0; i-- {
+		if _, isConn := started[i].(Connector); !isConn {
+			stop(started[i])
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("stopping %s: %w", s.Name, errors.Join(errs...))
+	}
+	return nil
+}
+
+// Connector returns a started or built connector by name (nil if none);
+// tests and commands use it to learn bound addresses.
+func (s *Service) Connector(name string) Connector {
+	for _, c := range s.connectors {
+		if c.name == name {
+			return c.conn
+		}
+	}
+	return nil
+}
