@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
+	"maps"
+	"slices"
 
 	"gopkg.in/yaml.v3"
 
@@ -49,7 +50,7 @@ func (bd *builder) buildProcess(blocks []*config.Block, flow string) Block {
 func (bd *builder) buildBlock(cb *config.Block, flow string) Block {
 	spec, ok := lookupBlock(cb.Type)
 	if !ok {
-		bd.report(cb.Node, cb.At.Field("type"), "unknown block type %q%s", cb.Type, suggestion(cb.Type, blockNames()))
+		bd.report(cb.Node, cb.At.Field("type"), "%s", config.Unknown("block type", cb.Type, blockNames()))
 		return nil
 	}
 	if !spec.Composite {
@@ -78,16 +79,6 @@ func (bd *builder) buildBlock(cb *config.Block, flow string) Block {
 		bd.lifecycle = append(bd.lifecycle, blk)
 	}
 	return step{block: blk, typ: cb.Type, name: cb.Name}
-}
-
-func suggestion(name string, candidates []string) string {
-	if s := config.Suggest(name, candidates); s != "" {
-		return fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	if len(candidates) > 0 {
-		return " (known: " + strings.Join(candidates, ", ") + ")"
-	}
-	return ""
 }
 
 // Build is what a block's constructor gets: its settings and the means to
@@ -173,11 +164,8 @@ func (b *Build) TemplateText(text string, node *yaml.Node, at Where) *Template {
 func (b *Build) Resource(alias string, node *yaml.Node, at Where) (text string, ok bool) {
 	t, ok := b.bd.cfg.Templates[alias]
 	if !ok {
-		known := make([]string, 0, len(b.bd.cfg.Templates))
-		for k := range b.bd.cfg.Templates {
-			known = append(known, k)
-		}
-		b.Errorf(node, at, "unknown template resource %q%s", alias, suggestion(alias, known))
+		known := slices.Sorted(maps.Keys(b.bd.cfg.Templates))
+		b.Errorf(node, at, "%s", config.Unknown("template resource", alias, known))
 		return "", false
 	}
 	return t.Text, true

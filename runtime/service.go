@@ -52,7 +52,7 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 	for _, cc := range cfg.Connectors {
 		spec, ok := lookupConnector(cc.Type)
 		if !ok {
-			bd.report(cc.Node, cc.At.Field("type"), "unknown connector type %q%s", cc.Type, suggestion(cc.Type, connectorNames()))
+			bd.report(cc.Node, cc.At.Field("type"), "%s", config.Unknown("connector type", cc.Type, connectorNames()))
 			continue
 		}
 		cb := &ConnectorBuild{Name: cc.Name, At: cc.At, bd: bd, cc: cc}

@@ -31,9 +31,11 @@ var (
 
 // Decode decodes n strictly into out, a non-nil pointer, reporting every problem at its node:
 // unknown keys (with a suggestion), wrong types, out-of-range numbers and missing keys tagged
-// `octo:"required"`. Fields are matched by their `yaml:"name"` tag (`yaml:",inline"` embeds a
-// struct's keys, `yaml:"-"` skips a field). A nil or null n decodes as an empty mapping, so
-// required keys are still reported. It never stops at the first problem.
+// `octo:"required"` (a required string must also not be empty). Fields are matched by their
+// `yaml:"name"` tag (`yaml:",inline"` embeds a struct's keys, `yaml:"-"` skips a field).
+// Numbers and bools also accept quoted text, as `"${PORT}"` yields; durations take Go duration
+// text only. Null leaves a value unset; a nil or null n decodes as an empty mapping, so required
+// keys are still reported. It never stops at the first problem.
 func Decode(n *yaml.Node, out any, at Where) Diags {
 	d := &decoder{}
 	d.decode(n, out, at)
@@ -214,7 +216,7 @@ func (d *decoder) structure(v reflect.Value, n *yaml.Node, at Where) {
 		key, kat := p.key.Value, at.Field(p.key.Value)
 		i, ok := info.byName[key]
 		if !ok {
-			d.addf(p.key, kat, "%s", unknown("key", key, info.names))
+			d.addf(p.key, kat, "%s", Unknown("key", key, info.names))
 			continue
 		}
 		seen[i] = true

@@ -39,7 +39,7 @@ func (l *loader) sections(root *yaml.Node, at Where) []section {
 	for _, p := range l.d.pairs(m, at) {
 		key := p.key.Value
 		if !slices.Contains(sectionNames, key) {
-			l.d.addf(p.key, at.Field(key), "%s", unknown("section", key, sectionNames))
+			l.d.addf(p.key, at.Field(key), "%s", Unknown("section", key, sectionNames))
 			continue
 		}
 		out = append(out, section{key: key, keyNode: p.key, val: p.val, at: at.Field(key)})
@@ -243,7 +243,7 @@ func (l *loader) checkSources() {
 			continue
 		}
 		_, val := entry(src.Node, "connector")
-		msg := unknown("connector", src.Connector, names)
+		msg := Unknown("connector", src.Connector, names)
 		if len(names) == 0 {
 			msg += "; no connectors are declared"
 		}

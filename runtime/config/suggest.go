@@ -32,9 +32,10 @@ func Suggest(name string, candidates []string) string {
 	return best
 }
 
-// unknown words the standard complaint about a name that is not one of known:
-// a suggestion when one is close, otherwise the list of what is accepted.
-func unknown(what, name string, known []string) string {
+// Unknown words the standard complaint about a name that is not one of known, such as
+// `unknown key "methds" (did you mean "methods"?)`: a suggestion when one is close, otherwise
+// the list of what is accepted.
+func Unknown(what, name string, known []string) string {
 	msg := fmt.Sprintf("unknown %s %q", what, name)
 	if s := Suggest(name, known); s != "" {
 		return msg + fmt.Sprintf(" (did you mean %q?)", s)

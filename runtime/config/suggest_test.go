@@ -56,3 +56,23 @@ func TestEditDistance(t *testing.T) {
 		})
 	}
 }
+
+func TestUnknown(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    string
+		known []string
+		want  string
+	}{
+		{"a close name is suggested", "set-paylod", []string{"log", "set-payload"}, `unknown block type "set-paylod" (did you mean "set-payload"?)`},
+		{"without a close name the choices are listed", "zzz", []string{"log", "set-payload"}, `unknown block type "zzz"; expected one of: log, set-payload`},
+		{"with no choices the name alone is reported", "zzz", nil, `unknown block type "zzz"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Unknown("block type", tt.in, tt.known); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
