@@ -4,5 +4,6 @@ package all
 import (
 	_ "github.com/octo-run/octo/blocks/delay"
 	_ "github.com/octo-run/octo/blocks/log"
+	_ "github.com/octo-run/octo/blocks/mcp/router"
 	_ "github.com/octo-run/octo/blocks/setpayload"
 )

@@ -1,0 +1,140 @@
+package mcp
+
+import (
+	"context"
+	"net/http"
+)
+
+// HeaderProtocolVersion is the header a client sends after initialize with the
+// negotiated revision (2025-06-18 and later).
+const HeaderProtocolVersion = "Mcp-Protocol-Version"
+
+// HTTPRequest is what ServeStateless needs of an HTTP request. Header keys are
+// in canonical form, as net/http gives them.
+type HTTPRequest struct {
+	Method string
+	Header http.Header
+	Body   []byte
+	// Vars reach providers as RequestContext.Vars.
+	Vars map[string]any
+}
+
+// HTTPResponse is what to write back. Body is nil for 202 Accepted.
+type HTTPResponse struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+var (
+	// Full slice expressions: a caller appending to a header value gets a copy.
+	jsonContentType = []string{"application/json"}[:1:1]
+	allowPost       = []string{http.MethodPost}[:1:1]
+	notAllowedBody  = AppendError(nil, ID{}, NewError(CodeInvalidRequest,
+		"Method not allowed: this MCP endpoint is stateless and accepts POST only"))
+)
+
+// ServeStateless applies the Streamable HTTP rules of a server without
+// sessions (mcp-protocol.md §7.2): one POST, one JSON answer, whatever
+// Content-Type and Accept say. Non-POST is 405 with Allow: POST. A body that
+// is not JSON is 400 with -32700, a message of the wrong shape 400 with
+// -32600; a notification or response is 202 with no body; a batch (up to
+// 2025-03-26) gets an array. An MCP-Protocol-Version header naming a revision
+// the server does not speak is 400, except on an initialize request.
+func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPResponse {
+	if in.Method != http.MethodPost {
+		return HTTPResponse{
+			Status: http.StatusMethodNotAllowed,
+			Header: http.Header{"Allow": allowPost, "Content-Type": jsonContentType},
+			Body:   notAllowedBody,
+		}
+	}
+	msgs, batch, perr := Decode(in.Body)
+	if perr != nil {
+		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, perr))
+	}
+	version, announced := headerVersion(in.Header)
+	if announced && !s.versions().Speaks(version) && !(!batch && isInitialize(&msgs[0])) {
+		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, &Error{
+			Code: CodeInvalidRequest,
+			Message: "Bad Request: unsupported " + HeaderProtocolVersion + " \"" + version +
+				"\"; this server speaks " + s.versions().List(),
+			Data: map[string]any{"supported": s.versions().Supported, "requested": version},
+		}))
+	}
+	if !announced {
+		version = Version20250326 // what a stateless server must assume (§7.2.5)
+	}
+	rc := RequestContext{Vars: in.Vars, Header: in.Header, Version: version}
+	if !batch {
+		return s.serveOne(ctx, &msgs[0], rc)
+	}
+	if !batchable(version) {
+		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, NewError(CodeInvalidRequest,
+			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", version)))
+	}
+	return s.serveBatch(ctx, msgs, rc)
+}
+
+func headerVersion(h http.Header) (string, bool) {
+	v, ok := h[HeaderProtocolVersion]
+	if !ok || len(v) == 0 {
+		return "", false
+	}
+	return v[0], true
+}
+
+func isInitialize(m *Message) bool { return m.Kind == KindRequest && m.Method == "initialize" }
+
+func jsonResponse(status int, body []byte) HTTPResponse {
+	return HTTPResponse{Status: status, Header: http.Header{"Content-Type": jsonContentType}, Body: body}
+}
+
+func accepted() HTTPResponse {
+	return HTTPResponse{Status: http.StatusAccepted, Header: http.Header{}}
+}
+
+func (s *Server) serveOne(ctx context.Context, m *Message, rc RequestContext) HTTPResponse {
+	switch m.Kind {
+	case KindInvalid:
+		return jsonResponse(http.StatusBadRequest, AppendError(nil, m.ID, m.Error))
+	case KindRequest:
+		resp := s.Handle(ctx, &m.Request, &rc)
+		return jsonResponse(http.StatusOK, AppendResponse(make([]byte, 0, 256), resp))
+	case KindNotification:
+		s.Handle(ctx, &m.Request, &rc)
+	}
+	// A stateless server never sends requests, so a client's response has
+	// nothing to complete; like a notification it is accepted and dropped.
+	return accepted()
+}
+
+// serveBatch answers a 2025-03-26 batch in order: an array with one answer per
+// request or invalid entry, or 202 when there is nothing to answer.
+func (s *Server) serveBatch(ctx context.Context, msgs []Message, base RequestContext) HTTPResponse {
+	out := []byte{'['}
+	for i := range msgs {
+		m := &msgs[i]
+		rc := base
+		switch {
+		case m.Kind == KindInvalid:
+			out = AppendError(out, m.ID, m.Error)
+		case isInitialize(m):
+			out = AppendError(out, m.ID, NewError(CodeInvalidRequest,
+				"Invalid Request: initialize must not be part of a batch"))
+		case m.Kind == KindRequest:
+			out = AppendResponse(out, s.Handle(ctx, &m.Request, &rc))
+		case m.Kind == KindNotification:
+			s.Handle(ctx, &m.Request, &rc)
+			continue
+		default:
+			continue
+		}
+		out = append(out, ',')
+	}
+	if len(out) == 1 {
+		return accepted()
+	}
+	out[len(out)-1] = ']'
+	return jsonResponse(http.StatusOK, out)
+}

@@ -1,0 +1,152 @@
+package mcp
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestParseID(t *testing.T) {
+	tests := []struct {
+		name, raw string
+		wantErr   string // "" when valid
+	}{
+		{"a string id is kept with its quotes", `"abc"`, ""},
+		{"an escaped string id is kept byte for byte", `"a\u0062c"`, ""},
+		{"an integer id is kept", `7`, ""},
+		{"a negative integer id is kept", `-12`, ""},
+		{"a huge integer id is kept as text", `123456789012345678901234567890`, ""},
+		{"zero is a valid id", `0`, ""},
+		{"a null id is refused", `null`, "Invalid Request: id must not be null"},
+		{"a fractional id is refused", `1.5`, "Invalid Request: id must be a string or an integer, got 1.5"},
+		{"an exponent id is refused", `1e3`, "Invalid Request: id must be a string or an integer, got 1e3"},
+		{"a leading-zero id is refused", `07`, "Invalid Request: id must be a string or an integer, got 07"},
+		{"an object id is refused", `{"a":1}`, "Invalid Request: id must be a string or an integer, got object"},
+		{"a boolean id is refused", `true`, "Invalid Request: id must be a string or an integer, got boolean"},
+		{"an array id is refused", `[1]`, "Invalid Request: id must be a string or an integer, got array"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id, err := ParseID([]byte(tt.raw))
+			if tt.wantErr == "" {
+				if err != nil || id.String() != tt.raw {
+					t.Fatalf("ParseID(%s) = %q, %v; want it kept verbatim", tt.raw, id, err)
+				}
+				return
+			}
+			e, ok := err.(*Error)
+			if !ok || e.Code != CodeInvalidRequest || e.Message != tt.wantErr {
+				t.Fatalf("ParseID(%s) error = %#v; want -32600 %q", tt.raw, err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestIDConstructorsAndJSON(t *testing.T) {
+	tests := []struct {
+		name string
+		id   ID
+		want string
+	}{
+		{"a string id marshals quoted", StringID(`say "hi"`), `"say \"hi\""`},
+		{"an integer id marshals bare", IntID(-3), `-3`},
+		{"no id marshals as null", ID{}, `null`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := json.Marshal(tt.id)
+			if err != nil || string(b) != tt.want {
+				t.Fatalf("Marshal = %s, %v; want %s", b, err, tt.want)
+			}
+			if tt.id.IsZero() {
+				return
+			}
+			var back ID
+			if err := json.Unmarshal(b, &back); err != nil || back != tt.id {
+				t.Fatalf("round trip = %q, %v; want %q", back, err, tt.id)
+			}
+		})
+	}
+}
+
+func TestAppendResponse(t *testing.T) {
+	tests := []struct {
+		name string
+		resp Response
+		want string
+	}{
+		{"a string id is echoed with its type", Response{ID: StringID("abc"), Result: json.RawMessage(`{"tools":[]}`)},
+			`{"jsonrpc":"2.0","id":"abc","result":{"tools":[]}}`},
+		{"an integer id is echoed with its type", Response{ID: IntID(7), Result: json.RawMessage(`{}`)},
+			`{"jsonrpc":"2.0","id":7,"result":{}}`},
+		{"an empty result is an empty object", Response{ID: IntID(1)},
+			`{"jsonrpc":"2.0","id":1,"result":{}}`},
+		{"a null result is an empty object", Response{ID: IntID(1), Result: json.RawMessage(`null`)},
+			`{"jsonrpc":"2.0","id":1,"result":{}}`},
+		{"an error without a known id omits the id", Response{Error: NewError(CodeParseError, "Parse error")},
+			`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}`},
+		{"error data is encoded", Response{ID: IntID(41), Error: &Error{Code: CodeResourceNotFound, Message: "Resource not found", Data: map[string]string{"uri": "x://y"}}},
+			`{"jsonrpc":"2.0","id":41,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"x://y"}}}`},
+		{"unencodable error data is left out", Response{ID: IntID(2), Error: &Error{Code: -32603, Message: "m", Data: func() {}}},
+			`{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"m"}}`},
+		{"messages are escaped", Response{ID: IntID(3), Error: NewError(-32601, "Method not found: %s", "a\"b\n\u2028")},
+			`{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Method not found: a\"b\n\u2028"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := string(AppendResponse(nil, tt.resp))
+			if got != tt.want {
+				t.Fatalf("got  %s\nwant %s", got, tt.want)
+			}
+			if !json.Valid([]byte(got)) {
+				t.Fatalf("not valid JSON: %s", got)
+			}
+		})
+	}
+}
+
+func TestEncodeNotification(t *testing.T) {
+	tests := []struct {
+		name   string
+		method string
+		params any
+		want   string
+	}{
+		{"a notification without params has no params member", "notifications/tools/list_changed", nil,
+			`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`},
+		{"params are encoded", "notifications/progress", map[string]any{"progress": 1},
+			`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}`},
+		{"raw params pass through", "notifications/message", json.RawMessage(`{"level":"info","data":"x"}`),
+			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := EncodeNotification(tt.method, tt.params)
+			if err != nil || string(got) != tt.want {
+				t.Fatalf("got %s, %v; want %s", got, err, tt.want)
+			}
+		})
+	}
+	t.Run("unencodable params are an error", func(t *testing.T) {
+		if _, err := EncodeNotification("x", func() {}); err == nil {
+			t.Fatal("want an error")
+		}
+	})
+}
+
+func TestAppendStringMatchesEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "plain", "quote\" back\\slash", "ctl\x00\x01\x1f", "tab\t nl\n cr\r",
+		"São Paulo", "bad \xff utf8", "sep \u2028 \u2029", "<html>&"} {
+		t.Run("the string "+s+" decodes back the same way encoding/json does", func(t *testing.T) {
+			got := appendString(nil, s)
+			var back, want string
+			if err := json.Unmarshal(got, &back); err != nil {
+				t.Fatalf("invalid JSON %s: %v", got, err)
+			}
+			std, _ := json.Marshal(s)
+			_ = json.Unmarshal(std, &want)
+			if back != want {
+				t.Fatalf("decoded %q, encoding/json gives %q", back, want)
+			}
+		})
+	}
+}

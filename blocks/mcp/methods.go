@@ -1,0 +1,305 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// params holds the raw members the core methods read; absent ones are nil.
+type params struct {
+	name, arguments, uri, cursor, protocolVersion []byte
+}
+
+// readParams picks the known members out of a params object in one pass and
+// records params._meta.progressToken in rc.
+func readParams(raw json.RawMessage, rc *RequestContext) (params, *Error) {
+	var p params
+	if isNull(raw) {
+		return p, nil
+	}
+	ok := eachMember(raw, func(key, val []byte) bool {
+		switch string(keyText(key)) {
+		case "name":
+			p.name = val
+		case "arguments":
+			p.arguments = val
+		case "uri":
+			p.uri = val
+		case "cursor":
+			p.cursor = val
+		case "protocolVersion":
+			p.protocolVersion = val
+		case "_meta":
+			rc.ProgressToken = progressToken(val)
+		}
+		return true
+	})
+	if !ok {
+		return p, invalidParams("params must be an object")
+	}
+	return p, nil
+}
+
+// progressToken returns _meta.progressToken if it is a string or an integer.
+func progressToken(meta []byte) json.RawMessage {
+	var tok json.RawMessage
+	eachMember(meta, func(key, val []byte) bool {
+		if string(keyText(key)) != "progressToken" {
+			return true
+		}
+		if _, err := parseID(val); err == nil {
+			tok = json.RawMessage(val)
+		}
+		return false
+	})
+	return tok
+}
+
+// stringParam reads a string member; null counts as absent.
+func stringParam(raw []byte, name string, required bool) (string, *Error) {
+	if isNull(raw) {
+		if required {
+			return "", invalidParams("missing %q", name)
+		}
+		return "", nil
+	}
+	s, ok := unquote(raw)
+	if !ok {
+		return "", invalidParams("%q must be a string, got %s", name, jsonKind(raw))
+	}
+	return s, nil
+}
+
+// objectParam reads an object member; absent or null is {}.
+func objectParam(raw []byte, name string) (json.RawMessage, *Error) {
+	if isNull(raw) {
+		return emptyObject, nil
+	}
+	if raw[0] != '{' {
+		return nil, invalidParams("%q must be an object, got %s", name, jsonKind(raw))
+	}
+	return raw, nil
+}
+
+// List slots for Server.lists.
+const (
+	slotTools = iota
+	slotResources
+	slotTemplates
+	slotPrompts
+)
+
+// listPage encodes one page of a list method as {"<key>":[...],"nextCursor"?}.
+func listPage[T any](s *Server, slot int, key string, p params, fetch func(cursor string) ([]T, string, error)) (json.RawMessage, error) {
+	cursor, perr := stringParam(p.cursor, "cursor", false)
+	if perr != nil {
+		return nil, perr
+	}
+	cache := s.CacheLists && cursor == ""
+	if cache {
+		if b := s.lists[slot].Load(); b != nil {
+			return *b, nil
+		}
+	}
+	items, next, err := fetch(cursor)
+	if err != nil {
+		return nil, err
+	}
+	if items == nil {
+		items = []T{}
+	}
+	list, err := json.Marshal(items)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", key, err)
+	}
+	out := make([]byte, 0, len(list)+len(key)+len(next)+24)
+	out = append(out, `{"`...)
+	out = append(out, key...)
+	out = append(out, `":`...)
+	out = append(out, list...)
+	if next != "" {
+		out = append(out, `,"nextCursor":`...)
+		out = appendString(out, next)
+	}
+	out = append(out, '}')
+	if cache {
+		s.lists[slot].Store(&out)
+	}
+	return out, nil
+}
+
+func (s *Server) tools(ctx context.Context, method string, p params, rc *RequestContext) (json.RawMessage, error) {
+	if s.Tools == nil {
+		return nil, methodNotFound(method)
+	}
+	if method == "tools/list" {
+		return listPage(s, slotTools, "tools", p, func(c string) ([]Tool, string, error) {
+			return s.Tools.ListTools(ctx, rc, c)
+		})
+	}
+	name, perr := stringParam(p.name, "name", true)
+	if perr != nil {
+		return nil, perr
+	}
+	args, perr := objectParam(p.arguments, "arguments")
+	if perr != nil {
+		return nil, perr
+	}
+	res, err := s.Tools.CallTool(ctx, rc, name, args)
+	if errors.Is(err, ErrUnknownTool) {
+		if s.UnknownTool == UnknownToolAsResult {
+			res, err = ToolError("Unknown tool: "+name), nil
+		} else {
+			return nil, NewError(CodeInvalidParams, "Unknown tool: %s", name)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		res = &CallToolResult{}
+	}
+	if c, changed := downgrade(res.Content, rc.Version); changed {
+		r := *res
+		r.Content = c
+		res = &r
+	}
+	if b, ok := res.appendPlain(make([]byte, 0, 128)); ok {
+		return b, nil
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, fmt.Errorf("encode result of tool %s: %w", name, err)
+	}
+	return b, nil
+}
+
+func (s *Server) resources(ctx context.Context, method string, p params, rc *RequestContext) (json.RawMessage, error) {
+	if s.Resources == nil {
+		return nil, methodNotFound(method)
+	}
+	switch method {
+	case "resources/list":
+		return listPage(s, slotResources, "resources", p, func(c string) ([]Resource, string, error) {
+			return s.Resources.ListResources(ctx, rc, c)
+		})
+	case "resources/templates/list":
+		return listPage(s, slotTemplates, "resourceTemplates", p, func(c string) ([]ResourceTemplate, string, error) {
+			return s.Resources.ListResourceTemplates(ctx, rc, c)
+		})
+	}
+	uri, perr := stringParam(p.uri, "uri", true)
+	if perr != nil {
+		return nil, perr
+	}
+	contents, err := s.Resources.ReadResource(ctx, rc, uri)
+	// An empty answer is not "found": the protocol forbids answering an
+	// unknown resource with empty contents.
+	if errors.Is(err, ErrResourceNotFound) || (err == nil && len(contents) == 0) {
+		return nil, &Error{Code: CodeResourceNotFound, Message: "Resource not found", Data: map[string]string{"uri": uri}}
+	}
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(struct {
+		Contents []ResourceContents `json:"contents"`
+	}{contents})
+	if err != nil {
+		return nil, fmt.Errorf("encode contents of %s: %w", uri, err)
+	}
+	return b, nil
+}
+
+func (s *Server) prompts(ctx context.Context, method string, p params, rc *RequestContext) (json.RawMessage, error) {
+	if s.Prompts == nil {
+		return nil, methodNotFound(method)
+	}
+	if method == "prompts/list" {
+		return listPage(s, slotPrompts, "prompts", p, func(c string) ([]Prompt, string, error) {
+			return s.Prompts.ListPrompts(ctx, rc, c)
+		})
+	}
+	name, perr := stringParam(p.name, "name", true)
+	if perr != nil {
+		return nil, perr
+	}
+	args, perr := promptArguments(p.arguments)
+	if perr != nil {
+		return nil, perr
+	}
+	prompt, err := s.findPrompt(ctx, rc, name)
+	if err != nil {
+		return nil, err
+	}
+	if prompt == nil {
+		return nil, NewError(CodeInvalidParams, "Unknown prompt: %s", name)
+	}
+	for _, a := range prompt.Arguments {
+		if _, ok := args[a.Name]; a.Required && !ok {
+			return nil, invalidParams("missing required argument %q", a.Name)
+		}
+	}
+	res, err := s.Prompts.GetPrompt(ctx, rc, name, args)
+	if errors.Is(err, ErrUnknownPrompt) {
+		return nil, NewError(CodeInvalidParams, "Unknown prompt: %s", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		res = &GetPromptResult{}
+	}
+	res = downgradePrompt(res, rc.Version)
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, fmt.Errorf("encode prompt %s: %w", name, err)
+	}
+	return b, nil
+}
+
+// promptArguments reads prompts/get arguments: an object of strings.
+func promptArguments(raw []byte) (map[string]string, *Error) {
+	obj, perr := objectParam(raw, "arguments")
+	if perr != nil {
+		return nil, perr
+	}
+	args := map[string]string{}
+	eachMember(obj, func(key, val []byte) bool {
+		k := string(keyText(key))
+		v, ok := unquote(val)
+		if !ok {
+			perr = invalidParams("argument %q must be a string, got %s", k, jsonKind(val))
+			return false
+		}
+		args[k] = v
+		return true
+	})
+	return args, perr
+}
+
+// maxPromptPages bounds the walk through a paginated prompt list.
+const maxPromptPages = 100
+
+// findPrompt looks name up in the provider's list, the only place argument
+// requirements are declared.
+func (s *Server) findPrompt(ctx context.Context, rc *RequestContext, name string) (*Prompt, error) {
+	cursor := ""
+	for range maxPromptPages {
+		list, next, err := s.Prompts.ListPrompts(ctx, rc, cursor)
+		if err != nil {
+			return nil, err
+		}
+		for i := range list {
+			if list[i].Name == name {
+				return &list[i], nil
+			}
+		}
+		if next == "" || next == cursor {
+			return nil, nil
+		}
+		cursor = next
+	}
+	return nil, nil
+}

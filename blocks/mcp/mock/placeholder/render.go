@@ -1,0 +1,131 @@
+package placeholder
+
+import "sync"
+
+// bufPool recycles render buffers; the answer is copied out as a string.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// maxPooled keeps one huge answer from pinning its buffer forever.
+const maxPooled = 64 << 10
+
+// Render writes the answer for one request. Client values are inserted as data and never
+// scanned for tags. A nil r uses a package generator seeded from the clock at start-up.
+// Render is safe for concurrent use.
+func (t *Template) Render(in Input, r *Rand) string {
+	if t.static {
+		return t.text
+	}
+	bp := bufPool.Get().(*[]byte)
+	buf := (*bp)[:0]
+	if cap(buf) < t.size {
+		buf = make([]byte, 0, t.size)
+	}
+	buf = t.render(buf, in, r)
+	s := string(buf)
+	if cap(buf) <= maxPooled {
+		*bp = buf
+		bufPool.Put(bp)
+	}
+	return s
+}
+
+func (t *Template) render(dst []byte, in Input, r *Rand) []byte {
+	var slots [8]string
+	vals := slots[:0]
+	if t.hasDyn {
+		if r == nil {
+			r = defaultRand
+		}
+		// One lock per answer: its draws stay in one run, so a seed reproduces it.
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for i := range t.slots {
+			vals = append(vals, t.slots[i].draw(r))
+		}
+	}
+	for i := range t.segs {
+		s := &t.segs[i]
+		switch s.op {
+		case opLit:
+			dst = append(dst, s.text...)
+		case opArg:
+			v, ok := lookup(in.Args, s.path)
+			dst = appendValue(dst, s.ctx, v, ok)
+		case opArgs:
+			dst = appendValue(dst, s.ctx, in.Args, true)
+		case opParam:
+			if v, ok := in.Params[s.text]; ok {
+				dst = appendString(dst, s.ctx, v) // not through any: that would allocate
+			} else {
+				dst = appendValue(dst, s.ctx, nil, false)
+			}
+		case opParams:
+			dst = appendValue(dst, s.ctx, in.Params, true)
+		case opDyn:
+			dst = appendDrawn(dst, s.ctx, s.call.spec.kind, s.call.draw(r))
+		case opSlot:
+			dst = appendDrawn(dst, s.ctx, t.slots[s.slot].spec.kind, vals[s.slot])
+		}
+	}
+	return dst
+}
+
+// lookup follows an args path through objects and, by index, arrays.
+func lookup(args map[string]any, path []pathPart) (any, bool) {
+	var cur any = args
+	for _, p := range path {
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[p.key]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			if p.index < 0 || p.index >= len(c) {
+				return nil, false
+			}
+			cur = c[p.index]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// appendValue writes a client value. A missing one writes nothing, except where a JSON
+// value goes: there it is null, so the answer stays valid JSON.
+func appendValue(dst []byte, ctx context, v any, ok bool) []byte {
+	if !ok {
+		if ctx == ctxJSONValue {
+			return append(dst, "null"...)
+		}
+		return dst
+	}
+	if s, isString := v.(string); isString {
+		return appendString(dst, ctx, s)
+	}
+	if ctx == ctxJSONString {
+		return appendEscaped(dst, string(appendJSON(nil, v, 0)))
+	}
+	return appendJSON(dst, v, 0)
+}
+
+// appendString writes text: as is, escaped inside a JSON string, quoted as a JSON value.
+func appendString(dst []byte, ctx context, s string) []byte {
+	switch ctx {
+	case ctxJSONString:
+		return appendEscaped(dst, s)
+	case ctxJSONValue:
+		return appendQuoted(dst, s)
+	}
+	return append(dst, s...)
+}
+
+// appendDrawn writes a dynamic value: numbers and booleans stay bare as JSON values.
+func appendDrawn(dst []byte, ctx context, kind valueKind, v string) []byte {
+	if ctx == ctxJSONValue && kind != kindText {
+		return append(dst, v...)
+	}
+	return appendString(dst, ctx, v)
+}

@@ -1,0 +1,54 @@
+package router
+
+import "gopkg.in/yaml.v3"
+
+// fields are the router's top-level keys (it is a composite block).
+type fields struct {
+	ServerName string           `yaml:"serverName"`
+	Tools      []toolConfig     `yaml:"tools"`
+	Resources  []resourceConfig `yaml:"resources"`
+	Prompts    []promptConfig   `yaml:"prompts"`
+}
+
+type toolConfig struct {
+	Name         string             `yaml:"name" octo:"required"`
+	Title        string             `yaml:"title"`
+	Description  string             `yaml:"description"`
+	InputSchema  string             `yaml:"inputSchema"`
+	OutputSchema string             `yaml:"outputSchema"`
+	Annotations  *annotationsConfig `yaml:"annotations"`
+	Process      yaml.Node          `yaml:"process" octo:"required"`
+}
+
+type annotationsConfig struct {
+	Title           string `yaml:"title"`
+	ReadOnlyHint    *bool  `yaml:"readOnlyHint"`
+	DestructiveHint *bool  `yaml:"destructiveHint"`
+	IdempotentHint  *bool  `yaml:"idempotentHint"`
+	OpenWorldHint   *bool  `yaml:"openWorldHint"`
+}
+
+type resourceConfig struct {
+	URI         string `yaml:"uri"`
+	URITemplate string `yaml:"uriTemplate"`
+	Name        string `yaml:"name" octo:"required"`
+	Title       string `yaml:"title"`
+	Description string `yaml:"description"`
+	MimeType    string `yaml:"mimeType"`
+	Resource    string `yaml:"resource" octo:"required"`
+}
+
+type promptConfig struct {
+	Name        string           `yaml:"name" octo:"required"`
+	Title       string           `yaml:"title"`
+	Description string           `yaml:"description"`
+	Arguments   []argumentConfig `yaml:"arguments"`
+	Resource    string           `yaml:"resource" octo:"required"`
+}
+
+type argumentConfig struct {
+	Name        string `yaml:"name" octo:"required"`
+	Title       string `yaml:"title"`
+	Description string `yaml:"description"`
+	Required    bool   `yaml:"required"`
+}

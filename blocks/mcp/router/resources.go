@@ -1,0 +1,92 @@
+package router
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/runtime"
+)
+
+// resources serves fixed URIs and URI templates from template resources.
+type resources struct {
+	list      []mcp.Resource
+	templates []mcp.ResourceTemplate
+	fixed     map[string]*resource
+	matchers  []*resource // templates, in declaration order
+}
+
+type resource struct {
+	uri      string
+	pattern  *mcp.URITemplate
+	mimeType string
+	text     *runtime.Template
+}
+
+func buildResources(b *runtime.Build, confs []resourceConfig) *resources {
+	rs := &resources{fixed: map[string]*resource{}, list: []mcp.Resource{}, templates: []mcp.ResourceTemplate{}}
+	items := b.Field("resources")
+	for i, c := range confs {
+		at := b.At.Field("resources").Index(i)
+		node := items.Content[i]
+		if (c.URI == "") == (c.URITemplate == "") {
+			b.Errorf(node, at, "a resource needs exactly one of uri or uriTemplate")
+			continue
+		}
+		r := &resource{uri: c.URI, mimeType: c.MimeType}
+		r.text = b.ResourceTemplate(c.Resource, runtime.MappingValue(node, "resource"), at.Field("resource"))
+		if c.URI != "" {
+			if _, dup := rs.fixed[c.URI]; dup {
+				b.Errorf(runtime.MappingValue(node, "uri"), at.Field("uri"), "duplicate resource uri %q", c.URI)
+				continue
+			}
+			rs.fixed[c.URI] = r
+			rs.list = append(rs.list, mcp.Resource{URI: c.URI, Name: c.Name, Title: c.Title, Description: c.Description, MimeType: c.MimeType})
+			continue
+		}
+		p, err := mcp.ParseURITemplate(c.URITemplate)
+		if err != nil {
+			b.Errorf(runtime.MappingValue(node, "uriTemplate"), at.Field("uriTemplate"), "%v", err)
+			continue
+		}
+		r.pattern = p
+		rs.matchers = append(rs.matchers, r)
+		rs.templates = append(rs.templates, mcp.ResourceTemplate{URITemplate: c.URITemplate, Name: c.Name, Title: c.Title, Description: c.Description, MimeType: c.MimeType})
+	}
+	return rs
+}
+
+// ListResources lists the fixed URIs.
+func (rs *resources) ListResources(context.Context, *mcp.RequestContext, string) ([]mcp.Resource, string, error) {
+	return rs.list, "", nil
+}
+
+// ListResourceTemplates lists the URI templates.
+func (rs *resources) ListResourceTemplates(context.Context, *mcp.RequestContext, string) ([]mcp.ResourceTemplate, string, error) {
+	return rs.templates, "", nil
+}
+
+// ReadResource renders the resource a URI names: a fixed URI first, then
+// the templates in declaration order, each placeholder's value in the body.
+func (rs *resources) ReadResource(ctx context.Context, _ *mcp.RequestContext, uri string) ([]mcp.ResourceContents, error) {
+	r, body := rs.fixed[uri], map[string]any{}
+	if r == nil {
+		for _, m := range rs.matchers {
+			if vals, ok := m.pattern.Match(uri); ok {
+				r = m
+				for k, v := range vals {
+					body[k] = v
+				}
+				break
+			}
+		}
+	}
+	if r == nil {
+		return nil, fmt.Errorf("%w: %s", mcp.ErrResourceNotFound, uri)
+	}
+	text, err := r.text.Render(parentOf(ctx).Derive(body))
+	if err != nil {
+		return nil, err
+	}
+	return []mcp.ResourceContents{{URI: uri, MimeType: r.mimeType, Text: text}}, nil
+}

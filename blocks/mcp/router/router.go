@@ -1,0 +1,123 @@
+// Package router is the mcp-router block: a stateless MCP server whose tools
+// are flow branches and whose resources and prompts are template resources.
+// The protocol itself lives in blocks/mcp; this package only builds the
+// providers from YAML and adapts runtime messages to mcp.ServeStateless.
+package router
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/runtime"
+)
+
+func init() {
+	runtime.RegisterBlock(runtime.BlockSpec{
+		Type:      "mcp-router",
+		Summary:   "serves a stateless MCP server: tools are flow branches, resources and prompts are templates",
+		Composite: true,
+		Build:     build,
+	})
+}
+
+// Block is a built mcp-router.
+type Block struct {
+	server *mcp.Server
+}
+
+func build(b *runtime.Build) (runtime.Block, error) {
+	var f fields
+	if !b.DecodeFields(&f) {
+		return nil, nil
+	}
+	if len(f.Tools)+len(f.Resources)+len(f.Prompts) == 0 {
+		b.Errorf(nil, b.At, "an mcp-router needs at least one tool, resource or prompt")
+		return nil, nil
+	}
+	name := f.ServerName
+	if name == "" {
+		name = b.Name
+	}
+	if name == "" {
+		name = "octo-mcp"
+	}
+	s := &mcp.Server{
+		Info:        mcp.Implementation{Name: name, Version: "1.0.0"},
+		Versions:    mcp.RouterVersions,
+		UnknownTool: mcp.UnknownToolAsResult,
+		CacheLists:  true,
+		OnPanic: func(method string, recovered any, stack []byte) {
+			b.Logger().Error("panic in MCP method", "method", method, "panic", recovered, "stack", string(stack))
+		},
+	}
+	if len(f.Tools) > 0 {
+		if t := buildTools(b, f.Tools); t != nil {
+			s.Tools = t
+		}
+	}
+	if len(f.Resources) > 0 {
+		if r := buildResources(b, f.Resources); r != nil {
+			s.Resources = r
+		}
+	}
+	if len(f.Prompts) > 0 {
+		if p := buildPrompts(b, f.Prompts); p != nil {
+			s.Prompts = p
+		}
+	}
+	if b.Failed() {
+		return nil, nil
+	}
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	return &Block{server: s}, nil
+}
+
+// parentKey carries the message being served to the providers, so tool
+// branches and templates see its metadata and variables.
+type parentKey struct{}
+
+func parentOf(ctx context.Context) *runtime.Message {
+	if m, ok := ctx.Value(parentKey{}).(*runtime.Message); ok {
+		return m
+	}
+	return runtime.NewMessage(nil)
+}
+
+// Process answers the MCP request in the message's body.
+func (r *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Message, error) {
+	body := m.Raw()
+	if !m.IsRaw() {
+		v, err := m.Body()
+		if err != nil {
+			return nil, err
+		}
+		if body, err = json.Marshal(v); err != nil {
+			return nil, err
+		}
+	}
+	resp := r.server.ServeStateless(context.WithValue(ctx, parentKey{}, m), mcp.HTTPRequest{
+		Method: m.Meta.Method,
+		Header: m.Meta.Headers,
+		Body:   body,
+		Vars:   m.Vars,
+	})
+	m.Meta.Status = resp.Status
+	for k, v := range resp.Header {
+		if m.Meta.ReplyHeaders == nil {
+			m.Meta.ReplyHeaders = make(http.Header, len(resp.Header))
+		}
+		m.Meta.ReplyHeaders[k] = v
+	}
+	if len(resp.Body) == 0 {
+		m.ClearBody()
+	} else {
+		m.SetRaw(resp.Body)
+	}
+	return m, nil
+}
+
+var _ runtime.Block = (*Block)(nil)

@@ -1,0 +1,153 @@
+package router
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/runtime"
+)
+
+// tool is one declared tool with its compiled schemas and branch.
+type tool struct {
+	def    mcp.Tool
+	input  *mcp.Schema // nil: any object
+	output *mcp.Schema // nil: plain text results
+	branch runtime.Block
+}
+
+// tools serves tools/list and tools/call from flow branches.
+type tools struct {
+	list   []mcp.Tool
+	byName map[string]*tool
+	logger *slog.Logger
+}
+
+func buildTools(b *runtime.Build, confs []toolConfig) *tools {
+	ts := &tools{byName: make(map[string]*tool, len(confs)), logger: b.Logger()}
+	items := b.Field("tools")
+	for i, c := range confs {
+		at := b.At.Field("tools").Index(i)
+		node := items.Content[i]
+		if _, dup := ts.byName[c.Name]; dup {
+			b.Errorf(runtime.MappingValue(node, "name"), at.Field("name"), "duplicate tool name %q", c.Name)
+			continue
+		}
+		t := &tool{def: mcp.Tool{Name: c.Name, Title: c.Title, Description: c.Description}}
+		if c.InputSchema != "" {
+			t.input = compileSchema(b, node, at, "inputSchema", c.InputSchema)
+			if t.input != nil {
+				t.def.InputSchema = t.input.Raw()
+			}
+		}
+		if c.OutputSchema != "" {
+			t.output = compileSchema(b, node, at, "outputSchema", c.OutputSchema)
+			if t.output != nil {
+				t.def.OutputSchema = t.output.Raw()
+			}
+		}
+		if a := c.Annotations; a != nil {
+			t.def.Annotations = &mcp.ToolAnnotations{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint,
+				DestructiveHint: a.DestructiveHint, IdempotentHint: a.IdempotentHint, OpenWorldHint: a.OpenWorldHint}
+		}
+		t.branch = b.Process(runtime.MappingValue(node, "process"), at.Field("process"))
+		ts.byName[c.Name] = t
+		ts.list = append(ts.list, t.def)
+	}
+	return ts
+}
+
+func compileSchema(b *runtime.Build, item *yaml.Node, at runtime.Where, key, text string) *mcp.Schema {
+	s, err := mcp.CompileSchema([]byte(text))
+	if err != nil {
+		b.Errorf(runtime.MappingValue(item, key), at.Field(key), "%v", err)
+		return nil
+	}
+	return s
+}
+
+// ListTools lists every declared tool, in declaration order.
+func (ts *tools) ListTools(context.Context, *mcp.RequestContext, string) ([]mcp.Tool, string, error) {
+	return ts.list, "", nil
+}
+
+// CallTool checks the arguments, runs the tool's branch with them as the
+// body, and turns the branch's final body into the result.
+func (ts *tools) CallTool(ctx context.Context, _ *mcp.RequestContext, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	t := ts.byName[name]
+	if t == nil {
+		return nil, mcp.ErrUnknownTool
+	}
+	if t.input != nil {
+		if err := t.input.Validate(args); err != nil {
+			return errorResult(fmt.Sprintf("invalid arguments for tool %q: %v", name, err)), nil
+		}
+	}
+	var body any
+	if err := json.Unmarshal(args, &body); err != nil {
+		return errorResult(fmt.Sprintf("invalid arguments for tool %q: %v", name, err)), nil
+	}
+	out, err := t.branch.Process(ctx, parentOf(ctx).Derive(body))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		status, text := runtime.ErrorStatus(err)
+		if status >= 500 {
+			ts.logger.Error("tool failed", "tool", name, "err", err)
+		}
+		return errorResult(fmt.Sprintf("tool %q failed: %s", name, text)), nil
+	}
+	return t.result(out)
+}
+
+// result turns a branch's final body into a tool result: a string as its
+// text, any other value as JSON text, and with an output schema also as
+// structured content that must match it.
+func (t *tool) result(m *runtime.Message) (*mcp.CallToolResult, error) {
+	var (
+		text  string
+		value any
+	)
+	if raw := m.Raw(); m.IsRaw() {
+		text = string(raw)
+		if t.output != nil {
+			if err := json.Unmarshal(raw, &value); err != nil {
+				return errorResult(fmt.Sprintf("tool %q returned text that is not JSON, but it declares an outputSchema", t.def.Name)), nil
+			}
+		}
+	} else {
+		v, err := m.Body()
+		if err != nil {
+			return nil, err
+		}
+		value = v
+		if s, ok := v.(string); ok {
+			text = s
+		} else {
+			b, err := json.Marshal(v)
+			if err != nil {
+				return nil, fmt.Errorf("encoding result of tool %q: %w", t.def.Name, err)
+			}
+			text = string(b)
+		}
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(text)}}
+	if t.output == nil {
+		return res, nil
+	}
+	structured, _ := json.Marshal(value)
+	if err := t.output.Validate(structured); err != nil {
+		return errorResult(fmt.Sprintf("tool %q returned a result that does not match its outputSchema: %v", t.def.Name, err)), nil
+	}
+	res.StructuredContent = json.RawMessage(structured)
+	return res, nil
+}
+
+func errorResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(text)}, IsError: true}
+}

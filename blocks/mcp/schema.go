@@ -1,0 +1,112 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// Schema is a tool's input (or output) JSON Schema, compiled once at build
+// time and kept as text for tools/list.
+type Schema struct {
+	raw      json.RawMessage
+	compiled *jsonschema.Schema
+}
+
+// schemaURL names the in-memory resource; relative $refs resolve against it.
+const schemaURL = "mem:///input-schema.json"
+
+// CompileSchema compiles an object schema. Empty text means {"type":"object"}.
+// The dialect is JSON Schema 2020-12 unless "$schema" says otherwise; remote
+// $refs are refused so building never touches the network.
+func CompileSchema(text []byte) (*Schema, error) {
+	text = bytes.TrimSpace(text)
+	if len(text) == 0 {
+		text = defaultInputSchema
+	}
+	if !json.Valid(text) {
+		var v any
+		err := json.Unmarshal(text, &v)
+		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
+	}
+	if off := nestingOffset(text, MaxDepth); off >= 0 {
+		return nil, fmt.Errorf("schema nests deeper than %d levels at offset %d", MaxDepth, off)
+	}
+	if err := checkObjectRoot(text); err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.LoadURL = func(u string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("remote schema reference %q is not allowed", u)
+	}
+	if err := c.AddResource(schemaURL, bytes.NewReader(text)); err != nil {
+		return nil, fmt.Errorf("schema: %s", strings.TrimPrefix(err.Error(), "jsonschema: "))
+	}
+	compiled, err := c.Compile(schemaURL)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %s", strings.TrimPrefix(err.Error(), "jsonschema: "))
+	}
+	return &Schema{raw: json.RawMessage(text), compiled: compiled}, nil
+}
+
+// checkObjectRoot insists on a root "type": "object", which MCP clients
+// require of every inputSchema (mcp-protocol.md §10 #11).
+func checkObjectRoot(text []byte) error {
+	var typ []byte
+	if !eachMember(text, func(key, val []byte) bool {
+		if string(keyText(key)) == "type" {
+			typ = val
+		}
+		return true
+	}) {
+		return fmt.Errorf("schema must be a JSON object with \"type\": \"object\", got %s", jsonKind(text))
+	}
+	if t, _ := unquote(typ); t != "object" {
+		if typ == nil {
+			return errors.New(`schema root must have "type": "object"`)
+		}
+		return fmt.Errorf(`schema root must have "type": "object", got "type": %s`, typ)
+	}
+	return nil
+}
+
+// Raw returns the schema text as given, for listing.
+func (s *Schema) Raw() json.RawMessage { return s.raw }
+
+// Validate checks tool arguments (a raw JSON object; empty means {}). The
+// error, an *ArgumentError, names the offending fields in words a model can
+// act on.
+func (s *Schema) Validate(args json.RawMessage) error {
+	if isNull(args) {
+		args = emptyObject
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return &ArgumentError{Problems: []string{"arguments are not valid JSON: " + err.Error()}}
+	}
+	err := s.compiled.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return &ArgumentError{Problems: []string{err.Error()}}
+	}
+	return &ArgumentError{Problems: describe(ve)}
+}
+
+// ArgumentError lists why arguments failed a schema, one sentence each.
+type ArgumentError struct {
+	Problems []string
+}
+
+// Error joins the problems with "; ".
+func (e *ArgumentError) Error() string { return strings.Join(e.Problems, "; ") }

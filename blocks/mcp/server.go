@@ -1,0 +1,286 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+)
+
+// UnknownToolPolicy says how tools/call answers a name no tool has.
+type UnknownToolPolicy uint8
+
+const (
+	// UnknownToolAsError answers JSON-RPC -32602 "Unknown tool: x", as the
+	// protocol recommends (the mock).
+	UnknownToolAsError UnknownToolPolicy = iota
+	// UnknownToolAsResult answers an isError result the model can read and
+	// recover from (the router).
+	UnknownToolAsResult
+)
+
+// Capabilities are the optional capability flags a server declares on top of
+// what its providers imply. Each one commits the server to methods (see Check).
+type Capabilities struct {
+	ToolsListChanged     bool // notifications/tools/list_changed
+	ResourcesSubscribe   bool // resources/subscribe and resources/unsubscribe
+	ResourcesListChanged bool // notifications/resources/list_changed
+	PromptsListChanged   bool // notifications/prompts/list_changed
+	Logging              bool // logging/setLevel, notifications/message
+	Completions          bool // completion/complete
+}
+
+// HandlerFunc serves a method the core does not implement. Its result is
+// marshalled by encoding/json (json.RawMessage passes through, nil is {});
+// an *Error chooses the JSON-RPC error. For a notification the result is
+// ignored.
+type HandlerFunc func(ctx context.Context, req *Request, rc *RequestContext) (any, error)
+
+// Server answers MCP requests, transport-free: JSON-RPC in, JSON-RPC out.
+// Configure it with a struct literal, call Check once, then share it between
+// goroutines; do not change its fields after the first Handle.
+type Server struct {
+	Info         Implementation // serverInfo
+	Instructions string
+	// Versions is the version policy; zero means MockVersions.
+	Versions Versions
+	// Tools, Resources and Prompts may each be nil: the server then neither
+	// declares the capability nor serves its methods (-32601).
+	Tools       ToolProvider
+	Resources   ResourceProvider
+	Prompts     PromptProvider
+	UnknownTool UnknownToolPolicy
+	// Capabilities adds optional flags; providers decide the rest.
+	Capabilities Capabilities
+	// Handlers serve further methods and notifications by name (the stateful
+	// mock's logging/setLevel, notifications/cancelled, ...).
+	Handlers map[string]HandlerFunc
+	// CacheLists encodes the first page of each list once, for providers whose
+	// lists do not depend on the request.
+	CacheLists bool
+	// OnPanic, when set, hears about a panic recovered while handling method.
+	OnPanic func(method string, recovered any, stack []byte)
+
+	initOnce sync.Once
+	initTail []byte
+	lists    [4]atomic.Pointer[[]byte]
+}
+
+// coreMethods are the methods Handle implements itself.
+var coreMethods = map[string]bool{
+	"initialize": true, "ping": true,
+	"tools/list": true, "tools/call": true,
+	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+	"prompts/list": true, "prompts/get": true,
+}
+
+// Check reports configuration that would make the server claim what it does
+// not do; call it once at build time.
+func (s *Server) Check() error {
+	var errs []error
+	if s.Info.Name == "" {
+		errs = append(errs, errors.New("server: serverInfo name is empty"))
+	}
+	errs = append(errs, s.versions().Check())
+	for m, h := range s.Handlers {
+		if coreMethods[m] {
+			errs = append(errs, fmt.Errorf("server: handler for %q would shadow the built-in method", m))
+		}
+		if h == nil {
+			errs = append(errs, fmt.Errorf("server: handler for %q is nil", m))
+		}
+	}
+	c := s.Capabilities
+	needs := func(flag bool, what string, ok bool, methods ...string) {
+		for _, m := range methods {
+			ok = ok && s.Handlers[m] != nil
+		}
+		if flag && !ok {
+			errs = append(errs, fmt.Errorf("server: %s declared without a provider or handler to serve it", what))
+		}
+	}
+	needs(c.ToolsListChanged, "tools.listChanged", s.Tools != nil)
+	needs(c.ResourcesSubscribe, "resources.subscribe", s.Resources != nil, "resources/subscribe", "resources/unsubscribe")
+	needs(c.ResourcesListChanged, "resources.listChanged", s.Resources != nil)
+	needs(c.PromptsListChanged, "prompts.listChanged", s.Prompts != nil)
+	needs(c.Logging, "logging", true, "logging/setLevel")
+	needs(c.Completions, "completions", true, "completion/complete")
+	return errors.Join(errs...)
+}
+
+func (s *Server) versions() Versions {
+	if len(s.Versions.Supported) == 0 {
+		return MockVersions
+	}
+	return s.Versions
+}
+
+// Handle answers one request. It fills rc.RequestID and rc.ProgressToken (rc
+// may be nil). Every method works without a prior initialize. A notification
+// goes to its handler, if any, and gets a zero Response that must not be sent.
+// A panic below Handle becomes -32603.
+func (s *Server) Handle(ctx context.Context, req *Request, rc *RequestContext) (resp Response) {
+	if rc == nil {
+		rc = new(RequestContext)
+	}
+	rc.RequestID = req.ID
+	if req.IsNotification() {
+		defer s.recoverPanic(req.Method, new(Response))
+		if h := s.Handlers[req.Method]; h != nil {
+			_, _ = h(ctx, req, rc)
+		}
+		return Response{}
+	}
+	resp.ID = req.ID
+	defer s.recoverPanic(req.Method, &resp)
+	result, err := s.dispatch(ctx, req, rc)
+	if err != nil {
+		resp.Error = toError(err)
+		return resp
+	}
+	resp.Result = result
+	return resp
+}
+
+func (s *Server) recoverPanic(method string, resp *Response) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if s.OnPanic != nil {
+		s.OnPanic(method, v, debug.Stack())
+	}
+	resp.Result = nil
+	resp.Error = NewError(CodeInternalError, "Internal error while handling %s", method)
+}
+
+func (s *Server) dispatch(ctx context.Context, req *Request, rc *RequestContext) (json.RawMessage, error) {
+	if !coreMethods[req.Method] {
+		if h := s.Handlers[req.Method]; h != nil {
+			v, err := h(ctx, req, rc)
+			if err != nil {
+				return nil, err
+			}
+			return encodeResult(v)
+		}
+		return nil, methodNotFound(req.Method)
+	}
+	p, perr := readParams(req.Params, rc)
+	if perr != nil {
+		return nil, perr
+	}
+	switch req.Method {
+	case "initialize":
+		return s.initialize(p, rc)
+	case "ping":
+		return emptyObject, nil
+	case "tools/list", "tools/call":
+		return s.tools(ctx, req.Method, p, rc)
+	case "resources/list", "resources/templates/list", "resources/read":
+		return s.resources(ctx, req.Method, p, rc)
+	}
+	return s.prompts(ctx, req.Method, p, rc)
+}
+
+func encodeResult(v any) (json.RawMessage, error) {
+	switch v := v.(type) {
+	case nil:
+		return emptyObject, nil
+	case json.RawMessage:
+		return v, nil
+	case []byte:
+		return v, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	return b, nil
+}
+
+func methodNotFound(method string) *Error {
+	return NewError(CodeMethodNotFound, "Method not found: %s", method)
+}
+
+func invalidParams(format string, args ...any) *Error {
+	return NewError(CodeInvalidParams, "Invalid params: "+format, args...)
+}
+
+// toError maps a provider's error to the JSON-RPC error the client sees.
+func toError(err error) *Error {
+	var e *Error
+	switch {
+	case errors.As(err, &e):
+		return e
+	case errors.Is(err, ErrInvalidCursor):
+		return invalidParams("invalid cursor")
+	case errors.Is(err, ErrUnknownTool), errors.Is(err, ErrUnknownPrompt):
+		return invalidParams("%s", err.Error())
+	}
+	return NewError(CodeInternalError, "Internal error: %s", err.Error())
+}
+
+func (s *Server) initialize(p params, rc *RequestContext) (json.RawMessage, error) {
+	requested, perr := stringParam(p.protocolVersion, "protocolVersion", false)
+	if perr != nil {
+		return nil, perr
+	}
+	rc.Version = s.versions().Negotiate(requested)
+	s.initOnce.Do(s.buildInitTail)
+	out := make([]byte, 0, len(s.initTail)+32)
+	out = append(out, `{"protocolVersion":`...)
+	out = appendString(out, rc.Version)
+	return append(out, s.initTail...), nil
+}
+
+type listChangedCap struct {
+	ListChanged bool `json:"listChanged,omitempty"`
+}
+
+type resourcesCap struct {
+	Subscribe   bool `json:"subscribe,omitempty"`
+	ListChanged bool `json:"listChanged,omitempty"`
+}
+
+type serverCaps struct {
+	Tools       *listChangedCap `json:"tools,omitempty"`
+	Resources   *resourcesCap   `json:"resources,omitempty"`
+	Prompts     *listChangedCap `json:"prompts,omitempty"`
+	Logging     *struct{}       `json:"logging,omitempty"`
+	Completions *struct{}       `json:"completions,omitempty"`
+}
+
+// buildInitTail encodes the part of the initialize result that does not depend
+// on the negotiated version, once. Capabilities follow the providers present.
+func (s *Server) buildInitTail() {
+	var caps serverCaps
+	c := s.Capabilities
+	if s.Tools != nil {
+		caps.Tools = &listChangedCap{c.ToolsListChanged}
+	}
+	if s.Resources != nil {
+		caps.Resources = &resourcesCap{c.ResourcesSubscribe, c.ResourcesListChanged}
+	}
+	if s.Prompts != nil {
+		caps.Prompts = &listChangedCap{c.PromptsListChanged}
+	}
+	if c.Logging {
+		caps.Logging = &struct{}{}
+	}
+	if c.Completions {
+		caps.Completions = &struct{}{}
+	}
+	b, err := json.Marshal(struct {
+		Capabilities serverCaps     `json:"capabilities"`
+		ServerInfo   Implementation `json:"serverInfo"`
+		Instructions string         `json:"instructions,omitempty"`
+	}{caps, s.Info, s.Instructions})
+	if err != nil { // only plain strings and structs above; cannot happen
+		b = []byte(`{"capabilities":{},"serverInfo":{"name":"","version":""}}`)
+	}
+	b[0] = ','
+	s.initTail = b
+}
