@@ -1,0 +1,80 @@
+package e2e
+
+import "testing"
+
+// The README's curl lines, sent as curl sends them (form content type, no
+// Accept), each with its exact answer.
+func TestRouterSampleAnswersEveryDocumentedRequestExactly(t *testing.T) {
+	base, _ := runSample(t, "mcp-router")
+	const (
+		caps     = `"capabilities":{"tools":{},"resources":{},"prompts":{}},"serverInfo":{"name":"weather-tools","version":"1.0.0"}`
+		toolJSON = `{"name":"forecast","title":"Weather forecast","description":"Get the weather forecast for a city","inputSchema":{"type":"object","properties":{"city":{"type":"string","description":"City name"}},"required":["city"]},"outputSchema":{"type":"object","properties":{"city":{"type":"string"},"summary":{"type":"string"}},"required":["city","summary"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}`
+	)
+	cases := []struct {
+		name, body string
+		header     []string
+		status     int
+		want       string
+	}{
+		{"initialize answers the version asked for", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`, nil, 200,
+			`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18",` + caps + `}}`},
+		{"initialize without params answers 2024-11-05", `{"jsonrpc":"2.0","id":1,"method":"initialize"}`, nil, 200,
+			`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2024-11-05",` + caps + `}}`},
+		{"initialize with an unknown version answers 2025-06-18", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2030-01-01"}}`, nil, 200,
+			`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18",` + caps + `}}`},
+		{"ping answers an empty object", `{"jsonrpc":"2.0","id":"p","method":"ping"}`, nil, 200, `{"jsonrpc":"2.0","id":"p","result":{}}`},
+		{"tools/list lists every declared field", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, nil, 200,
+			`{"jsonrpc":"2.0","id":2,"result":{"tools":[` + toolJSON + `]}}`},
+		{"tools/call runs the branch and returns text and structured content", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"forecast","arguments":{"city":"Lisbon"}}}`, nil, 200,
+			`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"{\"city\":\"Lisbon\",\"summary\":\"Sunny, 24C\"}"}],"structuredContent":{"city":"Lisbon","summary":"Sunny, 24C"}}}`},
+		{"a wrong argument type is an isError result naming it", `{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"forecast","arguments":{"city":3}}}`, nil, 200,
+			`{"jsonrpc":"2.0","id":"x","result":{"content":[{"type":"text","text":"invalid arguments for tool \"forecast\": argument \"city\": expected string, got number"}],"isError":true}}`},
+		{"a missing argument is an isError result naming it", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"forecast","arguments":{}}}`, nil, 200,
+			`{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"invalid arguments for tool \"forecast\": missing required argument \"city\""}],"isError":true}}`},
+		{"an unknown tool is an isError result", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"nope"}}`, nil, 200,
+			`{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"Unknown tool: nope"}],"isError":true}}`},
+		{"resources/list lists fixed URIs", `{"jsonrpc":"2.0","id":6,"method":"resources/list"}`, nil, 200,
+			`{"jsonrpc":"2.0","id":6,"result":{"resources":[{"uri":"octo://guide","name":"guide","description":"How to use the weather tools","mimeType":"text/markdown"}]}}`},
+		{"resources/templates/list lists templates", `{"jsonrpc":"2.0","id":7,"method":"resources/templates/list"}`, nil, 200,
+			`{"jsonrpc":"2.0","id":7,"result":{"resourceTemplates":[{"uriTemplate":"octo://city/{city}","name":"city","description":"A short profile of a city","mimeType":"text/markdown"}]}}`},
+		{"resources/read of a fixed URI renders its template", `{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"octo://guide"}}`, nil, 200,
+			`{"jsonrpc":"2.0","id":8,"result":{"contents":[{"uri":"octo://guide","mimeType":"text/markdown","text":"# Weather tools\n\nCall ` + "`forecast`" + ` with a ` + "`city`" + ` to get today's forecast, for example ` + "`{\\\"city\\\": \\\"Lisbon\\\"}`" + `.\nRead ` + "`octo://city/{city}`" + ` for a short profile of a city.\n"}]}}`},
+		{"resources/read of a template match decodes the value and echoes the URI", `{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"octo://city/S%C3%A3o%20Paulo"}}`, nil, 200,
+			`{"jsonrpc":"2.0","id":9,"result":{"contents":[{"uri":"octo://city/S%C3%A3o%20Paulo","mimeType":"text/markdown","text":"# São Paulo\n\nA city profile for São Paulo. Ask the forecast tool for today's weather there.\n"}]}}`},
+		{"an unknown URI is resource not found", `{"jsonrpc":"2.0","id":10,"method":"resources/read","params":{"uri":"octo://city/"}}`, nil, 200,
+			`{"jsonrpc":"2.0","id":10,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"octo://city/"}}}`},
+		{"prompts/list lists arguments", `{"jsonrpc":"2.0","id":11,"method":"prompts/list"}`, nil, 200,
+			`{"jsonrpc":"2.0","id":11,"result":{"prompts":[{"name":"assist","description":"Plan a day around the weather in a city","arguments":[{"name":"city","description":"The city to plan for","required":true}]}]}}`},
+		{"prompts/get renders one user message", `{"jsonrpc":"2.0","id":12,"method":"prompts/get","params":{"name":"assist","arguments":{"city":"Porto"}}}`, nil, 200,
+			`{"jsonrpc":"2.0","id":12,"result":{"description":"Plan a day around the weather in a city","messages":[{"role":"user","content":{"type":"text","text":"Hello! Please help me plan a day in Porto. Check the forecast with the forecast tool first, then suggest what to do.\n"}}]}}`},
+		{"prompts/get without a required argument is invalid params", `{"jsonrpc":"2.0","id":13,"method":"prompts/get","params":{"name":"assist"}}`, nil, 200,
+			`{"jsonrpc":"2.0","id":13,"error":{"code":-32602,"message":"Invalid params: missing required argument \"city\""}}`},
+		{"an unknown method is method not found", `{"jsonrpc":"2.0","id":14,"method":"server/discover"}`, nil, 200,
+			`{"jsonrpc":"2.0","id":14,"error":{"code":-32601,"message":"Method not found: server/discover"}}`},
+		{"a notification is an empty 202", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil, 202, ``},
+		{"a null id is an invalid request", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, nil, 400,
+			`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: id must not be null"}}`},
+		{"malformed JSON is a parse error", `{bad`, nil, 400,
+			`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: invalid character 'b' looking for beginning of object key string at offset 2"}}`},
+		{"a batch gets an array of answers", `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"b","method":"ping"}]`, nil, 200,
+			`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":"b","result":{}}]`},
+		{"an unsupported protocol version header is a 400", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"MCP-Protocol-Version", "2099-01-01"}, 400,
+			`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Bad Request: unsupported Mcp-Protocol-Version \"2099-01-01\"; this server speaks 2025-06-18, 2025-03-26, 2024-11-05","data":{"requested":"2099-01-01","supported":["2025-06-18","2025-03-26","2024-11-05"]}}}`},
+		{"initialize ignores the protocol version header", `{"jsonrpc":"2.0","id":1,"method":"initialize"}`, []string{"MCP-Protocol-Version", "2099-01-01"}, 200,
+			`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2024-11-05",` + caps + `}}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := do(t, "POST", base+"/mcp", "application/x-www-form-urlencoded", c.body, c.header...)
+			if a.status != c.status || a.body != c.want {
+				t.Fatalf("got %d\n%s\nwant %d\n%s", a.status, a.body, c.status, c.want)
+			}
+		})
+	}
+	t.Run("a GET is 405 with Allow: POST so clients fall back", func(t *testing.T) {
+		a := do(t, "GET", base+"/mcp", "", "", "Accept", "text/event-stream")
+		if a.status != 405 || a.header.Get("Allow") != "POST" {
+			t.Fatalf("got %d Allow=%q", a.status, a.header.Get("Allow"))
+		}
+	})
+}
