@@ -104,17 +104,14 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'octo <command> --help' for a command's flags.")
 }
 
-func cmdHelp(_ context.Context, env *Env, args []string) error {
+func cmdHelp(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 {
 		printHelp(env.Stdout)
 		return nil
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
-			fs := newFlags(c.name, env)
-			_ = c.run(context.Background(), &Env{Stdout: env.Stdout, Stderr: env.Stdout, LookupEnv: env.LookupEnv}, []string{"--help"})
-			_ = fs
-			return nil
+			return c.run(ctx, env, []string{"--help"})
 		}
 	}
 	return &usageError{fmt.Sprintf("no command %q", args[0])}
@@ -140,7 +137,9 @@ func newFlags(name string, env *Env) *flag.FlagSet {
 				fmt.Fprintf(env.Stdout, "%s\n\nusage: octo %s\n", c.summary, c.usage)
 				if hasFlags(fs) {
 					fmt.Fprintln(env.Stdout, "\nflags:")
+					fs.SetOutput(env.Stdout)
 					fs.PrintDefaults()
+					fs.SetOutput(io.Discard)
 				}
 			}
 		}
@@ -156,9 +155,8 @@ func hasFlags(fs *flag.FlagSet) bool {
 
 func parse(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
-	err := fs.Parse(args)
+	err := fs.Parse(args) // prints the usage itself on -h/--help
 	if errors.Is(err, flag.ErrHelp) {
-		fs.Usage()
 		return err
 	}
 	if err != nil {
