@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"net/http"
+	"net/url"
 )
 
 // HeaderProtocolVersion is the header a client sends after initialize with the
@@ -17,6 +18,9 @@ type HTTPRequest struct {
 	Body   []byte
 	// Vars reach providers as RequestContext.Vars.
 	Vars map[string]any
+	// Query is the URL query; the legacy SSE message endpoint reads its
+	// sessionId from it.
+	Query url.Values
 }
 
 // HTTPResponse is what to write back. Body is nil for 202 Accepted.

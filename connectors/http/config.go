@@ -18,6 +18,12 @@ type settings struct {
 	MaxHeaderBytes    int           `yaml:"maxHeaderBytes"`
 	ReadHeaderTimeout time.Duration `yaml:"readHeaderTimeout"`
 	IdleTimeout       time.Duration `yaml:"idleTimeout"`
+	// Origin, Host and CORS policy and the request caps; see guard.go and limits.go.
+	Cors         corsSetting `yaml:"cors"`
+	AllowedHosts []string    `yaml:"allowedHosts"`
+	MaxInFlight  int         `yaml:"maxInFlight"`
+	MaxStreams   int         `yaml:"maxStreams"`
+	guard        *guard      // compiled by check
 }
 
 func defaultSettings() settings {
@@ -26,6 +32,8 @@ func defaultSettings() settings {
 		MaxHeaderBytes:    64 << 10,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
+		MaxInFlight:       defaultMaxInFlight,
+		MaxStreams:        defaultMaxStreams,
 	}
 }
 
@@ -48,7 +56,7 @@ func (s *settings) check(b *runtime.ConnectorBuild) bool {
 		b.Errorf(nil, at, "readHeaderTimeout and idleTimeout must be positive")
 		ok = false
 	}
-	return ok
+	return s.compileGuard(b) && ok
 }
 
 type sourceSettings struct {

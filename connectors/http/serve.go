@@ -14,6 +14,10 @@ import (
 
 // ServeHTTP routes a request to its flow and writes the flow's answer.
 func (c *Connector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !c.admit(w, r) { // origin, host, CORS and the in-flight cap: limits.go
+		return
+	}
+	defer c.leave(w, r)
 	rt, ok := c.routes[r.URL.Path]
 	if !ok {
 		writeError(w, http.StatusNotFound, "no route for "+r.URL.Path)
@@ -65,6 +69,10 @@ func (c *Connector) write(w http.ResponseWriter, r *http.Request, m *runtime.Mes
 		status = http.StatusOK
 	}
 	if s := m.Stream(); s != nil {
+		if !c.streamStarts(w, s) {
+			return
+		}
+		defer c.streamEnds()
 		c.writeStream(w, r, status, s)
 		return
 	}

@@ -42,6 +42,8 @@ func init() {
 		{"run", "serve a config folder or file until interrupted", "run --config DIR [--log-level L] [--log-format text|json]", cmdRun},
 		{"validate", "build a config without listening and report every problem", "validate --config DIR", cmdValidate},
 		{"blocks", "list the block and connector types (alias: list)", "blocks", cmdBlocks},
+		{"token", "print a signed access token for local testing (DEVELOPMENT ONLY: real tokens come from your authorization server)",
+			"token --key FILE --aud URL [--scope \"a b\"] [--sub ID] [--ttl 1h] [--kid ID] [--iss URL]", cmdToken},
 		{"version", "print the version", "version", cmdVersion},
 		{"help", "show help for octo or a command", "help [command]", cmdHelp},
 	}

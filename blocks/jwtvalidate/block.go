@@ -1,0 +1,199 @@
+package jwtvalidate
+
+// The jwt-validate block: the one file of this package that knows the octo runtime. It maps a
+// Failure onto the flow's answer and the claims onto the message's variables.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"strings"
+
+	"github.com/octo-run/octo/runtime"
+)
+
+func init() {
+	runtime.RegisterBlock(runtime.BlockSpec{
+		Type:    "jwt-validate",
+		Summary: "checks the bearer token of an HTTP request (OAuth resource server) and leaves its claims in vars.jwt",
+		Build:   buildBlock,
+	})
+}
+
+// ClaimsVar is the variable that holds a valid token's claims (vars.jwt.sub in expressions).
+const ClaimsVar = "jwt"
+
+// Block is a built jwt-validate block; its Validator exists between Start and Stop.
+type Block struct {
+	settings Settings
+	flow     string
+	log      *slog.Logger
+	bodies   failureBodies
+	v        *Validator // set by Start, before any connector takes traffic
+}
+
+// failureBodies are the JSON answers to a refusal, built once: they carry the OAuth error code
+// and a fixed description, never anything taken from the token.
+type failureBodies struct {
+	missing, invalid, insufficient []byte
+}
+
+func buildBlock(b *runtime.Build) (runtime.Block, error) {
+	var s Settings
+	if !b.Decode(&s) {
+		return nil, nil
+	}
+	at := b.At.Field("settings")
+	if s.JWKSFile != "" && !filepath.IsAbs(s.JWKSFile) && b.At.File != "" {
+		// Relative to the YAML file that names it, like template resources, so a config runs
+		// from any working directory.
+		s.JWKSFile = filepath.Join(filepath.Dir(b.At.File), s.JWKSFile)
+	}
+	derive := s.ResourceMetadataURL == ""
+	if derive {
+		derived, err := MetadataURL(s.Audience)
+		if err != nil && checkAudience(s.Audience) == nil {
+			b.Errorf(b.Setting("audience"), at.Field("resourceMetadataUrl"),
+				"resourceMetadataUrl is required when audience is not this server's URL (%v)", err)
+			return nil, nil
+		}
+		s.ResourceMetadataURL = derived
+	}
+	c, err := s.check()
+	if err != nil {
+		if derive {
+			// An audience problem is already reported; the URL derived from it says nothing new.
+			err = withoutKey(err, "resourceMetadataUrl")
+		}
+		ReportSettingErrors(b, err)
+		return nil, nil
+	}
+	if c.JWKSFile != "" {
+		// Read now as well as at Start, so `octo validate` finds a missing or unusable key file.
+		if _, err := loadKeyFile(c.JWKSFile, c); err != nil {
+			b.Errorf(b.Setting("jwksFile"), at.Field("jwksFile"), "%v", err)
+			return nil, nil
+		}
+	}
+	s.Logger = b.Logger()
+	return &Block{settings: s, flow: b.Flow, log: s.Logger, bodies: newFailureBodies(c.RequiredScopes)}, nil
+}
+
+// ReportSettingErrors reports each *SettingError joined in err at its setting's line, and
+// anything else at the settings mapping; blocks built on this package's checks share it.
+func ReportSettingErrors(b *runtime.Build, err error) {
+	at := b.At.Field("settings")
+	errs := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	}
+	for _, e := range errs {
+		if e == nil {
+			continue
+		}
+		var se *SettingError
+		if !errors.As(e, &se) {
+			b.Errorf(b.Settings(), at, "%v", e)
+			continue
+		}
+		node := b.Setting(se.Key)
+		if node == nil {
+			node = b.Settings() // a missing key: point at the settings that lack it
+		}
+		b.Errorf(node, at.Field(se.Key), "%v", se.Err)
+	}
+}
+
+func withoutKey(err error, key string) error {
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return err
+	}
+	var kept []error
+	for _, e := range joined.Unwrap() {
+		if se, ok := e.(*SettingError); !ok || se.Key != key {
+			kept = append(kept, e)
+		}
+	}
+	return errors.Join(kept...)
+}
+
+func newFailureBodies(scopes []string) failureBodies {
+	body := func(code, description string) []byte {
+		out, _ := json.Marshal(map[string]string{"error": code, "error_description": description})
+		return out
+	}
+	insufficient := "the bearer token lacks a required scope"
+	if len(scopes) > 0 {
+		insufficient += " (this resource needs: " + strings.Join(scopes, " ") + ")"
+	}
+	return failureBodies{
+		missing:      body("unauthorized", "this resource needs a bearer token in the Authorization header"),
+		invalid:      body("invalid_token", "the bearer token is invalid or expired"),
+		insufficient: body("insufficient_scope", insufficient),
+	}
+}
+
+// Start loads the keys (fetching a JWKS URL), so a server never takes traffic it cannot check.
+func (b *Block) Start(context.Context) error {
+	v, err := New(b.settings)
+	if err != nil {
+		return fmt.Errorf("flow %q: jwt-validate: %w", b.flow, err)
+	}
+	b.v = v
+	return nil
+}
+
+// Stop ends the background key refresh.
+func (b *Block) Stop(context.Context) error {
+	if b.v != nil {
+		return b.v.Close()
+	}
+	return nil
+}
+
+// Process lets a request with a valid token through with its claims in vars.jwt, and finishes
+// any other with 401 or 403 and the challenge. OPTIONS passes untouched: a CORS preflight
+// carries no token, and the answer to it must not be a challenge.
+func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Message, error) {
+	if m.Meta.Method == http.MethodOptions {
+		return m, nil
+	}
+	if b.v == nil {
+		return nil, &runtime.StatusError{Status: http.StatusServiceUnavailable, Msg: "token validation is not started"}
+	}
+	claims, f := b.v.Validate(ctx, m.Meta.Headers.Get("Authorization"))
+	if f == nil {
+		m.SetVar(ClaimsVar, claims)
+		return m, nil
+	}
+	body := b.bodies.invalid
+	switch {
+	case f.Status == http.StatusForbidden:
+		body = b.bodies.insufficient
+	case f.WWWAuthenticate == b.v.challenges.missing:
+		body = b.bodies.missing
+	}
+	level := slog.LevelInfo
+	if f.WWWAuthenticate == b.v.challenges.missing {
+		level = slog.LevelDebug // every OAuth client's first request: it learns where to log in
+	}
+	b.log.Log(ctx, level, "request refused", "status", f.Status, "reason", f.Reason, "kid", f.Kid)
+	m.Meta.Status = f.Status
+	m.Meta.SetReplyHeader("WWW-Authenticate", f.WWWAuthenticate)
+	m.Meta.SetReplyHeader("Cache-Control", "no-store")
+	m.Meta.SetReplyHeader("Content-Type", "application/json")
+	m.SetRaw(body)
+	m.Finish()
+	return m, nil
+}
+
+var (
+	_ runtime.Block   = (*Block)(nil)
+	_ runtime.Starter = (*Block)(nil)
+	_ runtime.Stopper = (*Block)(nil)
+)

@@ -1,0 +1,226 @@
+// Package jwtvalidate owns bearer-token checking for an OAuth-protected MCP server acting as a
+// resource server: signing keys (a JWKS URL kept fresh, or a local file), JWT verification
+// against an algorithm allow-list, time, issuer, audience (RFC 8707) and scope checks, the
+// WWW-Authenticate challenges of RFC 6750 / MCP, and RFC 9728 Protected Resource Metadata.
+// It also carries a development-only token minter.
+//
+// Apart from block.go it must not know about the octo runtime, messages, flows or HTTP routing:
+// block.go is the thin jwt-validate block adapter that maps a Failure onto a response and the
+// claims onto message variables.
+package jwtvalidate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lestrrat-go/jwx/v2/jws"
+)
+
+// Validator checks bearer tokens; it is safe for concurrent use and must be closed.
+type Validator struct {
+	cfg        config
+	keys       atomic.Pointer[keyIndex]
+	remote     *remoteKeys // nil for a key file
+	log        *slog.Logger
+	challenges challenges
+
+	life      context.Context // done once Close begins; stops refreshes
+	stop      context.CancelFunc
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+}
+
+// Failure says why a request is refused and what to answer; it never holds token text.
+type Failure struct {
+	// Status is 401 (no, invalid or expired token) or 403 (valid token lacking scopes).
+	Status int
+	// WWWAuthenticate is the value of the WWW-Authenticate response header.
+	WWWAuthenticate string
+	// Reason explains the refusal for logs.
+	Reason string
+	// Kid is the token's key id when the token got that far (truncated, for logs).
+	Kid string
+}
+
+// Error returns the reason, so a Failure can travel as an error.
+func (f *Failure) Error() string { return f.Reason }
+
+// challenges are the three WWW-Authenticate values, built once at New.
+type challenges struct {
+	missing, invalid, insufficient string
+}
+
+func newChallenges(metadataURL string, scopes []string) challenges {
+	rm := `resource_metadata="` + metadataURL + `"`
+	scope := ""
+	if len(scopes) > 0 {
+		scope = `scope="` + strings.Join(scopes, " ") + `"`
+	}
+	join := func(parts ...string) string {
+		return "Bearer " + strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), ", ")
+	}
+	return challenges{
+		missing:      join(rm, scope),
+		invalid:      join(rm, `error="invalid_token"`, scope),
+		insufficient: join(`error="insufficient_scope"`, scope, rm),
+	}
+}
+
+// New checks the settings, loads the keys (fetching a JWKS URL once, so a bad URL fails now,
+// not on the first request) and starts the background refresh.
+func New(s Settings) (*Validator, error) {
+	c, err := s.check()
+	if err != nil {
+		return nil, err
+	}
+	v := &Validator{
+		cfg:        c,
+		log:        s.Logger,
+		challenges: newChallenges(c.ResourceMetadataURL, c.RequiredScopes),
+	}
+	if v.log == nil {
+		v.log = slog.New(slog.DiscardHandler)
+	}
+	v.life, v.stop = context.WithCancel(context.Background())
+	if c.JWKSFile != "" {
+		ix, err := loadKeyFile(c.JWKSFile, c)
+		if err != nil {
+			v.stop()
+			return nil, fmt.Errorf("jwksFile: %w", err)
+		}
+		v.keys.Store(ix)
+		return v, nil
+	}
+	v.remote = newRemoteKeys(c)
+	v.remote.lastFetch = time.Now()
+	ctx, cancel := context.WithTimeout(v.life, fetchTimeout)
+	ix, err := v.remote.load(ctx, c.algs)
+	cancel()
+	if err != nil {
+		_ = v.Close()
+		return nil, fmt.Errorf("jwksUrl: %w", err)
+	}
+	v.keys.Store(ix)
+	v.wg.Add(1)
+	go v.refreshLoop()
+	return v, nil
+}
+
+// Close stops the background refresh and waits for it; it is safe to call more than once.
+// Validate keeps working with the last keys afterwards but never fetches again.
+func (v *Validator) Close() error {
+	v.closeOnce.Do(func() {
+		v.stop()
+		v.wg.Wait()
+		if v.remote != nil {
+			v.remote.gate <- struct{}{} // waits out a fetch a Validate call started; never released
+			if v.remote.ownClient {
+				v.remote.client.CloseIdleConnections()
+			}
+		}
+	})
+	return nil
+}
+
+// Validate checks the Authorization header value of one request. On success it returns the
+// token's claims; otherwise a Failure with the status and challenge to answer.
+func (v *Validator) Validate(ctx context.Context, authorization string) (map[string]any, *Failure) {
+	token, sent, reason := bearerToken(authorization)
+	if !sent {
+		return nil, &Failure{Status: http.StatusUnauthorized, WWWAuthenticate: v.challenges.missing, Reason: reason}
+	}
+	if reason != "" {
+		return nil, v.invalid(reason, "")
+	}
+	l := keyLookup{v: v}
+	payload, err := jws.Verify([]byte(token), jws.WithKeyProvider(&l), jws.WithContext(ctx))
+	if err != nil {
+		return nil, v.invalid(l.failureReason(err), l.kid)
+	}
+	claims, reason := decodeClaims(payload)
+	if reason == "" {
+		reason = v.cfg.checkClaims(claims, time.Now())
+	}
+	if reason != "" {
+		return nil, v.invalid(reason, l.kid)
+	}
+	if scope := missingScope(claims, v.cfg.RequiredScopes); scope != "" {
+		return nil, &Failure{
+			Status:          http.StatusForbidden,
+			WWWAuthenticate: v.challenges.insufficient,
+			Reason:          "token lacks required scope " + scope,
+			Kid:             safeKid(l.kid),
+		}
+	}
+	return claims, nil
+}
+
+func (v *Validator) invalid(reason, kid string) *Failure {
+	return &Failure{Status: http.StatusUnauthorized, WWWAuthenticate: v.challenges.invalid, Reason: reason, Kid: safeKid(kid)}
+}
+
+// safeKid bounds the attacker-chosen kid before it reaches a log line.
+func safeKid(kid string) string {
+	const maxKid = 128
+	if len(kid) > maxKid {
+		kid = kid[:maxKid]
+	}
+	return strings.ToValidUTF8(kid, "\uFFFD")
+}
+
+// errRefused stops jws.Verify; keyLookup.reason says why.
+var errRefused = errors.New("token refused before signature check")
+
+// keyLookup feeds jws.Verify the keys for one token and remembers what it saw for the Failure.
+type keyLookup struct {
+	v      *Validator
+	kid    string
+	reason string
+}
+
+// FetchKeys enforces the algorithm allow-list before any key is offered, so "none", HMAC with a
+// public key and every other algorithm outside the list never reach a verifier.
+func (l *keyLookup) FetchKeys(ctx context.Context, sink jws.KeySink, sig *jws.Signature, _ *jws.Message) error {
+	h := sig.ProtectedHeaders()
+	l.kid = h.KeyID()
+	alg := string(h.Algorithm())
+	kind, ok := l.v.cfg.algs[alg]
+	switch {
+	case !ok:
+		l.reason = "algorithm not allowed"
+		return errRefused
+	case len(h.Critical()) > 0:
+		l.reason = "token has critical header parameters this server does not understand"
+		return errRefused
+	}
+	if _, ok := h.Get("b64"); ok {
+		l.reason = "unencoded payload (b64) tokens are not accepted"
+		return errRefused
+	}
+	if l.v.keys.Load().offer(sink, l.kid, alg, kind) > 0 {
+		return nil
+	}
+	if ix, _ := l.v.refresh(ctx, l.v.cfg.MinRefreshInterval); ix.offer(sink, l.kid, alg, kind) > 0 {
+		return nil
+	}
+	l.reason = "no known key matches the token's kid and algorithm"
+	return errRefused
+}
+
+func (l *keyLookup) failureReason(err error) string {
+	switch {
+	case l.reason != "":
+		return l.reason
+	case jws.IsVerificationError(err):
+		return "signature invalid"
+	}
+	return "malformed token"
+}

@@ -1,0 +1,227 @@
+package jwtvalidate
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// accepts reports whether the validator takes a fresh token from k.
+func accepts(t *testing.T, v *Validator, k testKey) bool {
+	t.Helper()
+	_, f := v.Validate(context.Background(), "Bearer "+sign(t, k, claims(nil), nil))
+	return f == nil
+}
+
+func TestKeyRotationOnUnknownKid(t *testing.T) {
+	const window = 300 * time.Millisecond
+	oldKey, newKey := newECKey(t, "old"), newECKey(t, "new")
+	srv := newJWKSServer(t, oldKey)
+	s := urlSettings(srv.URL)
+	s.MinRefreshInterval = window
+	start := time.Now()
+	v := newValidator(t, s)
+
+	t.Run("an unknown kid right after start does not refetch", func(t *testing.T) {
+		if accepts(t, v, newKey) {
+			t.Fatal("a token from an unpublished key was accepted")
+		}
+		if time.Since(start) < window && srv.hits.Load() != 1 {
+			t.Fatalf("fetches = %d, want 1", srv.hits.Load())
+		}
+	})
+	srv.serve(t, oldKey, newKey)
+	time.Sleep(window - time.Since(start))
+
+	t.Run("an unknown kid after the window fetches once and finds the rotated key", func(t *testing.T) {
+		if !accepts(t, v, newKey) {
+			t.Fatal("the rotated key was not picked up")
+		}
+		if got := srv.hits.Load(); got != 2 {
+			t.Fatalf("fetches = %d, want 2", got)
+		}
+		if !accepts(t, v, oldKey) {
+			t.Fatal("the old key, still published, stopped working")
+		}
+	})
+}
+
+func TestUnknownKidRefreshIsRateLimited(t *testing.T) {
+	const window = time.Second
+	known := newECKey(t, "known")
+	srv := newJWKSServer(t, known)
+	s := urlSettings(srv.URL)
+	s.MinRefreshInterval = window
+	start := time.Now()
+	v := newValidator(t, s)
+	burst := func() time.Duration {
+		headers := make([]string, 40)
+		for i := range headers {
+			headers[i] = "Bearer " + sign(t, newECKey(t, fmt.Sprintf("random-%d", i)), claims(nil), nil)
+		}
+		began := time.Now()
+		var wg sync.WaitGroup
+		for _, h := range headers {
+			wg.Go(func() {
+				if _, f := v.Validate(context.Background(), h); f == nil {
+					t.Error("a token from an unpublished key was accepted")
+				}
+			})
+		}
+		wg.Wait()
+		return time.Since(began)
+	}
+
+	t.Run("a burst of random kids inside the window costs no fetch", func(t *testing.T) {
+		if burst(); time.Since(start) < window && srv.hits.Load() != 1 {
+			t.Fatalf("fetches = %d, want 1", srv.hits.Load())
+		}
+	})
+	time.Sleep(window)
+	t.Run("a burst of random kids after the window costs exactly one fetch", func(t *testing.T) {
+		took := burst()
+		if took >= window {
+			t.Skipf("the burst took %s, longer than the window; the count proves nothing", took)
+		}
+		if got := srv.hits.Load(); got != 2 {
+			t.Fatalf("fetches = %d, want 2", got)
+		}
+	})
+	if !accepts(t, v, known) {
+		t.Fatal("the published key stopped working")
+	}
+}
+
+func TestBackgroundRefresh(t *testing.T) {
+	oldKey, newKey := newECKey(t, "old"), newECKey(t, "new")
+	srv := newJWKSServer(t, oldKey)
+	s := urlSettings(srv.URL)
+	s.RefreshInterval, s.MinRefreshInterval = 20*time.Millisecond, 20*time.Millisecond
+	v := newValidator(t, s)
+
+	t.Run("keys are fetched again on the interval without any request", func(t *testing.T) {
+		eventually(t, "the JWKS was fetched three times", func() bool { return srv.hits.Load() >= 3 })
+	})
+	t.Run("a rotation is picked up by the background refresh", func(t *testing.T) {
+		srv.serve(t, newKey)
+		seen := srv.hits.Load()
+		eventually(t, "a fetch after the rotation", func() bool { return srv.hits.Load() >= seen+2 })
+		if !accepts(t, v, newKey) {
+			t.Fatal("the rotated key was not picked up")
+		}
+		if accepts(t, v, oldKey) {
+			t.Fatal("a key no longer published is still accepted")
+		}
+	})
+	t.Run("Close stops the refresh and may be called twice", func(t *testing.T) {
+		if err := v.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := v.Close(); err != nil {
+			t.Fatal(err)
+		}
+		after := srv.hits.Load()
+		time.Sleep(100 * time.Millisecond)
+		if got := srv.hits.Load(); got != after {
+			t.Fatalf("fetches went on after Close: %d → %d", after, got)
+		}
+		if !accepts(t, v, newKey) {
+			t.Fatal("Validate stopped working with the cached keys after Close")
+		}
+		if accepts(t, v, newECKey(t, "later")) || srv.hits.Load() != after {
+			t.Fatal("an unknown kid after Close fetched or was accepted")
+		}
+	})
+}
+
+// syncBuffer is a log sink the refresh goroutine and the test can share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestRefreshFailureKeepsKeys(t *testing.T) {
+	key := newECKey(t, "k")
+	srv := newJWKSServer(t, key)
+	var logs syncBuffer
+	s := urlSettings(srv.URL)
+	s.RefreshInterval, s.MinRefreshInterval = 20*time.Millisecond, 20*time.Millisecond
+	s.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	v := newValidator(t, s)
+
+	srv.status.Store(http.StatusInternalServerError)
+	seen := srv.hits.Load()
+	eventually(t, "two failed fetches", func() bool { return srv.hits.Load() >= seen+2 })
+	if !accepts(t, v, key) {
+		t.Fatal("a failed refresh dropped the known keys")
+	}
+	eventually(t, "the failure is logged", func() bool { return strings.Contains(logs.String(), "500 Internal Server Error") })
+	if !strings.Contains(logs.String(), "level=WARN") {
+		t.Fatalf("refresh failure not logged as a warning: %s", logs.String())
+	}
+}
+
+// inflightTransport counts requests still inside the real transport.
+type inflightTransport struct {
+	n atomic.Int32
+}
+
+func (tr *inflightTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	tr.n.Add(1)
+	defer tr.n.Add(-1)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestCloseWaitsForAMissTriggeredFetch(t *testing.T) {
+	srv := newJWKSServer(t, newECKey(t, "k"))
+	s := urlSettings(srv.URL)
+	s.MinRefreshInterval = time.Millisecond
+	tr := &inflightTransport{}
+	s.HTTPClient = &http.Client{Transport: tr}
+	v := newValidator(t, s)
+	stall := make(chan struct{})
+	defer close(stall)
+	srv.stall.Store(&stall) // the JWKS host now hangs, like a stalled server
+	header := "Bearer " + sign(t, newECKey(t, "unknown"), claims(nil), nil)
+	time.Sleep(2 * time.Millisecond)
+
+	done := make(chan *Failure)
+	go func() {
+		_, f := v.Validate(context.Background(), header)
+		done <- f
+	}()
+	eventually(t, "the miss-triggered fetch reached the server", func() bool { return srv.hits.Load() == 2 })
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := tr.n.Load(); n != 0 {
+		t.Fatalf("Close returned with %d fetch(es) still in flight", n)
+	}
+	select {
+	case f := <-done:
+		if f == nil || f.Status != http.StatusUnauthorized {
+			t.Fatalf("Failure = %+v, want a 401", f)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Validate still hangs after Close")
+	}
+}

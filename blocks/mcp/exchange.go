@@ -1,0 +1,143 @@
+package mcp
+
+import (
+	"context"
+	"sync"
+)
+
+// exchange is the answer to one Streamable HTTP POST carrying requests. It
+// starts undecided: if every answer is ready before any handler emits a
+// notification or a server→client request, the POST gets plain JSON; the
+// first emission switches it to an SSE stream (§7.2.2: notifications first,
+// then the responses, then the stream ends).
+type exchange struct {
+	q *queue
+
+	mu      sync.Mutex
+	mode    uint8
+	sseOK   bool     // the client accepts text/event-stream
+	pending int      // answers still to come
+	writers int      // emitters pushing outside the lock
+	answers [][]byte // in request order, for JSON mode; nil = withheld
+	early   [][]byte // answers that arrived before the switch, in order
+	decided chan struct{}
+}
+
+const (
+	modeUndecided = iota
+	modeJSON
+	modeSSE
+)
+
+// newExchange expects n answers. jsonOK/sseOK say what the client accepts;
+// a client that takes only SSE gets a stream at once.
+func newExchange(q *queue, n int, jsonOK, sseOK bool) *exchange {
+	e := &exchange{q: q, sseOK: sseOK, pending: n, answers: make([][]byte, n), decided: make(chan struct{})}
+	switch {
+	case !jsonOK:
+		e.mode = modeSSE
+		close(e.decided)
+	case !sseOK:
+		e.mode = modeJSON
+	}
+	if n == 0 {
+		e.finishLocked()
+	}
+	return e
+}
+
+// send implements outlet for the requests of this POST.
+func (e *exchange) send(ctx context.Context, msg []byte, block bool) error {
+	e.mu.Lock()
+	if e.pending == 0 || !e.sseOK {
+		e.mu.Unlock()
+		return ErrNoStream
+	}
+	var flush [][]byte
+	if e.mode == modeUndecided {
+		e.mode, flush, e.early = modeSSE, e.early, nil
+		close(e.decided)
+	}
+	e.writers++
+	e.mu.Unlock()
+	for _, f := range flush {
+		_ = e.q.push(context.WithoutCancel(ctx), "message", f, true)
+	}
+	err := e.q.push(ctx, "message", msg, block)
+	e.mu.Lock()
+	e.writers--
+	if e.pending == 0 && e.writers == 0 {
+		e.q.end()
+	}
+	e.mu.Unlock()
+	return err
+}
+
+// answer records the answer to request i (nil when withheld).
+func (e *exchange) answer(i int, msg []byte) {
+	e.mu.Lock()
+	e.pending--
+	if e.mode != modeSSE {
+		e.answers[i] = msg
+		if msg != nil {
+			e.early = append(e.early, msg)
+		}
+		if e.pending == 0 {
+			e.finishLocked()
+		}
+		e.mu.Unlock()
+		return
+	}
+	e.writers++
+	e.mu.Unlock()
+	if msg != nil {
+		// The response is never dropped for a slow reader, only when the
+		// reader has gone.
+		_ = e.q.push(context.Background(), "message", msg, true)
+	}
+	e.mu.Lock()
+	e.writers--
+	if e.pending == 0 && e.writers == 0 {
+		e.q.end()
+	}
+	e.mu.Unlock()
+}
+
+// finishLocked settles a POST whose answers are all in before any emission.
+func (e *exchange) finishLocked() {
+	if e.mode == modeSSE {
+		if e.writers == 0 {
+			e.q.end()
+		}
+		return
+	}
+	e.mode = modeJSON
+	close(e.decided)
+}
+
+// json returns the JSON body once decided in JSON mode: one response, or an
+// array for a batch; nil when every answer was withheld.
+func (e *exchange) json(batch bool) []byte {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !batch {
+		return e.answers[0]
+	}
+	out := []byte{'['}
+	for _, a := range e.answers {
+		if a != nil {
+			out = append(append(out, a...), ',')
+		}
+	}
+	if len(out) == 1 {
+		return nil
+	}
+	out[len(out)-1] = ']'
+	return out
+}
+
+func (e *exchange) isSSE() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.mode == modeSSE
+}

@@ -1,0 +1,168 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+)
+
+// SessionFeatures are the per-session methods a stateful server can answer
+// out of the box. Apply installs the handlers and declares the matching
+// capabilities together, so a server never claims what it does not serve.
+type SessionFeatures struct {
+	Logging       bool // logging/setLevel + filtering of notifications/message
+	Subscriptions bool // resources/subscribe, resources/unsubscribe
+	Completions   bool // completion/complete, always answered with no values
+}
+
+// Apply fills s.Handlers and s.Capabilities for the enabled features,
+// keeping handlers s already has. Call it before s.Check and the first
+// Handle. Subscriptions need s.Resources.
+func (f SessionFeatures) Apply(s *Server) {
+	add := func(method string, h HandlerFunc) {
+		if s.Handlers == nil {
+			s.Handlers = make(map[string]HandlerFunc, 4)
+		}
+		if s.Handlers[method] == nil {
+			s.Handlers[method] = h
+		}
+	}
+	if f.Logging {
+		add("logging/setLevel", HandleSetLevel)
+		s.Capabilities.Logging = true
+	}
+	if f.Subscriptions && s.Resources != nil {
+		add("resources/subscribe", HandleSubscribe)
+		add("resources/unsubscribe", HandleUnsubscribe)
+		s.Capabilities.ResourcesSubscribe = true
+	}
+	if f.Completions {
+		add("completion/complete", HandleEmptyCompletion)
+		s.Capabilities.Completions = true
+	}
+}
+
+// logLevels are the RFC 5424 levels MCP uses, least severe first.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// maxSubscriptions bounds one session's subscription set.
+const maxSubscriptions = 10000
+
+func sessionOf(rc *RequestContext, method string) (*ServerSession, error) {
+	if rc != nil {
+		if s, ok := rc.Session.(*ServerSession); ok {
+			return s, nil
+		}
+	}
+	return nil, methodNotFound(method) // a stateless server keeps no per-session state
+}
+
+// HandleSetLevel serves logging/setLevel: it stores the level on the session
+// and answers {}; an unknown level is -32602 (mcp-protocol.md §6.1).
+func HandleSetLevel(_ context.Context, req *Request, rc *RequestContext) (any, error) {
+	s, err := sessionOf(rc, req.Method)
+	if err != nil {
+		return nil, err
+	}
+	raw, _ := member(req.Params, "level")
+	level, perr := stringParam(raw, "level", true)
+	if perr != nil {
+		return nil, perr
+	}
+	i := slices.Index(logLevels, level)
+	if i < 0 {
+		return nil, invalidParams("unknown log level %q; use one of debug, info, notice, warning, error, critical, alert, emergency", level)
+	}
+	s.mu.Lock()
+	s.logLevel = i
+	s.mu.Unlock()
+	return nil, nil
+}
+
+// HandleSubscribe serves resources/subscribe: it adds uri to the session's
+// subscriptions (ResourceUpdated then reaches it) and answers {}.
+func HandleSubscribe(_ context.Context, req *Request, rc *RequestContext) (any, error) {
+	s, uri, err := subscription(req, rc)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.subs == nil {
+		s.subs = make(map[string]struct{})
+	}
+	if _, ok := s.subs[uri]; !ok && len(s.subs) >= maxSubscriptions {
+		return nil, invalidParams("too many subscriptions (at most %d per session)", maxSubscriptions)
+	}
+	s.subs[uri] = struct{}{}
+	return nil, nil
+}
+
+// HandleUnsubscribe serves resources/unsubscribe and answers {}, subscribed
+// or not.
+func HandleUnsubscribe(_ context.Context, req *Request, rc *RequestContext) (any, error) {
+	s, uri, err := subscription(req, rc)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	delete(s.subs, uri)
+	s.mu.Unlock()
+	return nil, nil
+}
+
+func subscription(req *Request, rc *RequestContext) (*ServerSession, string, error) {
+	s, err := sessionOf(rc, req.Method)
+	if err != nil {
+		return nil, "", err
+	}
+	raw, _ := member(req.Params, "uri")
+	uri, perr := stringParam(raw, "uri", true)
+	if perr != nil {
+		return nil, "", perr
+	}
+	return s, uri, nil
+}
+
+var emptyCompletion = json.RawMessage(`{"completion":{"values":[],"hasMore":false}}`)
+
+// HandleEmptyCompletion serves completion/complete with no suggestions,
+// after checking the request's shape (ref and argument, -32602 otherwise).
+func HandleEmptyCompletion(_ context.Context, req *Request, _ *RequestContext) (any, error) {
+	ref, ok := member(req.Params, "ref")
+	if !ok || ref[0] != '{' {
+		return nil, invalidParams(`missing "ref" object`)
+	}
+	rawType, _ := member(ref, "type")
+	switch t, _ := unquote(rawType); t {
+	case "ref/prompt", "ref/resource":
+	default:
+		return nil, invalidParams(`"ref.type" must be "ref/prompt" or "ref/resource"`)
+	}
+	arg, ok := member(req.Params, "argument")
+	if !ok || arg[0] != '{' {
+		return nil, invalidParams(`missing "argument" object`)
+	}
+	return emptyCompletion, nil
+}
+
+// wantsLog reports whether a notifications/message passes the session's
+// level; before any logging/setLevel every level passes.
+func (s *ServerSession) wantsLog(params any, msg []byte) bool {
+	s.mu.Lock()
+	floor := s.logLevel
+	s.mu.Unlock()
+	if floor < 0 {
+		return true
+	}
+	var level string
+	if p, ok := params.(logParams); ok {
+		level = p.Level
+	} else {
+		p, _ := member(msg, "params")
+		raw, _ := member(p, "level")
+		level, _ = unquote(raw)
+	}
+	i := slices.Index(logLevels, level)
+	return i < 0 || i >= floor
+}

@@ -1,0 +1,389 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+)
+
+// outlet is where a request's notifications and server→client requests go:
+// the POST's own stream (Streamable HTTP) or the session's single stream
+// (legacy SSE, stdio). block says whether to wait for a slow reader.
+type outlet interface {
+	send(ctx context.Context, msg []byte, block bool) error
+}
+
+// call is one client request in flight: the handle a provider reaches
+// through RequestContext.Notifier (progress, logs, questions to the client)
+// and the entry notifications/cancelled finds in the in-flight table.
+type call struct {
+	s      *ServerSession
+	id     ID
+	method string
+	what   string // summary for the traffic log
+	out    outlet
+	cancel context.CancelFunc
+	// abandoned: the client cancelled it or the session ended, so its answer
+	// is withheld (mcp-protocol.md §6.4: no response after a cancel).
+	abandoned atomic.Bool
+	finished  atomic.Bool
+}
+
+type callKey struct{}
+
+// callOf returns the call of session s that ctx was handed to, or nil.
+func callOf(ctx context.Context, s *ServerSession) *call {
+	c, _ := ctx.Value(callKey{}).(*call)
+	if c == nil || c.s != s || c.finished.Load() {
+		return nil
+	}
+	return c
+}
+
+// track registers a request in the in-flight table and returns its context.
+func (s *ServerSession) track(ctx context.Context, m *Message, out outlet) (*call, context.Context, *Error) {
+	c := &call{s: s, id: m.ID, method: m.Method, out: out}
+	if s.st.observing() {
+		c.what = summarize(m.Method, m.Params)
+	}
+	cctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), callKey{}, c))
+	c.cancel = cancel
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.ended:
+		cancel()
+		return nil, nil, NewError(CodeInternalError, "Internal error: the session has ended")
+	case s.inflight[m.ID] != nil:
+		cancel()
+		return nil, nil, NewError(CodeInvalidRequest, "Invalid Request: request id %s is already in flight", m.ID)
+	case len(s.inflight) >= maxInFlight:
+		cancel()
+		return nil, nil, NewError(-32000, "Server busy: too many requests in flight")
+	}
+	s.inflight[m.ID] = c
+	return c, cctx, nil
+}
+
+// start runs request m in its own goroutine; answer receives the encoded
+// response, or nil when it must be withheld. Requests other than ping are
+// refused until initialize has been answered.
+func (s *ServerSession) start(ctx context.Context, m *Message, rc RequestContext, out outlet, answer func([]byte)) {
+	s.touch()
+	if !allowedBeforeInit(m.Method) && !s.answered() {
+		answer(s.reply(m.ID, m.Method, summarize(m.Method, m.Params), Response{ID: m.ID, Error: errNotInitialized}))
+		return
+	}
+	c, cctx, err := s.track(ctx, m, out)
+	if err != nil {
+		answer(s.reply(m.ID, m.Method, m.Method, Response{ID: m.ID, Error: err}))
+		return
+	}
+	s.calls.Add(1)
+	go func() {
+		defer s.calls.Done()
+		answer(s.run(cctx, c, m, rc))
+	}()
+}
+
+func (s *ServerSession) run(ctx context.Context, c *call, m *Message, rc RequestContext) []byte {
+	rc.Session, rc.Notifier, rc.Version = s, c, s.Version()
+	resp := s.st.srv.Handle(ctx, &m.Request, &rc)
+	c.finished.Store(true)
+	c.cancel()
+	s.mu.Lock()
+	delete(s.inflight, c.id)
+	s.mu.Unlock()
+	s.touch()
+	if c.abandoned.Load() {
+		s.st.observe(s, TrafficEvent{Direction: DirOut, Kind: TrafficCancelled, Method: c.method, ID: c.id,
+			Summary: "no answer to cancelled " + c.what})
+		return nil
+	}
+	return s.reply(c.id, c.method, c.what, resp)
+}
+
+// reply encodes a response and logs it.
+func (s *ServerSession) reply(id ID, method, what string, resp Response) []byte {
+	msg := AppendResponse(make([]byte, 0, 256), resp)
+	s.st.observeAnswer(s, DirOut, method, what, id, resp.Error != nil, msg)
+	return msg
+}
+
+// Notify implements Notifier for the request in flight. After the request
+// is answered, or when nothing can carry it (a JSON-only client), the
+// notification is dropped, as progress for finished requests must be.
+func (c *call) Notify(ctx context.Context, method string, params any) error {
+	if c.finished.Load() || c.abandoned.Load() {
+		return nil
+	}
+	msg, err := EncodeNotification(method, params)
+	if err != nil {
+		return err
+	}
+	if method == "notifications/message" && !c.s.wantsLog(params, msg) {
+		return nil
+	}
+	if err := c.out.send(ctx, msg, true); err != nil {
+		if errors.Is(err, ErrNoStream) {
+			return nil
+		}
+		return err
+	}
+	c.s.observeNotification(method, params, msg)
+	return nil
+}
+
+// Request implements Requester: the question goes on this request's stream.
+func (c *call) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return c.s.request(ctx, c, method, params)
+}
+
+func (s *ServerSession) observeNotification(method string, params any, msg []byte) {
+	if !s.st.observing() {
+		return
+	}
+	p, _ := member(msg, "params")
+	s.st.observe(s, TrafficEvent{Direction: DirOut, Kind: TrafficNotification, Method: method,
+		Summary: summarize(method, p), Message: msg})
+}
+
+// Notify sends a notification to the client. Inside a request (ctx is the
+// one a provider was handed) it goes on that request's stream; otherwise on
+// the session's standalone stream (GET, legacy SSE or stdio), waiting for
+// room while ctx lasts. notifications/message is filtered by the session's
+// log level. ErrNoStream when nothing can carry it.
+func (s *ServerSession) Notify(ctx context.Context, method string, params any) error {
+	if c := callOf(ctx, s); c != nil {
+		return c.Notify(ctx, method, params)
+	}
+	msg, err := EncodeNotification(method, params)
+	if err != nil {
+		return err
+	}
+	if method == "notifications/message" && !s.wantsLog(params, msg) {
+		return nil
+	}
+	if err := s.sendStandalone(ctx, msg, true); err != nil {
+		return err
+	}
+	s.observeNotification(method, params, msg)
+	return nil
+}
+
+// sendStandalone puts msg on the session's standalone stream. Only logging
+// may precede the initialize answer (pitfall 21).
+func (s *ServerSession) sendStandalone(ctx context.Context, msg []byte, block bool) error {
+	s.mu.Lock()
+	q, ready := s.stream, s.initState == initAnswered
+	s.mu.Unlock()
+	if q == nil || !ready {
+		return ErrNoStream
+	}
+	return q.push(ctx, "message", msg, block)
+}
+
+// broadcast offers a server-initiated notification without waiting: a full
+// or missing stream drops it rather than stall the sender.
+func (s *ServerSession) broadcast(msg []byte) {
+	if s.sendStandalone(context.Background(), msg, false) != nil {
+		return
+	}
+	if s.st.observing() {
+		method, _ := member(msg, "method")
+		m, _ := unquote(method)
+		p, _ := member(msg, "params")
+		s.st.observe(s, TrafficEvent{Direction: DirOut, Kind: TrafficNotification, Method: m,
+			Summary: summarize(m, p), Message: msg})
+	}
+}
+
+// sessionOutlet sends on the session's single stream (legacy SSE, stdio).
+type sessionOutlet struct{ s *ServerSession }
+
+func (o sessionOutlet) send(ctx context.Context, msg []byte, block bool) error {
+	o.s.mu.Lock()
+	q := o.s.stream
+	o.s.mu.Unlock()
+	if q == nil {
+		return ErrNoStream
+	}
+	return q.push(ctx, "message", msg, block)
+}
+
+// pendingRequest is a server→client request waiting for its answer.
+type pendingRequest struct {
+	method string
+	ch     chan *Message // cap 1
+}
+
+// askCapability maps a server→client request to the client capability it
+// needs (mcp-protocol.md §2.4).
+var askCapability = map[string]string{
+	"sampling/createMessage": "sampling",
+	"elicitation/create":     "elicitation",
+	"roots/list":             "roots",
+}
+
+// Request asks the client: it sends a server→client request (e.g.
+// elicitation/create, sampling/createMessage) and waits for the answer. Inside
+// a request (ctx is the one a provider was handed) it goes on that request's
+// stream, otherwise on the standalone stream. The answer's error comes back as
+// an *Error. It fails at once with ErrClientCapability when the client did not
+// declare the capability the method needs; when ctx ends the request is
+// abandoned and the client told so.
+func (s *ServerSession) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return s.request(ctx, callOf(ctx, s), method, params)
+}
+
+func (s *ServerSession) request(ctx context.Context, c *call, method string, params any) (json.RawMessage, error) {
+	var raw []byte
+	if params != nil {
+		var err error
+		if raw, err = json.Marshal(params); err != nil {
+			return nil, fmt.Errorf("encode %s params: %w", method, err)
+		}
+	}
+	if err := s.canAsk(method, raw); err != nil {
+		return nil, err
+	}
+	id, p, err := s.expect(method)
+	if err != nil {
+		return nil, err
+	}
+	// The question rides on the request's own stream while it is open.
+	send := func(msg []byte, block bool) error {
+		if c != nil && !c.finished.Load() {
+			return c.out.send(ctx, msg, block)
+		}
+		return s.sendStandalone(ctx, msg, block)
+	}
+	msg := AppendRequest(nil, id, method, raw)
+	if err := send(msg, true); err != nil {
+		s.forget(id)
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	s.st.observe(s, TrafficEvent{Direction: DirOut, Kind: TrafficRequest, Method: method, ID: id,
+		Summary: method, Message: msg})
+	select {
+	case ans := <-p.ch:
+		if ans.Error != nil {
+			return nil, ans.Error
+		}
+		return ans.Result, nil
+	case <-ctx.Done():
+		s.forget(id)
+		cancelled, _ := EncodeNotification("notifications/cancelled", map[string]any{
+			"requestId": id, "reason": "the server stopped waiting"})
+		_ = send(cancelled, false)
+		return nil, ctx.Err()
+	case <-s.ctx.Done():
+		return nil, ErrSessionEnded
+	}
+}
+
+// expect allocates the id of a server→client request and its entry in the
+// pending table.
+func (s *ServerSession) expect(method string) (ID, *pendingRequest, error) {
+	p := &pendingRequest{method: method, ch: make(chan *Message, 1)}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return ID{}, nil, ErrSessionEnded
+	}
+	s.nextReq++
+	id := IntID(s.nextReq)
+	s.pending[id] = p
+	return id, p, nil
+}
+
+func (s *ServerSession) forget(id ID) {
+	s.mu.Lock()
+	delete(s.pending, id)
+	s.mu.Unlock()
+}
+
+// canAsk refuses a server→client request the client did not declare it can
+// take; elicitation modes follow 2025-11-25 (an empty object is form only).
+func (s *ServerSession) canAsk(method string, params []byte) error {
+	name, ok := askCapability[method]
+	if !ok {
+		return nil
+	}
+	caps, ok := member(s.ClientCapabilities(), name)
+	if !ok {
+		return fmt.Errorf("%s: %w %q", method, ErrClientCapability, name)
+	}
+	if method != "elicitation/create" {
+		return nil
+	}
+	mode := "form"
+	if v, ok := member(params, "mode"); ok {
+		mode, _ = unquote(v)
+	}
+	_, declared := member(caps, mode)
+	if declared || (mode == "form" && !hasAnyMember(caps)) {
+		return nil
+	}
+	return fmt.Errorf("%s: %w %q (mode %s)", method, ErrClientCapability, name, mode)
+}
+
+func hasAnyMember(obj []byte) bool {
+	found := false
+	eachMember(obj, func(_, _ []byte) bool { found = true; return false })
+	return found
+}
+
+// complete hands a client's response to the request waiting for it; an
+// answer to nothing pending (late, or after a cancel) is dropped.
+func (s *ServerSession) complete(m *Message) {
+	s.mu.Lock()
+	p := s.pending[m.ID]
+	delete(s.pending, m.ID)
+	s.mu.Unlock()
+	what := "unknown request"
+	if p != nil {
+		what = p.method
+	}
+	s.st.observeAnswer(s, DirIn, what, what, m.ID, m.Error != nil, s.rawIfObserved(m))
+	if p != nil {
+		p.ch <- m
+	}
+}
+
+func (s *ServerSession) rawIfObserved(m *Message) []byte {
+	if !s.st.observing() {
+		return nil
+	}
+	return rawMessage(m)
+}
+
+// Requester is implemented by what can ask the client (a stateful request's
+// Notifier, a ServerSession).
+type Requester interface {
+	Request(ctx context.Context, method string, params any) (json.RawMessage, error)
+}
+
+// Request asks the client of this request a question (elicitation, sampling,
+// roots) and waits for its answer; see ServerSession.Request. A stateless
+// server cannot ask: ErrNoStream.
+func (rc *RequestContext) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	if rc != nil {
+		if r, ok := rc.Notifier.(Requester); ok {
+			return r.Request(ctx, method, params)
+		}
+		if r, ok := rc.Session.(Requester); ok {
+			return r.Request(ctx, method, params)
+		}
+	}
+	return nil, fmt.Errorf("%s: %w", method, ErrNoStream)
+}
+
+var (
+	_ Notifier  = (*call)(nil)
+	_ Requester = (*call)(nil)
+	_ Requester = (*ServerSession)(nil)
+	_ Session   = (*ServerSession)(nil)
+)

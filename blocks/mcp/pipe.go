@@ -1,0 +1,105 @@
+package mcp
+
+import (
+	"context"
+	"sync"
+)
+
+// This file dispatches for the transports where a session has one outbound
+// stream for everything (legacy HTTP+SSE and stdio): answers, notifications
+// and server→client requests all go to the session's queue, in the order
+// they are produced.
+
+// push sends msg on the session's stream, waiting for a slow reader; it is
+// dropped only once the reader or the session is gone.
+func (s *ServerSession) push(msg []byte) {
+	_ = sessionOutlet{s}.send(context.Background(), msg, true)
+}
+
+// deliver handles one stdio line or legacy SSE POST body. raw is the body
+// for the traffic log.
+func (s *ServerSession) deliver(ctx context.Context, msgs []Message, batch bool, rc RequestContext, raw []byte) {
+	if !batch {
+		s.st.observeMessage(s, DirIn, &msgs[0], raw)
+		s.deliverOne(ctx, &msgs[0], rc, s.push)
+		return
+	}
+	if !s.batchOK() {
+		s.push(AppendError(nil, ID{}, NewError(CodeInvalidRequest,
+			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", s.Version())))
+		return
+	}
+	b := &batchAnswer{s: s}
+	for i := range msgs {
+		m := &msgs[i]
+		s.st.observeMessage(s, DirIn, m, s.rawIfObserved(m))
+		if m.Kind == KindRequest || m.Kind == KindInvalid {
+			b.answers = append(b.answers, nil)
+		}
+	}
+	b.left = len(b.answers) + 1 // +1 until every request has started
+	slot := 0
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Kind != KindRequest && m.Kind != KindInvalid {
+			s.receive(ctx, m, rc)
+			continue
+		}
+		i := slot
+		slot++
+		if isInitialize(m) {
+			b.set(i, s.reply(m.ID, m.Method, m.Method, Response{ID: m.ID, Error: NewError(CodeInvalidRequest,
+				"Invalid Request: initialize must not be part of a batch")}))
+			continue
+		}
+		s.deliverOne(ctx, m, rc, func(msg []byte) { b.set(i, msg) })
+	}
+	b.set(-1, nil)
+}
+
+// deliverOne answers one message through answer. initialize runs inline, so
+// a request read after it already finds the session initialized.
+func (s *ServerSession) deliverOne(ctx context.Context, m *Message, rc RequestContext, answer func([]byte)) {
+	switch {
+	case m.Kind == KindInvalid:
+		answer(AppendError(nil, m.ID, m.Error))
+	case isInitialize(m):
+		answer(s.reply(m.ID, m.Method, m.Method, s.initialize(ctx, m, rc)))
+	case m.Kind == KindRequest:
+		s.start(ctx, m, rc, sessionOutlet{s}, answer)
+	default:
+		s.receive(ctx, m, rc)
+	}
+}
+
+// batchAnswer gathers the answers of a 2025-03-26 batch into one array,
+// sent when the last request is done (nothing when all were withheld).
+type batchAnswer struct {
+	s       *ServerSession
+	mu      sync.Mutex
+	answers [][]byte
+	left    int
+}
+
+func (b *batchAnswer) set(i int, msg []byte) {
+	b.mu.Lock()
+	if i >= 0 {
+		b.answers[i] = msg
+	}
+	b.left--
+	last := b.left == 0
+	b.mu.Unlock()
+	if !last {
+		return
+	}
+	out := []byte{'['}
+	for _, a := range b.answers {
+		if a != nil {
+			out = append(append(out, a...), ',')
+		}
+	}
+	if len(out) > 1 {
+		out[len(out)-1] = ']'
+		b.s.push(out)
+	}
+}

@@ -1,0 +1,339 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// maxInFlight bounds the requests one session may have running at once, so a
+// client cannot pile up goroutines without limit.
+const maxInFlight = 1024
+
+// ServerSession is the state kept per client of a stateful server
+// (DESIGN.md "mcp.Session"): id, negotiated version, client capabilities,
+// log level, subscriptions, the in-flight table for cancellation and the
+// pending server→client requests. Providers find it in RequestContext.Session.
+type ServerSession struct {
+	st        *Stateful
+	id        string
+	transport Transport
+	ctx       context.Context // ends with the session
+	cancel    context.CancelFunc
+	calls     sync.WaitGroup
+	last      atomic.Int64 // unix nanos of the last traffic
+	timer     *time.Timer  // idle expiry (Streamable HTTP only)
+
+	mu          sync.Mutex
+	ended       bool
+	initState   uint8 // 0 none, 1 initializing, 2 answered
+	initialized bool  // notifications/initialized received
+	version     string
+	clientInfo  Implementation
+	clientCaps  json.RawMessage
+	logLevel    int // -1: not set, send every level
+	subs        map[string]struct{}
+	inflight    map[ID]*call
+	pending     map[ID]*pendingRequest
+	nextReq     int64
+	nextStream  int
+	stream      *queue // standalone (GET) stream, legacy SSE stream or stdio outbox
+}
+
+const (
+	initNone = iota
+	initRunning
+	initAnswered
+)
+
+func newSessionID() string { return rand.Text() }
+
+// newSession makes a session that is not yet registered.
+func (st *Stateful) newSession(t Transport) *ServerSession {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &ServerSession{
+		st: st, id: newSessionID(), transport: t, ctx: ctx, cancel: cancel, logLevel: -1,
+		inflight: make(map[ID]*call), pending: make(map[ID]*pendingRequest),
+	}
+	s.touch()
+	return s
+}
+
+// register adds s to the live sessions unless the server is closed or full.
+func (st *Stateful) register(s *ServerSession) error {
+	st.mu.Lock()
+	switch {
+	case st.closed:
+		st.mu.Unlock()
+		return ErrClosed
+	case len(st.sessions) >= st.opts.MaxSessions:
+		st.mu.Unlock()
+		return errBusy
+	}
+	st.sessions[s.id] = s
+	st.mu.Unlock()
+	if s.transport == TransportStreamable {
+		s.timer = time.AfterFunc(st.opts.IdleTimeout, s.checkIdle)
+	}
+	st.observe(s, TrafficEvent{Kind: TrafficSessionOpened, Summary: "session opened (" + string(s.transport) + ")"})
+	return nil
+}
+
+// full reports whether a new session would be refused.
+func (st *Stateful) full() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.closed || len(st.sessions) >= st.opts.MaxSessions
+}
+
+// lookup returns the live session id of transport t, or nil: an id issued on
+// one transport is never accepted on another.
+func (st *Stateful) lookup(id string, t Transport) *ServerSession {
+	st.mu.Lock()
+	s := st.sessions[id]
+	st.mu.Unlock()
+	if s == nil || s.transport != t {
+		return nil
+	}
+	return s
+}
+
+// ID implements Session.
+func (s *ServerSession) ID() string { return s.id }
+
+// Transport returns the transport the session arrived on.
+func (s *ServerSession) Transport() Transport { return s.transport }
+
+// Version returns the negotiated protocol revision, "" before initialize.
+func (s *ServerSession) Version() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version
+}
+
+// ClientInfo returns the clientInfo the client sent in initialize.
+func (s *ServerSession) ClientInfo() Implementation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clientInfo
+}
+
+// ClientCapabilities returns the capabilities object the client sent in
+// initialize verbatim ({} when it sent none).
+func (s *ServerSession) ClientCapabilities() json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.clientCaps) == 0 {
+		return emptyObject
+	}
+	return s.clientCaps
+}
+
+// HasClientCapability reports whether the client declared the top-level
+// capability name ("sampling", "elicitation", "roots", ...).
+func (s *ServerSession) HasClientCapability(name string) bool {
+	_, ok := member(s.ClientCapabilities(), name)
+	return ok
+}
+
+// LogLevel returns the level set by logging/setLevel, "" when none was set.
+func (s *ServerSession) LogLevel() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.logLevel < 0 {
+		return ""
+	}
+	return logLevels[s.logLevel]
+}
+
+// Subscribed reports whether the session subscribed to uri.
+func (s *ServerSession) Subscribed(uri string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.subs[uri]
+	return ok
+}
+
+// Done is closed when the session ends.
+func (s *ServerSession) Done() <-chan struct{} { return s.ctx.Done() }
+
+// Close ends the session as Stateful.Close would.
+func (s *ServerSession) Close() { s.end(EndClosed) }
+
+// member returns the value of key in a JSON object; null counts as absent.
+func member(obj []byte, key string) ([]byte, bool) {
+	var val []byte
+	eachMember(obj, func(k, v []byte) bool {
+		if string(keyText(k)) != key {
+			return true
+		}
+		val = v
+		return false
+	})
+	return val, val != nil && !isNull(val)
+}
+
+func (s *ServerSession) touch() { s.last.Store(time.Now().UnixNano()) }
+
+// checkIdle runs when the idle timer fires: a session with an open stream or
+// a request in flight is busy, not idle.
+func (s *ServerSession) checkIdle() {
+	idle := s.st.opts.IdleTimeout
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return
+	}
+	busy := len(s.inflight) > 0 || (s.stream != nil && !s.stream.isClosed())
+	s.mu.Unlock()
+	wait := idle - time.Duration(time.Now().UnixNano()-s.last.Load())
+	if busy || wait > 0 {
+		s.timer.Reset(max(wait, idle/4, time.Millisecond))
+		return
+	}
+	s.end(EndExpired)
+}
+
+// end finishes the session once: it leaves the registry, cancels every
+// request in flight and every pending server→client request, and lets its
+// stream drain and end.
+func (s *ServerSession) end(why EndReason) {
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return
+	}
+	s.ended = true
+	q := s.stream
+	// track refuses new calls from now on, so this is every call there is.
+	for _, c := range s.inflight {
+		c.abandoned.Store(true)
+		c.cancel()
+	}
+	s.mu.Unlock()
+	st := s.st
+	st.mu.Lock()
+	if st.sessions[s.id] == s {
+		delete(st.sessions, s.id)
+	}
+	st.mu.Unlock()
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	s.cancel()
+	if q != nil {
+		q.end()
+	}
+	st.observe(s, TrafficEvent{Kind: TrafficSessionClosed, Summary: "session closed (" + string(why) + ")", Reason: why})
+}
+
+// begin records the start of initialize; a second one is refused (-32600,
+// as the TypeScript SDK does for a second initialize on a session).
+func (s *ServerSession) begin() *Error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.initState != initNone {
+		return NewError(CodeInvalidRequest, "Invalid Request: the session is already initialized")
+	}
+	s.initState = initRunning
+	return nil
+}
+
+// initialize answers an initialize request and, when it succeeds, records
+// the negotiated version and what the client said about itself.
+func (s *ServerSession) initialize(ctx context.Context, m *Message, rc RequestContext) Response {
+	if err := s.begin(); err != nil {
+		return Response{ID: m.ID, Error: err}
+	}
+	rc.Session = s
+	resp := s.st.srv.Handle(ctx, &m.Request, &rc)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if resp.Error != nil {
+		s.initState = initNone
+		return resp
+	}
+	var p struct {
+		Capabilities json.RawMessage `json:"capabilities"`
+		ClientInfo   Implementation  `json:"clientInfo"`
+	}
+	// Lenient: a malformed clientInfo must not fail the handshake.
+	_ = json.Unmarshal(m.Params, &p)
+	if len(p.Capabilities) > 0 && p.Capabilities[0] == '{' {
+		s.clientCaps = p.Capabilities
+	}
+	s.clientInfo = p.ClientInfo
+	s.version, s.initState = rc.Version, initAnswered
+	return resp
+}
+
+// answered reports whether initialize has been answered: the gate for every
+// other request (mcp-protocol.md §2.1 and pitfall 3 — not the client's
+// notifications/initialized, which races the first request over HTTP).
+func (s *ServerSession) answered() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.initState == initAnswered
+}
+
+// batchOK reports whether the session may send a JSON array.
+func (s *ServerSession) batchOK() bool {
+	return s.st.opts.AllowBatch && s.Version() == Version20250326
+}
+
+// allowedBeforeInit are the requests served before initialize is answered.
+func allowedBeforeInit(method string) bool { return method == "initialize" || method == "ping" }
+
+var errNotInitialized = NewError(CodeInvalidRequest, "Invalid Request: the session is not initialized; send initialize first")
+
+// receive handles a client notification or response; it never answers.
+func (s *ServerSession) receive(ctx context.Context, m *Message, rc RequestContext) {
+	s.touch()
+	if m.Kind == KindResponse {
+		s.complete(m)
+		return
+	}
+	switch m.Method {
+	case "notifications/cancelled":
+		if raw, ok := member(m.Params, "requestId"); ok {
+			if id, err := parseID(raw); err == nil {
+				s.cancelCall(id)
+			}
+		}
+	case "notifications/initialized":
+		s.mu.Lock()
+		s.initialized = true
+		s.mu.Unlock()
+	}
+	rc.Session = s
+	s.st.srv.Handle(ctx, &m.Request, &rc)
+}
+
+// cancelCall cancels the request id in flight; unknown or finished ids are
+// ignored, as races are normal (mcp-protocol.md §6.4).
+func (s *ServerSession) cancelCall(id ID) {
+	s.mu.Lock()
+	c := s.inflight[id]
+	s.mu.Unlock()
+	if c != nil {
+		c.abandoned.Store(true)
+		c.cancel()
+	}
+}
+
+// streamPrefix returns a fresh event-id prefix: ids encode their stream, so
+// they are unique across the session's streams (§7.2.6).
+func (s *ServerSession) streamPrefix() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextStream++
+	return strconv.Itoa(s.nextStream) + "-"
+}
+
+// primes reports whether streams of this session start with a priming event:
+// only 2025-11-25 clients expect one (pitfall 14).
+func (s *ServerSession) primes() bool { return s.Version() >= Version20251125 }

@@ -1,0 +1,410 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestAnswerBecomesAStreamWhenTheHandlerEmits(t *testing.T) {
+	leakCheck(t)
+	s, _ := newStatefulServer(t)
+	f := newFront(t, NewStateful(s, StatefulOptions{}))
+	const call = `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"progress","_meta":{"progressToken":"tok"}}}`
+	tests := []struct {
+		name    string
+		version string
+		priming bool
+	}{
+		{"a 2025-11-25 session gets a priming event with a retry hint first", Version20251125, true},
+		{"a 2025-06-18 session gets no priming event", Version20250618, false},
+		{"a 2025-03-26 session gets no priming event", Version20250326, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := f.open(t, tt.version, "{}")
+			resp := c.post(t, call)
+			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+				t.Fatalf("got %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+			}
+			var got []string
+			ids := map[string]bool{}
+			for ev := range events(resp.Body) {
+				if ids[ev.id] {
+					t.Fatalf("event id %q repeated", ev.id)
+				}
+				ids[ev.id] = true
+				if ev.data == "" {
+					got = append(got, fmt.Sprintf("priming id=%v retry=%d", ev.id != "", ev.retry))
+					continue
+				}
+				got = append(got, ev.data)
+			}
+			want := []string{
+				`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok","progress":1,"total":3,"message":"step 1"}}`,
+				`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok","progress":2,"total":3,"message":"step 2"}}`,
+				`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok","progress":3,"total":3,"message":"step 3"}}`,
+				`{"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"progressed"}]}}`,
+			}
+			if tt.priming {
+				want = append([]string{"priming id=true retry=1000"}, want...)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+func TestStandaloneStream(t *testing.T) {
+	leakCheck(t)
+	s, _ := newStatefulServer(t)
+	st := NewStateful(s, StatefulOptions{})
+	f := newFront(t, st)
+	a, b := f.open(t, Version20251125, "{}"), f.open(t, Version20250618, "{}")
+	sa, sb := a.stream(t), b.stream(t)
+	if ev := within(t, sa); ev.data != "" || ev.id == "" || ev.retry != primingRetry {
+		t.Fatalf("2025-11-25 stream opened with %+v, want a priming event", ev)
+	}
+	const toolsChanged = `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`
+	t.Run("list_changed reaches every session once", func(t *testing.T) {
+		st.ListChanged("tools")
+		if ev := within(t, sa); ev.data != toolsChanged {
+			t.Fatalf("a got %+v", ev)
+		}
+		if ev := within(t, sb); ev.data != toolsChanged {
+			t.Fatalf("b got %+v", ev)
+		}
+		quiet(t, sa)
+	})
+	t.Run("an undeclared list_changed is not sent", func(t *testing.T) {
+		st.ListChanged("prompts")
+		st.ListChanged("bogus")
+		quiet(t, sb)
+	})
+	t.Run("resources/updated reaches only the subscribed session", func(t *testing.T) {
+		if status, body := b.call(t, `{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"docs://readme"}}`); status != 200 {
+			t.Fatalf("subscribe: %d %s", status, body)
+		}
+		st.ResourceUpdated("docs://other")
+		st.ResourceUpdated("docs://readme")
+		if ev := within(t, sb); ev.data != `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"docs://readme"}}` {
+			t.Fatalf("b got %+v", ev)
+		}
+		quiet(t, sa)
+		b.call(t, `{"jsonrpc":"2.0","id":2,"method":"resources/unsubscribe","params":{"uri":"docs://readme"}}`)
+		st.ResourceUpdated("docs://readme")
+		quiet(t, sb)
+	})
+	t.Run("a session log message outside a request goes to the GET stream", func(t *testing.T) {
+		sess := st.Session(a.id)
+		if err := sess.Notify(context.Background(), "notifications/message", map[string]any{"level": "info", "data": "hi"}); err != nil {
+			t.Fatal(err)
+		}
+		if ev := within(t, sa); ev.data != `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"hi","level":"info"}}` {
+			t.Fatalf("a got %+v", ev)
+		}
+	})
+	t.Run("a closed GET stream can be opened again", func(t *testing.T) {
+		c := f.open(t, Version20250618, "{}")
+		resp := f.do(t, "GET", "/mcp", "", "Accept", "text/event-stream", HeaderSessionID, c.id)
+		resp.Body.Close()
+		waitFor(t, "the stream to close", func() bool {
+			r := f.do(t, "GET", "/mcp", "", "Accept", "text/event-stream", HeaderSessionID, c.id)
+			defer r.Body.Close()
+			return r.StatusCode == 200
+		})
+	})
+	t.Run("a session without a GET stream misses broadcasts without blocking", func(t *testing.T) {
+		f.open(t, Version20251125, "{}")
+		done := make(chan struct{})
+		go func() { st.ListChanged("resources"); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("ListChanged blocked")
+		}
+	})
+}
+
+func TestCancellation(t *testing.T) {
+	leakCheck(t)
+	s, tools := newStatefulServer(t)
+	log := &trafficLog{}
+	f := newFront(t, NewStateful(s, StatefulOptions{Observer: log.add}))
+	c := f.open(t, Version20251125, "{}")
+	answer := make(chan *http.Response, 1)
+	go func() {
+		answer <- c.post(t, `{"jsonrpc":"2.0","id":"b1","method":"tools/call","params":{"name":"block"}}`)
+	}()
+	if id := <-tools.started; id.String() != `"b1"` {
+		t.Fatalf("started %s", id)
+	}
+	t.Run("an unknown request id is ignored", func(t *testing.T) {
+		if status, _ := c.call(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"zz"}}`); status != 202 {
+			t.Fatalf("status %d", status)
+		}
+	})
+	t.Run("the cancelled request's context ends", func(t *testing.T) {
+		if status, _ := c.call(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"b1","reason":"user"}}`); status != 202 {
+			t.Fatalf("status %d", status)
+		}
+		select {
+		case <-tools.cancelled:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the handler was not cancelled")
+		}
+	})
+	t.Run("no response is sent for it", func(t *testing.T) {
+		resp := <-answer
+		if body := readAll(t, resp); resp.StatusCode != 202 || body != "" {
+			t.Fatalf("got %d %q", resp.StatusCode, body)
+		}
+		waitFor(t, "the traffic log", func() bool {
+			return slices.Contains(log.summaries(), `out no answer to cancelled tools/call block`)
+		})
+		if slices.ContainsFunc(log.summaries(), func(s string) bool { return strings.Contains(s, "result of tools/call block") }) {
+			t.Fatalf("a result was logged: %q", log.summaries())
+		}
+	})
+	t.Run("ending the session cancels what is in flight", func(t *testing.T) {
+		go func() {
+			answer <- c.post(t, `{"jsonrpc":"2.0","id":"b2","method":"tools/call","params":{"name":"block"}}`)
+		}()
+		<-tools.started
+		readAll(t, f.do(t, "DELETE", "/mcp", "", HeaderSessionID, c.id))
+		select {
+		case <-tools.cancelled:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the handler was not cancelled")
+		}
+		readAll(t, <-answer)
+	})
+}
+
+func TestElicitationRoundTrip(t *testing.T) {
+	leakCheck(t)
+	s, tools := newStatefulServer(t)
+	tools.asked = make(chan error, 1)
+	f := newFront(t, NewStateful(s, StatefulOptions{}))
+	const call = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"elicit"}}`
+	t.Run("the question goes on the call's stream and the answer comes back by POST", func(t *testing.T) {
+		c := f.open(t, Version20250618, `{"elicitation":{}}`)
+		resp := c.post(t, call)
+		evs := events(resp.Body)
+		ev := within(t, evs)
+		want := `{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"Who are you?","requestedSchema":{"properties":{"name":{"type":"string"}},"type":"object"}}}`
+		if ev.data != want {
+			t.Fatalf("got %s\nwant %s", ev.data, want)
+		}
+		if status, body := c.call(t, `{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"name":"Ana"}}}`); status != 202 {
+			t.Fatalf("answer: %d %s", status, body)
+		}
+		if err := <-tools.asked; err != nil {
+			t.Fatal(err)
+		}
+		ev = within(t, evs)
+		if ev.data != `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"answer: {\"action\":\"accept\",\"content\":{\"name\":\"Ana\"}}"}]}}` {
+			t.Fatalf("result %s", ev.data)
+		}
+		ended(t, evs)
+	})
+	t.Run("an error answer reaches the provider", func(t *testing.T) {
+		c := f.open(t, Version20250618, `{"elicitation":{}}`)
+		evs := events(c.post(t, call).Body)
+		within(t, evs)
+		c.call(t, `{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"user declined"}}`)
+		if err := <-tools.asked; err == nil || !strings.Contains(err.Error(), "user declined") {
+			t.Fatalf("err = %v", err)
+		}
+		within(t, evs)
+		ended(t, evs)
+	})
+	t.Run("a client without the capability is not asked", func(t *testing.T) {
+		c := f.open(t, Version20250618, `{"sampling":{}}`)
+		status, body := c.call(t, call)
+		if err := <-tools.asked; !errors.Is(err, ErrClientCapability) {
+			t.Fatalf("err = %v", err)
+		}
+		if status != 200 || !strings.Contains(body, `"isError":true`) {
+			t.Fatalf("got %d %s", status, body)
+		}
+	})
+	t.Run("URL mode needs the url capability", func(t *testing.T) {
+		st := NewStateful(s, StatefulOptions{})
+		defer st.Close()
+		sess := st.newSession(TransportStdio)
+		sess.clientCaps = []byte(`{"elicitation":{"form":{}}}`)
+		_, err := sess.Request(context.Background(), "elicitation/create", map[string]any{"mode": "url"})
+		if !errors.Is(err, ErrClientCapability) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("a provider that stops waiting tells the client", func(t *testing.T) {
+		st := NewStateful(s, StatefulOptions{})
+		f := newFront(t, st)
+		c := f.open(t, Version20250618, `{"roots":{}}`)
+		evs := c.stream(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := st.Session(c.id).Request(ctx, "roots/list", nil)
+			done <- err
+		}()
+		if ev := within(t, evs); ev.data != `{"jsonrpc":"2.0","id":1,"method":"roots/list"}` {
+			t.Fatalf("got %s", ev.data)
+		}
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v", err)
+		}
+		if ev := within(t, evs); !strings.Contains(ev.data, `"method":"notifications/cancelled","params":{"reason":"the server stopped waiting","requestId":1}`) {
+			t.Fatalf("got %s", ev.data)
+		}
+	})
+}
+
+func TestLogLevelFiltersMessages(t *testing.T) {
+	leakCheck(t)
+	s, _ := newStatefulServer(t)
+	f := newFront(t, NewStateful(s, StatefulOptions{}))
+	const call = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"log"}}`
+	tests := []struct {
+		name  string
+		level string // "" = never set
+		want  []string
+	}{
+		{"before any setLevel every level is sent", "", []string{"debug", "info", "warning", "error"}},
+		{"warning keeps warning and above", "warning", []string{"warning", "error"}},
+		{"debug keeps everything", "debug", []string{"debug", "info", "warning", "error"}},
+		{"emergency keeps nothing and the answer is plain JSON", "emergency", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := f.open(t, Version20250618, "{}")
+			if tt.level != "" {
+				c.call(t, `{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"`+tt.level+`"}}`)
+			}
+			resp := c.post(t, call)
+			if tt.want == nil {
+				if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+					t.Fatalf("Content-Type %q", ct)
+				}
+				readAll(t, resp)
+				return
+			}
+			var got []string
+			for ev := range events(resp.Body) {
+				if strings.Contains(ev.data, "notifications/message") {
+					_, after, _ := strings.Cut(ev.data, `"level":"`)
+					got = append(got, after[:strings.IndexByte(after, '"')])
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("levels %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSessionExpiry(t *testing.T) {
+	leakCheck(t)
+	s, _ := newStatefulServer(t)
+	log := &trafficLog{}
+	f := newFront(t, NewStateful(s, StatefulOptions{IdleTimeout: 60 * time.Millisecond, Observer: log.add}))
+	idle, streaming := f.open(t, Version20251125, "{}"), f.open(t, Version20251125, "{}")
+	evs := streaming.stream(t)
+	time.Sleep(250 * time.Millisecond)
+	t.Run("an idle session expires and is 404", func(t *testing.T) {
+		if status, _ := idle.call(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); status != 404 {
+			t.Fatalf("status %d", status)
+		}
+		if !slices.Contains(log.summaries(), " session closed (expired)") {
+			t.Fatalf("log %q", log.summaries())
+		}
+	})
+	t.Run("a session with an open stream stays", func(t *testing.T) {
+		if status, _ := streaming.call(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); status != 200 {
+			t.Fatalf("status %d", status)
+		}
+		within(t, evs) // the priming event
+	})
+}
+
+func TestCloseEndsEverything(t *testing.T) {
+	leakCheck(t)
+	s, tools := newStatefulServer(t)
+	st := NewStateful(s, StatefulOptions{})
+	f := newFront(t, st)
+	c := f.open(t, Version20250618, "{}")
+	evs := c.stream(t)
+	answer := make(chan *http.Response, 1)
+	go func() {
+		answer <- c.post(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block"}}`)
+	}()
+	<-tools.started
+	st.Close()
+	t.Run("requests in flight are cancelled", func(t *testing.T) {
+		<-tools.cancelled
+		readAll(t, <-answer)
+	})
+	t.Run("open streams end", func(t *testing.T) { ended(t, evs) })
+	t.Run("the session is gone", func(t *testing.T) {
+		if status, _ := c.call(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); status != 404 {
+			t.Fatalf("status %d", status)
+		}
+	})
+	t.Run("new sessions are refused with 503", func(t *testing.T) {
+		resp := f.do(t, "POST", "/mcp", fmt.Sprintf(initBody, "2025-11-25", "{}"))
+		if body := readAll(t, resp); resp.StatusCode != 503 || !strings.Contains(body, "shutting down") {
+			t.Fatalf("got %d %s", resp.StatusCode, body)
+		}
+	})
+}
+
+func TestTrafficLog(t *testing.T) {
+	leakCheck(t)
+	s, _ := newStatefulServer(t)
+	log := &trafficLog{}
+	st := NewStateful(s, StatefulOptions{Observer: log.add})
+	f := newFront(t, st)
+	c := f.open(t, Version20250618, "{}")
+	c.call(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"city":"Oslo"}}}`)
+	c.call(t, `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"docs://nope"}}`)
+	c.call(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"progress","_meta":{"progressToken":1}}}`)
+	readAll(t, f.do(t, "DELETE", "/mcp", "", HeaderSessionID, c.id))
+	want := []string{
+		" session opened (streamable-http)",
+		"in initialize",
+		"out result of initialize",
+		"in notifications/initialized",
+		"in tools/call weather",
+		"out result of tools/call weather",
+		"in resources/read docs://nope",
+		"out error of resources/read docs://nope",
+		"in tools/call progress",
+		"out notifications/progress",
+		"out notifications/progress",
+		"out notifications/progress",
+		"out result of tools/call progress",
+		" session closed (deleted)",
+	}
+	if got := log.summaries(); !slices.Equal(got, want) {
+		t.Fatalf("log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	for _, ev := range log.evs {
+		if ev.Session != c.id || ev.Transport != TransportStreamable || ev.Time.IsZero() {
+			t.Fatalf("event %+v", ev)
+		}
+		if ev.Kind != TrafficSessionOpened && ev.Kind != TrafficSessionClosed && len(ev.Message) == 0 {
+			t.Fatalf("event without its message: %+v", ev)
+		}
+	}
+}

@@ -1,0 +1,300 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+)
+
+var (
+	sseContentType = []string{"text/event-stream"}[:1:1]
+	noCache        = []string{"no-cache"}[:1:1]
+	noBuffering    = []string{"no"}[:1:1]
+	allowAll       = []string{"GET, POST, DELETE"}[:1:1]
+	allowGet       = []string{http.MethodGet}[:1:1]
+	errBusy        = errors.New("too many sessions")
+)
+
+// ServeStreamable serves the Streamable HTTP transport (mcp-protocol.md §7.2)
+// at one path: POST carries client messages, GET opens the session's
+// standalone stream, DELETE ends the session. Session problems are decided
+// before any 200 or stream: a missing Mcp-Session-Id is 400, an unknown,
+// expired or deleted one 404 (clients re-initialize only on 404, pitfall 6).
+func (st *Stateful) ServeStreamable(ctx context.Context, in HTTPRequest) StreamReply {
+	switch in.Method {
+	case http.MethodPost:
+		return st.streamablePost(ctx, in)
+	case http.MethodGet:
+		return st.streamableGet(in)
+	case http.MethodDelete:
+		s, bad := st.streamableSession(in, false)
+		if s == nil {
+			return bad
+		}
+		s.end(EndDeleted)
+		return StreamReply{Status: http.StatusOK, Header: http.Header{}}
+	}
+	r := errorReply(http.StatusMethodNotAllowed, NewError(CodeInvalidRequest,
+		"Method not allowed: use POST, GET or DELETE"))
+	r.Header["Allow"] = allowAll
+	return r
+}
+
+func errorReply(status int, e *Error) StreamReply {
+	return jsonReply(status, AppendError(nil, ID{}, e))
+}
+
+func jsonReply(status int, body []byte) StreamReply {
+	return StreamReply{Status: status, Header: http.Header{"Content-Type": jsonContentType}, Body: body}
+}
+
+func streamReply(q *queue) StreamReply {
+	return StreamReply{Status: http.StatusOK, Stream: q, Header: http.Header{
+		"Content-Type": sseContentType, "Cache-Control": noCache, "X-Accel-Buffering": noBuffering}}
+}
+
+// streamableSession finds the session a non-initialize HTTP request names and
+// checks its MCP-Protocol-Version header when checkVersion is set: a
+// revision the server does not speak is 400 (§7.2.5); a different spoken one
+// is accepted (conformance clients send 2025-03-26 on 2025-11-25 sessions).
+func (st *Stateful) streamableSession(in HTTPRequest, checkVersion bool) (*ServerSession, StreamReply) {
+	id := in.Header.Get(HeaderSessionID)
+	if id == "" {
+		return nil, errorReply(http.StatusBadRequest, NewError(CodeInvalidRequest,
+			"Bad Request: missing %s header; send initialize first", HeaderSessionID))
+	}
+	s := st.lookup(id, TransportStreamable)
+	if s == nil {
+		return nil, errorReply(http.StatusNotFound, NewError(-32001,
+			"Session not found: it expired or was deleted; initialize a new one"))
+	}
+	if v, ok := headerVersion(in.Header); checkVersion && ok && !st.srv.versions().Speaks(v) {
+		return nil, errorReply(http.StatusBadRequest, &Error{Code: CodeInvalidRequest,
+			Message: "Bad Request: unsupported " + HeaderProtocolVersion + " \"" + v +
+				"\"; this server speaks " + st.srv.versions().List(),
+			Data: map[string]any{"supported": st.srv.versions().Supported, "requested": v}})
+	}
+	s.touch()
+	return s, StreamReply{}
+}
+
+// accepts reads the Accept header leniently (§7.2.2, pitfall 4): no header,
+// */* and the type/* wildcards accept everything they cover.
+func accepts(h http.Header) (jsonOK, sseOK bool) {
+	values := h.Values("Accept")
+	if len(values) == 0 {
+		return true, true
+	}
+	for _, v := range values {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, params, _ := strings.Cut(part, ";")
+			if q := strings.TrimSpace(params); strings.HasPrefix(q, "q=0") && strings.Trim(q[3:], ".0") == "" {
+				continue // q=0 means "not acceptable"
+			}
+			switch strings.ToLower(strings.TrimSpace(mt)) {
+			case "*/*":
+				return true, true
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				sseOK = true
+			}
+		}
+	}
+	return jsonOK, sseOK
+}
+
+var notAcceptable = NewError(CodeInvalidRequest,
+	"Not Acceptable: the client must accept application/json or text/event-stream")
+
+func (st *Stateful) streamableGet(in HTTPRequest) StreamReply {
+	if _, sseOK := accepts(in.Header); !sseOK {
+		return errorReply(http.StatusNotAcceptable, NewError(CodeInvalidRequest,
+			"Not Acceptable: a GET opens a text/event-stream"))
+	}
+	s, bad := st.streamableSession(in, true)
+	if s == nil {
+		return bad
+	}
+	q, err := s.openStandalone()
+	if err != nil {
+		return errorReply(http.StatusConflict, NewError(CodeInvalidRequest,
+			"Conflict: this session already has a standalone stream open"))
+	}
+	// Last-Event-ID is not honoured: events are not stored for replay, so a
+	// reconnecting client gets a fresh stream.
+	return streamReply(q)
+}
+
+// openStandalone opens the session's one GET stream (§7.2.3: a second while
+// it is open is refused, as the TypeScript SDK's 409 does).
+func (s *ServerSession) openStandalone() (*queue, error) {
+	prefix := s.streamPrefix()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return nil, ErrSessionEnded
+	}
+	if s.stream != nil && !s.stream.isClosed() {
+		return nil, errors.New("standalone stream already open")
+	}
+	var q *queue
+	q = newQueue(prefix, func() {
+		s.mu.Lock()
+		if s.stream == q {
+			s.stream = nil
+		}
+		s.mu.Unlock()
+		s.touch()
+	})
+	if s.version >= Version20251125 {
+		q.prime()
+	}
+	s.stream = q
+	return q, nil
+}
+
+func (st *Stateful) streamablePost(ctx context.Context, in HTTPRequest) StreamReply {
+	jsonOK, sseOK := accepts(in.Header)
+	if !jsonOK && !sseOK {
+		return errorReply(http.StatusNotAcceptable, notAcceptable)
+	}
+	msgs, batch, perr := Decode(in.Body)
+	if perr != nil {
+		return errorReply(http.StatusBadRequest, perr)
+	}
+	if !batch && msgs[0].Kind == KindInvalid {
+		return jsonReply(http.StatusBadRequest, AppendError(nil, msgs[0].ID, msgs[0].Error))
+	}
+	if in.Header.Get(HeaderSessionID) == "" && !batch && isInitialize(&msgs[0]) {
+		return st.initializeStreamable(ctx, in, &msgs[0], jsonOK)
+	}
+	s, bad := st.streamableSession(in, true)
+	if s == nil {
+		return bad
+	}
+	if batch && !s.batchOK() {
+		return errorReply(http.StatusBadRequest, NewError(CodeInvalidRequest,
+			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", s.Version()))
+	}
+	rc := RequestContext{Vars: in.Vars, Header: in.Header}
+	if !batch {
+		st.observeMessage(s, DirIn, &msgs[0], in.Body)
+		if isInitialize(&msgs[0]) {
+			m := &msgs[0]
+			return jsonReply(http.StatusBadRequest, s.reply(m.ID, m.Method, m.Method,
+				Response{ID: m.ID, Error: NewError(CodeInvalidRequest, "Invalid Request: the session is already initialized")}))
+		}
+	}
+	return s.post(ctx, msgs, batch, rc, jsonOK, sseOK)
+}
+
+// post answers the messages of one POST on an existing session.
+func (s *ServerSession) post(ctx context.Context, msgs []Message, batch bool, rc RequestContext, jsonOK, sseOK bool) StreamReply {
+	n := 0
+	for i := range msgs {
+		m := &msgs[i]
+		if batch {
+			s.st.observeMessage(s, DirIn, m, s.rawIfObserved(m))
+		}
+		if m.Kind == KindRequest || m.Kind == KindInvalid {
+			n++
+			continue
+		}
+		s.receive(ctx, m, rc)
+	}
+	if n == 0 {
+		return StreamReply{Status: http.StatusAccepted, Header: http.Header{}}
+	}
+	e := newExchange(newQueue(s.streamPrefix(), nil), n, jsonOK, sseOK)
+	if s.primes() && sseOK {
+		e.q.prime()
+	}
+	slot := 0
+	for i := range msgs {
+		m := &msgs[i]
+		switch {
+		case m.Kind == KindInvalid:
+			e.answer(slot, AppendError(nil, m.ID, m.Error))
+		case isInitialize(m) && batch:
+			e.answer(slot, s.reply(m.ID, m.Method, m.Method, Response{ID: m.ID, Error: NewError(CodeInvalidRequest,
+				"Invalid Request: initialize must not be part of a batch")}))
+		case m.Kind == KindRequest:
+			i := slot
+			s.start(ctx, m, rc, e, func(msg []byte) { e.answer(i, msg) })
+		default:
+			continue
+		}
+		slot++
+	}
+	return e.reply(ctx, batch)
+}
+
+// reply waits until the exchange knows its form. If the caller gives up
+// first (the client left), the stream is closed so no handler blocks on it.
+func (e *exchange) reply(ctx context.Context, batch bool) StreamReply {
+	select {
+	case <-e.decided:
+	case <-ctx.Done():
+		e.q.Close()
+		return errorReply(http.StatusServiceUnavailable, NewError(CodeInternalError, "Internal error: the request was abandoned"))
+	}
+	if e.isSSE() {
+		return streamReply(e.q)
+	}
+	e.q.Close()
+	body := e.json(batch)
+	if body == nil { // every answer was withheld after a cancel
+		return StreamReply{Status: http.StatusAccepted, Header: http.Header{}}
+	}
+	return jsonReply(http.StatusOK, body)
+}
+
+// initializeStreamable opens a session with an initialize POST; the session
+// id rides on that answer (§7.2.4). Capacity is checked first so a full
+// server answers 503 without running the handshake.
+func (st *Stateful) initializeStreamable(ctx context.Context, in HTTPRequest, m *Message, jsonOK bool) StreamReply {
+	if st.full() {
+		return st.busy(m.ID)
+	}
+	s := st.newSession(TransportStreamable)
+	resp := s.initialize(ctx, m, RequestContext{Vars: in.Vars, Header: in.Header})
+	msg := AppendResponse(make([]byte, 0, 512), resp)
+	if resp.Error != nil {
+		s.cancel()
+		return jsonReply(http.StatusOK, msg)
+	}
+	if err := st.register(s); err != nil {
+		s.cancel()
+		return st.busy(m.ID)
+	}
+	st.observeMessage(s, DirIn, m, in.Body)
+	st.observeAnswer(s, DirOut, m.Method, m.Method, m.ID, false, msg)
+	var r StreamReply
+	if jsonOK {
+		r = jsonReply(http.StatusOK, msg)
+	} else {
+		q := newQueue(s.streamPrefix(), nil)
+		if s.primes() {
+			q.prime()
+		}
+		_ = q.push(ctx, "message", msg, false)
+		q.end()
+		r = streamReply(q)
+	}
+	r.Header[HeaderSessionID] = []string{s.id}
+	return r
+}
+
+// busy is the answer when no session can be opened: 503 with a JSON-RPC
+// error carrying the request's id.
+func (st *Stateful) busy(id ID) StreamReply {
+	msg := "Service unavailable: too many sessions"
+	st.mu.Lock()
+	if st.closed {
+		msg = "Service unavailable: the server is shutting down"
+	}
+	st.mu.Unlock()
+	return jsonReply(http.StatusServiceUnavailable, AppendError(nil, id, NewError(-32000, "%s", msg)))
+}

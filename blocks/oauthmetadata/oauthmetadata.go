@@ -1,0 +1,71 @@
+// Package oauthmetadata is the oauth-metadata block: it answers with the OAuth 2.0 Protected
+// Resource Metadata document (RFC 9728) that tells MCP clients which authorization server
+// issues tokens for a protected server, and which scopes it understands. The document and its
+// checks live in blocks/jwtvalidate, beside the 401 challenges that point at it.
+//
+// It must not know about tokens or routing: a flow binds it to the well-known paths, usually
+// /.well-known/oauth-protected-resource/<mcp path> (what clients try first) and the root
+// /.well-known/oauth-protected-resource.
+package oauthmetadata
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/octo-run/octo/blocks/jwtvalidate"
+	"github.com/octo-run/octo/runtime"
+)
+
+func init() {
+	runtime.RegisterBlock(runtime.BlockSpec{
+		Type:    "oauth-metadata",
+		Summary: "answers with OAuth protected resource metadata (RFC 9728) so MCP clients find the authorization server",
+		Build:   build,
+	})
+}
+
+// allow is what the document answers besides OPTIONS, which the connector's CORS handles.
+const allow = "GET, HEAD"
+
+// Block is a built oauth-metadata block: the document, encoded once.
+type Block struct {
+	body []byte
+}
+
+func build(b *runtime.Build) (runtime.Block, error) {
+	var md jwtvalidate.Metadata
+	if !b.Decode(&md) {
+		return nil, nil
+	}
+	body, err := md.JSON()
+	if err != nil {
+		jwtvalidate.ReportSettingErrors(b, err)
+		return nil, nil
+	}
+	return &Block{body: body}, nil
+}
+
+// Process answers GET and HEAD with the document and refuses other methods with 405.
+func (b *Block) Process(_ context.Context, m *runtime.Message) (*runtime.Message, error) {
+	switch m.Meta.Method {
+	case http.MethodGet, http.MethodHead, "": // "": a connector without methods
+	case http.MethodOptions:
+		m.ClearBody()
+		m.Meta.Status = http.StatusNoContent
+		m.Meta.SetReplyHeader("Allow", allow+", OPTIONS")
+		m.Finish()
+		return m, nil
+	default:
+		m.Meta.Status = http.StatusMethodNotAllowed
+		m.Meta.SetReplyHeader("Allow", allow)
+		m.SetBody(map[string]string{"error": "method " + m.Meta.Method + " is not allowed on protected resource metadata; allowed: " + allow})
+		m.Finish()
+		return m, nil
+	}
+	m.Meta.Status = http.StatusOK
+	m.Meta.SetReplyHeader("Content-Type", "application/json")
+	m.SetRaw(b.body)
+	return m, nil
+}
+
+var _ runtime.Block = (*Block)(nil)

@@ -1,0 +1,332 @@
+package http
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync/atomic"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/config"
+)
+
+// The guard is the connector's one defence against cross-site and DNS-rebinding requests
+// (mcp-protocol.md §7.2.1), shared by every flow and block served over http.
+//
+// Defaults, with no settings:
+//   - a request without Origin (curl, SDKs, agents: anything but a browser) passes;
+//   - a request whose Origin names the same host:port as its Host header passes (same-origin);
+//   - any other Origin is refused with 403;
+//   - a request that reached the server through a loopback address must name a loopback host
+//     (localhost, 127.0.0.1, [::1], any port): a rebound page can forge neither Host nor a
+//     loopback Origin, so this closes the same-origin door DNS rebinding opens.
+//
+// `cors: true` allows every Origin, `cors: [origins]` allows those; both answer browser
+// preflights and expose Mcp-Session-Id and WWW-Authenticate. `allowedHosts` adds host names a
+// loopback connection may use (a same-host reverse proxy), `allowedHosts: ["*"]` turns the Host
+// check off.
+
+const (
+	corsAllowMethods  = "GET, POST, DELETE, OPTIONS"
+	corsAllowHeaders  = "Content-Type, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID"
+	corsExposeHeaders = "Mcp-Session-Id, WWW-Authenticate"
+	corsMaxAge        = "7200" // seconds; the most Chromium honours
+)
+
+// hostMode says when the Host header is checked, decided once from the bind address.
+type hostMode uint8
+
+const (
+	hostNever   hostMode = iota // bound to one non-loopback address, or the check is off
+	hostAlways                  // bound to loopback: every connection is local
+	hostPerConn                 // bound to every interface: check connections that came over loopback
+)
+
+// guard holds the compiled origin, host and CORS policy and the connector's request counters.
+type guard struct {
+	anyOrigin bool
+	origins   map[string]bool // normalised origins the cors list allows
+	cors      bool            // answer preflights and add CORS headers
+	hostMode  hostMode
+	hosts     map[string]bool // extra host names (lowercase, no port) allowed on loopback
+
+	maxInFlight, maxStreams int64
+	inFlight, streams       atomic.Int64
+}
+
+// corsSetting is the cors key: true (any origin), false, or a list of origins.
+type corsSetting struct {
+	any     bool
+	origins []string
+	nodes   []*yaml.Node
+}
+
+// DecodeYAMLNode accepts a bool or a list of origin strings.
+func (c *corsSetting) DecodeYAMLNode(n *yaml.Node, at config.Where) config.Diags {
+	var ds config.Diags
+	switch {
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool":
+		if err := n.Decode(&c.any); err != nil {
+			ds.Addf(n, at, "expected true, false or a list of origins, got %q", n.Value)
+		}
+	case n.Kind == yaml.SequenceNode:
+		for i, item := range n.Content {
+			if item.Kind != yaml.ScalarNode {
+				ds.Addf(item, at.Index(i), "expected an origin such as https://app.example.com")
+				continue
+			}
+			c.origins = append(c.origins, item.Value)
+			c.nodes = append(c.nodes, item)
+		}
+	default:
+		ds.Addf(n, at, "expected true, false or a list of origins such as [https://app.example.com]")
+	}
+	return ds
+}
+
+// compileGuard checks the guard and limit settings and builds s.guard.
+func (s *settings) compileGuard(b *runtime.ConnectorBuild) bool {
+	at := b.At.Field("settings")
+	g := &guard{anyOrigin: s.Cors.any, cors: s.Cors.any || len(s.Cors.origins) > 0,
+		hostMode: hostModeFor(s.Host), maxInFlight: int64(s.MaxInFlight), maxStreams: int64(s.MaxStreams)}
+	ok := s.compileOrigins(b, g, at.Field("cors"))
+	ok = s.compileHosts(b, g, at.Field("allowedHosts")) && ok
+	if s.MaxInFlight <= 0 {
+		b.Errorf(b.Setting("maxInFlight"), at.Field("maxInFlight"), "maxInFlight must be positive")
+		ok = false
+	}
+	if s.MaxStreams <= 0 {
+		b.Errorf(b.Setting("maxStreams"), at.Field("maxStreams"), "maxStreams must be positive")
+		ok = false
+	}
+	s.guard = g
+	return ok
+}
+
+func (s *settings) compileOrigins(b *runtime.ConnectorBuild, g *guard, at runtime.Where) bool {
+	ok := true
+	g.origins = make(map[string]bool, len(s.Cors.origins))
+	for i, o := range s.Cors.origins {
+		norm, err := normaliseOrigin(o)
+		if err != nil {
+			b.Errorf(s.Cors.nodes[i], at.Index(i), "%v", err)
+			ok = false
+			continue
+		}
+		g.origins[norm] = true
+	}
+	return ok
+}
+
+func (s *settings) compileHosts(b *runtime.ConnectorBuild, g *guard, at runtime.Where) bool {
+	ok := true
+	g.hosts = make(map[string]bool, len(s.AllowedHosts))
+	for i, h := range s.AllowedHosts {
+		if h == "*" {
+			g.hostMode = hostNever
+			continue
+		}
+		name, valid := allowedHostName(h)
+		if !valid {
+			var node *yaml.Node
+			if list := b.Setting("allowedHosts"); list != nil && i < len(list.Content) {
+				node = list.Content[i]
+			}
+			b.Errorf(node, at.Index(i), "%q is not a host name: give the name alone, without scheme or port, or \"*\" to turn the check off", h)
+			ok = false
+			continue
+		}
+		g.hosts[name] = true
+	}
+	return ok
+}
+
+// normaliseOrigin turns a configured origin into the form browsers send: lowercase
+// scheme://host[:port], without a default port or trailing slash.
+func normaliseOrigin(o string) (string, error) {
+	u, err := url.Parse(strings.TrimSuffix(strings.TrimSpace(o), "/"))
+	if err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.Opaque != "" {
+		return "", fmt.Errorf("%q is not an origin: write scheme://host[:port], e.g. https://app.example.com", o)
+	}
+	host := strings.ToLower(u.Host)
+	scheme := strings.ToLower(u.Scheme)
+	if scheme == "https" {
+		host = strings.TrimSuffix(host, ":443")
+	} else if scheme == "http" {
+		host = strings.TrimSuffix(host, ":80")
+	}
+	return scheme + "://" + host, nil
+}
+
+// allowedHostName checks one allowedHosts entry: a DNS name or an IP literal (IPv6 with or
+// without brackets), returned in the form hostName yields.
+func allowedHostName(h string) (string, bool) {
+	name := strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	if _, err := netip.ParseAddr(name); err == nil {
+		return strings.ToLower(name), true
+	}
+	if name == "" || strings.ContainsAny(name, "/:@[] \t") {
+		return "", false
+	}
+	return strings.ToLower(name), true
+}
+
+func hostModeFor(bind string) hostMode {
+	if bind == "" {
+		return hostPerConn
+	}
+	if strings.EqualFold(bind, "localhost") {
+		return hostAlways
+	}
+	ip, err := netip.ParseAddr(bind)
+	switch {
+	case err != nil:
+		return hostPerConn // a name: it may resolve to anything, so look at each connection
+	case ip.IsLoopback():
+		return hostAlways
+	case ip.IsUnspecified():
+		return hostPerConn
+	}
+	return hostNever
+}
+
+// verdict is the guard's decision on one request.
+type verdict uint8
+
+const (
+	pass      verdict = iota // no Origin, or same-origin: serve as is
+	passCORS                 // an Origin the cors setting allows: serve with CORS headers
+	preflight                // a CORS preflight the connector answers itself
+	badOrigin                // refuse: Origin not allowed
+	badHost                  // refuse: a loopback connection naming a foreign host
+)
+
+// decide is the whole policy as a pure function of what the request carries, so it can be
+// tested and fuzzed without sockets. loopback says whether the connection arrived on a
+// loopback address (only consulted in hostPerConn mode).
+func (g *guard) decide(method string, origins []string, host string, preflightAsked, loopback bool) verdict {
+	if g.hostMode == hostAlways || g.hostMode == hostPerConn && loopback {
+		if !g.hostAllowed(host) {
+			return badHost
+		}
+	}
+	if len(origins) == 0 {
+		return pass
+	}
+	if len(origins) > 1 {
+		return badOrigin // browsers send one; several are a forgery or a broken proxy
+	}
+	origin := origins[0]
+	cors := g.anyOrigin || g.origins[strings.ToLower(origin)]
+	if !cors && !sameOrigin(origin, host) {
+		return badOrigin
+	}
+	if !cors {
+		return pass
+	}
+	if method == http.MethodOptions && preflightAsked {
+		return preflight
+	}
+	return passCORS
+}
+
+// hostAllowed accepts a loopback name or an allowedHosts entry, with any port. An empty Host
+// (HTTP/1.0) is accepted: browsers always send one, so it cannot be a rebinding attack.
+func (g *guard) hostAllowed(host string) bool {
+	if host == "" {
+		return true
+	}
+	name := hostName(host)
+	if strings.EqualFold(name, "localhost") {
+		return true
+	}
+	if ip, err := netip.ParseAddr(name); err == nil && ip.IsLoopback() {
+		return true
+	}
+	return len(g.hosts) > 0 && g.hosts[strings.ToLower(name)]
+}
+
+// hostName strips the port from a Host header value and the brackets from an IPv6 literal.
+func hostName(host string) string {
+	if strings.HasPrefix(host, "[") {
+		if end := strings.IndexByte(host, ']'); end > 0 {
+			return host[1:end]
+		}
+		return host
+	}
+	if i := strings.LastIndexByte(host, ':'); i >= 0 {
+		return host[:i]
+	}
+	return host
+}
+
+// sameOrigin reports whether origin (scheme://host[:port]) names the request's own Host.
+func sameOrigin(origin, host string) bool {
+	_, rest, ok := strings.Cut(origin, "://")
+	return ok && host != "" && strings.EqualFold(rest, host)
+}
+
+// screen applies the guard to a request. It answers refusals and preflights itself and
+// returns false then; otherwise it adds the CORS headers an allowed cross-origin answer needs.
+func (c *Connector) screen(w http.ResponseWriter, r *http.Request) bool {
+	g := c.settings.guard
+	origins := r.Header["Origin"]
+	loopback := false
+	if g.hostMode == hostPerConn {
+		loopback = arrivedOnLoopback(r)
+	}
+	_, asked := r.Header["Access-Control-Request-Method"]
+	switch g.decide(r.Method, origins, r.Host, asked, loopback) {
+	case pass:
+		return true
+	case passCORS:
+		setCORS(w.Header(), origins[0])
+		return true
+	case preflight:
+		h := w.Header()
+		setCORS(h, origins[0])
+		h.Set("Access-Control-Allow-Methods", corsAllowMethods)
+		h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
+		h.Set("Access-Control-Max-Age", corsMaxAge)
+		w.WriteHeader(http.StatusNoContent)
+		return false
+	case badHost:
+		c.logger.Debug("refused a foreign Host on a loopback connection", "host", clip(r.Host), "remote", r.RemoteAddr)
+		writeError(w, http.StatusForbidden, "host "+clip(r.Host)+" is not allowed on a loopback address (add it to the connector's allowedHosts)")
+		return false
+	default:
+		origin := strings.Join(origins, ", ")
+		c.logger.Debug("refused a cross-origin request", "origin", clip(origin), "remote", r.RemoteAddr)
+		writeError(w, http.StatusForbidden, "origin "+clip(origin)+" is not allowed (add it to the connector's cors setting)")
+		return false
+	}
+}
+
+func setCORS(h http.Header, origin string) {
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+	h.Add("Vary", "Origin")
+}
+
+func arrivedOnLoopback(r *http.Request) bool {
+	a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return false
+	}
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}
+
+// clip bounds attacker-chosen text before it reaches a log line or an error body.
+func clip(s string) string {
+	const max = 200
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
