@@ -5,6 +5,7 @@ import (
 	_ "github.com/octo-run/octo/blocks/delay"
 	_ "github.com/octo-run/octo/blocks/jwtvalidate"
 	_ "github.com/octo-run/octo/blocks/log"
+	_ "github.com/octo-run/octo/blocks/mcp/mock"
 	_ "github.com/octo-run/octo/blocks/mcp/router"
 	_ "github.com/octo-run/octo/blocks/oauthmetadata"
 	_ "github.com/octo-run/octo/blocks/setpayload"

@@ -3,4 +3,5 @@ package all
 
 import (
 	_ "github.com/octo-run/octo/connectors/http"
+	_ "github.com/octo-run/octo/connectors/stdio"
 )

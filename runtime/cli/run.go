@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
@@ -42,6 +43,9 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if workspace.Is(*path) {
+		return runWorkspace(ctx, *path, logger, *grace)
+	}
 	svc, err := load(*path, env, logger)
 	if err != nil {
 		return err
@@ -72,6 +76,9 @@ func cmdValidate(_ context.Context, env *Env, args []string) error {
 	}
 	if *path == "" {
 		return &usageError{"--config is required"}
+	}
+	if workspace.Is(*path) {
+		return validateWorkspace(env, *path)
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if _, err := load(*path, env, logger); err != nil {

@@ -1,0 +1,179 @@
+package mock
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
+)
+
+// progressEvery is how often a waiting tool reports progress to a client
+// that sent a progress token.
+const progressEvery = time.Second
+
+// call answers one tools/call: check the arguments, run the steps, wait
+// delayMs, then render the answer. A cancelled call returns ctx's error.
+func (t *tool) call(ctx context.Context, rc *mcp.RequestContext, args json.RawMessage, r *placeholder.Rand) (*mcp.CallToolResult, error) {
+	if t.input != nil {
+		if err := t.input.Validate(args); err != nil {
+			return errf("Invalid arguments for tool %s: %v", t.def.Name, err), nil
+		}
+	}
+	in := placeholder.Input{Args: decodeArgs(args)}
+	for _, s := range t.steps {
+		failed, err := s.run(ctx, rc, &in, r)
+		if err != nil {
+			return nil, err
+		}
+		if failed != nil {
+			return failed, nil
+		}
+	}
+	if err := wait(ctx, rc, t.delay, true); err != nil {
+		return nil, err
+	}
+	return t.answer(in, r), nil
+}
+
+// decodeArgs decodes a call's arguments object, keeping numbers exact.
+func decodeArgs(raw json.RawMessage) map[string]any {
+	args := map[string]any{}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&args); err != nil || args == nil {
+		return map[string]any{}
+	}
+	return args
+}
+
+// answer renders the result. With an output schema the text must be JSON
+// that fits it; it then also goes out as structuredContent.
+func (t *tool) answer(in placeholder.Input, r *placeholder.Rand) *mcp.CallToolResult {
+	if t.result == nil {
+		res := &mcp.CallToolResult{Content: make([]mcp.Content, len(t.content)), IsError: t.isError}
+		for i, c := range t.content {
+			res.Content[i] = c.render(in, r)
+		}
+		return res
+	}
+	text := t.result.Render(in, r)
+	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(text)}, IsError: t.isError}
+	if t.output == nil || t.isError {
+		return res
+	}
+	if !json.Valid([]byte(text)) {
+		return errf("Tool %s answered text that is not JSON, but it declares an outputSchema", t.def.Name)
+	}
+	if err := t.output.Validate(json.RawMessage(text)); err != nil {
+		return errf("Tool %s answered a result that does not match its outputSchema: %v", t.def.Name, err)
+	}
+	res.StructuredContent = json.RawMessage(text)
+	return res
+}
+
+// wait sleeps for d unless ctx ends first. With report, a client that asked
+// for progress hears about it at the start, every progressEvery and at the
+// end, counted in milliseconds.
+func wait(ctx context.Context, rc *mcp.RequestContext, d time.Duration, report bool) error {
+	if d <= 0 {
+		return nil
+	}
+	report = report && rc != nil && len(rc.ProgressToken) > 0
+	total := float64(d.Milliseconds())
+	if report {
+		_ = rc.Progress(ctx, 0, total, "")
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	var tick <-chan time.Time
+	if report {
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		tick = t.C
+	}
+	start, last := time.Now(), 0.0
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+			if report {
+				_ = rc.Progress(ctx, total, total, "")
+			}
+			return nil
+		case <-tick:
+			if p := float64(time.Since(start).Milliseconds()); p > last && p < total {
+				last = p
+				_ = rc.Progress(ctx, p, total, "")
+			}
+		}
+	}
+}
+
+// run performs one step. A client that does not answer what the step asks
+// makes the call a failed one (the result), never a protocol error.
+func (s *step) run(ctx context.Context, rc *mcp.RequestContext, in *placeholder.Input, r *placeholder.Rand) (*mcp.CallToolResult, error) {
+	switch s.kind {
+	case stepLog:
+		_ = rc.Log(ctx, s.level, s.logger, s.text.Render(*in, r))
+	case stepProgress:
+		_ = rc.Progress(ctx, s.progress, s.total, s.text.Render(*in, r))
+	case stepDelay:
+		return nil, wait(ctx, rc, s.delay, false)
+	case stepElicit:
+		p := elicitParams{Message: s.text.Render(*in, r), RequestedSchema: s.schema}
+		return s.ask(ctx, rc, in, "elicitation/create", p)
+	case stepSample:
+		p := sampleParams{MaxTokens: s.maxTokens,
+			Messages: []sampleMessage{{Role: "user", Content: mcp.TextContent(s.text.Render(*in, r))}}}
+		if s.system != nil {
+			p.SystemPrompt = s.system.Render(*in, r)
+		}
+		return s.ask(ctx, rc, in, "sampling/createMessage", p)
+	}
+	return nil, nil
+}
+
+// ask sends a request to the client and keeps its answer as args.<as>.
+func (s *step) ask(ctx context.Context, rc *mcp.RequestContext, in *placeholder.Input, method string, params any) (*mcp.CallToolResult, error) {
+	reply, err := rc.Request(ctx, method, params)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var rpcErr *mcp.Error
+		switch {
+		case errors.As(err, &rpcErr):
+			return errf("The client answered %s with an error: %s", method, rpcErr.Message), nil
+		case errors.Is(err, mcp.ErrClientCapability):
+			return errf("This tool sends %s, and the client did not declare that it can answer it", method), nil
+		case errors.Is(err, mcp.ErrNoStream):
+			return errf("This tool sends %s, which needs a session with a stream to the client", method), nil
+		}
+		return errf("The client did not answer %s: %v", method, err), nil
+	}
+	if s.as != "" {
+		if in.Args == nil {
+			in.Args = map[string]any{}
+		}
+		in.Args[s.as] = decodeReply(reply)
+	}
+	return nil, nil
+}
+
+// decodeReply decodes a client's answer for templates; anything but an
+// object is kept as it came.
+func decodeReply(raw json.RawMessage) any {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Sprintf("%s", raw)
+	}
+	return v
+}

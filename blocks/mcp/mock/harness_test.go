@@ -1,0 +1,164 @@
+package mock_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+	"gopkg.in/yaml.v3"
+
+	_ "github.com/octo-run/octo/blocks/all"
+	_ "github.com/octo-run/octo/connectors/all"
+	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/config"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// syncBuffer is a log sink tests read while the server writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// served is a running flow config with one mock server.
+type served struct {
+	url  string // the Streamable HTTP endpoint
+	svc  *runtime.Service
+	log  *syncBuffer
+	node *yaml.Node // the settings node: the key of the live server
+}
+
+// flowYAML puts mock settings under the three flows of one server, sharing
+// them through a YAML anchor.
+func flowYAML(settings string) string {
+	var b strings.Builder
+	b.WriteString(`service: { name: mock-test }
+connectors:
+  - { name: api, type: http, settings: { port: 0, host: 127.0.0.1 } }
+flows:
+  - name: mcp
+    source: { connector: api, settings: { path: /mcp } }
+    process:
+      - type: mcp-mock
+        name: test-mock
+        settings: &mock
+`)
+	for _, line := range strings.Split(strings.TrimRight(settings, "\n"), "\n") {
+		b.WriteString("          " + line + "\n")
+	}
+	b.WriteString(`  - { name: sse, source: { connector: api, settings: { path: /sse } }, process: [ { type: mcp-mock, name: test-mock, settings: *mock } ] }
+  - { name: messages, source: { connector: api, settings: { path: /messages } }, process: [ { type: mcp-mock, name: test-mock, settings: *mock } ] }
+`)
+	return b.String()
+}
+
+// build loads a flow config holding the settings and builds it.
+func build(t testing.TB, settings string) (*runtime.Service, *syncBuffer, error) {
+	svc, log, _, err := buildNode(t, settings)
+	return svc, log, err
+}
+
+func buildNode(t testing.TB, settings string) (*runtime.Service, *syncBuffer, *yaml.Node, error) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "flow.yaml"), []byte(flowYAML(settings)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(dir, func(string) (string, bool) { return "", false })
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	log := &syncBuffer{}
+	svc, err := runtime.NewService(cfg, runtime.Options{Logger: slog.New(slog.NewJSONHandler(log, nil))})
+	return svc, log, cfg.Flows[0].Process[0].Settings, err
+}
+
+// serve builds and starts the settings on a free port.
+func serve(t testing.TB, settings string) *served {
+	t.Helper()
+	svc, log, node, err := buildNode(t, settings)
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	if err := svc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := svc.Stop(ctx); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	})
+	addr := svc.Connector("api").(interface{ Addr() string }).Addr()
+	return &served{url: "http://" + addr + "/mcp", svc: svc, log: log, node: node}
+}
+
+// connect opens a Go SDK client session over Streamable HTTP.
+func connect(t testing.TB, url string, opts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "mock-test", Version: "1"}, opts)
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func testCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// texts returns the text of each text item of a result.
+func texts(res *sdk.CallToolResult) []string {
+	var out []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			out = append(out, tc.Text)
+		}
+	}
+	return out
+}
+
+func jsonOf(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func readTestdata(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,120 @@
+package mock
+
+import (
+	"encoding/json"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
+	"github.com/octo-run/octo/runtime/config"
+)
+
+// resource is one compiled resource: a fixed URI or a URI template.
+type resource struct {
+	uri      string
+	tmpl     *mcp.URITemplate // nil for a fixed URI
+	mimeType string
+	text     *placeholder.Template
+	blob     []byte // non-nil for binary resources
+	// version changes whenever anything that shapes the resource's contents
+	// does, so a live edit knows whom to tell (resources/updated).
+	version string
+}
+
+func (c *compiler) resources(cat *catalog, confs []resourceConfig) {
+	first := map[string]config.Diag{}
+	for i := range confs {
+		rc := &confs[i]
+		n, at := c.item("resources", i)
+		if !enabled(rc.Enabled) {
+			continue
+		}
+		if f, dup := first[rc.URI]; dup {
+			c.duplicate(fieldOr(n, "uri"), at.Field("uri"), "resource uri", rc.URI, f)
+			continue
+		}
+		r, ok := c.resource(rc, n, at)
+		if !ok {
+			continue
+		}
+		first[rc.URI] = firstAt(fieldOr(n, "uri"))
+		if r.tmpl != nil {
+			cat.templates = append(cat.templates, r)
+			cat.templateList = append(cat.templateList, mcp.ResourceTemplate{URITemplate: rc.URI, Name: rc.Name,
+				Title: rc.Title, Description: rc.Description, MimeType: r.mimeType})
+			continue
+		}
+		cat.resources = append(cat.resources, r)
+		cat.resourceByURI[r.uri] = r
+		cat.resourceList = append(cat.resourceList, mcp.Resource{URI: rc.URI, Name: rc.Name,
+			Title: rc.Title, Description: rc.Description, MimeType: r.mimeType})
+	}
+}
+
+func (c *compiler) resource(rc *resourceConfig, n *yaml.Node, at config.Where) (*resource, bool) {
+	r := &resource{uri: rc.URI, mimeType: rc.MimeType}
+	params := noParams
+	if strings.ContainsAny(rc.URI, "{}") {
+		t, err := mcp.ParseURITemplate(rc.URI)
+		if err != nil {
+			c.problem(fieldOr(n, "uri"), at.Field("uri"), "%v; this resource is left out", err)
+			return nil, false
+		}
+		r.tmpl = t
+		params = map[string]bool{}
+		for _, name := range t.Names() {
+			params[name] = true
+		}
+	}
+	if rc.Blob != nil {
+		if r.mimeType == "" {
+			r.mimeType = "application/octet-stream"
+		}
+		var ok bool
+		if r.blob, ok = c.base64(*rc.Blob, field(n, "blob"), at.Field("blob")); !ok {
+			return nil, false
+		}
+		if r.blob == nil {
+			r.blob = []byte{}
+		}
+	} else {
+		if r.mimeType == "" {
+			r.mimeType = "text/plain"
+		}
+		var ok bool
+		if r.text, ok = c.text(*rc.Text, field(n, "text"), at.Field("text"), refs{args: noParams, params: params}); !ok {
+			return nil, false
+		}
+	}
+	r.version = versionOf(rc, c.vars)
+	return r, true
+}
+
+// checkResource reports load errors: text or blob, one of them.
+func checkResource(rc *resourceConfig, n *yaml.Node, at config.Where, ds *config.Diags) {
+	if (rc.Text == nil) == (rc.Blob == nil) {
+		ds.Addf(n, at, "a resource needs text or blob (one of them)")
+	}
+}
+
+// versionOf fingerprints a resource's settings and the variables its
+// templates may use.
+func versionOf(rc *resourceConfig, vars map[string]string) string {
+	b, _ := json.Marshal(struct {
+		R *resourceConfig
+		V map[string]string
+	}{rc, vars})
+	return string(b)
+}
+
+// read renders the contents of uri, which matched r; params are the URI
+// template parts.
+func (r *resource) read(uri string, params map[string]string, rnd *placeholder.Rand) []mcp.ResourceContents {
+	out := mcp.ResourceContents{URI: uri, MimeType: r.mimeType, Blob: r.blob}
+	if r.text != nil {
+		out.Text = r.text.Render(placeholder.Input{Params: params}, rnd)
+	}
+	return []mcp.ResourceContents{out}
+}

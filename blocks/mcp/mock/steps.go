@@ -1,0 +1,203 @@
+package mock
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
+	"github.com/octo-run/octo/runtime/config"
+)
+
+type stepKind uint8
+
+const (
+	stepLog stepKind = iota
+	stepProgress
+	stepDelay
+	stepElicit
+	stepSample
+)
+
+// step is one compiled thing a tool does during a call.
+type step struct {
+	kind      stepKind
+	text      *placeholder.Template // log data, progress message, elicit message, sample prompt
+	level     string
+	logger    string
+	progress  float64
+	total     float64
+	delay     time.Duration
+	schema    json.RawMessage // an elicitation's requestedSchema
+	maxTokens int
+	system    *placeholder.Template
+	as        string
+}
+
+// logLevels are the RFC 5424 levels of notifications/message, lowest first.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// stepKeys names, per kind, the keys a step of that kind may have besides
+// its own.
+var stepKeys = map[string][]string{
+	"log":      {"level", "logger"},
+	"progress": {"total", "message"},
+	"delayMs":  {},
+	"elicit":   {"schema", "as"},
+	"sample":   {"maxTokens", "systemPrompt", "as"},
+}
+
+var stepKindKeys = []string{"log", "progress", "delayMs", "elicit", "sample"}
+
+// defaultMaxTokens is what a sample step asks for when it names no limit.
+const defaultMaxTokens = 1000
+
+// checkStep reports load errors in a step: one kind, its own keys only,
+// a known level, a delay within an hour, an `as` name used once.
+func checkStep(sc *stepConfig, n *yaml.Node, at config.Where, names map[string]bool, ds *config.Diags) {
+	var kinds []string
+	for i, set := range []bool{sc.Log != nil, sc.Progress != nil, sc.DelayMs != nil, sc.Elicit != nil, sc.Sample != nil} {
+		if set {
+			kinds = append(kinds, stepKindKeys[i])
+		}
+	}
+	if len(kinds) != 1 {
+		msg := "a step needs one of: " + strings.Join(stepKindKeys, ", ")
+		if len(kinds) > 1 {
+			msg = "a step does one thing (" + strings.Join(stepKindKeys, ", ") + "); this one has " + strings.Join(kinds, " and ")
+		}
+		ds.Addf(n, at, "%s", msg)
+		return
+	}
+	kind := kinds[0]
+	if n != nil {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			if k != kind && slices.Contains(allStepKeys(), k) && !slices.Contains(stepKeys[kind], k) {
+				ds.Addf(n.Content[i], at.Field(k), "%q does not belong to a %s step", k, kind)
+			}
+		}
+	}
+	switch {
+	case kind == "log" && sc.Level != "" && !slices.Contains(logLevels, sc.Level):
+		ds.Addf(fieldOr(n, "level"), at.Field("level"), "%s", config.Unknown("log level", sc.Level, logLevels))
+	case kind == "delayMs" && (*sc.DelayMs < 0 || *sc.DelayMs > maxDelayMs):
+		ds.Addf(fieldOr(n, "delayMs"), at.Field("delayMs"), "delayMs must be from 0 to %d (an hour), got %d", maxDelayMs, *sc.DelayMs)
+	case kind == "sample" && sc.MaxTokens < 0:
+		ds.Addf(fieldOr(n, "maxTokens"), at.Field("maxTokens"), "maxTokens must be positive")
+	}
+	if sc.As != "" {
+		if !validAs(sc.As) {
+			ds.Addf(fieldOr(n, "as"), at.Field("as"), "as %q: use letters, digits and _, starting with a letter", sc.As)
+		} else if names[sc.As] {
+			ds.Addf(fieldOr(n, "as"), at.Field("as"), "as %q is already used by an earlier step", sc.As)
+		}
+		names[sc.As] = true
+	}
+}
+
+func allStepKeys() []string {
+	out := slices.Clone(stepKindKeys)
+	for _, ks := range stepKeys {
+		out = append(out, ks...)
+	}
+	return out
+}
+
+func validAs(s string) bool {
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		letter := ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z'
+		if !letter && (i == 0 || ch != '_' && (ch < '0' || ch > '9')) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// steps compiles a tool's steps; props are the input schema's properties,
+// which an `as` name must not shadow.
+func (c *compiler) steps(t *tool, confs []stepConfig, n *yaml.Node, at config.Where, props map[string]bool, r refs) bool {
+	ok := true
+	list := field(n, "steps")
+	for i := range confs {
+		sc := &confs[i]
+		item := itemAt(list, i)
+		sat := at.Field("steps").Index(i)
+		if sc.As != "" && props[sc.As] {
+			c.problem(fieldOr(item, "as"), sat.Field("as"), "as %q is also an argument of the tool; pick another name", sc.As)
+			ok = false
+			continue
+		}
+		s, sok := c.step(sc, item, sat, r)
+		if !sok {
+			ok = false
+			continue
+		}
+		t.steps = append(t.steps, s)
+	}
+	return ok
+}
+
+func (c *compiler) step(sc *stepConfig, n *yaml.Node, at config.Where, r refs) (*step, bool) {
+	s := &step{as: sc.As}
+	var ok bool
+	switch {
+	case sc.Log != nil:
+		s.kind, s.level, s.logger = stepLog, sc.Level, sc.Logger
+		if s.level == "" {
+			s.level = "info"
+		}
+		s.text, ok = c.text(*sc.Log, field(n, "log"), at.Field("log"), r)
+	case sc.Progress != nil:
+		s.kind, s.progress, s.total = stepProgress, *sc.Progress, sc.Total
+		s.text, ok = c.text(sc.Message, field(n, "message"), at.Field("message"), r)
+	case sc.DelayMs != nil:
+		s.kind, s.delay, ok = stepDelay, time.Duration(*sc.DelayMs)*time.Millisecond, true
+	case sc.Elicit != nil:
+		s.kind = stepElicit
+		s.text, ok = c.text(*sc.Elicit, field(n, "elicit"), at.Field("elicit"), r)
+		s.schema = json.RawMessage(`{"type":"object","properties":{}}`)
+		if sc.Schema.set() {
+			schema, sok := c.compileSchema(sc.Schema, at, "schema")
+			if sok {
+				s.schema = schema.Raw()
+			}
+			ok = ok && sok
+		}
+	case sc.Sample != nil:
+		s.kind, s.maxTokens = stepSample, sc.MaxTokens
+		if s.maxTokens == 0 {
+			s.maxTokens = defaultMaxTokens
+		}
+		s.text, ok = c.text(*sc.Sample, field(n, "sample"), at.Field("sample"), r)
+		if sc.SystemPrompt != "" {
+			var sok bool
+			s.system, sok = c.text(sc.SystemPrompt, field(n, "systemPrompt"), at.Field("systemPrompt"), r)
+			ok = ok && sok
+		}
+	}
+	return s, ok
+}
+
+// elicitParams is the body of elicitation/create (form mode).
+type elicitParams struct {
+	Message         string          `json:"message"`
+	RequestedSchema json.RawMessage `json:"requestedSchema"`
+}
+
+// sampleParams is the body of sampling/createMessage with one user message.
+type sampleParams struct {
+	Messages     []sampleMessage `json:"messages"`
+	SystemPrompt string          `json:"systemPrompt,omitempty"`
+	MaxTokens    int             `json:"maxTokens"`
+}
+
+type sampleMessage struct {
+	Role    string      `json:"role"`
+	Content mcp.Content `json:"content"`
+}

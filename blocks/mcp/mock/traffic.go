@@ -1,0 +1,112 @@
+package mock
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/octo-run/octo/blocks/mcp"
+)
+
+// trafficQueue bounds the events waiting to be logged; beyond it events are
+// counted and dropped, so a slow log never holds up a client.
+const trafficQueue = 4096
+
+// trafficLog turns the core's traffic events into log records, written by
+// one goroutine: the core's observer must never block.
+type trafficLog struct {
+	logger  *slog.Logger
+	server  string
+	events  chan mcp.TrafficEvent
+	dropped atomic.Int64
+
+	mu   sync.Mutex
+	done chan struct{}
+	live bool
+}
+
+func newTrafficLog(logger *slog.Logger, server string) *trafficLog {
+	return &trafficLog{logger: logger, server: server, events: make(chan mcp.TrafficEvent, trafficQueue)}
+}
+
+// observe is the core's Observer.
+func (t *trafficLog) observe(ev mcp.TrafficEvent) {
+	select {
+	case t.events <- ev:
+	default:
+		t.dropped.Add(1)
+	}
+}
+
+func (t *trafficLog) start() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.live {
+		return
+	}
+	t.live, t.done = true, make(chan struct{})
+	go t.run(t.done)
+}
+
+// stop writes what is queued and ends the writer.
+func (t *trafficLog) stop() {
+	t.mu.Lock()
+	if !t.live {
+		t.mu.Unlock()
+		return
+	}
+	t.live = false
+	done := t.done
+	t.mu.Unlock()
+	t.events <- mcp.TrafficEvent{Kind: stopEvent}
+	<-done
+}
+
+// stopEvent is the writer's signal to finish; it is never logged.
+const stopEvent mcp.TrafficKind = "octo-stop"
+
+func (t *trafficLog) run(done chan struct{}) {
+	defer close(done)
+	for ev := range t.events {
+		if ev.Kind == stopEvent {
+			return
+		}
+		t.write(ev)
+		if n := t.dropped.Swap(0); n > 0 {
+			t.logger.Warn("traffic log fell behind; events dropped", "server", t.server, "dropped", n)
+		}
+	}
+}
+
+// write logs one event: the summary as the message, the full JSON as the
+// "message" attribute.
+func (t *trafficLog) write(ev mcp.TrafficEvent) {
+	attrs := make([]slog.Attr, 0, 8)
+	attrs = append(attrs, slog.String("server", t.server), slog.String("session", ev.Session),
+		slog.String("transport", string(ev.Transport)), slog.String("kind", string(ev.Kind)))
+	if ev.Direction != "" {
+		attrs = append(attrs, slog.String("direction", string(ev.Direction)))
+	}
+	if !ev.ID.IsZero() {
+		attrs = append(attrs, slog.String("id", ev.ID.String()))
+	}
+	if ev.Reason != "" {
+		attrs = append(attrs, slog.String("reason", string(ev.Reason)))
+	}
+	if len(ev.Message) > 0 {
+		attrs = append(attrs, slog.Any("message", ev.Message))
+	}
+	msg := ev.Summary
+	switch ev.Kind {
+	case mcp.TrafficSessionOpened:
+		msg = "session opened"
+	case mcp.TrafficSessionClosed:
+		msg = "session closed"
+	}
+	level := slog.LevelInfo
+	if ev.Kind == mcp.TrafficInvalid || ev.Kind == mcp.TrafficError {
+		level = slog.LevelWarn
+	}
+	t.logger.LogAttrs(context.Background(), level, msg, attrs...)
+}

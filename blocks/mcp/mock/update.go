@@ -1,0 +1,67 @@
+package mock
+
+import (
+	"encoding/json"
+	"errors"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/octo-run/octo/runtime/config"
+)
+
+// Update swaps in edited settings while sessions stay open, then tells
+// clients what changed: list_changed for tools, resources and prompts whose
+// lists differ, resources/updated for subscribed resources whose settings
+// changed. Settings that cannot be used come back as a config.Diags error
+// and the running version keeps serving; ErrRestart means the edit touched
+// what only a new build changes. problems are the items left out.
+func (s *Server) Update(node *yaml.Node, at config.Where) (problems config.Diags, err error) {
+	v, ds := load(node, at)
+	if len(ds) > 0 {
+		return nil, ds
+	}
+	if !fixedOf(v.s, s.fallback).equal(s.fixed) {
+		return nil, ErrRestart
+	}
+	s.mu.Lock()
+	old := s.cat
+	s.cat, s.problems = v.cat, v.problems
+	s.prov.cat.Store(v.cat)
+	s.mu.Unlock()
+	s.notify(old, v.cat)
+	s.logProblems(v.problems)
+	s.logger.Info("settings updated", "server", s.name, "tools", len(v.cat.toolList),
+		"resources", len(v.cat.resourceList)+len(v.cat.templateList), "prompts", len(v.cat.promptList))
+	return v.problems, nil
+}
+
+func (f fixedSettings) equal(g fixedSettings) bool {
+	seedsEqual := f.seed == nil && g.seed == nil || f.seed != nil && g.seed != nil && *f.seed == *g.seed
+	f.seed, g.seed = nil, nil
+	return f == g && seedsEqual
+}
+
+// notify compares two catalogs and tells the sessions what changed.
+func (s *Server) notify(old, cur *catalog) {
+	if !sameJSON(old.toolList, cur.toolList) {
+		s.st.ListChanged("tools")
+	}
+	if !sameJSON(old.resourceList, cur.resourceList) || !sameJSON(old.templateList, cur.templateList) {
+		s.st.ListChanged("resources")
+	}
+	if !sameJSON(old.promptList, cur.promptList) {
+		s.st.ListChanged("prompts")
+	}
+	for _, r := range old.resources {
+		if n := cur.resourceByURI[r.uri]; n != nil && n.version != r.version {
+			s.st.ResourceUpdated(r.uri)
+		}
+	}
+}
+
+// sameJSON compares two lists as clients see them.
+func sameJSON(a, b any) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errors.Join(errA, errB) == nil && string(ja) == string(jb)
+}

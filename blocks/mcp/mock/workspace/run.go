@@ -1,0 +1,280 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/octo-run/octo/blocks/mcp/mock"
+	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/config"
+)
+
+// Options tune Run.
+type Options struct {
+	// Environment names the active environment; "" means the one
+	// workspace.yaml names.
+	Environment string
+	// Servers names the servers to serve (by name or file name); empty
+	// means all.
+	Servers []string
+	// Port, when not zero, replaces the port of the one server served.
+	Port      int
+	Transport Transport
+	Logger    *slog.Logger
+	// Ready hears of each server once it serves, with the address to give
+	// MCP clients ("" on stdio).
+	Ready func(name, url string)
+	// Poll is how often the files are checked for edits: 0 means every
+	// 300ms, a negative value not at all.
+	Poll time.Duration
+	// StopTimeout bounds how long a stopping server lets requests finish.
+	StopTimeout time.Duration
+}
+
+// ErrNothingServed is returned when no selected server could start.
+var ErrNothingServed = errors.New("no server could be started")
+
+// Run serves the workspace at dir until ctx ends (or, on stdio, until the
+// input ends), following edits to its files. Problems with one server are
+// logged and leave the others serving.
+func Run(ctx context.Context, dir string, opts Options) error {
+	r, err := newRunner(dir, opts)
+	if err != nil {
+		return err
+	}
+	defer r.stopAll()
+	if err := r.startSelected(ctx); err != nil {
+		return err
+	}
+	return r.watch(ctx)
+}
+
+// runner serves a workspace's servers and follows edits.
+type runner struct {
+	dir     string
+	opts    Options
+	log     *slog.Logger
+	vars    map[string]string
+	running map[string]*running // by file
+	broken  map[string][]byte   // files that failed, by their content
+	stamps  map[string]stamp
+}
+
+// running is one server that serves.
+type running struct {
+	srv  *Server
+	svc  *runtime.Service
+	node *yaml.Node // the settings node: the key of the live server
+	live *mock.Server
+	url  string
+}
+
+func newRunner(dir string, opts Options) (*runner, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Poll == 0 {
+		opts.Poll = 300 * time.Millisecond
+	}
+	if opts.StopTimeout <= 0 {
+		opts.StopTimeout = 5 * time.Second
+	}
+	settings, ds := readSettings(dir)
+	if len(ds) > 0 {
+		return nil, ds.Err()
+	}
+	vars, err := settings.Vars(opts.Environment)
+	if err != nil {
+		return nil, err
+	}
+	return &runner{dir: dir, opts: opts, log: opts.Logger, vars: vars,
+		running: map[string]*running{}, broken: map[string][]byte{}, stamps: map[string]stamp{}}, nil
+}
+
+// startSelected starts the servers asked for: all, or those named.
+func (r *runner) startSelected(ctx context.Context) error {
+	servers, problems := ReadAll(r.dir)
+	r.report(r.relevant(problems))
+	chosen, err := r.choose(servers, problems)
+	if err != nil {
+		return err
+	}
+	if len(chosen) == 0 && len(problems) == 0 {
+		return fmt.Errorf("%s has no saved servers: add one with octo new mcp-mock %s \"My server\"", r.dir, r.dir)
+	}
+	started := 0
+	for _, s := range chosen {
+		if r.start(ctx, s) {
+			started++
+		}
+	}
+	r.stamps = r.scan()
+	if started == 0 {
+		return ErrNothingServed
+	}
+	return nil
+}
+
+// relevant keeps the problems of files that may hold the servers asked
+// for: all of them, or those whose file name is a wanted name.
+func (r *runner) relevant(ds config.Diags) config.Diags {
+	if len(r.opts.Servers) == 0 {
+		return ds
+	}
+	var out config.Diags
+	for _, d := range ds {
+		stem := strings.TrimSuffix(filepath.Base(d.File), filepath.Ext(d.File))
+		for _, want := range r.opts.Servers {
+			if strings.EqualFold(stem, want) {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// choose picks the servers to serve and applies the port override.
+func (r *runner) choose(all []*Server, problems config.Diags) ([]*Server, error) {
+	chosen := all
+	if len(r.opts.Servers) > 0 {
+		chosen = nil
+		for _, want := range r.opts.Servers {
+			s := find(all, want)
+			if s == nil {
+				names := make([]string, len(all))
+				for i, s := range all {
+					names[i] = s.Name
+				}
+				if len(problems) > 0 {
+					return nil, fmt.Errorf("%s (or its file could not be read, see above)", config.Unknown("server", want, names))
+				}
+				return nil, errors.New(config.Unknown("server", want, names))
+			}
+			chosen = append(chosen, s)
+		}
+	}
+	if (r.opts.Port != 0 || r.opts.Transport == Stdio) && len(chosen) != 1 {
+		what := "--port"
+		if r.opts.Transport == Stdio {
+			what = "--stdio"
+		}
+		return nil, fmt.Errorf("%s serves one server; name it (%d are selected)", what, len(chosen))
+	}
+	if r.opts.Port != 0 {
+		chosen[0].Port, chosen[0].PortSet = r.opts.Port, true
+	}
+	return chosen, nil
+}
+
+// find matches a server by name or file name, ignoring case.
+func find(all []*Server, want string) *Server {
+	for _, s := range all {
+		stem := strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))
+		if strings.EqualFold(s.Name, want) || strings.EqualFold(stem, want) || strings.EqualFold(filepath.Base(s.File), want) {
+			return s
+		}
+	}
+	return nil
+}
+
+// start builds and starts one server; problems are logged.
+func (r *runner) start(ctx context.Context, s *Server) bool {
+	rs, ok := r.build(s)
+	if !ok {
+		return false
+	}
+	if err := rs.svc.Start(ctx); err != nil {
+		r.log.Error("server not started: "+err.Error(), "server", s.Name, "file", s.File)
+		r.broken[s.File] = s.data
+		return false
+	}
+	r.running[s.File] = rs
+	delete(r.broken, s.File)
+	r.announce(rs)
+	return true
+}
+
+// build builds a server's service without starting it.
+func (r *runner) build(s *Server) (*running, bool) {
+	cfg, node := Adapt(s, r.vars, r.opts.Transport)
+	svc, err := runtime.NewService(cfg, runtime.Options{Logger: r.log, LookupEnv: noEnv})
+	if err != nil {
+		r.reportErr(err, s)
+		r.broken[s.File] = s.data
+		return nil, false
+	}
+	return &running{srv: s, svc: svc, node: node, live: mock.Find(node)}, true
+}
+
+// noEnv keeps the process environment out: workspace files use
+// {{variables}}, not ${ENV}.
+func noEnv(string) (string, bool) { return "", false }
+
+func (r *runner) announce(rs *running) {
+	if r.opts.Transport == HTTP {
+		host := "127.0.0.1:" + strconv.Itoa(rs.srv.Port)
+		if c, ok := rs.svc.Connector("http").(interface{ Addr() string }); ok && c.Addr() != "" {
+			host = c.Addr()
+		}
+		rs.url = "http://" + host + rs.srv.Path
+	}
+	if rs.url != "" {
+		r.log.Info("serving", "server", rs.srv.Name, "url", rs.url, "file", rs.srv.File)
+	} else {
+		r.log.Info("serving", "server", rs.srv.Name, "transport", "stdio", "file", rs.srv.File)
+	}
+	if r.opts.Ready != nil {
+		r.opts.Ready(rs.srv.Name, rs.url)
+	}
+}
+
+func (r *runner) stop(rs *running) {
+	ctx, cancel := context.WithTimeout(context.Background(), r.opts.StopTimeout)
+	defer cancel()
+	if err := rs.svc.Stop(ctx); err != nil {
+		r.log.Warn("server did not stop cleanly", "server", rs.srv.Name, "err", err)
+	}
+}
+
+func (r *runner) stopAll() {
+	for file, rs := range r.running {
+		r.stop(rs)
+		delete(r.running, file)
+	}
+}
+
+// report logs problems one per line, as file:line:col: what.
+func (r *runner) report(ds config.Diags) {
+	for _, d := range ds {
+		r.log.Error(d.String())
+	}
+}
+
+func (r *runner) reportErr(err error, s *Server) {
+	var ds config.Diags
+	if errors.As(err, &ds) {
+		r.report(ds)
+		r.log.Error("server not started", "server", s.Name, "file", s.File)
+		return
+	}
+	r.log.Error("server not started: "+err.Error(), "server", s.Name, "file", s.File)
+}
+
+// done is closed when a stdio server's input has ended.
+func (r *runner) done() <-chan struct{} {
+	for _, rs := range r.running {
+		if c, ok := rs.svc.Connector("stdio").(interface{ Done() <-chan struct{} }); ok {
+			return c.Done()
+		}
+	}
+	return nil
+}

@@ -1,0 +1,288 @@
+package workspace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/octo-run/octo/runtime/config"
+)
+
+// DefaultPort is the first port a saved server without one gets.
+const DefaultPort = 3004
+
+// Server is one saved server as read from its file.
+type Server struct {
+	// Name is the file's `name`, or the file name without .yaml.
+	Name string
+	File string
+	// Port is the port written in the file, or the one assigned; 0 asks the
+	// system for any free port.
+	Port int
+	// PortSet tells a port written in the file from an assigned one.
+	PortSet bool
+	// Path is the Streamable HTTP path (mcp.path, default /mcp).
+	Path string
+	// CORS lets browsers on other origins in (mcp.cors).
+	CORS bool
+
+	root *yaml.Node
+	mcp  *yaml.Node // the mcp: mapping; never nil
+	data []byte     // the file as read, to tell a real edit from a touch
+}
+
+// fileSettings are a saved server's top-level keys.
+type fileSettings struct {
+	Name string     `yaml:"name"`
+	Kind string     `yaml:"kind"`
+	Port *int       `yaml:"port"`
+	MCP  *yaml.Node `yaml:"mcp"`
+}
+
+// Kind is the only kind of saved server this adapter serves.
+const Kind = "mcp"
+
+// ReadServer reads and checks one saved server file. Its mcp section is
+// checked later, when the server is built.
+func ReadServer(file string) (*Server, config.Diags) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, config.Diags{{File: file, Msg: "cannot read file: " + osMessage(err)}}
+	}
+	return parseServer(file, data)
+}
+
+// parseServer checks one saved server file's text.
+func parseServer(file string, data []byte) (*Server, config.Diags) {
+	root, ds := parseYAML(file, data)
+	if len(ds) > 0 {
+		return nil, ds
+	}
+	if root == nil {
+		return nil, config.Diags{{File: file, Msg: "the file is empty; a saved server needs name, kind: mcp, port and mcp"}}
+	}
+	var fset fileSettings
+	at := config.Where{File: file}
+	if ds := config.Decode(root, &fset, at); len(ds) > 0 {
+		return nil, ds
+	}
+	s := &Server{Name: fset.Name, File: file, Path: "/mcp", root: root, data: data}
+	if s.Name == "" {
+		s.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	}
+	if fset.Kind != "" && fset.Kind != Kind {
+		ds.Addf(value(root, "kind"), at.Field("kind"), "unknown kind %q; a saved server is kind: %s", fset.Kind, Kind)
+	}
+	if fset.Port != nil {
+		s.Port, s.PortSet = *fset.Port, true
+		if s.Port < 0 || s.Port > 65535 {
+			ds.Addf(value(root, "port"), at.Field("port"), "port %d is out of range 0-65535", s.Port)
+		}
+	}
+	s.readMCP(at, &ds)
+	if len(ds) > 0 {
+		return nil, ds
+	}
+	return s, nil
+}
+
+// readMCP finds the mcp section and reads the two settings the adapter
+// needs from it (path, cors); the block checks the rest.
+func (s *Server) readMCP(at config.Where, ds *config.Diags) {
+	_, s.mcp = entry(s.root, "mcp")
+	for s.mcp != nil && s.mcp.Kind == yaml.AliasNode {
+		s.mcp = s.mcp.Alias
+	}
+	switch {
+	case s.mcp == nil || s.mcp.Kind == yaml.ScalarNode && s.mcp.ShortTag() == "!!null":
+		s.mcp = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: s.root.Line, Column: s.root.Column}
+	case s.mcp.Kind != yaml.MappingNode:
+		ds.Addf(s.mcp, at.Field("mcp"), "expected a mapping of tools, resources, prompts and server settings")
+	}
+	if p := value(s.mcp, "path"); p != nil && p.Kind == yaml.ScalarNode && p.Value != "" {
+		s.Path = p.Value
+	}
+	if c := value(s.mcp, "cors"); c != nil && c.Kind == yaml.ScalarNode && c.ShortTag() == "!!bool" {
+		s.CORS = strings.EqualFold(c.Value, "true")
+	}
+}
+
+// parseYAML parses a file that holds one YAML document; nil for an empty one.
+func parseYAML(file string, data []byte) (root *yaml.Node, ds config.Diags) {
+	defer func() {
+		if r := recover(); r != nil { // yaml.v3 is outside code: hostile input must not crash us
+			root, ds = nil, config.Diags{{File: file, Msg: fmt.Sprintf("invalid YAML: parser failed: %v", r)}}
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		return nil, config.Diags{syntaxDiag(file, err)}
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, config.Diags{{File: file, Line: extra.Line, Msg: "a saved server is one YAML document; remove the extra ---"}}
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	return doc.Content[0], nil
+}
+
+var yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+func syntaxDiag(file string, err error) config.Diag {
+	d := config.Diag{File: file, Msg: "invalid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
+		d.Line, _ = strconv.Atoi(m[1])
+		d.Msg = "invalid YAML: " + m[2]
+	}
+	return d
+}
+
+// serverFiles lists the saved server files, sorted, leaving out dotfiles
+// (editor backups and lock files).
+func serverFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(dir, ServersDir))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		ext := strings.ToLower(filepath.Ext(e.Name()))
+		if e.IsDir() || strings.HasPrefix(e.Name(), ".") || ext != ".yaml" && ext != ".yml" {
+			continue
+		}
+		files = append(files, filepath.Join(dir, ServersDir, e.Name()))
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// nextPort returns the first port from DefaultPort that is not in used.
+func nextPort(used map[int]bool) int {
+	p := DefaultPort
+	for used[p] {
+		p++
+	}
+	return p
+}
+
+// NextPort returns the port a new saved server in dir should take: 3004, or
+// the next one no saved server uses.
+func NextPort(dir string) int {
+	servers, _ := ReadAll(dir)
+	used := map[int]bool{}
+	for _, s := range servers {
+		used[s.Port] = true
+	}
+	return nextPort(used)
+}
+
+// ReadAll reads every saved server of the workspace and assigns ports to
+// those without one. Files that cannot be read, repeat another's name or
+// port come back as problems and are left out.
+func ReadAll(dir string) ([]*Server, config.Diags) {
+	files, err := serverFiles(dir)
+	if err != nil {
+		return nil, config.Diags{{File: filepath.Join(dir, ServersDir), Msg: "cannot read folder: " + osMessage(err)}}
+	}
+	var (
+		out  []*Server
+		ds   config.Diags
+		used = map[int]bool{}
+	)
+	for _, f := range files {
+		s, fds := ReadServer(f)
+		if len(fds) > 0 {
+			ds = append(ds, fds...)
+			continue
+		}
+		if clash := clashes(s, out); clash != "" {
+			ds = append(ds, config.Diag{File: f, Line: s.root.Line, Col: s.root.Column, Msg: clash + "; this server is not started"})
+			continue
+		}
+		if s.PortSet && s.Port != 0 {
+			used[s.Port] = true
+		}
+		out = append(out, s)
+	}
+	for _, s := range out {
+		if !s.PortSet {
+			s.Port = nextPort(used)
+			used[s.Port] = true
+		}
+	}
+	return out, ds
+}
+
+// clashes says why s cannot run beside others: the same name or port.
+func clashes(s *Server, others []*Server) string {
+	for _, o := range others {
+		if strings.EqualFold(o.Name, s.Name) {
+			return fmt.Sprintf("server name %q is already used by %s", s.Name, o.File)
+		}
+		if s.PortSet && o.PortSet && s.Port != 0 && s.Port == o.Port {
+			return fmt.Sprintf("port %d is already used by %s", s.Port, o.File)
+		}
+	}
+	return ""
+}
+
+// entry returns the key and value nodes of key in mapping n, or nils.
+func entry(n *yaml.Node, key string) (k, v *yaml.Node) {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i], n.Content[i+1]
+		}
+	}
+	return nil, nil
+}
+
+func value(n *yaml.Node, key string) *yaml.Node {
+	_, v := entry(n, key)
+	return v
+}
+
+func diagAt(file string, n *yaml.Node, path, msg string) config.Diag {
+	d := config.Diag{File: file, Path: path, Msg: msg}
+	if n != nil {
+		d.Line, d.Col = n.Line, n.Column
+	}
+	return d
+}
+
+func osMessage(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// readYAML reads and parses one file.
+func readYAML(file string) (*yaml.Node, config.Diags) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, config.Diags{{File: file, Msg: "cannot read file: " + osMessage(err)}}
+	}
+	return parseYAML(file, data)
+}

@@ -1,0 +1,45 @@
+package workspace
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+
+	"github.com/octo-run/octo/blocks/mcp/mock"
+	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/config"
+)
+
+// Validate builds every saved server of the workspace without serving it
+// and returns the names of those that build cleanly, and every problem:
+// files that cannot be read or built, and items a server would leave out.
+func Validate(dir, environment string) ([]string, config.Diags) {
+	settings, ds := readSettings(dir)
+	if len(ds) > 0 {
+		return nil, ds
+	}
+	vars, err := settings.Vars(environment)
+	if err != nil {
+		return nil, config.Diags{{File: dir, Msg: err.Error()}}
+	}
+	servers, all := ReadAll(dir)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var ok []string
+	for _, s := range servers {
+		cfg, node := Adapt(s, vars, HTTP)
+		if _, err := runtime.NewService(cfg, runtime.Options{Logger: quiet, LookupEnv: noEnv}); err != nil {
+			var bds config.Diags
+			if !errors.As(err, &bds) {
+				bds = config.Diags{{File: s.File, Msg: err.Error()}}
+			}
+			all = append(all, bds...)
+			continue
+		}
+		if live := mock.Find(node); live != nil && len(live.Problems()) > 0 {
+			all = append(all, live.Problems()...)
+			continue
+		}
+		ok = append(ok, s.Name)
+	}
+	return ok, all
+}

@@ -1,0 +1,216 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/octo-run/octo/blocks/mcp/mock"
+	"github.com/octo-run/octo/runtime/config"
+)
+
+// stamp is what tells a file changed without reading it.
+type stamp struct {
+	mod  time.Time
+	size int64
+}
+
+// scan stamps workspace.yaml and every saved server file.
+func (r *runner) scan() map[string]stamp {
+	out := map[string]stamp{}
+	files, _ := serverFiles(r.dir)
+	for _, f := range append(files, filepath.Join(r.dir, SettingsFile)) {
+		if info, err := os.Stat(f); err == nil {
+			out[f] = stamp{info.ModTime(), info.Size()}
+		}
+	}
+	return out
+}
+
+// watch polls the files until ctx ends (or a stdio server's input does),
+// applying each edit.
+func (r *runner) watch(ctx context.Context) error {
+	var tick <-chan time.Time
+	if r.opts.Poll > 0 {
+		t := time.NewTicker(r.opts.Poll)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-r.done():
+			return nil
+		case <-tick:
+			r.poll(ctx)
+		}
+	}
+}
+
+// poll applies what changed since the last scan.
+func (r *runner) poll(ctx context.Context) {
+	now := r.scan()
+	if maps.Equal(now, r.stamps) {
+		return
+	}
+	prev := r.stamps
+	r.stamps = now
+	settingsFile := filepath.Join(r.dir, SettingsFile)
+	if now[settingsFile] != prev[settingsFile] && r.reloadSettings() {
+		for _, rs := range r.running {
+			r.apply(ctx, rs, rs.srv)
+		}
+	}
+	for file, rs := range r.running {
+		if _, ok := now[file]; !ok {
+			r.log.Info("server stopped: its file was removed", "server", rs.srv.Name, "file", file)
+			r.stop(rs)
+			delete(r.running, file)
+		}
+	}
+	for file, st := range now {
+		if file == settingsFile || prev[file] == st {
+			continue
+		}
+		r.changed(ctx, file)
+	}
+}
+
+// reloadSettings rereads workspace.yaml; a broken one is reported and the
+// variables in use stay.
+func (r *runner) reloadSettings() bool {
+	settings, ds := readSettings(r.dir)
+	if len(ds) > 0 {
+		r.report(ds)
+		r.log.Error("workspace settings not applied; the servers keep their variables")
+		return false
+	}
+	vars, err := settings.Vars(r.opts.Environment)
+	if err != nil {
+		r.log.Error("workspace settings not applied: " + err.Error())
+		return false
+	}
+	changed := !maps.Equal(vars, r.vars)
+	r.vars = vars
+	return changed
+}
+
+// changed handles one saved server file that is new or was edited.
+func (r *runner) changed(ctx context.Context, file string) {
+	rs := r.running[file]
+	s, ds := ReadServer(file)
+	if len(ds) > 0 {
+		if rs == nil {
+			ds = r.relevant(ds)
+		}
+		r.report(ds)
+		if rs != nil {
+			r.log.Error("edit not applied; the last good version keeps serving", "server", rs.srv.Name, "file", file)
+		}
+		return
+	}
+	if rs != nil && bytes.Equal(rs.srv.data, s.data) || rs == nil && bytes.Equal(r.broken[file], s.data) {
+		return // touched, not edited
+	}
+	if !r.selected(s) || rs == nil && r.opts.Transport == Stdio {
+		return
+	}
+	if rs == nil {
+		r.startNew(ctx, s)
+		return
+	}
+	if r.opts.Port != 0 {
+		s.Port, s.PortSet = r.opts.Port, true
+	} else if !s.PortSet {
+		s.Port = rs.srv.Port
+	}
+	if s.Name != rs.srv.Name || s.Port != rs.srv.Port || s.Path != rs.srv.Path {
+		r.restart(ctx, rs, s)
+		return
+	}
+	r.apply(ctx, rs, s)
+}
+
+// apply hands edited settings to the live server; what it cannot change in
+// place restarts it.
+func (r *runner) apply(ctx context.Context, rs *running, s *Server) {
+	if rs.live == nil {
+		r.restart(ctx, rs, s)
+		return
+	}
+	at := config.Where{File: s.File, Path: "mcp", Kind: mock.KindServer, Name: s.Name}
+	_, err := rs.live.Update(settingsNode(s.mcp, r.vars), at)
+	var ds config.Diags
+	switch {
+	case errors.Is(err, mock.ErrRestart):
+		r.restart(ctx, rs, s)
+	case errors.As(err, &ds):
+		r.report(ds)
+		r.log.Error("edit not applied; the last good version keeps serving", "server", rs.srv.Name, "file", s.File)
+	default:
+		rs.srv = s
+	}
+}
+
+// restart replaces a running server with a new build of s. The new one is
+// built before the old one stops, so a broken edit never stops it.
+func (r *runner) restart(ctx context.Context, old *running, s *Server) {
+	if r.opts.Transport == Stdio {
+		r.log.Error("this edit changes what a stdio server can only change when started again; restart it",
+			"server", old.srv.Name, "file", s.File)
+		return
+	}
+	rs, ok := r.build(s)
+	if !ok {
+		r.log.Error("edit not applied; the last good version keeps serving", "server", old.srv.Name, "file", s.File)
+		delete(r.broken, s.File)
+		return
+	}
+	r.stop(old)
+	delete(r.running, old.srv.File)
+	if err := rs.svc.Start(ctx); err != nil {
+		r.log.Error("server not restarted: "+err.Error(), "server", s.Name, "file", s.File)
+		r.broken[s.File] = s.data
+		return
+	}
+	r.running[s.File] = rs
+	r.log.Info("server restarted to apply the edit", "server", s.Name, "file", s.File)
+	r.announce(rs)
+}
+
+// startNew starts a server whose file appeared or was fixed.
+func (r *runner) startNew(ctx context.Context, s *Server) {
+	others := make([]*Server, 0, len(r.running))
+	used := map[int]bool{}
+	for _, rs := range r.running {
+		others = append(others, rs.srv)
+		used[rs.srv.Port] = true
+	}
+	if clash := clashes(s, others); clash != "" {
+		r.log.Error(s.File + ": " + clash + "; this server is not started")
+		r.broken[s.File] = s.data
+		return
+	}
+	if !s.PortSet {
+		s.Port = nextPort(used)
+	}
+	r.start(ctx, s)
+}
+
+// selected reports whether s is among the servers asked for.
+func (r *runner) selected(s *Server) bool {
+	if len(r.opts.Servers) == 0 {
+		return true
+	}
+	for _, want := range r.opts.Servers {
+		if find([]*Server{s}, want) != nil {
+			return true
+		}
+	}
+	return false
+}

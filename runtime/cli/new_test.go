@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestNewWritesStarters(t *testing.T) {
+	t.Run("new alone lists the starters", func(t *testing.T) {
+		code, out, _ := runCLI("new")
+		if code != 0 || !strings.Contains(out, "mcp-mock") || !strings.Contains(out, "mcp-router") {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+	})
+	t.Run("a mock server gets 3004, the next one 3005, and how to connect", func(t *testing.T) {
+		ws := filepath.Join(t.TempDir(), "mocks")
+		code, out, errs := runCLI("new", "mcp-mock", ws, "Weather mock")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		text, err := os.ReadFile(filepath.Join(ws, "servers", "Weather mock.yaml"))
+		if err != nil || !strings.Contains(string(text), "port: 3004") || !strings.Contains(string(text), `name: "Weather mock"`) {
+			t.Fatalf("%s %v", text, err)
+		}
+		if _, err := os.Stat(filepath.Join(ws, "workspace.yaml")); err != nil {
+			t.Fatal("no workspace.yaml for a new workspace")
+		}
+		bin, _ := os.Executable()
+		abs, _ := filepath.Abs(ws)
+		for _, want := range []string{"http://127.0.0.1:3004/mcp", `"url": "http://127.0.0.1:3004/mcp"`, `"command": "` + jsonEscape(bin), `"serve",`, `"` + jsonEscape(abs) + `",`, `"--stdio"`} {
+			if !strings.Contains(out, want) {
+				t.Errorf("output lacks %s:\n%s", want, out)
+			}
+		}
+		if code, out, _ := runCLI("new", "mcp-mock", ws, "Second"); code != 0 || !strings.Contains(out, "http://127.0.0.1:3005/mcp") {
+			t.Fatalf("second server: exit %d\n%s", code, out)
+		}
+		if code, out, errs := runCLI("validate", "--config", ws); code != 0 || !strings.Contains(out, "Second: ok") {
+			t.Fatalf("validate: exit %d\n%s%s", code, out, errs)
+		}
+		if code, _, errs := runCLI("new", "mcp-mock", ws, "Second"); code != 1 || !strings.Contains(errs, "already exists") {
+			t.Fatalf("a server written twice: exit %d %s", code, errs)
+		}
+	})
+	t.Run("a router flow is written ready to run", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "router")
+		if code, out, errs := runCLI("new", "mcp-router", dir); code != 0 || !strings.Contains(out, "octo run --config") {
+			t.Fatalf("exit %d\n%s%s", code, out, errs)
+		}
+		if code, out, errs := runCLI("validate", "--config", dir); code != 0 {
+			t.Fatalf("validate: exit %d\n%s%s", code, out, errs)
+		}
+		if code, _, errs := runCLI("new", "mcp-router", dir); code != 1 || !strings.Contains(errs, "is not empty") {
+			t.Fatalf("a second write: exit %d %s", code, errs)
+		}
+	})
+	bad := []struct{ name, want string }{
+		{"", "the server name is empty"},
+		{"a/b", "cannot be a file name"},
+		{".hidden", "cannot be a file name"},
+		{"{{token}}", "holds {{"},
+	}
+	for _, c := range bad {
+		t.Run("the server name "+c.name+" is refused", func(t *testing.T) {
+			code, _, errs := runCLI("new", "mcp-mock", t.TempDir(), c.name)
+			if code != 2 || !strings.Contains(errs, c.want) {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+		})
+	}
+	t.Run("an unknown starter is a usage error", func(t *testing.T) {
+		if code, _, errs := runCLI("new", "mcp-mok", "x"); code != 2 || !strings.Contains(errs, `unknown starter "mcp-mok"`) {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+	})
+}
+
+func jsonEscape(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
+}
