@@ -42,6 +42,9 @@ type ServerSession struct {
 	nextReq     int64
 	nextStream  int
 	stream      *queue // standalone (GET) stream, legacy SSE stream or stdio outbox
+	// standalonePrefix is the event-id prefix of the last GET stream, so a
+	// reconnect (Last-Event-ID) can be told from a resumed POST stream.
+	standalonePrefix string
 }
 
 const (

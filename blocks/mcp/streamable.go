@@ -117,14 +117,43 @@ func (st *Stateful) streamableGet(in HTTPRequest) StreamReply {
 	if s == nil {
 		return bad
 	}
+	// Events are not stored for replay (§7.2.6 makes it a MAY). A client
+	// resuming its standalone stream gets a fresh one in place of the old;
+	// one resuming a POST's stream (a call it cancelled, or one that broke)
+	// gets 405, which clients read as "no stream to resume" and stop asking.
+	if last := in.Header.Get("Last-Event-ID"); last != "" {
+		if !s.isStandalone(last) {
+			return StreamReply{Status: http.StatusMethodNotAllowed,
+				Header: http.Header{"Allow": {"POST, DELETE"}, "Content-Type": jsonContentType},
+				Body: AppendError(nil, ID{}, NewError(CodeInvalidRequest,
+					"Method Not Allowed: stream %q cannot be resumed; its events are not kept", last))}
+		}
+		s.closeStandalone()
+	}
 	q, err := s.openStandalone()
 	if err != nil {
 		return errorReply(http.StatusConflict, NewError(CodeInvalidRequest,
 			"Conflict: this session already has a standalone stream open"))
 	}
-	// Last-Event-ID is not honoured: events are not stored for replay, so a
-	// reconnecting client gets a fresh stream.
 	return streamReply(q)
+}
+
+// isStandalone reports whether an event id came from the session's current
+// (or last) standalone stream.
+func (s *ServerSession) isStandalone(eventID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.standalonePrefix != "" && strings.HasPrefix(eventID, s.standalonePrefix)
+}
+
+// closeStandalone ends the standalone stream a reconnecting client left.
+func (s *ServerSession) closeStandalone() {
+	s.mu.Lock()
+	q := s.stream
+	s.mu.Unlock()
+	if q != nil {
+		q.Close()
+	}
 }
 
 // openStandalone opens the session's one GET stream (§7.2.3: a second while
@@ -151,7 +180,7 @@ func (s *ServerSession) openStandalone() (*queue, error) {
 	if s.version >= Version20251125 {
 		q.prime()
 	}
-	s.stream = q
+	s.stream, s.standalonePrefix = q, prefix
 	return q, nil
 }
 

@@ -97,6 +97,10 @@ func TestStreamableStatusRules(t *testing.T) {
 			c.stream(t)
 			return f.do(t, "GET", "/mcp", "", "Accept", "text/event-stream", HeaderSessionID, c.id)
 		}, 409, "already has a standalone stream", [2]string{}},
+		{"resuming a POST's stream is 405, since events are not kept", func(c *client) *http.Response {
+			c.stream(t)
+			return f.do(t, "GET", "/mcp", "", "Accept", "text/event-stream", HeaderSessionID, c.id, "Last-Event-ID", "99-1")
+		}, 405, "cannot be resumed", [2]string{"Allow", "POST, DELETE"}},
 		{"completion answers no values", func(c *client) *http.Response {
 			return c.post(t, `{"jsonrpc":"2.0","id":5,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"who","value":"A"}}}`)
 		}, 200, `{"jsonrpc":"2.0","id":5,"result":{"completion":{"values":[],"hasMore":false}}}`, [2]string{}},
@@ -137,6 +141,33 @@ func TestStreamableStatusRules(t *testing.T) {
 				t.Fatalf("%s = %q, want %q", k, resp.Header.Get(k), tt.header[1])
 			}
 		})
+	}
+}
+
+func TestReconnectingTheStandaloneStreamReplacesIt(t *testing.T) {
+	leakCheck(t)
+	s, _ := newStatefulServer(t)
+	st := NewStateful(s, StatefulOptions{})
+	f := newFront(t, st)
+	c := f.open(t, Version20251125, "{}")
+	old := c.stream(t)
+	first := <-old // the priming event carries the stream's id
+	if first.id == "" {
+		t.Fatal("the standalone stream was not primed with an id")
+	}
+	resp := f.do(t, "GET", "/mcp", "", "Accept", "text/event-stream", HeaderSessionID, c.id,
+		HeaderProtocolVersion, c.version, "Last-Event-ID", first.id)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("reconnect: %d %s", resp.StatusCode, readAll(t, resp))
+	}
+	fresh := events(resp.Body)
+	<-fresh // its own priming event
+	for range old {
+		// the old stream must end rather than linger beside the new one
+	}
+	st.ListChanged("tools")
+	if ev := <-fresh; !strings.Contains(ev.data, "notifications/tools/list_changed") {
+		t.Fatalf("the new stream got %+v, want list_changed", ev)
 	}
 }
 
