@@ -2,7 +2,8 @@ package placeholder
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/octo-run/octo/runtime/config"
 )
 
 // Pos is where a tag starts in the template text.
@@ -60,61 +61,8 @@ func (p *posTracker) at(off int) Pos {
 }
 
 // suggest returns the candidate closest to name, or "" when none is close enough to be
-// a likely typo. Case is ignored when measuring, so "$randomint" finds "$randomInt".
-func suggest(name string, candidates []string) string {
-	limit := maxTypoDistance(name)
-	best, bestDist := "", limit+1
-	lower := strings.ToLower(name)
-	for _, c := range candidates {
-		if abs(len(c)-len(name)) > limit {
-			continue // too far apart to be a typo; skip the quadratic measure
-		}
-		d := editDistance(lower, strings.ToLower(c))
-		if d < bestDist || (d == bestDist && best != "" && c < best) {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
-// maxTypoDistance grows with the name: one slip in a short name, up to three in a long one.
-func maxTypoDistance(name string) int {
-	return max(1, min(3, len(name)/4))
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
-
-// editDistance is the optimal string alignment distance: insertions, deletions,
-// substitutions and swaps of neighbours each cost one.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
-}
+// a likely typo; the runtime's rule, so every "did you mean" in octo agrees.
+func suggest(name string, candidates []string) string { return config.Suggest(name, candidates) }
 
 // didYouMean formats a suggestion as a parenthesised hint, or "" when there is none.
 func didYouMean(s string) string {

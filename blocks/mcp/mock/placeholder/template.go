@@ -203,8 +203,8 @@ func (c *compiler) hint(name string) string {
 	names = append(names, slices.Sorted(maps.Keys(c.slots))...)
 	head, rest, dotted := strings.Cut(name, ".")
 	best := suggest(name, names)
-	if root := suggest(head, []string{"args", "params"}); root != "" && (best == "" ||
-		editDistance(strings.ToLower(head), root) < editDistance(strings.ToLower(name), strings.ToLower(best))) {
+	// A dotted name is a path, so a root close to args or params is the likelier meaning.
+	if root := suggest(head, []string{"args", "params"}); root != "" && (best == "" || dotted) {
 		best = root
 		if dotted {
 			best += "." + rest
