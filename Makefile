@@ -4,9 +4,10 @@
 GO      ?= go
 BIN     := .build/octo
 INTEROP := samples/e2e/node
+CONFORMANCE := samples/conformance/node
 FUZZTIME ?= 10s
 
-.PHONY: build test unit e2e lint bench fuzz fuzz-short interop-deps clean
+.PHONY: build test unit e2e lint bench fuzz fuzz-short interop-deps conformance conformance-deps clean
 
 build:
 	$(GO) build -o $(BIN) .
@@ -20,6 +21,19 @@ interop-deps:
 	@if [ -f $(INTEROP)/package.json ] && [ ! -d $(INTEROP)/node_modules/@modelcontextprotocol/sdk ]; then \
 		echo "installing npm packages for interop tests in $(INTEROP)"; \
 		cd $(INTEROP) && npm ci --no-audit --no-fund --loglevel=error; \
+	fi
+
+# The official MCP conformance suite (every server scenario, pending ones
+# included) against the YAML-only workspace samples/conformance; ends with
+# "N passed, M failed" and fails if any scenario failed.
+conformance: conformance-deps build
+	samples/conformance/run.sh $(BIN)
+
+# @modelcontextprotocol/conformance, pinned by $(CONFORMANCE)/package-lock.json.
+conformance-deps:
+	@if [ ! -d $(CONFORMANCE)/node_modules/@modelcontextprotocol/conformance ]; then \
+		echo "installing the MCP conformance suite in $(CONFORMANCE)"; \
+		cd $(CONFORMANCE) && npm ci --no-audit --no-fund --loglevel=error; \
 	fi
 
 lint:

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance,
+# every server scenario: the `all` suite, pending ones included) against
+# `octo serve samples/conformance`, each scenario in its own process under
+# `timeout` so a hung scenario cannot hang CI. Prints one line per scenario and ends with
+# `N passed, M failed`; exits 1 if any failed. The server is always stopped.
+#
+#   samples/conformance/run.sh [octo binary]       (make conformance)
+#
+# Environment: CONFORMANCE_PORT (3010), CONFORMANCE_TIMEOUT (seconds per
+# scenario, 60), CONFORMANCE_JOBS (scenarios run at once, 4; each is its own
+# client with its own session), CONFORMANCE_SCENARIOS (names to run instead
+# of all).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+bin="${1:-$root/.build/octo}"
+port="${CONFORMANCE_PORT:-3010}"
+per="${CONFORMANCE_TIMEOUT:-60}"
+jobs="${CONFORMANCE_JOBS:-4}"
+url="http://127.0.0.1:$port/mcp"
+node_dir="$here/node"
+cli="$node_dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+out="$root/.build/conformance"
+
+die() { echo "conformance: $*" >&2; exit 2; }
+
+[ -x "$bin" ] || die "no octo binary at $bin (make build)"
+[ -f "$cli" ] || die "suite not installed in $node_dir (make conformance-deps)"
+# --import needs Node 20.6; the shim supplies fs.globSync below Node 22.
+node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||a===20&&b>=6?0:1)' \
+	|| die "needs Node 20.6 or newer, found $(node --version)"
+
+rm -rf "$out" && mkdir -p "$out"
+
+server=""
+stop() {
+	if [ -n "$server" ] && kill -0 "$server" 2>/dev/null; then
+		kill "$server" 2>/dev/null || true
+		wait "$server" 2>/dev/null || true
+	fi
+}
+trap stop EXIT
+trap 'exit 130' INT TERM
+
+"$bin" serve "$root/samples/conformance" Conformance --port "$port" >"$out/serve.out" 2>"$out/serve.log" &
+server=$!
+
+# Up when octo serve prints the address; give up after 30 s or if it exits.
+for ((i = 0; i < 300; i++)); do
+	grep -q "$url" "$out/serve.out" 2>/dev/null && break
+	kill -0 "$server" 2>/dev/null || { cat "$out/serve.log" >&2; die "octo serve exited before it was up"; }
+	sleep 0.1
+done
+grep -q "$url" "$out/serve.out" || { cat "$out/serve.log" >&2; die "octo serve not up at $url after 30 s"; }
+echo "octo serving $url"
+
+if [ -n "${CONFORMANCE_SCENARIOS:-}" ]; then
+	read -r -a scenarios <<<"$CONFORMANCE_SCENARIOS"
+else
+	# `list --server` prints every server scenario: the `--suite all` set.
+	mapfile -t scenarios < <(timeout 60 node --import "$node_dir/globsync.mjs" "$cli" list --server |
+		sed -n 's/^  - \([a-z0-9-]*\).*/\1/p')
+fi
+[ "${#scenarios[@]}" -gt 0 ] || die "the suite listed no server scenarios"
+echo "running ${#scenarios[@]} scenarios, $jobs at a time, ${per}s each at most"
+
+# one runs scenario $1 under timeout and leaves its exit code and seconds
+# in $out/$1.rc; xargs runs several at once.
+one() {
+	local s="$1" start=$SECONDS rc=0
+	timeout --kill-after=5 "$per" node --import "$node_dir/globsync.mjs" "$cli" \
+		server --url "$url" --scenario "$s" >"$out/$s.log" 2>&1 || rc=$?
+	echo "$rc $((SECONDS - start))" >"$out/$s.rc"
+}
+export -f one
+export per node_dir cli url out
+printf '%s\n' "${scenarios[@]}" | xargs -P "$jobs" -I{} bash -c 'one "$1"' _ {}
+
+passed=0
+failed=0
+failures=()
+for s in "${scenarios[@]}"; do
+	read -r rc took <"$out/$s.rc" || { rc=1 took=?; }
+	checks="$(grep -o 'Passed: [0-9]*/[0-9]*, [0-9]* failed, [0-9]* warnings' "$out/$s.log" | tail -n 1 || true)"
+	if [ "$rc" -eq 0 ]; then
+		passed=$((passed + 1))
+		printf '  ✓ %-32s %s (%ss)\n' "$s" "$checks" "$took"
+	else
+		failed=$((failed + 1))
+		why="exit $rc"
+		if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then why="timed out after ${per}s"; fi
+		failures+=("$s")
+		printf '  ✗ %-32s %s (%s, %ss)\n' "$s" "$checks" "$why" "$took"
+	fi
+done
+
+for s in "${failures[@]}"; do
+	echo
+	echo "=== $s ($out/$s.log) ==="
+	tail -n 40 "$out/$s.log"
+done
+died=0
+kill -0 "$server" 2>/dev/null || { died=1; echo; echo "octo serve died during the run; its log: $out/serve.log"; }
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$died" -eq 0 ]
