@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
@@ -63,12 +64,16 @@ func (e *Expr) Eval(m *Message) (any, error) {
 	if e.usesHeaders {
 		env.Headers = m.headerMap()
 	}
-	out, err := expr.Run(e.program, env)
+	v := vmPool.Get().(*vm.VM)
+	out, err := v.Run(e.program, env)
+	vmPool.Put(v)
 	if err != nil {
 		return nil, fmt.Errorf("expression %q: %w", e.src, err)
 	}
 	return out, nil
 }
+
+var vmPool = sync.Pool{New: func() any { return new(vm.VM) }}
 
 // ExprError locates a compile error inside an expression's source text.
 type ExprError struct {

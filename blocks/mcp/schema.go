@@ -16,6 +16,7 @@ import (
 type Schema struct {
 	raw      json.RawMessage
 	compiled *jsonschema.Schema
+	quick    *quickSchema // nil unless the schema is simple enough
 }
 
 // schemaURL names the in-memory resource; relative $refs resolve against it.
@@ -52,7 +53,7 @@ func CompileSchema(text []byte) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema: %s", strings.TrimPrefix(err.Error(), "jsonschema: "))
 	}
-	return &Schema{raw: json.RawMessage(text), compiled: compiled}, nil
+	return &Schema{raw: json.RawMessage(text), compiled: compiled, quick: compileQuick(text)}, nil
 }
 
 // checkObjectRoot insists on a root "type": "object", which MCP clients
@@ -92,6 +93,22 @@ func (s *Schema) Validate(args json.RawMessage) error {
 	if err := dec.Decode(&v); err != nil {
 		return &ArgumentError{Problems: []string{"arguments are not valid JSON: " + err.Error()}}
 	}
+	return s.ValidateValue(v)
+}
+
+// ValidateValue checks an already-decoded JSON value (nil, bool, numbers,
+// string, []any, map[string]any); other Go types go through JSON first.
+func (s *Schema) ValidateValue(v any) error {
+	if !plainJSON(v) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return &ArgumentError{Problems: []string{err.Error()}}
+		}
+		return s.Validate(b)
+	}
+	if s.quick != nil && s.quick.valid(v) {
+		return nil
+	}
 	err := s.compiled.Validate(v)
 	if err == nil {
 		return nil
@@ -110,3 +127,25 @@ type ArgumentError struct {
 
 // Error joins the problems with "; ".
 func (e *ArgumentError) Error() string { return strings.Join(e.Problems, "; ") }
+
+func plainJSON(v any) bool {
+	switch v := v.(type) {
+	case nil, bool, string, float64, int, int64, json.Number:
+		return true
+	case []any:
+		for _, e := range v {
+			if !plainJSON(e) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		for _, e := range v {
+			if !plainJSON(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

@@ -91,7 +91,15 @@ func (r CallToolResult) MarshalJSON() ([]byte, error) {
 // answer of a flow-backed tool), sparing reflection on the hot path. It
 // reports false for anything richer, which encoding/json handles.
 func (r *CallToolResult) appendPlain(dst []byte) ([]byte, bool) {
-	if r.StructuredContent != nil || r.Meta != nil {
+	var structured json.RawMessage
+	if r.StructuredContent != nil {
+		raw, ok := r.StructuredContent.(json.RawMessage)
+		if !ok || !plainRaw(raw) {
+			return dst, false
+		}
+		structured = raw
+	}
+	if r.Meta != nil {
 		return dst, false
 	}
 	for i := range r.Content {
@@ -109,6 +117,10 @@ func (r *CallToolResult) appendPlain(dst []byte) ([]byte, bool) {
 		dst = append(dst, '}')
 	}
 	dst = append(dst, ']')
+	if structured != nil {
+		dst = append(dst, `,"structuredContent":`...)
+		dst = append(dst, structured...)
+	}
 	if r.IsError {
 		dst = append(dst, `,"isError":true`...)
 	}
@@ -185,4 +197,32 @@ func (r GetPromptResult) MarshalJSON() ([]byte, error) {
 type PromptMessage struct {
 	Role    string  `json:"role"` // "user" or "assistant"
 	Content Content `json:"content"`
+}
+
+// plainRaw reports whether raw is valid JSON that encoding/json would send
+// unchanged: no whitespace to compact and nothing it escapes for HTML.
+func plainRaw(raw []byte) bool {
+	inString, escaped := false, false
+	for i, c := range raw {
+		switch {
+		case c == '<' || c == '>' || c == '&':
+			return false
+		case c == 0xE2 && i+2 < len(raw) && raw[i+1] == 0x80 && (raw[i+2] == 0xA8 || raw[i+2] == 0xA9):
+			return false
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			return false
+		}
+	}
+	return json.Valid(raw)
 }

@@ -3,11 +3,17 @@ package router_test
 import (
 	"bytes"
 	"context"
+	"io"
+	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 
 	_ "github.com/octo-run/octo/blocks/all"
 	_ "github.com/octo-run/octo/connectors/all"
+	octohttp "github.com/octo-run/octo/connectors/http"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
@@ -44,10 +50,7 @@ const (
 // router block.
 func sampleFlow(tb testing.TB) *runtime.Flow {
 	tb.Helper()
-	cfg, err := config.Load("../../../samples/mcp-router", func(string) (string, bool) { return "", false })
-	if err != nil {
-		tb.Fatal(err)
-	}
+	cfg := loadSample(tb, "")
 	for _, c := range cfg.Connectors {
 		c.Type = "bench-capture"
 	}
@@ -62,6 +65,19 @@ func sampleFlow(tb testing.TB) *runtime.Flow {
 		tb.Fatal("the sample has no flow named mcp")
 	}
 	return f
+}
+
+// loadSample loads samples/mcp-router with HTTP_PORT set to port ("" for
+// its default).
+func loadSample(tb testing.TB, port string) *config.Config {
+	tb.Helper()
+	cfg, err := config.Load("../../../samples/mcp-router", func(name string) (string, bool) {
+		return port, name == "HTTP_PORT" && port != ""
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return cfg
 }
 
 // headers are what a 2025-06-18 client sends with every POST.
@@ -110,5 +126,67 @@ func BenchmarkToolsCallForecast(b *testing.B) {
 func BenchmarkToolsList(b *testing.B) {
 	benchmarkCall(b, toolsList, func(got []byte) bool {
 		return bytes.HasPrefix(got, []byte(`{"jsonrpc":"2.0","id":8,"result":{"tools":[{"name":"forecast",`))
+	})
+}
+
+// BenchmarkToolsCallOverHTTP serves the unmodified sample with its http
+// connector on a loopback port and posts the forecast call from parallel
+// keep-alive clients in this process: the whole server path, for
+// -cpuprofile (the client's share shows apart under net/http.(*Transport)).
+func BenchmarkToolsCallOverHTTP(b *testing.B) {
+	cfg := loadSample(b, "0")
+	for _, c := range cfg.Connectors {
+		// Listen on loopback only, not on every interface as the sample does.
+		c.Settings.Content = append(c.Settings.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "host"},
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "127.0.0.1"})
+	}
+	svc, err := runtime.NewService(cfg, runtime.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := svc.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = svc.Stop(context.Background()) })
+	url := "http://" + svc.Connector("api").(*octohttp.Connector).Addr() + "/mcp"
+	tr := &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}
+	b.Cleanup(tr.CloseIdleConnections)
+	client := &http.Client{Transport: tr}
+	post := func(buf *bytes.Buffer) error {
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(forecastCall))
+		if err != nil {
+			return err
+		}
+		req.Header = headers.Clone()
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		buf.Reset()
+		if _, err := buf.ReadFrom(resp.Body); err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK || buf.String() != forecastWant {
+			return io.ErrUnexpectedEOF
+		}
+		return nil
+	}
+	var first bytes.Buffer
+	if err := post(&first); err != nil {
+		b.Fatalf("%v: %s", err, first.Bytes())
+	}
+	b.ReportAllocs()
+	b.SetParallelism(16) // 32 clients on 2 CPUs, as samples/e2e/load does
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		var buf bytes.Buffer
+		for pb.Next() {
+			if err := post(&buf); err != nil {
+				b.Errorf("%v: %s", err, buf.Bytes())
+				return
+			}
+		}
 	})
 }

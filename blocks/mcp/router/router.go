@@ -106,6 +106,9 @@ func (r *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 		Vars:   m.Vars,
 	})
 	m.Meta.Status = resp.Status
+	if m.Meta.ReplyHeaders == nil {
+		m.Meta.ReplyHeaders, resp.Header = resp.Header, nil // fresh per response: take it
+	}
 	for k, v := range resp.Header {
 		if m.Meta.ReplyHeaders == nil {
 			m.Meta.ReplyHeaders = make(http.Header, len(resp.Header))

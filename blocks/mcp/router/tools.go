@@ -82,14 +82,14 @@ func (ts *tools) CallTool(ctx context.Context, _ *mcp.RequestContext, name strin
 	if t == nil {
 		return nil, mcp.ErrUnknownTool
 	}
-	if t.input != nil {
-		if err := t.input.Validate(args); err != nil {
-			return errorResult(fmt.Sprintf("invalid arguments for tool %q: %v", name, err)), nil
-		}
-	}
 	var body any
 	if err := json.Unmarshal(args, &body); err != nil {
 		return errorResult(fmt.Sprintf("invalid arguments for tool %q: %v", name, err)), nil
+	}
+	if t.input != nil {
+		if err := t.input.ValidateValue(body); err != nil {
+			return errorResult(fmt.Sprintf("invalid arguments for tool %q: %v", name, err)), nil
+		}
 	}
 	out, err := t.branch.Process(ctx, parentOf(ctx).Derive(body))
 	if err != nil {
@@ -110,8 +110,9 @@ func (ts *tools) CallTool(ctx context.Context, _ *mcp.RequestContext, name strin
 // structured content that must match it.
 func (t *tool) result(m *runtime.Message) (*mcp.CallToolResult, error) {
 	var (
-		text  string
-		value any
+		text    string
+		value   any
+		encoded []byte
 	)
 	if raw := m.Raw(); m.IsRaw() {
 		text = string(raw)
@@ -133,15 +134,18 @@ func (t *tool) result(m *runtime.Message) (*mcp.CallToolResult, error) {
 			if err != nil {
 				return nil, fmt.Errorf("encoding result of tool %q: %w", t.def.Name, err)
 			}
-			text = string(b)
+			text, encoded = string(b), b
 		}
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(text)}}
 	if t.output == nil {
 		return res, nil
 	}
-	structured, _ := json.Marshal(value)
-	if err := t.output.Validate(structured); err != nil {
+	structured := encoded
+	if structured == nil {
+		structured, _ = json.Marshal(value)
+	}
+	if err := t.output.ValidateValue(value); err != nil {
 		return errorResult(fmt.Sprintf("tool %q returned a result that does not match its outputSchema: %v", t.def.Name, err)), nil
 	}
 	res.StructuredContent = json.RawMessage(structured)

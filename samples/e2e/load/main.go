@@ -1,0 +1,241 @@
+// Command load measures the mcp-router sample under load against a
+// hand-written net/http JSON-RPC server that gives the same answer, the
+// fair baseline for what the router's generality costs. It starts the octo
+// binary on a free loopback port, drives each server in turn with the same
+// keep-alive client, checks every answer, and prints requests/s, p50 and
+// p99 latency, errors and the octo/raw throughput ratio. It owns nothing
+// of octo itself and talks to it only over HTTP.
+//
+//	go run ./samples/e2e/load -binary .build/octo
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The request both servers answer, and their answer to it, byte for byte.
+const (
+	callBody = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"forecast","arguments":{"city":"Lisbon"}}}`
+	wantBody = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"city\":\"Lisbon\",\"summary\":\"Sunny, 24C\"}"}],"structuredContent":{"city":"Lisbon","summary":"Sunny, 24C"}}}`
+)
+
+type options struct {
+	binary, config          string
+	duration, warmup        time.Duration
+	concurrency, procs      int
+	rounds                  int
+	minRatio                float64
+	startTimeout, stopGrace time.Duration
+}
+
+func main() {
+	os.Exit(run())
+}
+
+// run returns the exit code; every cleanup is deferred inside it so that it
+// also happens on failure (os.Exit would skip defers in main).
+func run() int {
+	var o options
+	flag.StringVar(&o.binary, "binary", ".build/octo", "the octo binary to measure")
+	flag.StringVar(&o.config, "config", "samples/mcp-router", "the sample to serve")
+	flag.DurationVar(&o.duration, "duration", 5*time.Second, "how long to measure each server")
+	flag.DurationVar(&o.warmup, "warmup", time.Second, "how long to drive each server before measuring")
+	flag.IntVar(&o.concurrency, "concurrency", 32, "concurrent keep-alive connections")
+	flag.IntVar(&o.procs, "procs", runtime.NumCPU(), "GOMAXPROCS of this process and of octo")
+	flag.IntVar(&o.rounds, "rounds", 1, "measure octo then raw this many times; the ratio reported is the median")
+	flag.Float64Var(&o.minRatio, "min-ratio", 0, "exit 1 when octo/raw throughput is below this (0: report only)")
+	flag.DurationVar(&o.startTimeout, "start-timeout", 15*time.Second, "how long to wait for octo to answer")
+	flag.DurationVar(&o.stopGrace, "stop-grace", 3*time.Second, "how long octo may take to stop before it is killed")
+	flag.Parse()
+	if o.duration <= 0 || o.warmup < 0 || o.concurrency <= 0 || o.procs <= 0 || o.rounds <= 0 {
+		fmt.Fprintln(os.Stderr, "load: -duration, -concurrency, -procs and -rounds must be positive, -warmup not negative")
+		return 2
+	}
+	runtime.GOMAXPROCS(o.procs)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := measure(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		return 1
+	}
+	return 0
+}
+
+func measure(ctx context.Context, o options) error {
+	fmt.Printf("load: %d CPUs, GOMAXPROCS=%d for octo and for this process (client and raw server), "+
+		"concurrency %d, warmup %s, duration %s, %d round(s), servers measured one after the other\n",
+		runtime.NumCPU(), o.procs, o.concurrency, o.warmup, o.duration, o.rounds)
+
+	proc, octoURL, err := startOcto(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = proc.stop() }()
+	rawURL, stopRaw, err := startRaw()
+	if err != nil {
+		return err
+	}
+	defer stopRaw()
+
+	var ratios, cpuRatios []float64
+	errs := 0
+	for round := 1; round <= o.rounds; round++ {
+		octo, raw, err := oneRound(ctx, o, proc, octoURL, rawURL)
+		if err != nil {
+			return err
+		}
+		report("octo", octo)
+		report("raw", raw)
+		ratio := octo.rps / raw.rps
+		ratios = append(ratios, ratio)
+		fmt.Printf("round %d: octo/raw throughput %.2f", round, ratio)
+		if c, ok := perRequestCPU(octo, raw); ok {
+			cpuRatios = append(cpuRatios, c.raw/(c.octo+c.client))
+			fmt.Printf("; CPU µs per request: octo %.0f + client %.0f = %.0f, raw with client %.0f; ratio %.2f",
+				c.octo, c.client, c.octo+c.client, c.raw, c.raw/(c.octo+c.client))
+		}
+		fmt.Println()
+		if n := octo.errors + raw.errors; n > 0 {
+			errs += n
+			fmt.Fprintf(os.Stderr, "load: %d wrong or failed answers (octo %d, raw %d); first: %s\n",
+				n, octo.errors, raw.errors, firstOf(octo.firstErr, raw.firstErr))
+		}
+	}
+	if err := proc.stop(); err != nil {
+		return err
+	}
+	ratio, lo, hi := median(ratios)
+	verdict := "met"
+	if ratio < 0.6 {
+		verdict = "NOT met"
+	}
+	fmt.Printf("ratio octo/raw throughput: %.3f (median of %d; min %.2f, max %.2f; target >= 0.60: %s)\n",
+		ratio, len(ratios), lo, hi, verdict)
+	if len(cpuRatios) > 0 {
+		c, lo, hi := median(cpuRatios)
+		fmt.Printf("ratio of CPU per request, raw run/octo run (client included): %.2f (median of %d; min %.2f, max %.2f)\n",
+			c, len(cpuRatios), lo, hi)
+	}
+	switch {
+	case errs > 0:
+		return fmt.Errorf("%d wrong or failed answers", errs)
+	case ratio < o.minRatio:
+		return fmt.Errorf("ratio %.2f is below -min-ratio %.2f", ratio, o.minRatio)
+	}
+	return nil
+}
+
+// oneRound drives octo, then the raw server, reading CPU times around each
+// measured window.
+func oneRound(ctx context.Context, o options, proc *octoProc, octoURL, rawURL string) (octo, raw result, err error) {
+	octo, err = drive(ctx, octoURL, o, func() cpuTimes {
+		self, ok1 := selfCPU()
+		server, ok2 := processCPU(proc.cmd.Process.Pid)
+		return cpuTimes{self, server, ok1 && ok2}
+	})
+	if err == nil && !proc.alive() {
+		err = fmt.Errorf("exited during the run (%v)\n%s", proc.err, proc.logs.String())
+	}
+	if err != nil {
+		return octo, raw, fmt.Errorf("octo: %w", err)
+	}
+	raw, err = drive(ctx, rawURL, o, func() cpuTimes {
+		self, ok := selfCPU()
+		return cpuTimes{self: self, ok: ok}
+	})
+	if err != nil {
+		return octo, raw, fmt.Errorf("raw: %w", err)
+	}
+	return octo, raw, nil
+}
+
+// requestCPU is CPU time per measured request, in microseconds: octo's
+// process and this one (only the client) during the octo run, and this one
+// (client and raw server) during the raw run. Unlike requests/s, these
+// barely move when other work shares the machine, and the two totals
+// compare like for like: the same client plus each server.
+type requestCPU struct{ octo, client, raw float64 }
+
+func perRequestCPU(octo, raw result) (requestCPU, bool) {
+	if !octo.cpu.ok || !raw.cpu.ok || octo.requests == 0 || raw.requests == 0 {
+		return requestCPU{}, false
+	}
+	us := func(d time.Duration, n int) float64 { return float64(d.Microseconds()) / float64(n) }
+	c := requestCPU{octo: us(octo.cpu.server, octo.requests), client: us(octo.cpu.self, octo.requests), raw: us(raw.cpu.self, raw.requests)}
+	return c, c.octo+c.client > 0
+}
+
+func median(xs []float64) (mid, lo, hi float64) {
+	slices.Sort(xs)
+	return xs[len(xs)/2], xs[0], xs[len(xs)-1]
+}
+
+func report(name string, r result) {
+	fmt.Printf("  %-5s %9.0f req/s  p50 %8s  p99 %8s  %d requests, %d errors\n",
+		name, r.rps, r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond), r.requests, r.errors)
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// waitReady posts the measured call until it is answered correctly, the
+// process exits (exited is closed) or the timeout passes.
+func waitReady(ctx context.Context, url string, exited <-chan struct{}, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	client := &http.Client{Timeout: time.Second}
+	var last error
+	for time.Now().Before(deadline) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		select {
+		case <-exited:
+			return errors.New("exited before it answered")
+		default:
+		}
+		last = checkOnce(client, url)
+		if last == nil {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("no correct answer after %s: %w", timeout, last)
+}
+
+func checkOnce(client *http.Client, url string) error {
+	resp, err := client.Post(url, "application/json", strings.NewReader(callBody))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK || string(b) != wantBody {
+		return fmt.Errorf("got %d %s", resp.StatusCode, b)
+	}
+	return nil
+}
+
+func loopbackURL(port int) string {
+	return "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"
+}

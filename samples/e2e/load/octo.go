@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// logTail keeps the last bytes octo wrote, to show when it fails.
+type logTail struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logTail) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Write(p)
+	if over := l.buf.Len() - 16<<10; over > 0 {
+		l.buf.Next(over)
+	}
+	return len(p), nil
+}
+
+func (l *logTail) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// listening finds the port in octo's "listening ... addr=http://host:port"
+// log line.
+var listening = regexp.MustCompile(`msg=listening .*addr=http://[^\s]*:(\d+)`)
+
+// octoProc is a running octo.
+type octoProc struct {
+	cmd    *exec.Cmd
+	logs   logTail
+	exited chan struct{}
+	err    error // from Wait, once exited is closed
+	grace  time.Duration
+	once   sync.Once
+}
+
+// startOcto runs the binary with the sample on HTTP_PORT=0, so the kernel
+// picks a free port and no other process can take it between a check and
+// the bind; the port is read from octo's log. It waits until octo answers
+// the measured call correctly; on error the process is already gone.
+func startOcto(ctx context.Context, o options) (*octoProc, string, error) {
+	if _, err := os.Stat(o.binary); err != nil {
+		return nil, "", fmt.Errorf("octo binary: %w (run make build first)", err)
+	}
+	p := &octoProc{cmd: exec.Command(o.binary, "run", "--config", o.config), exited: make(chan struct{}), grace: o.stopGrace}
+	p.cmd.Env = append(os.Environ(), "HTTP_PORT=0", "GOMAXPROCS="+strconv.Itoa(o.procs))
+	p.cmd.Stdout, p.cmd.Stderr = &p.logs, &p.logs
+	dieWithParent(p.cmd)
+	if err := p.cmd.Start(); err != nil {
+		return nil, "", fmt.Errorf("starting octo: %w", err)
+	}
+	go func() { p.err = p.cmd.Wait(); close(p.exited) }()
+
+	url, err := p.waitPort(ctx, o.startTimeout)
+	if err == nil {
+		err = waitReady(ctx, url, p.exited, o.startTimeout)
+	}
+	if err != nil {
+		_ = p.stop()
+		return nil, "", fmt.Errorf("octo: %w (exit: %v)\n%s", err, p.err, p.logs.String())
+	}
+	return p, url, nil
+}
+
+func (p *octoProc) waitPort(ctx context.Context, timeout time.Duration) (string, error) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if m := listening.FindStringSubmatch(p.logs.String()); m != nil {
+			port, err := strconv.Atoi(m[1])
+			if err != nil {
+				return "", err
+			}
+			return loopbackURL(port), nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-p.exited:
+			return "", errors.New("exited before it listened")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return "", fmt.Errorf("no listening line in its log after %s", timeout)
+}
+
+// alive reports whether octo is still running: answers that came while it
+// was not cannot be its own.
+func (p *octoProc) alive() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// stop ends octo: SIGTERM, then SIGKILL after the grace period.
+func (p *octoProc) stop() error {
+	var err error
+	p.once.Do(func() {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(p.grace):
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+			err = fmt.Errorf("octo did not stop within %s and was killed", p.grace)
+		}
+	})
+	return err
+}
