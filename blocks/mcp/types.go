@@ -60,11 +60,11 @@ func (t Tool) MarshalJSON() ([]byte, error) {
 // ToolAnnotations are a tool's behaviour hints. The pointers keep "unset"
 // apart from false, since the protocol's defaults differ per hint.
 type ToolAnnotations struct {
-	Title           string `json:"title,omitempty"`
-	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
-	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
-	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
-	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+	Title           string `json:"title,omitempty" yaml:"title"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty" yaml:"readOnlyHint"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty" yaml:"destructiveHint"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty" yaml:"idempotentHint"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty" yaml:"openWorldHint"`
 }
 
 // CallToolResult is the result of tools/call.

@@ -5,6 +5,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/runtime/config"
 )
 
@@ -31,26 +32,18 @@ const (
 )
 
 type toolConfig struct {
-	Name         string             `yaml:"name" octo:"required"`
-	Title        string             `yaml:"title"`
-	Description  string             `yaml:"description"`
-	InputSchema  jsonText           `yaml:"inputSchema"`
-	OutputSchema jsonText           `yaml:"outputSchema"`
-	Annotations  *annotationsConfig `yaml:"annotations"`
-	Result       *string            `yaml:"result"`
-	Content      []contentConfig    `yaml:"content"`
-	IsError      bool               `yaml:"isError"`
-	DelayMs      int64              `yaml:"delayMs"`
-	Enabled      *bool              `yaml:"enabled"`
-	Steps        []stepConfig       `yaml:"steps"`
-}
-
-type annotationsConfig struct {
-	Title           string `yaml:"title"`
-	ReadOnlyHint    *bool  `yaml:"readOnlyHint"`
-	DestructiveHint *bool  `yaml:"destructiveHint"`
-	IdempotentHint  *bool  `yaml:"idempotentHint"`
-	OpenWorldHint   *bool  `yaml:"openWorldHint"`
+	Name         string               `yaml:"name" octo:"required"`
+	Title        string               `yaml:"title"`
+	Description  string               `yaml:"description"`
+	InputSchema  jsonText             `yaml:"inputSchema"`
+	OutputSchema jsonText             `yaml:"outputSchema"`
+	Annotations  *mcp.ToolAnnotations `yaml:"annotations"` // YAML tags on the protocol type: one definition
+	Result       *string              `yaml:"result"`
+	Content      []contentConfig      `yaml:"content"`
+	IsError      bool                 `yaml:"isError"`
+	DelayMs      int64                `yaml:"delayMs"`
+	Enabled      *bool                `yaml:"enabled"`
+	Steps        []stepConfig         `yaml:"steps"`
 }
 
 // contentConfig is one content item of a result or a prompt message: exactly

@@ -87,10 +87,7 @@ func (c *compiler) tool(tc *toolConfig, n *yaml.Node, at config.Where) (*tool, b
 		}
 		ok = ok && sok
 	}
-	if a := tc.Annotations; a != nil {
-		t.def.Annotations = &mcp.ToolAnnotations{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint,
-			DestructiveHint: a.DestructiveHint, IdempotentHint: a.IdempotentHint, OpenWorldHint: a.OpenWorldHint}
-	}
+	t.def.Annotations = tc.Annotations
 	r := refs{args: props, params: noParams}
 	if props != nil {
 		r.args = maps.Clone(props)

@@ -1,6 +1,10 @@
 package router
 
-import "gopkg.in/yaml.v3"
+import (
+	"gopkg.in/yaml.v3"
+
+	"github.com/octo-run/octo/blocks/mcp"
+)
 
 // fields are the router's top-level keys (it is a composite block).
 type fields struct {
@@ -11,21 +15,13 @@ type fields struct {
 }
 
 type toolConfig struct {
-	Name         string             `yaml:"name" octo:"required"`
-	Title        string             `yaml:"title"`
-	Description  string             `yaml:"description"`
-	InputSchema  string             `yaml:"inputSchema"`
-	OutputSchema string             `yaml:"outputSchema"`
-	Annotations  *annotationsConfig `yaml:"annotations"`
-	Process      yaml.Node          `yaml:"process" octo:"required"`
-}
-
-type annotationsConfig struct {
-	Title           string `yaml:"title"`
-	ReadOnlyHint    *bool  `yaml:"readOnlyHint"`
-	DestructiveHint *bool  `yaml:"destructiveHint"`
-	IdempotentHint  *bool  `yaml:"idempotentHint"`
-	OpenWorldHint   *bool  `yaml:"openWorldHint"`
+	Name         string               `yaml:"name" octo:"required"`
+	Title        string               `yaml:"title"`
+	Description  string               `yaml:"description"`
+	InputSchema  string               `yaml:"inputSchema"`
+	OutputSchema string               `yaml:"outputSchema"`
+	Annotations  *mcp.ToolAnnotations `yaml:"annotations"` // YAML tags on the protocol type: one definition
+	Process      yaml.Node            `yaml:"process" octo:"required"`
 }
 
 type resourceConfig struct {

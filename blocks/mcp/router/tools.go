@@ -50,10 +50,7 @@ func buildTools(b *runtime.Build, confs []toolConfig) *tools {
 				t.def.OutputSchema = t.output.Raw()
 			}
 		}
-		if a := c.Annotations; a != nil {
-			t.def.Annotations = &mcp.ToolAnnotations{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint,
-				DestructiveHint: a.DestructiveHint, IdempotentHint: a.IdempotentHint, OpenWorldHint: a.OpenWorldHint}
-		}
+		t.def.Annotations = c.Annotations
 		t.branch = b.Process(runtime.MappingValue(node, "process"), at.Field("process"))
 		ts.byName[c.Name] = t
 		ts.list = append(ts.list, t.def)
