@@ -25,15 +25,7 @@ type builder struct {
 }
 
 func (bd *builder) report(node *yaml.Node, at Where, format string, args ...any) {
-	bd.diags = append(bd.diags, diagAt(node, at, fmt.Sprintf(format, args...)))
-}
-
-func diagAt(node *yaml.Node, at Where, msg string) config.Diag {
-	d := config.Diag{File: at.File, Path: at.Path, Kind: at.Kind, Name: at.Name, Msg: msg}
-	if node != nil {
-		d.Line, d.Col = node.Line, node.Column
-	}
-	return d
+	bd.diags.Addf(node, at, format, args...)
 }
 
 // buildProcess builds a list of blocks into one pipeline.
@@ -220,7 +212,7 @@ func (b *Build) reportExpr(node *yaml.Node, at Where, err error) {
 		b.Errorf(node, at, "%v", err)
 		return
 	}
-	d := diagAt(node, at, ee.Msg)
+	d := at.Diag(node, ee.Msg)
 	switch {
 	case node.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
 		d.Line, d.Col = node.Line+ee.Line, node.Column+ee.Column-1

@@ -73,7 +73,7 @@ type Diags []Diag
 
 // Addf adds a diagnostic positioned at n (which may be nil) and located by at.
 func (ds *Diags) Addf(n *yaml.Node, at Where, format string, args ...any) {
-	*ds = append(*ds, at.diag(n, fmt.Sprintf(format, args...)))
+	*ds = append(*ds, at.Diag(n, fmt.Sprintf(format, args...)))
 }
 
 // Sort orders the diagnostics by file, line and column, keeping the order of equal positions.
@@ -149,8 +149,8 @@ func (w Where) Label(kind, name string) Where {
 	return w
 }
 
-// diag builds a diagnostic at n located by w.
-func (w Where) diag(n *yaml.Node, msg string) Diag {
+// Diag builds a diagnostic at n (which may be nil) located by w.
+func (w Where) Diag(n *yaml.Node, msg string) Diag {
 	d := Diag{File: w.File, Path: w.Path, Kind: w.Kind, Name: w.Name, Msg: msg}
 	if n != nil {
 		d.Line, d.Col = n.Line, n.Column
@@ -160,7 +160,7 @@ func (w Where) diag(n *yaml.Node, msg string) Diag {
 
 // pos renders the position of n in w's file, for messages that point back at an earlier item.
 func (w Where) pos(n *yaml.Node) string {
-	return w.diag(n, "").position()
+	return w.Diag(n, "").position()
 }
 
 // isPlainKey reports whether key can follow a dot in a path without quoting.

@@ -262,14 +262,6 @@ func value(n *yaml.Node, key string) *yaml.Node {
 	return v
 }
 
-func diagAt(file string, n *yaml.Node, path, msg string) config.Diag {
-	d := config.Diag{File: file, Path: path, Msg: msg}
-	if n != nil {
-		d.Line, d.Col = n.Line, n.Column
-	}
-	return d
-}
-
 func osMessage(err error) string {
 	var pe *os.PathError
 	if errors.As(err, &pe) {

@@ -73,7 +73,7 @@ func readSettings(dir string) (*Settings, config.Diags) {
 	}
 	if s.Environment != "" {
 		if _, ok := s.Environments[s.Environment]; !ok {
-			return nil, config.Diags{diagAt(file, value(root, "environment"), "environment",
+			return nil, config.Diags{config.Where{File: file, Path: "environment"}.Diag(value(root, "environment"),
 				config.Unknown("environment", s.Environment, envNames(&s)))}
 		}
 	}
