@@ -72,3 +72,11 @@ func (c *ConnectorBuild) Setting(key string) *yaml.Node { return mappingValue(c.
 
 // Setting returns the node of one key under the source's settings.
 func (s *SourceBuild) Setting(key string) *yaml.Node { return mappingValue(s.src.Settings, key) }
+
+// Settings returns the source's settings node (the source itself when it has none).
+func (s *SourceBuild) Settings() *yaml.Node {
+	if s.src.Settings != nil {
+		return s.src.Settings
+	}
+	return s.src.Node
+}

@@ -60,19 +60,56 @@ func (s *settings) check(b *runtime.ConnectorBuild) bool {
 }
 
 type sourceSettings struct {
-	Path    string   `yaml:"path" octo:"required"`
+	Path    string   `yaml:"path"`
+	Paths   []string `yaml:"paths"` // one flow on several paths (an MCP server's /mcp, /sse, /messages)
 	Methods []string `yaml:"methods"`
+}
+
+// routed pairs each path the source serves with the node that wrote it.
+type routed struct {
+	path string
+	node *yaml.Node
+	at   runtime.Where
 }
 
 var knownMethods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "OPTIONS": true}
 
+// routes lists the source's paths, reporting a missing, doubled or
+// malformed one; nil when any is wrong.
+func (s *sourceSettings) routes(src *runtime.SourceBuild) []routed {
+	at := src.At.Field("settings")
+	var out []routed
+	switch {
+	case s.Path != "" && len(s.Paths) > 0:
+		src.Errorf(src.Setting("paths"), at.Field("paths"), "use path or paths, not both")
+		return nil
+	case s.Path != "":
+		out = append(out, routed{s.Path, src.Setting("path"), at.Field("path")})
+	case len(s.Paths) > 0:
+		list := src.Setting("paths")
+		for i, p := range s.Paths {
+			out = append(out, routed{p, list.Content[i], at.Field("paths").Index(i)})
+		}
+	default:
+		src.Errorf(src.Settings(), at, `missing required key "path" (or "paths", a list)`)
+		return nil
+	}
+	ok := true
+	for _, r := range out {
+		if !strings.HasPrefix(r.path, "/") {
+			src.Errorf(r.node, r.at, "path %q must start with /", r.path)
+			ok = false
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return out
+}
+
 func (s *sourceSettings) check(src *runtime.SourceBuild) bool {
 	ok := true
 	at := src.At.Field("settings")
-	if !strings.HasPrefix(s.Path, "/") {
-		src.Errorf(src.Setting("path"), at.Field("path"), "path %q must start with /", s.Path)
-		ok = false
-	}
 	for i, m := range s.Methods {
 		up := strings.ToUpper(m)
 		if !knownMethods[up] {

@@ -67,18 +67,21 @@ func (c *Connector) Attach(src *runtime.SourceBuild, flow *runtime.Flow) error {
 	if !src.Decode(&s) {
 		return nil
 	}
-	if !s.check(src) {
+	paths := s.routes(src)
+	if !s.check(src) || paths == nil {
 		return nil
 	}
-	if prev, dup := c.routes[s.Path]; dup {
-		src.Errorf(src.Setting("path"), src.At.Field("settings").Field("path"), "path %q is already served by flow %q on connector %q", s.Path, prev.flow.Name, c.name)
-		return nil
+	for _, p := range paths {
+		if prev, dup := c.routes[p.path]; dup {
+			src.Errorf(p.node, p.at, "path %q is already served by flow %q on connector %q", p.path, prev.flow.Name, c.name)
+			continue
+		}
+		r := &route{path: p.path, methods: s.Methods, flow: flow}
+		if len(s.Methods) > 0 {
+			r.allow = joinMethods(s.Methods)
+		}
+		c.routes[p.path] = r
 	}
-	r := &route{path: s.Path, methods: s.Methods, flow: flow}
-	if len(s.Methods) > 0 {
-		r.allow = joinMethods(s.Methods)
-	}
-	c.routes[s.Path] = r
 	return nil
 }
 

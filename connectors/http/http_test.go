@@ -67,7 +67,7 @@ flows:
     source: { connector: api, settings: { path: /echo, methods: [post, PUT] } }
     process: []
   - name: accept
-    source: { connector: api, settings: { path: /accept } }
+    source: { connector: api, settings: { paths: [/accept, /accepted] } }
     process: [ { type: test-accept } ]
   - name: stream
     source: { connector: api, settings: { path: /stream } }
@@ -111,6 +111,7 @@ func TestRequestsAreRoutedByPathAndMethod(t *testing.T) {
 		{"an unknown path is a 404", "POST", "/nope", `{}`, 404, `{"error":"no route for /nope"}`, ""},
 		{"a body over the limit is a 413", "POST", "/echo", strings.Repeat("x", 65), 413, `{"error":"request body is larger than 64 bytes"}`, ""},
 		{"an empty 202 is written without a body", "POST", "/accept", `{}`, 202, ``, ""},
+		{"every path a source lists reaches its flow", "POST", "/accepted", `{}`, 202, ``, ""},
 		{"a block failure is a 500 without internals", "GET", "/fail", ``, 500, `{"error":"internal error"}`, ""},
 	}
 	for _, c := range cases {

@@ -52,8 +52,8 @@ type served struct {
 	node *yaml.Node // the settings node: the key of the live server
 }
 
-// flowYAML puts mock settings under the three flows of one server, sharing
-// them through a YAML anchor.
+// flowYAML puts mock settings under one flow serving the server's three
+// paths.
 func flowYAML(settings string) string {
 	var b strings.Builder
 	b.WriteString(`service: { name: mock-test }
@@ -61,18 +61,15 @@ connectors:
   - { name: api, type: http, settings: { port: 0, host: 127.0.0.1 } }
 flows:
   - name: mcp
-    source: { connector: api, settings: { path: /mcp } }
+    source: { connector: api, settings: { paths: [/mcp, /sse, /messages] } }
     process:
       - type: mcp-mock
         name: test-mock
-        settings: &mock
+        settings:
 `)
 	for _, line := range strings.Split(strings.TrimRight(settings, "\n"), "\n") {
 		b.WriteString("          " + line + "\n")
 	}
-	b.WriteString(`  - { name: sse, source: { connector: api, settings: { path: /sse } }, process: [ { type: mcp-mock, name: test-mock, settings: *mock } ] }
-  - { name: messages, source: { connector: api, settings: { path: /messages } }, process: [ { type: mcp-mock, name: test-mock, settings: *mock } ] }
-`)
 	return b.String()
 }
 

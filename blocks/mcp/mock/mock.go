@@ -29,10 +29,11 @@ func init() {
 // reported at paths like mcp.tools[0] rather than under settings.
 const KindServer = "server"
 
-// Block is one flow's handle on a mock server. Blocks built from the same
-// settings node (one mapping and its YAML aliases, or the three flows the
-// workspace adapter makes per server) share one Server, so a session opened
-// on /sse is found by a POST to /messages.
+// Block is one flow's handle on a mock server. One flow normally serves all
+// of a server's paths (source paths: [/mcp, /sse, /messages]); blocks built
+// from the same settings node (a mapping and its YAML aliases) still share
+// one Server, so a session opened on /sse is found by a POST to /messages
+// even when flows are split per path.
 type Block struct {
 	srv *Server
 }

@@ -24,8 +24,8 @@ const (
 )
 
 // Adapt turns a saved server into the runtime's config: a connector and
-// the flows running mcp-mock, all sharing one settings node (so one live
-// server). vars are the workspace variables, which the server's own
+// one flow running mcp-mock on the server's path and the legacy /sse and
+// /messages pair. vars are the workspace variables, which the server's own
 // mcp.variables override. It returns the settings node, the key to the
 // server with mock.Find once the config is built.
 func Adapt(s *Server, vars map[string]string, t Transport) (*config.Config, *yaml.Node) {
@@ -53,10 +53,12 @@ func Adapt(s *Server, vars map[string]string, t Transport) (*config.Config, *yam
 		Name: "http", Type: "http", At: at.Field("port"), Node: portNode(s),
 		Settings: connectorSettings(s),
 	}}
+	paths := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: s.mcp.Line, Column: s.mcp.Column}
 	for _, p := range []string{s.Path, mock.SSEPath, mock.MessagesPath} {
-		src := mapping("path", strNode(p, s.mcp))
-		cfg.Flows = append(cfg.Flows, flow(p, "http", src, block, at))
+		paths.Content = append(paths.Content, strNode(p, s.mcp))
 	}
+	src := mapping("paths", paths)
+	cfg.Flows = []*config.Flow{flow("mcp", "http", src, block, at)}
 	return cfg, settings
 }
 
