@@ -1,7 +1,6 @@
 package jwtvalidate
 
 import (
-	"bytes"
 	"context"
 	"crypto/x509"
 	"encoding/pem"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 	octohttp "github.com/octo-run/octo/connectors/http"
 	"github.com/octo-run/octo/runtime"
 	octoconfig "github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 // protected is an MCP-like endpoint behind jwt-validate; the block after it answers with what
@@ -53,24 +52,6 @@ const (
 	bodyInsufficient = `{"error":"insufficient_scope","error_description":"the bearer token lacks a required scope (this resource needs: inventory.read)"}`
 	bodyValid        = `{"scope":"openid inventory.read","sub":"user-1"}`
 )
-
-// logBuffer collects a service's log lines across goroutines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // loadService builds a config written to dir with env as the process environment.
 func loadService(t *testing.T, dir, yaml string, env map[string]string, logs io.Writer) (*runtime.Service, error) {
@@ -112,7 +93,7 @@ func TestTheBlockAnswersEveryTokenWithTheExactStatusAndChallenge(t *testing.T) {
 	ec := newECKey(t, "ec-a")
 	rs := newRSAKey(t, "rsa-a")
 	srv := newJWKSServer(t, ec, rs)
-	logs := &logBuffer{}
+	logs := &runtimetest.Buffer{}
 	base := serve(t, protected, map[string]string{"JWKS_URL": srv.URL}, logs)
 	client := &http.Client{Transport: &http.Transport{}}
 	t.Cleanup(client.CloseIdleConnections)

@@ -1,7 +1,6 @@
 package jwtvalidate
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -11,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 // accepts reports whether the validator takes a fresh token from k.
@@ -141,28 +142,10 @@ func TestBackgroundRefresh(t *testing.T) {
 	})
 }
 
-// syncBuffer is a log sink the refresh goroutine and the test can share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 func TestRefreshFailureKeepsKeys(t *testing.T) {
 	key := newECKey(t, "k")
 	srv := newJWKSServer(t, key)
-	var logs syncBuffer
+	var logs runtimetest.Buffer
 	s := urlSettings(srv.URL)
 	s.RefreshInterval, s.MinRefreshInterval = 20*time.Millisecond, 20*time.Millisecond
 	s.Logger = slog.New(slog.NewTextHandler(&logs, nil))

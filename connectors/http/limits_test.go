@@ -2,7 +2,6 @@ package http_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -19,6 +18,7 @@ import (
 	octohttp "github.com/octo-run/octo/connectors/http"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 // gate lets a test hold requests inside a flow: test-hold blocks announce themselves on
@@ -77,7 +77,7 @@ func (p *panicky) Next(context.Context) (runtime.Event, error) {
 }
 
 // startLogged starts a config and captures its log.
-func startLogged(t *testing.T, yaml string) (string, *syncBuffer) {
+func startLogged(t *testing.T, yaml string) (string, *runtimetest.Buffer) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(yaml), 0o644); err != nil {
@@ -87,7 +87,7 @@ func startLogged(t *testing.T, yaml string) (string, *syncBuffer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &runtimetest.Buffer{}
 	svc, err := runtime.NewService(cfg, runtime.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -97,23 +97,6 @@ func startLogged(t *testing.T, yaml string) (string, *syncBuffer) {
 	}
 	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
 	return "http://" + svc.Connector("api").(*octohttp.Connector).Addr(), logs
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func get(t *testing.T, client *http.Client, url string) (int, http.Header, string) {

@@ -15,24 +15,9 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 const echoServerFile = `name: Echo
 kind: mcp
@@ -58,9 +43,9 @@ func mockWorkspace(t *testing.T, servers map[string]string) string {
 }
 
 // serveInProcess runs Main with args until cancelled.
-func serveInProcess(t *testing.T, stdin io.Reader, args ...string) (stdout, stderr *lockedBuffer, cancel func() int) {
+func serveInProcess(t *testing.T, stdin io.Reader, args ...string) (stdout, stderr *runtimetest.Buffer, cancel func() int) {
 	t.Helper()
-	stdout, stderr = &lockedBuffer{}, &lockedBuffer{}
+	stdout, stderr = &runtimetest.Buffer{}, &runtimetest.Buffer{}
 	ctx, stop := context.WithCancel(context.Background())
 	code := make(chan int, 1)
 	go func() {
@@ -83,7 +68,7 @@ func serveInProcess(t *testing.T, stdin io.Reader, args ...string) (stdout, stde
 	return stdout, stderr, cancel
 }
 
-func waitForText(t *testing.T, b *lockedBuffer, text string) string {
+func waitForText(t *testing.T, b *runtimetest.Buffer, text string) string {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(b.String(), text) {

@@ -1,14 +1,12 @@
 package mock_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,35 +18,18 @@ import (
 	_ "github.com/octo-run/octo/connectors/all"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// syncBuffer is a log sink tests read while the server writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // served is a running flow config with one mock server.
 type served struct {
 	url  string // the Streamable HTTP endpoint
 	svc  *runtime.Service
-	log  *syncBuffer
+	log  *runtimetest.Buffer
 	node *yaml.Node // the settings node: the key of the live server
 }
 
@@ -74,12 +55,12 @@ flows:
 }
 
 // build loads a flow config holding the settings and builds it.
-func build(t testing.TB, settings string) (*runtime.Service, *syncBuffer, error) {
+func build(t testing.TB, settings string) (*runtime.Service, *runtimetest.Buffer, error) {
 	svc, log, _, err := buildNode(t, settings)
 	return svc, log, err
 }
 
-func buildNode(t testing.TB, settings string) (*runtime.Service, *syncBuffer, *yaml.Node, error) {
+func buildNode(t testing.TB, settings string) (*runtime.Service, *runtimetest.Buffer, *yaml.Node, error) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "flow.yaml"), []byte(flowYAML(settings)), 0o644); err != nil {
@@ -89,7 +70,7 @@ func buildNode(t testing.TB, settings string) (*runtime.Service, *syncBuffer, *y
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	log := &syncBuffer{}
+	log := &runtimetest.Buffer{}
 	svc, err := runtime.NewService(cfg, runtime.Options{Logger: slog.New(slog.NewJSONHandler(log, nil))})
 	return svc, log, cfg.Flows[0].Process[0].Settings, err
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,27 +20,11 @@ import (
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	_ "github.com/octo-run/octo/connectors/all"
 	"github.com/octo-run/octo/connectors/stdio"
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func writeFiles(t testing.TB, dir string, files map[string]string) {
@@ -59,14 +42,14 @@ func writeFiles(t testing.TB, dir string, files map[string]string) {
 
 // running is a workspace served by Run in the background.
 type running struct {
-	log   *syncBuffer
+	log   *runtimetest.Buffer
 	ready chan [2]string // name, url
 	done  chan error
 }
 
 func run(t *testing.T, dir string, opts workspace.Options) *running {
 	t.Helper()
-	r := &running{log: &syncBuffer{}, ready: make(chan [2]string, 16), done: make(chan error, 1)}
+	r := &running{log: &runtimetest.Buffer{}, ready: make(chan [2]string, 16), done: make(chan error, 1)}
 	opts.Logger = slog.New(slog.NewTextHandler(r.log, nil))
 	opts.Poll = 20 * time.Millisecond
 	opts.Ready = func(name, url string) { r.ready <- [2]string{name, url} }
@@ -230,7 +213,7 @@ func TestRunRefusesWhatItCannotServe(t *testing.T) {
 	t.Run("a workspace whose every server is broken serves nothing", func(t *testing.T) {
 		bad := t.TempDir()
 		writeFiles(t, bad, map[string]string{"servers/A.yaml": "name: ["})
-		err := workspace.Run(context.Background(), bad, workspace.Options{Logger: slog.New(slog.NewTextHandler(&syncBuffer{}, nil))})
+		err := workspace.Run(context.Background(), bad, workspace.Options{Logger: slog.New(slog.NewTextHandler(&runtimetest.Buffer{}, nil))})
 		if !errors.Is(err, workspace.ErrNothingServed) {
 			t.Fatalf("err = %v", err)
 		}
@@ -253,7 +236,7 @@ func TestOneServerServesOverStdioUntilInputEnds(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- workspace.Run(ctx, dir, workspace.Options{Servers: []string{"echo"}, Transport: workspace.Stdio,
-			Logger: slog.New(slog.NewTextHandler(&syncBuffer{}, nil))})
+			Logger: slog.New(slog.NewTextHandler(&runtimetest.Buffer{}, nil))})
 		outW.Close()
 	}()
 	lines := bufio.NewReader(outR)
