@@ -5,16 +5,12 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	_ "github.com/octo-run/octo/blocks/all"
-	octohttp "github.com/octo-run/octo/connectors/http"
 	"github.com/octo-run/octo/runtime"
-	"github.com/octo-run/octo/runtime/config"
 )
 
 // testBlocks answer with what the routing tests need: an empty 202, a
@@ -79,23 +75,8 @@ flows:
 
 func start(t *testing.T, yaml string) (string, *runtime.Service) {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(dir, func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := runtime.NewService(cfg, runtime.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
-	return "http://" + svc.Connector("api").(*octohttp.Connector).Addr(), svc
+	addr, svc, _ := startLogged(t, yaml)
+	return addr, svc
 }
 
 func TestRequestsAreRoutedByPathAndMethod(t *testing.T) {

@@ -76,8 +76,9 @@ func (p *panicky) Next(context.Context) (runtime.Event, error) {
 	panic("stream exploded")
 }
 
-// startLogged starts a config and captures its log.
-func startLogged(t *testing.T, yaml string) (string, *runtimetest.Buffer) {
+// startLogged starts a config written to a temporary folder, capturing its
+// log; the service stops when the test ends.
+func startLogged(t *testing.T, yaml string) (string, *runtime.Service, *runtimetest.Buffer) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(yaml), 0o644); err != nil {
@@ -96,7 +97,7 @@ func startLogged(t *testing.T, yaml string) (string, *runtimetest.Buffer) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
-	return "http://" + svc.Connector("api").(*octohttp.Connector).Addr(), logs
+	return "http://" + svc.Connector("api").(*octohttp.Connector).Addr(), svc, logs
 }
 
 func get(t *testing.T, client *http.Client, url string) (int, http.Header, string) {
@@ -117,7 +118,7 @@ func newClient(t *testing.T) *http.Client {
 }
 
 func TestRequestsBeyondMaxInFlightGetA503WithRetryAfter(t *testing.T) {
-	base, _ := startLogged(t, `
+	base, _, _ := startLogged(t, `
 connectors:
   - { name: api, type: http, settings: { port: 0, host: 127.0.0.1, maxInFlight: 2 } }
 flows:
@@ -152,7 +153,7 @@ flows:
 }
 
 func TestOpenStreamsAreCountedApartFromCalls(t *testing.T) {
-	base, _ := startLogged(t, `
+	base, _, _ := startLogged(t, `
 connectors:
   - { name: api, type: http, settings: { port: 0, host: 127.0.0.1, maxInFlight: 1, maxStreams: 1 } }
 flows:
@@ -214,7 +215,7 @@ func eventually(t *testing.T, cond func() bool) {
 }
 
 func TestAPanicInAFlowIsALogged500AndTheServerGoesOn(t *testing.T) {
-	base, logs := startLogged(t, `
+	base, _, logs := startLogged(t, `
 connectors:
   - { name: api, type: http, settings: { port: 0, host: 127.0.0.1, maxInFlight: 1, maxStreams: 1 } }
 flows:
@@ -256,7 +257,7 @@ flows:
 }
 
 func TestHeadersOverMaxHeaderBytesGet431(t *testing.T) {
-	base, _ := startLogged(t, `
+	base, _, _ := startLogged(t, `
 connectors:
   - { name: api, type: http, settings: { port: 0, host: 127.0.0.1, maxHeaderBytes: 1024 } }
 flows:
@@ -289,7 +290,7 @@ flows:
 }
 
 func TestSlowHeadersAndIdleConnectionsAreCutOff(t *testing.T) {
-	base, _ := startLogged(t, `
+	base, _, _ := startLogged(t, `
 connectors:
   - { name: api, type: http, settings: { port: 0, host: 127.0.0.1, readHeaderTimeout: 200ms, idleTimeout: 200ms } }
 flows:
@@ -341,7 +342,7 @@ func nested(depth int) string {
 }
 
 func TestJSONNestedTooDeeplyIsRefusedThroughTheRouter(t *testing.T) {
-	base, _ := startLogged(t, `
+	base, _, _ := startLogged(t, `
 connectors:
   - { name: api, type: http, settings: { port: 0, host: 127.0.0.1 } }
 flows:

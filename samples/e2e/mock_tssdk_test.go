@@ -24,21 +24,7 @@ func TestTypeScriptSDKClientsUseTheWeatherMock(t *testing.T) {
 	node, dir := typeScriptSDK(t)
 	url, p := serveWeatherMock(t)
 	base := strings.TrimSuffix(url, "/mcp")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "mock-client.mjs", base)
-	cmd.Dir = dir
-	cmd.WaitDelay = 5 * time.Second // a hung child holding the pipes must not hang the test
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("node mock-client.mjs %s: %v\n%s", base, err, out)
-	}
-	// The summary comes only after every check ran; an exit 0 without it
-	// means the script stopped early without saying why.
-	if !strings.HasPrefix(string(out), "ok: ") {
-		t.Fatalf("node mock-client.mjs exited 0 without its summary line:\n%s", out)
-	}
-	t.Log(strings.TrimSpace(string(out)))
+	runClientScript(t, node, dir, "mock-client.mjs", base)
 
 	// The server's side of what the script saw: it dropped the cancelled
 	// call's answer and served a call over each transport.
@@ -63,9 +49,30 @@ func typeScriptSDK(t *testing.T) (node, dir string) {
 	dir = filepath.Join(repoRoot(), "samples", "e2e", "node")
 	sdk := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")
 	if _, err := os.Stat(sdk); errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("the TypeScript SDK is not installed in %s: run `make interop-deps` (npm ci there)", dir)
+		t.Fatalf("the TypeScript SDK is not installed in %s: run `make test` (its interop-deps target runs npm ci there)", dir)
 	} else if err != nil {
 		t.Fatal(err)
 	}
 	return node, dir
+}
+
+// runClientScript runs a client script of samples/e2e/node against base and
+// fails the test with its output unless it exits 0 with its summary line.
+func runClientScript(t *testing.T, node, dir, script, base string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, script, base)
+	cmd.Dir = dir
+	cmd.WaitDelay = 5 * time.Second // a hung child holding the pipes must not hang the test
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node %s %s: %v\n%s", script, base, err, out)
+	}
+	// The summary comes only after every check ran; an exit 0 without it
+	// means the script stopped early without saying why.
+	if !strings.HasPrefix(string(out), "ok: ") {
+		t.Fatalf("node %s exited 0 without its summary line:\n%s", script, out)
+	}
+	t.Log(strings.TrimSpace(string(out)))
 }
