@@ -3,6 +3,7 @@ package placeholder
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -53,29 +54,16 @@ func appendJSON(dst []byte, v any, depth int) []byte {
 
 // appendObject writes keys sorted, as encoding/json does, so answers are reproducible.
 func appendObject(dst []byte, m map[string]any, depth int) []byte {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	dst = append(dst, '{')
-	for i, k := range keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendQuoted(dst, k)
-		dst = append(dst, ':')
-		dst = appendJSON(dst, m[k], depth+1)
-	}
-	return append(dst, '}')
+	return appendSorted(dst, m, func(dst []byte, v any) []byte { return appendJSON(dst, v, depth+1) })
 }
 
 func appendStringMap(dst []byte, m map[string]string) []byte {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	return appendSorted(dst, m, appendQuoted)
+}
+
+// appendSorted writes a JSON object with its keys in order, each value by val.
+func appendSorted[V any](dst []byte, m map[string]V, val func([]byte, V) []byte) []byte {
+	keys := slices.Sorted(maps.Keys(m))
 	dst = append(dst, '{')
 	for i, k := range keys {
 		if i > 0 {
@@ -83,7 +71,7 @@ func appendStringMap(dst []byte, m map[string]string) []byte {
 		}
 		dst = appendQuoted(dst, k)
 		dst = append(dst, ':')
-		dst = appendQuoted(dst, m[k])
+		dst = val(dst, m[k])
 	}
 	return append(dst, '}')
 }
