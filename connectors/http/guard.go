@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
-	"sync/atomic"
 
 	"gopkg.in/yaml.v3"
 
@@ -47,16 +46,13 @@ const (
 	hostPerConn                 // bound to every interface: check connections that came over loopback
 )
 
-// guard holds the compiled origin, host and CORS policy and the connector's request counters.
+// guard holds the compiled origin, host and CORS policy.
 type guard struct {
 	anyOrigin bool
 	origins   map[string]bool // normalised origins the cors list allows
 	cors      bool            // answer preflights and add CORS headers
 	hostMode  hostMode
 	hosts     map[string]bool // extra host names (lowercase, no port) allowed on loopback
-
-	maxInFlight, maxStreams int64
-	inFlight, streams       atomic.Int64
 }
 
 // corsSetting is the cors key: true (any origin), false, or a list of origins.
@@ -89,21 +85,12 @@ func (c *corsSetting) DecodeYAMLNode(n *yaml.Node, at config.Where) config.Diags
 	return ds
 }
 
-// compileGuard checks the guard and limit settings and builds s.guard.
+// compileGuard checks the guard settings and builds s.guard.
 func (s *settings) compileGuard(b *runtime.ConnectorBuild) bool {
 	at := b.At.Field("settings")
-	g := &guard{anyOrigin: s.Cors.any, cors: s.Cors.any || len(s.Cors.origins) > 0,
-		hostMode: hostModeFor(s.Host), maxInFlight: int64(s.MaxInFlight), maxStreams: int64(s.MaxStreams)}
+	g := &guard{anyOrigin: s.Cors.any, cors: s.Cors.any || len(s.Cors.origins) > 0, hostMode: hostModeFor(s.Host)}
 	ok := s.compileOrigins(b, g, at.Field("cors"))
 	ok = s.compileHosts(b, g, at.Field("allowedHosts")) && ok
-	if s.MaxInFlight <= 0 {
-		b.Errorf(b.Setting("maxInFlight"), at.Field("maxInFlight"), "maxInFlight must be positive")
-		ok = false
-	}
-	if s.MaxStreams <= 0 {
-		b.Errorf(b.Setting("maxStreams"), at.Field("maxStreams"), "maxStreams must be positive")
-		ok = false
-	}
 	s.guard = g
 	return ok
 }

@@ -178,6 +178,8 @@ func TestGuardSettingsAreCheckedAtBuild(t *testing.T) {
 		{"an allowed host must be a bare name", `allowedHosts: [ "http://a.example" ]`, `c.yaml:6:23: connectors[0].settings.allowedHosts[0] (connector "api"): "http://a.example" is not a host name: give the name alone, without scheme or port, or "*" to turn the check off`},
 		{"maxInFlight must be positive", `maxInFlight: 0`, `c.yaml:6:20: connectors[0].settings.maxInFlight (connector "api"): maxInFlight must be positive`},
 		{"maxStreams must be positive", `maxStreams: -1`, `c.yaml:6:19: connectors[0].settings.maxStreams (connector "api"): maxStreams must be positive`},
+		{"bodyTimeout must be positive", `bodyTimeout: 0s`, `c.yaml:6:20: connectors[0].settings.bodyTimeout (connector "api"): bodyTimeout must be positive`},
+		{"maxConnsPerClient must be positive", `maxConnsPerClient: 0`, `c.yaml:6:26: connectors[0].settings.maxConnsPerClient (connector "api"): maxConnsPerClient must be positive`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,172 @@
+package e2e
+
+// The hostile-client suite's http connector part: clients that stall request bodies, hold too
+// many connections or event streams from one address, and a user who presses Ctrl-C twice.
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const (
+	// The connector's defaults the tests below lean on.
+	bodyTimeout       = 5 * time.Second
+	maxConnsPerClient = 256
+	// 1,100 stalled requests are more than the 1,024 maxInFlight slots; spread over five
+	// addresses, each stays under maxConnsPerClient, so only the in-flight accounting keeps
+	// them from starving everyone else.
+	stalledAddrs, stalledPerAddr = 5, 220
+	overCap                      = 20 // connections past maxConnsPerClient from one address
+)
+
+// stallFrom sends, from the loopback address src, the headers of a POST /mcp whose 1,000-byte
+// body never comes. The request asks for "100 Continue", which net/http sends when a handler
+// starts reading the body, so the test knows how far the server took it; the first status
+// line is returned ("" when the server closed the connection instead).
+func stallFrom(t *testing.T, src, addr string) (*bufio.Reader, net.Conn, string) {
+	t.Helper()
+	conn := dialFrom(t, src, addr)
+	head := "POST /mcp HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\n" +
+		"Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n"
+	if _, err := io.WriteString(conn, head); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	r := bufio.NewReader(conn)
+	line, err := r.ReadString('\n')
+	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("the server neither answered nor closed a stalled request from %s in 10s", src)
+		}
+		return r, conn, ""
+	}
+	if _, err := r.ReadString('\n'); err != nil { // the blank line after "100 Continue"
+		t.Fatal(err)
+	}
+	return r, conn, strings.TrimRight(line, "\r\n")
+}
+
+// needFiles skips when this process may not open n more files.
+func needFiles(t *testing.T, n uint64) {
+	t.Helper()
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur < n+256 {
+		t.Skipf("needs %d open files; the limit is %d (%v)", n+256, lim.Cur, err)
+	}
+}
+
+// served is a well-behaved request and the answer it must get while the attack goes on.
+type served struct {
+	name, token        string
+	status             int
+	bodyPrefix, header string
+}
+
+const initializeAnswer = `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"`
+
+func TestStalledBodiesDoNotStarveOtherClients(t *testing.T) {
+	needFiles(t, 2*(stalledAddrs*stalledPerAddr+maxConnsPerClient+overCap))
+	// Both servers listen before either attack opens its ~1,400 connections, whose local ports
+	// could otherwise take the port freePort picked for the second.
+	router, routerProc := runSample(t, "mcp-router")
+	port := strconv.Itoa(freePort(t))
+	oauth := "http://127.0.0.1:" + port
+	oauthProc := startOcto(t, []string{"HTTP_PORT=" + port, "MCP_RESOURCE=" + oauth + "/mcp"}, "run", "--config", "samples/mcp-oauth")
+	token := mintToken(t, "--aud", oauth+"/mcp", "--iss", oauthIssuer, "--scope", "weather.read")
+	t.Run("the router sample", func(t *testing.T) {
+		t.Parallel()
+		withStalledBodies(t, routerProc, router, []served{{name: "initialize", status: 200, bodyPrefix: initializeAnswer}})
+	})
+	t.Run("the OAuth sample (jwt-validate in front)", func(t *testing.T) {
+		t.Parallel()
+		withStalledBodies(t, oauthProc, oauth, []served{
+			{name: "initialize without a token", status: 401, header: "WWW-Authenticate"},
+			{name: "initialize with a token", token: token, status: 200, bodyPrefix: initializeAnswer},
+		})
+	})
+}
+
+// withStalledBodies stalls 1,100 request bodies from five addresses and maxConnsPerClient+20
+// connections from a sixth, checks that requests from 127.0.0.1 get their normal answers, and
+// that every stalled request ends with a 408 and a closed connection once bodyTimeout passes.
+func withStalledBodies(t *testing.T, p *proc, base string, want []served) {
+	addr := strings.TrimPrefix(base, "http://")
+	type stalled struct {
+		r    *bufio.Reader
+		conn net.Conn
+	}
+	var waiting []stalled
+	for a := range stalledAddrs {
+		src := "127.0.0." + strconv.Itoa(2+a)
+		for i := range stalledPerAddr {
+			r, conn, line := stallFrom(t, src, addr)
+			if line != "HTTP/1.1 100 Continue" {
+				t.Fatalf("stalled request %d from %s got %q, want its handler waiting for the body", i+1, src, line)
+			}
+			waiting = append(waiting, stalled{r, conn})
+		}
+	}
+	outer := t // the connections must outlive the subtest
+	t.Run("connections past maxConnsPerClient from one address are closed at once", func(t *testing.T) {
+		for i := range maxConnsPerClient + overCap {
+			r, conn, line := stallFrom(outer, "127.0.0.7", addr)
+			switch {
+			case i < maxConnsPerClient && line == "HTTP/1.1 100 Continue":
+				waiting = append(waiting, stalled{r, conn})
+			case i >= maxConnsPerClient && line == "":
+			default:
+				t.Fatalf("connection %d from 127.0.0.7 got %q (limit %d)", i+1, line, maxConnsPerClient)
+			}
+		}
+	})
+	client := &http.Client{Transport: &http.Transport{}, Timeout: 5 * time.Second}
+	defer client.CloseIdleConnections()
+	for _, w := range want {
+		t.Run("from 127.0.0.1, "+w.name+" is answered", func(t *testing.T) {
+			req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(initialize))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if w.token != "" {
+				req.Header.Set("Authorization", "Bearer "+w.token)
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != w.status || !strings.HasPrefix(string(b), w.bodyPrefix) || w.header != "" && resp.Header.Get(w.header) == "" {
+				t.Fatalf("got %d %s (headers %v), want %d %s…", resp.StatusCode, b, resp.Header, w.status, w.bodyPrefix)
+			}
+		})
+	}
+	t.Run("every stalled request is answered 408 and closed after bodyTimeout", func(t *testing.T) {
+		wantBody := `{"error":"request body stalled: nothing arrived for 5s (the connector's bodyTimeout)"}`
+		for i, s := range waiting {
+			_ = s.conn.SetReadDeadline(time.Now().Add(bodyTimeout + 10*time.Second))
+			resp, err := http.ReadResponse(s.r, nil)
+			if err != nil {
+				t.Fatalf("stalled request %d: %v", i+1, err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 408 || string(b) != wantBody {
+				t.Fatalf("stalled request %d got %d %s, want 408 %s", i+1, resp.StatusCode, b, wantBody)
+			}
+			if _, err := s.r.ReadByte(); !errors.Is(err, io.EOF) {
+				t.Fatalf("stalled request %d: read after the 408 = %v, want EOF", i+1, err)
+			}
+		}
+	})
+	// ~1,400 connections, each parked in a handler: measured at 50 MB.
+	assertPeakRSSUnder(t, p, 100)
+}
