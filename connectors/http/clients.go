@@ -48,9 +48,9 @@ func (c *clientCounts) give(a netip.Addr) {
 	}
 }
 
-// clientAddr is the IP of a remote address (the zero Addr for anything but TCP), without the
+// addrIP is the IP of a TCP address (the zero Addr for anything else), without the
 // IPv4-in-IPv6 wrapping a dual-stack listener adds.
-func clientAddr(a net.Addr) netip.Addr {
+func addrIP(a net.Addr) netip.Addr {
 	if tcp, ok := a.(*net.TCPAddr); ok {
 		ip, _ := netip.AddrFromSlice(tcp.IP)
 		return ip.Unmap()
@@ -76,7 +76,7 @@ func (l *capListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		a := clientAddr(conn.RemoteAddr())
+		a := addrIP(conn.RemoteAddr())
 		ok, first := l.conns.take(a)
 		if ok {
 			return &countedConn{Conn: conn, release: func() { l.conns.give(a) }}, nil

@@ -31,6 +31,7 @@ type settings struct {
 
 func defaultSettings() settings {
 	return settings{
+		Host:              "127.0.0.1", // like the mock: exposing a server is a decision (host: 0.0.0.0)
 		MaxBodyBytes:      defaultMaxBody,
 		MaxHeaderBytes:    64 << 10,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -3,12 +3,14 @@ package http_test
 import (
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	octohttp "github.com/octo-run/octo/connectors/http"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
@@ -159,7 +161,7 @@ flows:
 func TestAConnectorOnEveryInterfaceChecksHostOnLoopbackConnections(t *testing.T) {
 	base, _ := start(t, `
 connectors:
-  - { name: api, type: http, settings: { port: 0 } }
+  - { name: api, type: http, settings: { port: 0, host: 0.0.0.0 } }
 flows:
   - { name: echo, source: { connector: api, settings: { path: /echo } }, process: [] }
 `)
@@ -169,6 +171,24 @@ flows:
 		{name: "a loopback connection naming localhost is served", header: []string{"Host", "localhost:" + u.Port()}, status: 200},
 		{name: "a loopback connection naming a foreign host is refused", header: []string{"Host", "evil.example:" + u.Port()}, status: 403},
 	})
+}
+
+func TestAConnectorListensOnLoopbackOnlyUnlessAHostIsSet(t *testing.T) {
+	for _, c := range []struct {
+		name, settings string
+		want           func(netip.Addr) bool
+	}{
+		{"without host it binds 127.0.0.1", `port: 0`, func(a netip.Addr) bool { return a == netip.MustParseAddr("127.0.0.1") }},
+		{"host: 0.0.0.0 binds every interface", `port: 0, host: 0.0.0.0`, netip.Addr.IsUnspecified},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, svc := start(t, "connectors:\n  - { name: api, type: http, settings: { "+c.settings+" } }\n")
+			addr := svc.Connector("api").(*octohttp.Connector).Addr()
+			if ap, err := netip.ParseAddrPort(addr); err != nil || !c.want(ap.Addr()) {
+				t.Fatalf("bound %s (%v)", addr, err)
+			}
+		})
+	}
 }
 
 func TestGuardSettingsAreCheckedAtBuild(t *testing.T) {

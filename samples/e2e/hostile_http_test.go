@@ -170,3 +170,42 @@ func withStalledBodies(t *testing.T, p *proc, base string, want []served) {
 	// ~1,400 connections, each parked in a handler: measured at 50 MB.
 	assertPeakRSSUnder(t, p, 100)
 }
+
+func TestAServerListensOnLoopbackOnlyUnlessItsHostExposesIt(t *testing.T) {
+	t.Run("a sample without host is reached on 127.0.0.1 and nowhere else", func(t *testing.T) {
+		base, p := runSample(t, "hello")
+		port := base[strings.LastIndexByte(base, ':')+1:]
+		if !strings.Contains(p.Log(), "addr=http://127.0.0.1:"+port) {
+			t.Fatalf("the log does not say it listens on 127.0.0.1:%s:\n%s", port, p.Log())
+		}
+		if a := do(t, "POST", base+"/greet", "application/json", `{"name":"Ada"}`); a.status != 200 {
+			t.Fatalf("on 127.0.0.1 got %d %s", a.status, a.body)
+		}
+		// 127.0.0.2 is this machine too: a server bound to every interface would answer there.
+		if c, err := net.DialTimeout("tcp", "127.0.0.2:"+port, 5*time.Second); !errors.Is(err, syscall.ECONNREFUSED) {
+			if c != nil {
+				c.Close()
+			}
+			t.Fatalf("dialing 127.0.0.2:%s = %v, want connection refused", port, err)
+		}
+	})
+	t.Run("host: 0.0.0.0 exposes it, and the Host check still holds there", func(t *testing.T) {
+		dir := t.TempDir()
+		config := "connectors:\n  - { name: api, type: http, settings: { port: \"${HTTP_PORT}\", host: 0.0.0.0 } }\n" +
+			"env:\n  - { name: HTTP_PORT }\nflows:\n  - { name: echo, source: { connector: api, settings: { path: /echo } }, process: [] }\n"
+		if err := os.WriteFile(dir+"/echo.yaml", []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		port := strconv.Itoa(freePort(t))
+		startOcto(t, []string{"HTTP_PORT=" + port}, "run", "--config", dir)
+		other := "http://127.0.0.2:" + port + "/echo"
+		if a := do(t, "POST", other, "application/json", `{"a":1}`); a.status != 200 || a.body != `{"a":1}` {
+			t.Fatalf("on 127.0.0.2 got %d %s", a.status, a.body)
+		}
+		a := doAs(t, other, "evil.example:"+port, "", "")
+		want := `{"error":"host evil.example:` + port + ` is not allowed on a loopback address (add it to the connector's allowedHosts)"}`
+		if a.status != 403 || a.body != want {
+			t.Fatalf("a rebound name got %d %s, want 403 %s", a.status, a.body, want)
+		}
+	})
+}
