@@ -3,6 +3,7 @@ package http
 import (
 	"log/slog"
 	"net"
+	"net/http"
 	"net/netip"
 	"sync"
 )
@@ -56,6 +57,15 @@ func addrIP(a net.Addr) netip.Addr {
 		return ip.Unmap()
 	}
 	return netip.Addr{}
+}
+
+// remoteIP is the address of the request's client.
+func remoteIP(r *http.Request) netip.Addr {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr().Unmap()
 }
 
 // capListener closes, at once and without an answer, a connection from an address that

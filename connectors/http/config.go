@@ -19,27 +19,29 @@ type settings struct {
 	ReadHeaderTimeout time.Duration `yaml:"readHeaderTimeout"`
 	IdleTimeout       time.Duration `yaml:"idleTimeout"`
 	// Origin, Host and CORS policy (guard.go) and the caps (limits.go, clients.go).
-	Cors              corsSetting   `yaml:"cors"`
-	AllowedHosts      []string      `yaml:"allowedHosts"`
-	BodyTimeout       time.Duration `yaml:"bodyTimeout"`
-	MaxInFlight       int           `yaml:"maxInFlight"`
-	MaxStreams        int           `yaml:"maxStreams"`
-	MaxConnsPerClient int           `yaml:"maxConnsPerClient"`
-	guard             *guard        // compiled by check
-	limits            *limits       // compiled by check
+	Cors                corsSetting   `yaml:"cors"`
+	AllowedHosts        []string      `yaml:"allowedHosts"`
+	BodyTimeout         time.Duration `yaml:"bodyTimeout"`
+	MaxInFlight         int           `yaml:"maxInFlight"`
+	MaxStreams          int           `yaml:"maxStreams"`
+	MaxConnsPerClient   int           `yaml:"maxConnsPerClient"`
+	MaxStreamsPerClient int           `yaml:"maxStreamsPerClient"`
+	guard               *guard        // compiled by check
+	limits              *limits       // compiled by check
 }
 
 func defaultSettings() settings {
 	return settings{
-		Host:              "127.0.0.1", // like the mock: exposing a server is a decision (host: 0.0.0.0)
-		MaxBodyBytes:      defaultMaxBody,
-		MaxHeaderBytes:    64 << 10,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		BodyTimeout:       defaultBodyTimeout,
-		MaxInFlight:       defaultMaxInFlight,
-		MaxStreams:        defaultMaxStreams,
-		MaxConnsPerClient: defaultMaxConnsPerClient,
+		Host:                "127.0.0.1", // like the mock: exposing a server is a decision (host: 0.0.0.0)
+		MaxBodyBytes:        defaultMaxBody,
+		MaxHeaderBytes:      64 << 10,
+		ReadHeaderTimeout:   10 * time.Second,
+		IdleTimeout:         2 * time.Minute,
+		BodyTimeout:         defaultBodyTimeout,
+		MaxInFlight:         defaultMaxInFlight,
+		MaxStreams:          defaultMaxStreams,
+		MaxConnsPerClient:   defaultMaxConnsPerClient,
+		MaxStreamsPerClient: defaultMaxStreamsPerClient,
 	}
 }
 

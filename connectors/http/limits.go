@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/netip"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -25,13 +26,15 @@ import (
 //     the request moves to the stream count for as long as the stream stays open, so held-open
 //     sessions never use up the slots short calls need.
 //   - maxStreams: event streams open at once.
-//   - maxConnsPerClient: connections one remote address may hold (clients.go).
+//   - maxConnsPerClient, maxStreamsPerClient: connections and event streams one remote address
+//     may hold (clients.go), so that one client cannot take every slot.
 
 const (
-	defaultBodyTimeout       = 5 * time.Second
-	defaultMaxInFlight       = 1024
-	defaultMaxStreams        = 1024
-	defaultMaxConnsPerClient = 256
+	defaultBodyTimeout         = 5 * time.Second
+	defaultMaxInFlight         = 1024
+	defaultMaxStreams          = 1024
+	defaultMaxConnsPerClient   = 256
+	defaultMaxStreamsPerClient = 128
 )
 
 // limits holds the compiled caps and the connector's counters.
@@ -39,7 +42,7 @@ type limits struct {
 	bodyTimeout             time.Duration
 	maxInFlight, maxStreams int64
 	inFlight, streams       atomic.Int64
-	conns                   *clientCounts
+	conns, clientStreams    *clientCounts
 }
 
 // compileLimits checks the limit settings and builds s.limits.
@@ -56,8 +59,9 @@ func (s *settings) compileLimits(b *runtime.ConnectorBuild) bool {
 	positive("maxStreams", int64(s.MaxStreams))
 	positive("bodyTimeout", int64(s.BodyTimeout))
 	positive("maxConnsPerClient", int64(s.MaxConnsPerClient))
+	positive("maxStreamsPerClient", int64(s.MaxStreamsPerClient))
 	s.limits = &limits{bodyTimeout: s.BodyTimeout, maxInFlight: int64(s.MaxInFlight), maxStreams: int64(s.MaxStreams),
-		conns: newClientCounts(s.MaxConnsPerClient)}
+		conns: newClientCounts(s.MaxConnsPerClient), clientStreams: newClientCounts(s.MaxStreamsPerClient)}
 	return ok
 }
 
@@ -131,30 +135,41 @@ func (c *Connector) recoverPanic(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// streamStarts moves a request from the in-flight count to the stream count. When the stream
-// cap is reached it answers 503, closes the stream and returns false; otherwise the caller must
-// defer streamEnds.
-func (c *Connector) streamStarts(w http.ResponseWriter, s runtime.Stream) bool {
+// streamStarts moves a request from the in-flight count to the stream count, and counts the
+// stream against its client's address. When either cap is reached it answers 503, closes the
+// stream and returns false; otherwise the caller must defer streamEnds with the same address.
+func (c *Connector) streamStarts(w http.ResponseWriter, client netip.Addr, s runtime.Stream) bool {
 	l := c.settings.limits
-	if l.streams.Add(1) > l.maxStreams {
-		l.streams.Add(-1)
+	refuse := func(msg string) bool {
 		if closer, ok := s.(io.Closer); ok {
 			_ = closer.Close()
 		}
 		w.Header().Set("Retry-After", "5")
-		writeError(w, http.StatusServiceUnavailable, "too many open event streams (limit "+strconv.FormatInt(l.maxStreams, 10)+"); retry later")
+		writeError(w, http.StatusServiceUnavailable, msg)
 		return false
+	}
+	if ok, first := l.clientStreams.take(client); !ok {
+		if first {
+			c.logger.Warn("too many event streams from one address; refusing new ones until some end", "remote", client.String(), "limit", l.clientStreams.max)
+		}
+		return refuse("too many open event streams from " + client.String() + " (limit " + strconv.Itoa(l.clientStreams.max) + " per client address); retry later")
+	}
+	if l.streams.Add(1) > l.maxStreams {
+		l.streams.Add(-1)
+		l.clientStreams.give(client)
+		return refuse("too many open event streams (limit " + strconv.FormatInt(l.maxStreams, 10) + "); retry later")
 	}
 	l.inFlight.Add(-1)
 	return true
 }
 
-// streamEnds gives the stream slot back and takes the in-flight slot again, for leave to
+// streamEnds gives the stream slots back and takes the in-flight slot again, for leave to
 // release. A panic while streaming is logged and ends the stream: the status line is already
 // sent, so there is no error to answer with.
-func (c *Connector) streamEnds() {
+func (c *Connector) streamEnds(client netip.Addr) {
 	l := c.settings.limits
 	l.streams.Add(-1)
+	l.clientStreams.give(client)
 	l.inFlight.Add(1)
 	if rec := recover(); rec != nil {
 		if rec == http.ErrAbortHandler {

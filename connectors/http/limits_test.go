@@ -515,10 +515,7 @@ flows:
 		eventuallyLogged(t, logs, `too many connections from one address; closing new ones until some end" connector=api remote=127.0.0.2 limit=2`)
 	})
 	t.Run("another address is served", func(t *testing.T) {
-		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.3")}}
-		client := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}, Timeout: 10 * time.Second}
-		defer client.CloseIdleConnections()
-		if status, _, _ := post(t, client, base+"/echo", `{}`); status != 200 {
+		if status, _, _ := post(t, clientFrom(t, "127.0.0.3"), base+"/echo", `{}`); status != 200 {
 			t.Fatalf("got %d, want 200", status)
 		}
 	})
@@ -538,4 +535,47 @@ func post(t *testing.T, client *http.Client, url, body string) (int, http.Header
 func eventuallyLogged(t *testing.T, logs *runtimetest.Buffer, want string) {
 	t.Helper()
 	eventually(t, func() bool { return strings.Contains(logs.String(), want) })
+}
+
+// clientFrom is an http client whose connections come from the loopback address src.
+func clientFrom(t *testing.T, src string) *http.Client {
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
+	c := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}, Timeout: 10 * time.Second}
+	t.Cleanup(c.CloseIdleConnections)
+	return c
+}
+
+func TestOneAddressCannotHoldMoreThanMaxStreamsPerClient(t *testing.T) {
+	base, _, logs := startLogged(t, `
+connectors:
+  - { name: api, type: http, settings: { port: 0, host: 127.0.0.1, maxStreams: 10, maxStreamsPerClient: 2 } }
+flows:
+  - { name: stream, source: { connector: api, settings: { path: /stream } }, process: [ { type: test-stream } ] }
+`)
+	greedy := clientFrom(t, "127.0.0.2")
+	first := openStream(t, greedy, base+"/stream")
+	defer first.Close()
+	defer openStream(t, greedy, base+"/stream").Close()
+	t.Run("the address's next stream is refused with 503 and Retry-After", func(t *testing.T) {
+		status, h, body := get(t, greedy, base+"/stream")
+		want := `{"error":"too many open event streams from 127.0.0.2 (limit 2 per client address); retry later"}`
+		if status != 503 || h.Get("Retry-After") != "5" || body != want {
+			t.Fatalf("got %d Retry-After %q %s\nwant 503 %s", status, h.Get("Retry-After"), body, want)
+		}
+		eventuallyLogged(t, logs, `msg="too many event streams from one address; refusing new ones until some end" connector=api remote=127.0.0.2 limit=2`)
+	})
+	t.Run("another address still opens a stream", func(t *testing.T) {
+		openStream(t, clientFrom(t, "127.0.0.3"), base+"/stream").Close()
+	})
+	t.Run("the address opens a stream again once one of its own closes", func(t *testing.T) {
+		first.Close()
+		eventually(t, func() bool {
+			resp, err := greedy.Get(base + "/stream")
+			if err != nil {
+				return false
+			}
+			defer resp.Body.Close()
+			return resp.StatusCode == 200
+		})
+	})
 }

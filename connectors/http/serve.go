@@ -72,10 +72,11 @@ func (c *Connector) write(w http.ResponseWriter, r *http.Request, m *runtime.Mes
 		status = http.StatusOK
 	}
 	if s := m.Stream(); s != nil {
-		if !c.streamStarts(w, s) {
+		client := remoteIP(r)
+		if !c.streamStarts(w, client, s) {
 			return
 		}
-		defer c.streamEnds()
+		defer c.streamEnds(client)
 		c.writeStream(w, r, status, s)
 		return
 	}

@@ -209,3 +209,55 @@ func TestAServerListensOnLoopbackOnlyUnlessItsHostExposesIt(t *testing.T) {
 		}
 	})
 }
+
+const maxStreamsPerClient = 128 // the connector's default
+
+// openSSE opens the legacy HTTP+SSE stream of a mock server from the loopback address src and
+// returns the answer; a 200's body is left open, its first event read.
+func openSSE(t *testing.T, src, addr string) (int, http.Header, string) {
+	t.Helper()
+	conn := dialFrom(t, src, addr)
+	if _, err := io.WriteString(conn, "GET /sse HTTP/1.1\r\nHost: "+addr+"\r\nAccept: text/event-stream\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	r := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatalf("GET /sse from %s: %v", src, err)
+	}
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, string(b)
+	}
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	if err != nil {
+		t.Fatalf("GET /sse from %s: reading the first event: %v", src, err)
+	}
+	_ = conn.SetReadDeadline(time.Time{})
+	return 200, resp.Header, line
+}
+
+func TestOneAddressCannotHoldEveryEventStream(t *testing.T) {
+	port := strconv.Itoa(freePort(t))
+	p := startOcto(t, nil, "serve", "samples/weather-mock", "--port", port)
+	addr := "127.0.0.1:" + port
+	for i := range maxStreamsPerClient {
+		if status, _, first := openSSE(t, "127.0.0.2", addr); status != 200 || first != "event: endpoint\n" {
+			t.Fatalf("stream %d from 127.0.0.2 got %d %q", i+1, status, first)
+		}
+	}
+	t.Run("the address's next stream is refused with 503 and Retry-After", func(t *testing.T) {
+		status, h, body := openSSE(t, "127.0.0.2", addr)
+		want := `{"error":"too many open event streams from 127.0.0.2 (limit 128 per client address); retry later"}`
+		if status != 503 || h.Get("Retry-After") != "5" || body != want {
+			t.Fatalf("got %d Retry-After %q %s, want 503 %s", status, h.Get("Retry-After"), body, want)
+		}
+	})
+	t.Run("another address still opens a stream", func(t *testing.T) {
+		if status, _, first := openSSE(t, "127.0.0.1", addr); status != 200 || first != "event: endpoint\n" {
+			t.Fatalf("got %d %q", status, first)
+		}
+	})
+	assertPeakRSSUnder(t, p, 100)
+}
