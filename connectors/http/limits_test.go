@@ -176,15 +176,18 @@ flows:
 	})
 	t.Run("the slot is free again once the first stream closes", func(t *testing.T) {
 		first.Close()
-		eventually(t, func() bool {
-			resp, err := client.Get(base + "/stream")
-			if err != nil {
-				return false
-			}
-			defer resp.Body.Close()
-			return resp.StatusCode == 200
-		})
+		eventually(t, func() bool { return streamOpens(client, base+"/stream") })
 	})
+}
+
+// streamOpens reports whether a stream request gets a 200.
+func streamOpens(client *http.Client, url string) bool {
+	resp, err := client.Get(url)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode == 200
 }
 
 // openStream opens an event stream and reads its first event line.
@@ -569,13 +572,6 @@ flows:
 	})
 	t.Run("the address opens a stream again once one of its own closes", func(t *testing.T) {
 		first.Close()
-		eventually(t, func() bool {
-			resp, err := greedy.Get(base + "/stream")
-			if err != nil {
-				return false
-			}
-			defer resp.Body.Close()
-			return resp.StatusCode == 200
-		})
+		eventually(t, func() bool { return streamOpens(greedy, base+"/stream") })
 	})
 }
