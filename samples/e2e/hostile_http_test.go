@@ -19,13 +19,14 @@ import (
 
 const (
 	// The connector's defaults the tests below lean on.
-	bodyTimeout       = 5 * time.Second
-	maxConnsPerClient = 256
+	httpBodyTimeout         = 5 * time.Second
+	httpMaxConnsPerClient   = 256
+	httpMaxStreamsPerClient = 128
 	// 1,100 stalled requests are more than the 1,024 maxInFlight slots; spread over five
 	// addresses, each stays under maxConnsPerClient, so only the in-flight accounting keeps
 	// them from starving everyone else.
 	stalledAddrs, stalledPerAddr = 5, 220
-	overCap                      = 20 // connections past maxConnsPerClient from one address
+	stalledOverCap               = 20 // connections past maxConnsPerClient from one address
 )
 
 // stallFrom sends, from the loopback address src, the headers of a POST /mcp whose 1,000-byte
@@ -55,8 +56,8 @@ func stallFrom(t *testing.T, src, addr string) (*bufio.Reader, net.Conn, string)
 	return r, conn, strings.TrimRight(line, "\r\n")
 }
 
-// needFiles skips when this process may not open n more files.
-func needFiles(t *testing.T, n uint64) {
+// needOpenFiles skips when this process may not open n more files.
+func needOpenFiles(t *testing.T, n uint64) {
 	t.Helper()
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur < n+256 {
@@ -64,17 +65,17 @@ func needFiles(t *testing.T, n uint64) {
 	}
 }
 
-// served is a well-behaved request and the answer it must get while the attack goes on.
-type served struct {
+// wellBehaved is a well-behaved request and the answer it must get while the attack goes on.
+type wellBehaved struct {
 	name, token        string
 	status             int
 	bodyPrefix, header string
 }
 
-const initializeAnswer = `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"`
+const initializeAnswerPrefix = `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"`
 
 func TestStalledBodiesDoNotStarveOtherClients(t *testing.T) {
-	needFiles(t, 2*(stalledAddrs*stalledPerAddr+maxConnsPerClient+overCap))
+	needOpenFiles(t, 2*(stalledAddrs*stalledPerAddr+httpMaxConnsPerClient+stalledOverCap))
 	// Both servers listen before either attack opens its ~1,400 connections, whose local ports
 	// could otherwise take the port freePort picked for the second.
 	router, routerProc := runSample(t, "mcp-router")
@@ -84,13 +85,13 @@ func TestStalledBodiesDoNotStarveOtherClients(t *testing.T) {
 	token := mintToken(t, "--aud", oauth+"/mcp", "--iss", oauthIssuer, "--scope", "weather.read")
 	t.Run("the router sample", func(t *testing.T) {
 		t.Parallel()
-		withStalledBodies(t, routerProc, router, []served{{name: "initialize", status: 200, bodyPrefix: initializeAnswer}})
+		withStalledBodies(t, routerProc, router, []wellBehaved{{name: "initialize", status: 200, bodyPrefix: initializeAnswerPrefix}})
 	})
 	t.Run("the OAuth sample (jwt-validate in front)", func(t *testing.T) {
 		t.Parallel()
-		withStalledBodies(t, oauthProc, oauth, []served{
+		withStalledBodies(t, oauthProc, oauth, []wellBehaved{
 			{name: "initialize without a token", status: 401, header: "WWW-Authenticate"},
-			{name: "initialize with a token", token: token, status: 200, bodyPrefix: initializeAnswer},
+			{name: "initialize with a token", token: token, status: 200, bodyPrefix: initializeAnswerPrefix},
 		})
 	})
 }
@@ -98,7 +99,7 @@ func TestStalledBodiesDoNotStarveOtherClients(t *testing.T) {
 // withStalledBodies stalls 1,100 request bodies from five addresses and maxConnsPerClient+20
 // connections from a sixth, checks that requests from 127.0.0.1 get their normal answers, and
 // that every stalled request ends with a 408 and a closed connection once bodyTimeout passes.
-func withStalledBodies(t *testing.T, p *proc, base string, want []served) {
+func withStalledBodies(t *testing.T, p *proc, base string, want []wellBehaved) {
 	addr := strings.TrimPrefix(base, "http://")
 	type stalled struct {
 		r    *bufio.Reader
@@ -117,14 +118,14 @@ func withStalledBodies(t *testing.T, p *proc, base string, want []served) {
 	}
 	outer := t // the connections must outlive the subtest
 	t.Run("connections past maxConnsPerClient from one address are closed at once", func(t *testing.T) {
-		for i := range maxConnsPerClient + overCap {
+		for i := range httpMaxConnsPerClient + stalledOverCap {
 			r, conn, line := stallFrom(outer, "127.0.0.7", addr)
 			switch {
-			case i < maxConnsPerClient && line == "HTTP/1.1 100 Continue":
+			case i < httpMaxConnsPerClient && line == "HTTP/1.1 100 Continue":
 				waiting = append(waiting, stalled{r, conn})
-			case i >= maxConnsPerClient && line == "":
+			case i >= httpMaxConnsPerClient && line == "":
 			default:
-				t.Fatalf("connection %d from 127.0.0.7 got %q (limit %d)", i+1, line, maxConnsPerClient)
+				t.Fatalf("connection %d from 127.0.0.7 got %q (limit %d)", i+1, line, httpMaxConnsPerClient)
 			}
 		}
 	})
@@ -152,7 +153,7 @@ func withStalledBodies(t *testing.T, p *proc, base string, want []served) {
 	t.Run("every stalled request is answered 408 and closed after bodyTimeout", func(t *testing.T) {
 		wantBody := `{"error":"request body stalled: nothing arrived for 5s (the connector's bodyTimeout)"}`
 		for i, s := range waiting {
-			_ = s.conn.SetReadDeadline(time.Now().Add(bodyTimeout + 10*time.Second))
+			_ = s.conn.SetReadDeadline(time.Now().Add(httpBodyTimeout + 10*time.Second))
 			resp, err := http.ReadResponse(s.r, nil)
 			if err != nil {
 				t.Fatalf("stalled request %d: %v", i+1, err)
@@ -210,8 +211,6 @@ func TestAServerListensOnLoopbackOnlyUnlessItsHostExposesIt(t *testing.T) {
 	})
 }
 
-const maxStreamsPerClient = 128 // the connector's default
-
 // openSSE opens the legacy HTTP+SSE stream of a mock server from the loopback address src and
 // returns the answer; a 200's body is left open, its first event read.
 func openSSE(t *testing.T, src, addr string) (int, http.Header, string) {
@@ -239,10 +238,9 @@ func openSSE(t *testing.T, src, addr string) (int, http.Header, string) {
 }
 
 func TestOneAddressCannotHoldEveryEventStream(t *testing.T) {
-	port := strconv.Itoa(freePort(t))
-	p := startOcto(t, nil, "serve", "samples/weather-mock", "--port", port)
-	addr := "127.0.0.1:" + port
-	for i := range maxStreamsPerClient {
+	url, p := serveWeatherMock(t)
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
+	for i := range httpMaxStreamsPerClient {
 		if status, _, first := openSSE(t, "127.0.0.2", addr); status != 200 || first != "event: endpoint\n" {
 			t.Fatalf("stream %d from 127.0.0.2 got %d %q", i+1, status, first)
 		}
@@ -260,4 +258,98 @@ func TestOneAddressCannotHoldEveryEventStream(t *testing.T) {
 		}
 	})
 	assertPeakRSSUnder(t, p, 100)
+}
+
+// secondSignalStopsAtOnce sends a slow request and, once the log says it started, SIGTERM;
+// it waits until the graceful stop has begun, sends SIGTERM again and expects the process to
+// end promptly, non-zero, saying why, with the slow request cut off.
+func secondSignalStopsAtOnce(t *testing.T, p *proc, slowReq *http.Request, started string) {
+	t.Helper()
+	slow := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(slowReq)
+		if err == nil {
+			_, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+		}
+		slow <- err
+	}()
+	waitLog(t, p, started)
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, p, "send the signal again to stop at once")
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.done:
+	case <-time.After(5 * time.Second): // the grace period is 30s: only a stop at once ends sooner
+		t.Fatal("octo did not stop within 5s of the second SIGTERM")
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code != 1 {
+		t.Fatalf("exit code %d, want 1\n%s", code, p.Log())
+	}
+	if !strings.Contains(p.Log(), "second signal: stopping at once") {
+		t.Fatalf("the log does not say the second signal stopped it at once:\n%s", p.Log())
+	}
+	if err := <-slow; err == nil {
+		t.Fatal("the slow request was answered; it should have been cut off")
+	}
+}
+
+func writeSlowFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestASecondSignalDuringTheGracePeriodStopsAtOnce(t *testing.T) {
+	t.Run("octo run", func(t *testing.T) {
+		dir := t.TempDir()
+		writeSlowFile(t, dir+"/slow.yaml", `
+env: [ { name: HTTP_PORT } ]
+connectors: [ { name: api, type: http, settings: { port: "${HTTP_PORT}" } } ]
+flows:
+  - name: slow
+    source: { connector: api, settings: { path: /slow } }
+    process:
+      - { type: log, settings: { message: "slow request started" } }
+      - { type: delay, settings: { duration: 30s } }
+`)
+		port := strconv.Itoa(freePort(t))
+		p := startOcto(t, []string{"HTTP_PORT=" + port}, "run", "--config", dir, "--shutdown-timeout", "30s")
+		req, _ := http.NewRequest("GET", "http://127.0.0.1:"+port+"/slow", nil)
+		secondSignalStopsAtOnce(t, p, req, "slow request started")
+	})
+	t.Run("octo serve", func(t *testing.T) {
+		dir := t.TempDir()
+		port := strconv.Itoa(freePort(t))
+		if err := os.Mkdir(dir+"/servers", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeSlowFile(t, dir+"/servers/slow.yaml", `
+name: Slow
+kind: mcp
+port: `+port+`
+mcp:
+  tools:
+    - { name: slow, description: Takes a while., result: Done., delayMs: 30000 }
+`)
+		p := startOcto(t, nil, "serve", dir)
+		url := "http://127.0.0.1:" + port + "/mcp"
+		a := do(t, "POST", url, "application/json", initialize, "Accept", "application/json, text/event-stream")
+		session := a.header.Get("Mcp-Session-Id")
+		if a.status != 200 || session == "" {
+			t.Fatalf("initialize got %d %s", a.status, a.body)
+		}
+		call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}`
+		req, _ := http.NewRequest("POST", url, strings.NewReader(call))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		secondSignalStopsAtOnce(t, p, req, "in  tools/call slow")
+	})
 }
