@@ -69,6 +69,9 @@ func (s *settings) compileLimits(b *runtime.ConnectorBuild) bool {
 // between bytes. It answers a body that is too large (413), stalls (408) or breaks off (400)
 // itself and returns false then.
 func (c *Connector) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.Body == http.NoBody { // a GET, or Content-Length: 0: nothing to wait for
+		return nil, true
+	}
 	l := c.settings.limits
 	rc := http.NewResponseController(w)
 	body, err := io.ReadAll(&idleReader{r: http.MaxBytesReader(w, r.Body, c.settings.MaxBodyBytes), rc: rc, idle: l.bodyTimeout})
