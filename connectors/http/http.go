@@ -92,6 +92,7 @@ func (c *Connector) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("connector %q: %w", c.name, err)
 	}
+	ln = &capListener{Listener: ln, conns: c.settings.limits.conns, log: c.logger}
 	c.ln = ln
 	c.srv = &http.Server{
 		Handler:           c,

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
+	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -50,22 +52,52 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	if err := svc.Start(ctx); err != nil {
-		return err
-	}
-	logger.Info("service started", "service", svc.Name)
-	<-ctx.Done()
-	stop()
-	logger.Info("shutting down", "grace", grace.String())
-	sctx, cancel := context.WithTimeout(context.Background(), *grace)
+	return untilSignalled(ctx, logger, func(ctx context.Context) error {
+		if err := svc.Start(ctx); err != nil {
+			return err
+		}
+		logger.Info("service started", "service", svc.Name)
+		<-ctx.Done()
+		logger.Info("shutting down", "grace", grace.String())
+		sctx, cancel := context.WithTimeout(context.Background(), *grace)
+		defer cancel()
+		if err := svc.Stop(sctx); err != nil {
+			logger.Warn("shutdown was not clean", "err", err)
+		}
+		logger.Info("stopped")
+		return nil
+	})
+}
+
+// errStoppedAtOnce ends a command whose graceful stop a second signal cut short.
+var errStoppedAtOnce = errors.New("stopped at once: requests still running were cut off")
+
+// untilSignalled runs serve until it returns. The first SIGINT or SIGTERM ends serve's context,
+// so it stops gracefully, letting requests finish; a second one during that stop returns
+// errStoppedAtOnce without waiting for serve, and the process exits, cutting off whatever was
+// still running. A user pressing Ctrl-C twice means "now", as with most servers.
+func untilSignalled(ctx context.Context, logger *slog.Logger, serve func(context.Context) error) error {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if err := svc.Stop(sctx); err != nil {
-		logger.Warn("shutdown was not clean", "err", err)
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case s := <-sigs:
+		logger.Info("stopping gracefully; send the signal again to stop at once", "signal", s.String())
+		cancel()
 	}
-	logger.Info("stopped")
-	return nil
+	select {
+	case err := <-done:
+		return err
+	case s := <-sigs:
+		logger.Warn("second signal: stopping at once", "signal", s.String())
+		return errStoppedAtOnce
+	}
 }
 
 func cmdValidate(_ context.Context, env *Env, args []string) error {

@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
@@ -50,17 +48,15 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 	} else {
 		opts.Ready = printAddress(env.Stdout, *asJSON)
 	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	return workspaceErr(workspace.Run(ctx, dir, opts))
+	return workspaceErr(untilSignalled(ctx, logger, func(ctx context.Context) error { return workspace.Run(ctx, dir, opts) }))
 }
 
 // runWorkspace is `octo run --config <workspace>`: the same servers, logged
 // like any service.
 func runWorkspace(ctx context.Context, dir string, logger *slog.Logger, grace time.Duration) error {
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	err := workspace.Run(ctx, dir, workspace.Options{Logger: logger, StopTimeout: grace})
+	err := untilSignalled(ctx, logger, func(ctx context.Context) error {
+		return workspace.Run(ctx, dir, workspace.Options{Logger: logger, StopTimeout: grace})
+	})
 	if err == nil {
 		logger.Info("stopped")
 	}
