@@ -19,7 +19,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/lestrrat-go/jwx/v2/jws"
 )
@@ -100,7 +99,7 @@ func New(s Settings) (*Validator, error) {
 		return v, nil
 	}
 	v.remote = newRemoteKeys(c)
-	v.remote.lastFetch = time.Now()
+	v.remote.lastFetch = c.now()
 	ctx, cancel := context.WithTimeout(v.life, fetchTimeout)
 	ix, err := v.remote.load(ctx, c.algs)
 	cancel()
@@ -147,7 +146,7 @@ func (v *Validator) Validate(ctx context.Context, authorization string) (map[str
 	}
 	claims, reason := decodeClaims(payload)
 	if reason == "" {
-		reason = v.cfg.checkClaims(claims, time.Now())
+		reason = v.cfg.checkClaims(claims, v.cfg.now())
 	}
 	if reason != "" {
 		return nil, v.invalid(reason, l.kid)

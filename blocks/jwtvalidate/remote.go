@@ -96,10 +96,10 @@ func (v *Validator) refresh(ctx context.Context, gap time.Duration) (*keyIndex, 
 		return v.keys.Load(), time.Time{}
 	}
 	defer func() { <-r.gate }()
-	if v.life.Err() != nil || time.Since(r.lastFetch) < gap {
+	if v.life.Err() != nil || v.cfg.now().Sub(r.lastFetch) < gap {
 		return v.keys.Load(), r.lastFetch
 	}
-	r.lastFetch = time.Now()
+	r.lastFetch = v.cfg.now()
 	// The fetch outlives a caller that gives up, so an attacker cancelling requests cannot waste
 	// the one fetch a window allows; Close still ends it.
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fetchTimeout)
@@ -134,6 +134,6 @@ func (v *Validator) refreshLoop() {
 		if v.life.Err() != nil {
 			return
 		}
-		t.Reset(time.Until(last.Add(interval)))
+		t.Reset(last.Add(interval).Sub(v.cfg.now()))
 	}
 }
