@@ -211,3 +211,99 @@ func TestCloseWaitsForAMissTriggeredFetch(t *testing.T) {
 		t.Fatal("Validate still hangs after Close")
 	}
 }
+
+// forgedToken is a well-formed token naming kid that no key signed: what a flood of random
+// kids costs an attacker is no signature at all.
+func forgedToken(t testing.TB, kid string) string {
+	t.Helper()
+	return "Bearer " + unsigned(t, map[string]any{"alg": "ES256", "kid": kid}, claims(nil), "c2lnbmF0dXJl")
+}
+
+// While the JWKS host hangs on the refresh a miss started, a flood of random kids must not
+// queue behind it: a few requests wait for the fetch, the rest are answered at once with a 503,
+// a token with a known kid is checked as usual, and the JWKS host sees one fetch.
+func TestAFloodOfUnknownKidsDoesNotWaitForASlowJWKSHost(t *testing.T) {
+	const flood = 2000
+	known := newECKey(t, "known")
+	srv := newJWKSServer(t, known)
+	clock := newFakeClock()
+	s := urlSettings(srv.URL)
+	s.MinRefreshInterval, s.now = time.Minute, clock.now
+	v := newValidator(t, s)
+	stall := make(chan struct{})
+	released := sync.OnceFunc(func() { close(stall) })
+	srv.stall.Store(&stall)
+	clock.advance(time.Minute)
+
+	results := make(chan *Failure, flood)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer released() // first, so a failing test does not wait out the fetch timeout
+	for i := range flood {
+		h := forgedToken(t, fmt.Sprintf("random-%d", i))
+		wg.Go(func() {
+			_, f := v.Validate(context.Background(), h)
+			results <- f
+		})
+	}
+	eventually(t, "the refresh reached the JWKS host", func() bool { return srv.stalled.Load() == 1 })
+
+	statuses := map[int]int{} // -1 counts accepted forged tokens, -2 503s with a challenge
+	collect := func(n int) {
+		for range n {
+			switch f := <-results; {
+			case f == nil:
+				statuses[-1]++
+			case f.Status == http.StatusServiceUnavailable && f.WWWAuthenticate != "":
+				statuses[-2]++
+			default:
+				statuses[f.Status]++
+			}
+		}
+	}
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		collect(flood - maxRefreshWaiters)
+	}()
+	select {
+	case <-answered:
+	case <-abandonedFetch(srv):
+		t.Fatalf("the flood was held until the JWKS fetch gave up; answered so far: %v", statuses)
+	}
+	t.Run("requests beyond the waiting bound are answered at once with 503", func(t *testing.T) {
+		if statuses[http.StatusServiceUnavailable] != flood-maxRefreshWaiters {
+			t.Fatalf("statuses %v, want %d 503s while the fetch hangs", statuses, flood-maxRefreshWaiters)
+		}
+	})
+	t.Run("a token with a known kid is accepted while the fetch hangs", func(t *testing.T) {
+		if !accepts(t, v, known) {
+			t.Fatal("a valid token was refused")
+		}
+		if srv.stalled.Load() != 1 {
+			t.Fatal("the fetch ended before the check")
+		}
+	})
+	released()
+	collect(maxRefreshWaiters)
+	t.Run("the waiters get their 401 once the fetch ends, and the host saw one refresh", func(t *testing.T) {
+		if statuses[http.StatusUnauthorized] != maxRefreshWaiters {
+			t.Fatalf("statuses %v, want %d 401s from the requests that waited", statuses, maxRefreshWaiters)
+		}
+		if got := srv.hits.Load(); got != 2 {
+			t.Fatalf("fetches = %d, want 2 (start and one refresh)", got)
+		}
+	})
+}
+
+// abandonedFetch is closed once the JWKS host sees a stalled fetch given up by its client.
+func abandonedFetch(srv *jwksServer) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for srv.abandoned.Load() == 0 && srv.stalled.Load() > 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	return done
+}
