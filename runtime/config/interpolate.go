@@ -14,9 +14,9 @@ type vars struct {
 	lookup   func(string) (string, bool)
 }
 
-// interpolate replaces `${NAME}` in every scalar value under n (never in keys, never through
-// aliases, which point at nodes visited in their own place). Diagnostics carry paths only; Load
-// labels them with the item they fall in once the items are known.
+// interpolate replaces `${NAME}` in every scalar value under n (never in keys). Parse has made
+// every alias a copy of its own, so each copy is interpolated once, in its place. Diagnostics
+// carry paths only; Load labels them with the item they fall in once the items are known.
 func (vs *vars) interpolate(n *yaml.Node, at Where, ds *Diags) {
 	switch n.Kind {
 	case yaml.DocumentNode:

@@ -1,15 +1,11 @@
 package workspace
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -99,9 +95,6 @@ func parseServer(file string, data []byte) (*Server, config.Diags) {
 // needs from it (path, cors); the block checks the rest.
 func (s *Server) readMCP(at config.Where, ds *config.Diags) {
 	_, s.mcp = entry(s.root, "mcp")
-	for s.mcp != nil && s.mcp.Kind == yaml.AliasNode {
-		s.mcp = s.mcp.Alias
-	}
 	switch {
 	case s.mcp == nil || s.mcp.Kind == yaml.ScalarNode && s.mcp.ShortTag() == "!!null":
 		s.mcp = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: s.root.Line, Column: s.root.Column}
@@ -116,40 +109,19 @@ func (s *Server) readMCP(at config.Where, ds *config.Diags) {
 	}
 }
 
-// parseYAML parses a file that holds one YAML document; nil for an empty one.
-func parseYAML(file string, data []byte) (root *yaml.Node, ds config.Diags) {
-	defer func() {
-		if r := recover(); r != nil { // yaml.v3 is outside code: hostile input must not crash us
-			root, ds = nil, config.Diags{{File: file, Msg: fmt.Sprintf("invalid YAML: parser failed: %v", r)}}
-		}
-	}()
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, nil
-		}
-		return nil, config.Diags{syntaxDiag(file, err)}
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return nil, config.Diags{{File: file, Line: extra.Line, Msg: "a saved server is one YAML document; remove the extra ---"}}
-	}
-	if len(doc.Content) == 0 {
+// parseYAML parses a file that holds one YAML document, with its aliases and merge keys
+// resolved (config.Parse: bounded, so an alias bomb is refused at its line); nil for an empty one.
+func parseYAML(file string, data []byte) (*yaml.Node, config.Diags) {
+	roots, ds := config.Parse(file, data)
+	switch {
+	case len(ds) > 0:
+		return nil, ds
+	case len(roots) > 1:
+		return nil, config.Diags{{File: file, Line: roots[1].Line, Msg: "a saved server is one YAML document; remove the extra ---"}}
+	case len(roots) == 0:
 		return nil, nil
 	}
-	return doc.Content[0], nil
-}
-
-var yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-func syntaxDiag(file string, err error) config.Diag {
-	d := config.Diag{File: file, Msg: "invalid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
-	if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
-		d.Line, _ = strconv.Atoi(m[1])
-		d.Msg = "invalid YAML: " + m[2]
-	}
-	return d
+	return roots[0], nil
 }
 
 // serverFiles lists the saved server files, sorted, leaving out dotfiles
