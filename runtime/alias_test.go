@@ -13,16 +13,16 @@ import (
 	"github.com/octo-run/octo/runtime/config"
 )
 
-// serveConfig loads and starts the config at path with env, and returns the
-// base URL of its connector "api".
-func serveConfig(t *testing.T, path string, env map[string]string) string {
+// serveConfig loads and starts the config at path with env, logging as JSON
+// lines to logs, and returns the base URL of its connector "api".
+func serveConfig(t *testing.T, path string, env map[string]string, logs io.Writer) string {
 	t.Helper()
 	lookup := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
 	cfg, err := config.Load(path, lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := runtime.NewService(cfg, runtime.Options{LookupEnv: lookup, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	svc, err := runtime.NewService(cfg, runtime.Options{LookupEnv: lookup, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestAnAliasedConfigAnswersLikeItsWrittenOutTwin(t *testing.T) {
 	}
 	for _, file := range []string{"aliased.yaml", "written.yaml"} {
 		t.Run(strings.TrimSuffix(file, ".yaml")+" answers as the golden file says", func(t *testing.T) {
-			base := serveConfig(t, "testdata/aliases/"+file, nil)
+			base := serveConfig(t, "testdata/aliases/"+file, nil, io.Discard)
 			var got strings.Builder
 			for _, path := range []string{"/first", "/second"} {
 				for _, r := range requests {

@@ -44,6 +44,7 @@ func Load(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
 			vs.interpolate(s.val, s.at, &interpolated)
 		}
 	}
+	l.cfg.Interpolated = vs.done
 	l.parse(secs)
 	labelDiags(interpolated, l.labelled())
 	labelDiags(l.parsed, l.labelled())

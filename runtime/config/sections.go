@@ -50,7 +50,7 @@ func (l *loader) sections(root *yaml.Node, at Where) []section {
 // env declares the variables of every env section, so `${VAR}` in one file may use a variable
 // declared in another.
 func (l *loader) env(secs []section, lookup func(string) (string, bool)) *vars {
-	vs := &vars{declared: map[string]EnvVar{}, lookup: lookup}
+	vs := &vars{declared: map[string]EnvVar{}, lookup: lookup, done: map[*yaml.Node]Interpolation{}}
 	for _, s := range secs {
 		if s.key != "env" {
 			continue
