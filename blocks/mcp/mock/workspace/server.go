@@ -47,12 +47,18 @@ type fileSettings struct {
 // Kind is the only kind of saved server this adapter serves.
 const Kind = "mcp"
 
-// ReadServer reads and checks one saved server file. Its mcp section is
-// checked later, when the server is built.
+// ReadServer reads and checks one saved server file, servers/<name>.yaml in
+// a workspace folder (see readServer).
 func ReadServer(file string) (*Server, config.Diags) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, config.Diags{{File: file, Msg: "cannot read file: " + osMessage(err)}}
+	return readServer(filepath.Dir(filepath.Dir(file)), file)
+}
+
+// readServer reads and checks one saved server file of the workspace at
+// root (only what lies inside it, see readFile). Its mcp section is checked later, when the server is built.
+func readServer(root, file string) (*Server, config.Diags) {
+	data, ds := readFile(root, file)
+	if len(ds) > 0 {
+		return nil, ds
 	}
 	return parseServer(file, data)
 }
@@ -125,7 +131,7 @@ func parseYAML(file string, data []byte) (*yaml.Node, config.Diags) {
 }
 
 // serverFiles lists the saved server files, sorted, leaving out dotfiles
-// (editor backups and lock files).
+// (editor backups and lock files) and what cannot be a file (see listable).
 func serverFiles(dir string) ([]string, error) {
 	entries, err := os.ReadDir(filepath.Join(dir, ServersDir))
 	if err != nil {
@@ -137,7 +143,7 @@ func serverFiles(dir string) ([]string, error) {
 	var files []string
 	for _, e := range entries {
 		ext := strings.ToLower(filepath.Ext(e.Name()))
-		if e.IsDir() || strings.HasPrefix(e.Name(), ".") || ext != ".yaml" && ext != ".yml" {
+		if !listable(e) || strings.HasPrefix(e.Name(), ".") || ext != ".yaml" && ext != ".yml" {
 			continue
 		}
 		files = append(files, filepath.Join(dir, ServersDir, e.Name()))
@@ -180,7 +186,7 @@ func ReadAll(dir string) ([]*Server, config.Diags) {
 		used = map[int]bool{}
 	)
 	for _, f := range files {
-		s, fds := ReadServer(f)
+		s, fds := readServer(dir, f)
 		if len(fds) > 0 {
 			ds = append(ds, fds...)
 			continue
@@ -234,19 +240,11 @@ func value(n *yaml.Node, key string) *yaml.Node {
 	return v
 }
 
-func osMessage(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-// readYAML reads and parses one file.
-func readYAML(file string) (*yaml.Node, config.Diags) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, config.Diags{{File: file, Msg: "cannot read file: " + osMessage(err)}}
+// readYAML reads and parses one file of the workspace at root.
+func readYAML(root, file string) (*yaml.Node, config.Diags) {
+	data, ds := readFile(root, file)
+	if len(ds) > 0 {
+		return nil, ds
 	}
 	return parseYAML(file, data)
 }

@@ -57,10 +57,10 @@ type Settings struct {
 // variables.
 func readSettings(dir string) (*Settings, config.Diags) {
 	file := filepath.Join(dir, SettingsFile)
-	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
 		return &Settings{}, nil
 	}
-	root, ds := readYAML(file)
+	root, ds := readYAML(dir, file)
 	if len(ds) > 0 {
 		return nil, ds
 	}
