@@ -156,3 +156,33 @@ func TestServeKeepsTheLastGoodServerWhenItsFileBecomesAnAliasBomb(t *testing.T) 
 	}
 	assertPeakRSSUnder(t, p, 100)
 }
+
+func TestServeReadsNeitherLinksOutOfTheWorkspaceNorFIFOs(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.yaml"), []byte("name: x\nkind: TOP-SECRET\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	servers := filepath.Join(dir, "servers")
+	port := strconv.Itoa(freePort(t))
+	if err := os.MkdirAll(servers, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(servers, "Good.yaml"), []byte("name: Good\nport: "+port+"\nmcp:\n  tools: [ { name: good, result: fine } ]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.yaml"), filepath.Join(servers, "Leak.yaml")); err != nil {
+		t.Skipf("symbolic links: %v", err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(servers, "Pipe.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startOcto(t, nil, "serve", dir)
+	waitLog(t, p, filepath.Join(servers, "Leak.yaml")+": a symbolic link that leads outside the workspace; it is not read")
+	if got := listTools(t, "http://127.0.0.1:"+port+"/mcp"); len(got) != 1 || got[0] != "good" {
+		t.Fatalf("tools %v", got)
+	}
+	if strings.Contains(p.Log(), "TOP-SECRET") || strings.Contains(p.Log(), "Pipe.yaml") {
+		t.Fatalf("the log shows what it must not:\n%s", p.Log())
+	}
+}

@@ -4,7 +4,10 @@
 // one). It turns each saved server into the runtime's config model — an
 // http connector on 127.0.0.1 and flows running the mcp-mock block on the
 // server's path, /sse and /messages (or a stdio connector and one flow) —
-// and runs them, each built on its own, following edits to the files.
+// and runs them, each built on its own, following edits to the files. It
+// reads only regular files that lie inside the folder (a symbolic link
+// leading outside is refused unread) and applies an edit once the file has
+// stopped changing, so a half-written file is never served.
 //
 // It owns the folder format and the serving of many servers; it must not
 // know the MCP protocol (blocks/mcp) nor what a server's settings mean
