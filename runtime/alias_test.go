@@ -5,12 +5,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 // serveConfig loads and starts the config at path with env, logging as JSON
@@ -33,10 +33,10 @@ func serveConfig(t *testing.T, path string, env map[string]string, logs io.Write
 	return "http://" + svc.Connector("api").(interface{ Addr() string }).Addr()
 }
 
-// post sends one JSON-RPC request and returns the answer's body.
-func post(t *testing.T, url, body string) string {
+// request sends one request and returns the answer's body.
+func request(t *testing.T, method, url, body string) string {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,24 +52,6 @@ func post(t *testing.T, url, body string) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// checkGolden compares got with the golden file, or rewrites it with -update.
-func checkGolden(t *testing.T, golden, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if got != string(want) {
-		t.Fatalf("got:\n%swant:\n%s", got, want)
-	}
 }
 
 // Every block sees the same settings whether they are written out or reused
@@ -88,10 +70,10 @@ func TestAnAliasedConfigAnswersLikeItsWrittenOutTwin(t *testing.T) {
 			var got strings.Builder
 			for _, path := range []string{"/first", "/second"} {
 				for _, r := range requests {
-					got.WriteString(path + " " + r + "\n" + post(t, base+path, r) + "\n")
+					got.WriteString(path + " " + r + "\n" + request(t, http.MethodPost, base+path, r) + "\n")
 				}
 			}
-			checkGolden(t, "testdata/aliases/answers.golden", got.String())
+			runtimetest.Golden(t, "testdata/aliases/answers.golden", got.String(), *update)
 		})
 	}
 }

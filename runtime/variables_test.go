@@ -2,28 +2,12 @@ package runtime_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/octo-run/octo/runtime/runtimetest"
 )
-
-// get fetches url and returns the body.
-func get(t *testing.T, url string) string {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
 
 // A `${VAR}` in an expression or a template tag is a value, never source
 // text: whatever quotes, comment ends or tag braces it holds, it cannot
@@ -48,13 +32,13 @@ func TestAVariableIsAValueInExpressionsAndTemplates(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := get(t, base+c.path); got != c.want {
+			if got := request(t, http.MethodGet, base+c.path, ""); got != c.want {
 				t.Fatalf("got  %s\nwant %s", got, c.want)
 			}
 		})
 	}
 	t.Run("in template text it is text that opens no tag; in a tag it is a value", func(t *testing.T) {
-		get(t, base+"/template")
+		request(t, http.MethodGet, base+"/template", "")
 		want := "text " + text + " tag " + text + " 6 {{ env.SECRET }}"
 		for _, line := range strings.Split(logs.String(), "\n") {
 			var rec struct{ Msg string }

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 // textBomb is an inputSchema whose aliases stand for levels×10 copies of a
@@ -95,23 +95,7 @@ func TestValidateRefusesAliasBombsAndCyclesAtTheirLine(t *testing.T) {
 // listTools connects to a mock server and returns its tool names.
 func listTools(t *testing.T, url string) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "octo-e2e-hostile", Version: "1"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatalf("connect %s: %v", url, err)
-	}
-	defer cs.Close()
-	res, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatalf("tools/list at %s: %v", url, err)
-	}
-	var names []string
-	for _, tool := range res.Tools {
-		names = append(names, tool.Name)
-	}
-	return names
+	return runtimetest.ToolNames(t, runtimetest.ConnectMCP(t, url, nil))
 }
 
 func TestServeKeepsTheLastGoodServerWhenItsFileBecomesAnAliasBomb(t *testing.T) {

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
@@ -138,7 +136,7 @@ func TestAHalfWrittenFileIsNeverServed(t *testing.T) {
 	write(t, dir, map[string]string{"servers/S.yaml": before})
 	c := &clock{time.Now()}
 	r, ctx := halfRunner(t, dir, c)
-	cs := connectTo(t, r.running[filepath.Join(dir, "servers", "S.yaml")].url)
+	cs := runtimetest.ConnectMCP(t, r.running[filepath.Join(dir, "servers", "S.yaml")].url, nil)
 	file := filepath.Join(dir, "servers", "S.yaml")
 
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_TRUNC, 0)
@@ -161,7 +159,7 @@ func TestAHalfWrittenFileIsNeverServed(t *testing.T) {
 	for _, s := range steps {
 		s.act()
 		r.poll(ctx)
-		if got := toolNames(t, cs); got != s.tools {
+		if got := strings.Join(runtimetest.ToolNames(t, cs), ","); got != s.tools {
 			t.Fatalf("%s: tools %s, want %s", s.name, got, s.tools)
 		}
 	}
@@ -194,30 +192,4 @@ func TestAFIFOAmongTheServersDoesNotBlockTheWatch(t *testing.T) {
 	if len(r.running) != 1 {
 		t.Fatalf("%d servers run", len(r.running))
 	}
-}
-
-func connectTo(t *testing.T, url string) *sdk.ClientSession {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "files-test", Version: "1"}, nil).
-		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatalf("connect %s: %v", url, err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
-}
-
-func toolNames(t *testing.T, cs *sdk.ClientSession) string {
-	t.Helper()
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, tool := range res.Tools {
-		out = append(out, tool.Name)
-	}
-	return strings.Join(out, ",")
 }
