@@ -24,6 +24,7 @@ func (st *Stateful) ServeSSE(_ context.Context, in HTTPRequest, messagesPath str
 	}
 	s := st.newSession(TransportSSE)
 	s.stream = newQueue("", func() { s.end(EndDisconnected) })
+	s.stream.onDrain = s.drainSession
 	sep := "?"
 	if strings.Contains(messagesPath, "?") {
 		sep = "&"

@@ -87,3 +87,7 @@ func (e eventStream) Next(ctx context.Context) (runtime.Event, error) {
 
 // Close implements io.Closer: the connector stopped reading.
 func (e eventStream) Close() error { return e.s.Close() }
+
+// Drain implements runtime.Drainer: the connector is stopping and writes
+// the stream until the answers it owes are delivered.
+func (e eventStream) Drain(ctx context.Context) { e.s.Drain(ctx) }
