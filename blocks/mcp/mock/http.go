@@ -16,7 +16,7 @@ func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 	s := b.srv
 	switch m.Meta.Method {
 	case MethodOpen:
-		return s.openStdio(ctx, m)
+		return s.openStdio(m)
 	case MethodLine:
 		return s.stdioLine(ctx, m)
 	case MethodEnd:
