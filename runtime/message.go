@@ -52,6 +52,15 @@ type Stream interface {
 	Next(ctx context.Context) (Event, error)
 }
 
+// Drainer is implemented by streams that owe their reader something, such as
+// answers to requests in flight. A connector that stops calls Drain instead
+// of cutting the stream, and goes on writing it until it ends or ctx does:
+// the stream delivers what it owes (answering with an error what cannot
+// finish before ctx ends) and then ends. Drain must not block.
+type Drainer interface {
+	Drain(ctx context.Context)
+}
+
 type bodyKind uint8
 
 const (

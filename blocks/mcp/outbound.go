@@ -29,6 +29,8 @@ type call struct {
 	// is withheld (mcp-protocol.md §6.4: no response after a cancel).
 	abandoned atomic.Bool
 	finished  atomic.Bool
+	// stopped: the server stopped it to shut down; it is answered so.
+	stopped atomic.Bool
 }
 
 type callKey struct{}
@@ -62,8 +64,12 @@ func (s *ServerSession) track(ctx context.Context, m *Message, out outlet) (*cal
 	case len(s.inflight) >= maxInFlight:
 		cancel()
 		return nil, nil, NewError(-32000, "Server busy: too many requests in flight")
+	case s.draining:
+		cancel()
+		return nil, nil, errShuttingDown
 	}
 	s.inflight[m.ID] = c
+	s.calls.Add(1) // under s.mu, so a drain's Wait sees every call it must wait for
 	return c, cctx, nil
 }
 
@@ -81,7 +87,6 @@ func (s *ServerSession) start(ctx context.Context, m *Message, rc RequestContext
 		answer(s.reply(m.ID, m.Method, m.Method, Response{ID: m.ID, Error: err}))
 		return
 	}
-	s.calls.Add(1)
 	go func() {
 		defer s.calls.Done()
 		answer(s.run(cctx, c, m, rc))
@@ -101,6 +106,9 @@ func (s *ServerSession) run(ctx context.Context, c *call, m *Message, rc Request
 		s.st.observe(s, TrafficEvent{Direction: DirOut, Kind: TrafficCancelled, Method: c.method, ID: c.id,
 			Summary: "no answer to cancelled " + c.what})
 		return nil
+	}
+	if c.stopped.Load() {
+		resp = Response{ID: c.id, Error: errShuttingDown}
 	}
 	return s.reply(c.id, c.method, c.what, resp)
 }

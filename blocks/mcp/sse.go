@@ -24,6 +24,7 @@ func (st *Stateful) ServeSSE(_ context.Context, in HTTPRequest, messagesPath str
 	}
 	s := st.newSession(TransportSSE)
 	s.stream = newQueue("", func() { s.end(EndDisconnected) })
+	s.stream.onDrain = s.drainSession
 	sep := "?"
 	if strings.Contains(messagesPath, "?") {
 		sep = "&"
@@ -70,7 +71,7 @@ func (st *Stateful) ServeMessages(ctx context.Context, in HTTPRequest) StreamRep
 		return errorReply(http.StatusBadRequest, NewError(CodeInvalidRequest,
 			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", s.Version()))
 	}
-	s.deliver(ctx, msgs, batch, RequestContext{Vars: in.Vars, Header: in.Header}, in.Body)
+	s.deliver(ctx, msgs, batch, RequestContext{Vars: in.Vars, Header: in.Header}, in.Body, s.push)
 	return StreamReply{Status: http.StatusAccepted, Header: http.Header{"Content-Type": textPlain}, Body: acceptedBody}
 }
 

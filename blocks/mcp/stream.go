@@ -34,6 +34,7 @@ type queue struct {
 	done    chan struct{} // closed by Close
 	fin     chan struct{} // closed by end
 	onClose func()
+	onDrain func(context.Context) // see Drain (drain.go); set before the queue is handed out
 }
 
 // newQueue returns a queue whose events get ids "<prefix><n>" (no ids when
@@ -123,7 +124,7 @@ func (q *queue) push(ctx context.Context, name string, data []byte, block bool) 
 			q.mu.Unlock()
 			return ErrNoStream
 		}
-		if len(q.events) < queueMax {
+		if !q.fullLocked() {
 			q.appendLocked(Event{Name: name, Data: data})
 			q.mu.Unlock()
 			signal(q.wake)
@@ -142,6 +143,9 @@ func (q *queue) push(ctx context.Context, name string, data []byte, block bool) 
 		}
 	}
 }
+
+// fullLocked reports whether push must wait (or drop) for now.
+func (q *queue) fullLocked() bool { return len(q.events) >= queueMax }
 
 // prime queues the 2025-11-25 priming event: an id and empty data, with a
 // reconnect hint (mcp-protocol.md §7.2.2, SEP-1699).

@@ -237,6 +237,7 @@ func (s *ServerSession) post(ctx context.Context, msgs []Message, batch bool, rc
 		return StreamReply{Status: http.StatusAccepted, Header: http.Header{}}
 	}
 	e := newExchange(newQueue(s.streamPrefix(), nil), n, jsonOK, sseOK)
+	e.q.onDrain = func(ctx context.Context) { s.drainExchange(ctx, e) }
 	if s.primes() && sseOK {
 		e.q.prime()
 	}

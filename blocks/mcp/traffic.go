@@ -42,7 +42,6 @@ const (
 	EndClosed       EndReason = "closed"       // Stateful.Close or ServerSession.Close
 	EndEOF          EndReason = "eof"          // stdin reached its end or stdout failed
 	EndDisconnected EndReason = "disconnected" // the legacy SSE stream went away
-	EndCancelled    EndReason = "cancelled"    // ServeStdio's context ended
 )
 
 // TrafficEvent is one entry of the traffic log (StatefulOptions.Observer).

@@ -116,7 +116,7 @@ func (c *Connector) writeStream(w http.ResponseWriter, r *http.Request, status i
 	_ = rc.Flush()
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	stop := context.AfterFunc(c.streamCtx, cancel)
+	stop := context.AfterFunc(c.streamCtx, func() { c.drain(s, cancel) })
 	defer stop()
 	if closer, ok := s.(io.Closer); ok {
 		defer closer.Close()
@@ -135,6 +135,20 @@ func (c *Connector) writeStream(w http.ResponseWriter, r *http.Request, status i
 			return
 		}
 	}
+}
+
+// drain is a stream's part in Stop: a stream that owes answers (a
+// runtime.Drainer) is told so and written until it ends or Stop's context
+// does; any other ends now.
+func (c *Connector) drain(s runtime.Stream, cancel context.CancelFunc) {
+	d, ok := s.(runtime.Drainer)
+	sctx, _ := c.stopCtx.Load().(context.Context)
+	if !ok || sctx == nil {
+		cancel()
+		return
+	}
+	d.Drain(sctx)
+	context.AfterFunc(sctx, cancel)
 }
 
 func appendEvent(b []byte, ev runtime.Event) []byte {

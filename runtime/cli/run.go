@@ -17,12 +17,13 @@ import (
 )
 
 // load reads and builds a config; every problem comes back in one error.
-func load(path string, env *Env, logger *slog.Logger) (*runtime.Service, error) {
+func load(path string, env *Env, logger *slog.Logger) (*runtime.Service, *config.Config, error) {
 	cfg, err := config.Load(path, env.LookupEnv)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return runtime.NewService(cfg, runtime.Options{Logger: logger, LookupEnv: env.LookupEnv})
+	svc, err := runtime.NewService(cfg, runtime.Options{Logger: logger, LookupEnv: env.LookupEnv})
+	return svc, cfg, err
 }
 
 func configFlag(fs *flag.FlagSet) *string {
@@ -48,7 +49,7 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	if workspace.Is(*path) {
 		return runWorkspace(ctx, *path, logger, *grace)
 	}
-	svc, err := load(*path, env, logger)
+	svc, cfg, err := load(*path, env, logger)
 	if err != nil {
 		return err
 	}
@@ -57,7 +58,11 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		logger.Info("service started", "service", svc.Name)
-		<-ctx.Done()
+		select {
+		case <-ctx.Done():
+		case <-inputEnded(ctx, svc, cfg):
+			logger.Info("nothing left to serve: the input ended or the output stalled")
+		}
 		logger.Info("shutting down", "grace", grace.String())
 		sctx, cancel := context.WithTimeout(context.Background(), *grace)
 		defer cancel()
@@ -100,6 +105,35 @@ func untilSignalled(ctx context.Context, logger *slog.Logger, serve func(context
 	}
 }
 
+// inputEnded is closed when every connector of the service has finished by
+// itself, as a stdio connector does when its input ends: nothing is left to
+// serve. It stays open while a connector serves until it is stopped.
+func inputEnded(ctx context.Context, svc *runtime.Service, cfg *config.Config) <-chan struct{} {
+	var dones []<-chan struct{}
+	for _, c := range cfg.Connectors {
+		d, ok := svc.Connector(c.Name).(interface{ Done() <-chan struct{} })
+		if !ok {
+			return nil
+		}
+		dones = append(dones, d.Done())
+	}
+	if len(dones) == 0 {
+		return nil
+	}
+	ended := make(chan struct{})
+	go func() {
+		for _, d := range dones {
+			select {
+			case <-d:
+			case <-ctx.Done():
+				return
+			}
+		}
+		close(ended)
+	}()
+	return ended
+}
+
 func cmdValidate(_ context.Context, env *Env, args []string) error {
 	fs := newFlags("validate", env)
 	path := configFlag(fs)
@@ -113,7 +147,7 @@ func cmdValidate(_ context.Context, env *Env, args []string) error {
 		return validateWorkspace(env, *path)
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if _, err := load(*path, env, logger); err != nil {
+	if _, _, err := load(*path, env, logger); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "%s: ok\n", *path)
