@@ -152,6 +152,9 @@ func TestTheBlockAnswersEveryTokenWithTheExactStatusAndChallenge(t *testing.T) {
 		tokens["rotated"] = sign(t, next, claims(nil), nil)
 		checkBlock(t, client, base, invalid("", "rotated"))
 		srv.serve(t, next)
+		// The refusal above fetched the keys; the next fetch is due minRefreshInterval (1ms) after
+		// that one began. Sleeping past it makes the window certain instead of a race with the clock.
+		time.Sleep(5 * time.Millisecond)
 		checkBlock(t, client, base, blockCase{header: bearer("rotated"), status: 200, body: bodyValid})
 		checkBlock(t, client, base, invalid("", "valid")) // the old key is gone
 	})
