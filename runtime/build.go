@@ -156,17 +156,6 @@ func (b *Build) written(node *yaml.Node) config.Interpolation {
 	return plainText(node.Value)
 }
 
-// TemplateText compiles text that came from node (or from a file a node
-// names) as a template.
-func (b *Build) TemplateText(text string, node *yaml.Node, at Where) *Template {
-	t, err := CompileTemplate(text, b.bd.env)
-	if err != nil {
-		b.reportExpr(node, at, err)
-		return nil
-	}
-	return t
-}
-
 // Resource returns the text of a template resource by alias; node is where
 // the alias was written.
 func (b *Build) Resource(alias string, node *yaml.Node, at Where) (text string, ok bool) {

@@ -111,20 +111,75 @@ func FuzzAVariableIsAValue(f *testing.F) {
 	})
 }
 
+// written builds the text as written from literal runs and variables:
+// "${NAME=value}" is a variable with its value, "$${" the escape.
+func written(segs ...string) config.Interpolation {
+	var w config.Interpolation
+	for _, s := range segs {
+		p := config.Part{At: len(w.Written)}
+		switch {
+		case s == "$${":
+			p.Text = "${"
+		case strings.HasPrefix(s, "${") && strings.Contains(s, "="):
+			name, value, _ := strings.Cut(s[2:len(s)-1], "=")
+			p.Var, p.Text, s = name, value, "${"+name+"}"
+		default:
+			p.Text = s
+		}
+		w.Parts = append(w.Parts, p)
+		w.Written += s
+	}
+	return w
+}
+
 func TestTemplateTagsComeFromTheTextAsWritten(t *testing.T) {
-	w := withVar("a {{ ", "}} {{", " }} b")
-	if _, err := compileTemplate(w, nil); err != nil {
-		t.Fatal(err)
+	body := NewMessage([]byte(`{"a": "A"}`))
+	cases := []struct {
+		name string
+		w    config.Interpolation
+		want string
+	}{
+		{"braces in a value open and close no tag", written("a {{ ", "${X=}} {{}", " }} b"), "a }} {{ b"},
+		{"a value that looks like a tag is text", written("<", "${X={{ body.a }}}", ">"), "<{{ body.a }}>"},
+		{"a value between two braces keeps them apart", written("{", "${X=}", "{ body.a }}"), "{{ body.a }}"},
+		{"a value right before the closing braces is inside the tag", written("{{ ", "${X=v}", "}}"), "v"},
+		{"a value inside a tag is a literal", written("{{ body.a + ", "${X=}}{{\\}", " }}"), "A}}{{\\"},
+		{"an escaped ${ next to a brace can open a tag", written("$${", "{ body.a }}"), "$A"},
+		{"the same tag with different values is two tags", written("{{ ", "${X=1}", " }} {{ ", "${Y=2}", " }}"), "1 2"},
+		{"text, values and tags in turn", written("", "${X=x}", "{{body.a}}", "${Y=y}", "-{{body.a}}-", "${X=x}"), "xAy-A-x"},
 	}
-	w = withVar("", "{{ body }}", "")
-	tp, err := compileTemplate(w, nil)
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tp, err := compileTemplate(c.w, nil)
+			if err != nil {
+				t.Fatalf("%q: %v", c.w.Written, err)
+			}
+			if got, err := tp.Render(body); got != c.want || err != nil {
+				t.Fatalf("%q rendered %q %v, want %q", c.w.Written, got, err, c.want)
+			}
+		})
 	}
-	if got, err := tp.Render(NewMessage([]byte(`"x"`))); got != "{{ body }}" || err != nil {
-		t.Fatalf("got %q %v", got, err)
+}
+
+func TestTemplateErrorsWithVariablesPointAtTheTextAsWritten(t *testing.T) {
+	cases := []struct {
+		name     string
+		w        config.Interpolation
+		col      int
+		contains string
+	}{
+		{"an unclosed tag after a value", written("", "${X={{}", " {{ body"), 6, "not closed"},
+		{"a closed tag does not count as the unclosed one", written("{{ body }}", "${LONG=x}", " {{"), 19, "not closed"},
+		{"a bad expression after a value", written("{{ ", "${X=1}", " + }}"), 10, "unexpected token"},
+		{"a backslash before a value in a string", written(`{{ "\`, "${X=1}", `" }}`), 6, `a \ right before ${X}`},
 	}
-	if !strings.Contains(tp.Text(), "{{ body }}") {
-		t.Fatalf("text %q", tp.Text())
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := compileTemplate(c.w, nil)
+			ee, ok := err.(*ExprError)
+			if !ok || ee.Line != 1 || ee.Column != c.col || !strings.Contains(ee.Msg, c.contains) {
+				t.Fatalf("%q: got %v (%d:%d), want 1:%d %q", c.w.Written, err, ee.Line, ee.Column, c.col, c.contains)
+			}
+		})
 	}
 }
