@@ -147,6 +147,19 @@ func (b *Build) Template(node *yaml.Node, at Where) *Template {
 	return t
 }
 
+// JSONText returns the JSON text held by node (a setting such as a tool's
+// inputSchema). A `${VAR}` in it is a JSON value where it stands, never JSON
+// text of its own: inside a string it is part of the string.
+func (b *Build) JSONText(node *yaml.Node, at Where) (string, bool) {
+	w := b.written(node)
+	text, p := jsonText(w)
+	if p != nil {
+		b.reportExpr(node, at, p.in(w.Written))
+		return "", false
+	}
+	return text, true
+}
+
 // written is node's text as the user wrote it: with the `${VAR}`s the loader
 // replaced in it, if any.
 func (b *Build) written(node *yaml.Node) config.Interpolation {

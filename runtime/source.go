@@ -146,7 +146,7 @@ func (l *lexState) literal(value string) (lit, err string) {
 	switch l.mode {
 	case inDouble, inSingle:
 		if l.escaped {
-			return "", `a \ right before ${%s} would escape its value; write \\ for a backslash`
+			return "", escapesValue
 		}
 		quote := '"'
 		if l.mode == inSingle {
@@ -160,6 +160,10 @@ func (l *lexState) literal(value string) (lit, err string) {
 	}
 	return exprLiteral(value), ""
 }
+
+// escapesValue says why a variable cannot follow a backslash in a string;
+// it takes the variable's name.
+const escapesValue = `a \ right before ${%s} would escape its value; write \\ for a backslash`
 
 var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
 

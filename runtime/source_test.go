@@ -183,3 +183,37 @@ func TestTemplateErrorsWithVariablesPointAtTheTextAsWritten(t *testing.T) {
 		})
 	}
 }
+
+func TestAVariableInJSONTextIsAJSONValue(t *testing.T) {
+	cases := []struct {
+		name string
+		w    config.Interpolation
+		want string
+	}{
+		{"inside a string it is part of the string", written(`{"d": "<`, `${X=", "x": {"type": "number"}, "y": "}`, `>"}`),
+			`{"d": "<\", \"x\": {\"type\": \"number\"}, \"y\": \">"}`},
+		{"inside a string backslashes and control characters are escaped", written(`["`, "${X=a\\b\n\x01<&>}", `"]`), `["a\\b\n\u0001<&>"]`},
+		{"an escaped quote does not end the string", written(`["\"`, "${X=\"}", `"]`), `["\"\""]`},
+		{"after a string it is a value", written(`{"a\\": `, "${X=x}", `}`), `{"a\\": "x"}`},
+		{"a number stays a number", written(`[`, "${X=-12.5e3}", `]`), `[-12.5e3]`},
+		{"an integer past int64 stays exact", written(`[`, "${X=12345678901234567890}", `]`), `[12345678901234567890]`},
+		{"true, false and null stay literals", written(`[`, "${X=true}", `,`, "${Y=null}", `]`), `[true,null]`},
+		{"anything else is a string", written(`{"n": `, `${X=5, "pattern": "^x"}`, `}`), `{"n": "5, \"pattern\": \"^x\""}`},
+		{"a leading zero is text", written(`[`, "${X=007}", `]`), `["007"]`},
+		{"the empty value is the empty string", written(`[`, "${X=}", `]`), `[""]`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, p := jsonText(c.w)
+			if p != nil || got != c.want {
+				t.Fatalf("%q: got %s %v, want %s", c.w.Written, got, p, c.want)
+			}
+		})
+	}
+	t.Run("a backslash right before a value in a string is refused", func(t *testing.T) {
+		_, p := jsonText(written(`["\`, "${X=x}", `"]`))
+		if p == nil || p.off != 3 || p.msg != `a \ right before ${X} would escape its value; write \\ for a backslash` {
+			t.Fatalf("got %+v", p)
+		}
+	})
+}
