@@ -1,10 +1,12 @@
 package e2e
 
-// Follow-ups of the hostile-client suite: ${VAR} in JSON text settings.
+// Follow-ups of the hostile-client suite: ${VAR} in JSON text settings, and
+// config, template and workspace files past the size cap.
 
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -64,5 +66,73 @@ func TestAVariableIsAValueInJSONSchemas(t *testing.T) {
 		if code != 1 || !strings.HasPrefix(strings.TrimSpace(out), want) {
 			t.Fatalf("exit %d:\n%s\nwant exit 1 and a line starting\n%s", code, out, want)
 		}
+	})
+}
+
+// hugeFile writes a sparse file of 256 MiB: nothing on disk, but reading it
+// whole takes 256 MiB of memory.
+func hugeFile(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(256 << 20); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// refusedInBoundedMemory runs octo validate on path and expects it to fail
+// with the one line want, having used under 64 MB.
+func refusedInBoundedMemory(t *testing.T, path, want string) {
+	t.Helper()
+	code, out, peak := validate(t, path)
+	if code != 1 || strings.TrimSpace(out) != want {
+		t.Fatalf("exit %d:\n%s\nwant exit 1 and:\n%s", code, out, want)
+	}
+	if peak == 0 || peak > 64 {
+		t.Fatalf("peak resident memory %d MB; want under 64 MB", peak)
+	}
+	t.Logf("peak resident memory %d MB (bound 64 MB)", peak)
+}
+
+// A config file, a template resource and a workspace server file are read
+// whole, so each is capped at 16 MiB: a larger one is refused, naming the
+// file, in bounded memory.
+func TestFilesPastTheSizeCapAreRefused(t *testing.T) {
+	t.Run("a config file", func(t *testing.T) {
+		huge := filepath.Join(t.TempDir(), "huge.yaml")
+		hugeFile(t, huge)
+		refusedInBoundedMemory(t, huge, huge+": config file is larger than 16 MiB")
+	})
+	t.Run("a template resource", func(t *testing.T) {
+		dir := t.TempDir()
+		hugeFile(t, filepath.Join(dir, "huge.md"))
+		config := "resources:\n  templates:\n    - { resource: huge.md, as: huge }\n"
+		if err := os.WriteFile(filepath.Join(dir, "octo.yaml"), []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		refusedInBoundedMemory(t, dir, filepath.Join(dir, "octo.yaml")+`:3:19: resources.templates[0].resource (template "huge"): `+
+			`template file "`+filepath.Join(dir, "huge.md")+`" is larger than 16 MiB`)
+	})
+	t.Run("a workspace server file", func(t *testing.T) {
+		dir := t.TempDir()
+		servers := filepath.Join(dir, "servers")
+		if err := os.MkdirAll(servers, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		port := strconv.Itoa(freePort(t))
+		good := "name: Good\nport: " + port + "\nmcp:\n  tools: [ { name: good, result: fine } ]\n"
+		if err := os.WriteFile(filepath.Join(servers, "Good.yaml"), []byte(good), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		hugeFile(t, filepath.Join(servers, "Huge.yaml"))
+		p := startOcto(t, nil, "serve", dir)
+		waitLog(t, p, filepath.Join(servers, "Huge.yaml")+": config file is larger than 16 MiB")
+		if got := listTools(t, "http://127.0.0.1:"+port+"/mcp"); len(got) != 1 || got[0] != "good" {
+			t.Fatalf("tools %v", got)
+		}
+		assertPeakRSSUnder(t, p, 100)
 	})
 }
