@@ -83,28 +83,25 @@ func hugeFile(t *testing.T, path string) {
 	}
 }
 
-// refusedInBoundedMemory runs octo validate on path and expects it to fail
-// with the one line want, having used under 64 MB.
-func refusedInBoundedMemory(t *testing.T, path, want string) {
+// refused runs octo validate on path and expects it to fail with the one
+// line want. Its memory is not measured: octo validate ends at once, and the
+// peak the kernel reports for it counts this test process too (os/exec
+// starts it with vfork), so the serve case below measures instead.
+func refused(t *testing.T, path, want string) {
 	t.Helper()
-	code, out, peak := validate(t, path)
-	if code != 1 || strings.TrimSpace(out) != want {
+	if code, out, _ := validate(t, path); code != 1 || strings.TrimSpace(out) != want {
 		t.Fatalf("exit %d:\n%s\nwant exit 1 and:\n%s", code, out, want)
 	}
-	if peak == 0 || peak > 64 {
-		t.Fatalf("peak resident memory %d MB; want under 64 MB", peak)
-	}
-	t.Logf("peak resident memory %d MB (bound 64 MB)", peak)
 }
 
 // A config file, a template resource and a workspace server file are read
-// whole, so each is capped at 16 MiB: a larger one is refused, naming the
-// file, in bounded memory.
+// whole, so each is capped at 16 MiB: a larger one is refused unread, naming
+// the file.
 func TestFilesPastTheSizeCapAreRefused(t *testing.T) {
 	t.Run("a config file", func(t *testing.T) {
 		huge := filepath.Join(t.TempDir(), "huge.yaml")
 		hugeFile(t, huge)
-		refusedInBoundedMemory(t, huge, huge+": config file is larger than 16 MiB")
+		refused(t, huge, huge+": config file is larger than 16 MiB")
 	})
 	t.Run("a template resource", func(t *testing.T) {
 		dir := t.TempDir()
@@ -113,7 +110,7 @@ func TestFilesPastTheSizeCapAreRefused(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "octo.yaml"), []byte(config), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		refusedInBoundedMemory(t, dir, filepath.Join(dir, "octo.yaml")+`:3:19: resources.templates[0].resource (template "huge"): `+
+		refused(t, dir, filepath.Join(dir, "octo.yaml")+`:3:19: resources.templates[0].resource (template "huge"): `+
 			`template file "`+filepath.Join(dir, "huge.md")+`" is larger than 16 MiB`)
 	})
 	t.Run("a workspace server file", func(t *testing.T) {
@@ -133,6 +130,6 @@ func TestFilesPastTheSizeCapAreRefused(t *testing.T) {
 		if got := listTools(t, "http://127.0.0.1:"+port+"/mcp"); len(got) != 1 || got[0] != "good" {
 			t.Fatalf("tools %v", got)
 		}
-		assertPeakRSSUnder(t, p, 100)
+		assertPeakRSSUnder(t, p, 64) // reading the file whole took 256 MB
 	})
 }
