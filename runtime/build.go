@@ -147,6 +147,19 @@ func (b *Build) Template(node *yaml.Node, at Where) *Template {
 	return t
 }
 
+// JSONText returns the JSON text held by node (a setting such as a tool's
+// inputSchema). A `${VAR}` in it is a JSON value where it stands, never JSON
+// text of its own: inside a string it is part of the string.
+func (b *Build) JSONText(node *yaml.Node, at Where) (string, bool) {
+	w := b.written(node)
+	text, p := jsonText(w)
+	if p != nil {
+		b.reportExpr(node, at, p.in(w.Written))
+		return "", false
+	}
+	return text, true
+}
+
 // written is node's text as the user wrote it: with the `${VAR}`s the loader
 // replaced in it, if any.
 func (b *Build) written(node *yaml.Node) config.Interpolation {
@@ -154,17 +167,6 @@ func (b *Build) written(node *yaml.Node) config.Interpolation {
 		return w
 	}
 	return plainText(node.Value)
-}
-
-// TemplateText compiles text that came from node (or from a file a node
-// names) as a template.
-func (b *Build) TemplateText(text string, node *yaml.Node, at Where) *Template {
-	t, err := CompileTemplate(text, b.bd.env)
-	if err != nil {
-		b.reportExpr(node, at, err)
-		return nil
-	}
-	return t
 }
 
 // Resource returns the text of a template resource by alias; node is where

@@ -40,7 +40,7 @@ func CompileExpr(src string, env map[string]string) (*Expr, error) {
 // literal of the variable's value (see source.go). Error positions are in
 // w.Written.
 func compileExpr(w config.Interpolation, env map[string]string) (*Expr, error) {
-	src, p := newSource(piecesOf(w), 0)
+	src, p := newSource(w.Parts, 0)
 	if p != nil {
 		return nil, p.in(w.Written)
 	}

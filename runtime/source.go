@@ -25,28 +25,13 @@ import (
 //     its quotes;
 //   - inside a comment, it is left out.
 
-// piece is a run of a setting's text: literal source, or a variable's value.
-type piece struct {
-	text string
-	name string // the variable's name; "" for literal source
-	at   int    // where the piece starts in the text as written
-}
-
 // plainText is text without variables, as CompileExpr and CompileTemplate take.
 func plainText(s string) config.Interpolation {
 	return config.Interpolation{Written: s, Parts: []config.Part{{Text: s}}}
 }
 
-func piecesOf(w config.Interpolation) []piece {
-	ps := make([]piece, len(w.Parts))
-	for i, p := range w.Parts {
-		ps[i] = piece{text: p.Text, name: p.Var, at: p.At}
-	}
-	return ps
-}
-
-// source is expression text built from pieces, with what maps its offsets
-// back to the text as written.
+// source is expression text built from a setting's parts, with what maps its
+// offsets back to the text as written.
 type source struct {
 	text  string
 	orig  string // the expression as written
@@ -54,30 +39,30 @@ type source struct {
 	base  int // the written offset of the expression's start
 }
 
-// span is where one piece starts in the source and in the text as written.
+// span is where one part starts in the source and in the text as written.
 type span struct {
 	src, at int
 	value   bool // a variable's value: every offset inside maps to its `${`
 }
 
-// newSource builds the expression text of ps, which start at written offset
-// base.
-func newSource(ps []piece, base int) (*source, *problem) {
+// newSource builds the expression text of parts, which start at written
+// offset base.
+func newSource(parts []config.Part, base int) (*source, *problem) {
 	s := &source{base: base}
 	var b strings.Builder
 	var lx lexState
-	for _, p := range ps {
-		s.spans = append(s.spans, span{src: b.Len(), at: p.at, value: p.name != ""})
-		if p.name == "" {
-			for i := 0; i < len(p.text); i++ {
-				lx.feed(p.text[i])
+	for _, p := range parts {
+		s.spans = append(s.spans, span{src: b.Len(), at: p.At, value: p.Var != ""})
+		if p.Var == "" {
+			for i := 0; i < len(p.Text); i++ {
+				lx.feed(p.Text[i])
 			}
-			b.WriteString(p.text)
+			b.WriteString(p.Text)
 			continue
 		}
-		lit, err := lx.literal(p.text)
+		lit, err := lx.literal(p.Text)
 		if err != "" {
-			return nil, &problem{p.at, fmt.Sprintf(err, p.name)}
+			return nil, &problem{p.At, fmt.Sprintf(err, p.Var)}
 		}
 		b.WriteString(lit)
 	}
@@ -161,7 +146,7 @@ func (l *lexState) literal(value string) (lit, err string) {
 	switch l.mode {
 	case inDouble, inSingle:
 		if l.escaped {
-			return "", `a \ right before ${%s} would escape its value; write \\ for a backslash`
+			return "", escapesValue
 		}
 		quote := '"'
 		if l.mode == inSingle {
@@ -175,6 +160,10 @@ func (l *lexState) literal(value string) (lit, err string) {
 	}
 	return exprLiteral(value), ""
 }
+
+// escapesValue says why a variable cannot follow a backslash in a string;
+// it takes the variable's name.
+const escapesValue = `a \ right before ${%s} would escape its value; write \\ for a backslash`
 
 var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
 

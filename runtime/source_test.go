@@ -111,20 +111,109 @@ func FuzzAVariableIsAValue(f *testing.F) {
 	})
 }
 
+// written builds the text as written from literal runs and variables:
+// "${NAME=value}" is a variable with its value, "$${" the escape.
+func written(segs ...string) config.Interpolation {
+	var w config.Interpolation
+	for _, s := range segs {
+		p := config.Part{At: len(w.Written)}
+		switch {
+		case s == "$${":
+			p.Text = "${"
+		case strings.HasPrefix(s, "${") && strings.Contains(s, "="):
+			name, value, _ := strings.Cut(s[2:len(s)-1], "=")
+			p.Var, p.Text, s = name, value, "${"+name+"}"
+		default:
+			p.Text = s
+		}
+		w.Parts = append(w.Parts, p)
+		w.Written += s
+	}
+	return w
+}
+
 func TestTemplateTagsComeFromTheTextAsWritten(t *testing.T) {
-	w := withVar("a {{ ", "}} {{", " }} b")
-	if _, err := compileTemplate(w, nil); err != nil {
-		t.Fatal(err)
+	body := NewMessage([]byte(`{"a": "A"}`))
+	cases := []struct {
+		name string
+		w    config.Interpolation
+		want string
+	}{
+		{"braces in a value open and close no tag", written("a {{ ", "${X=}} {{}", " }} b"), "a }} {{ b"},
+		{"a value that looks like a tag is text", written("<", "${X={{ body.a }}}", ">"), "<{{ body.a }}>"},
+		{"a value between two braces keeps them apart", written("{", "${X=}", "{ body.a }}"), "{{ body.a }}"},
+		{"a value right before the closing braces is inside the tag", written("{{ ", "${X=v}", "}}"), "v"},
+		{"a value inside a tag is a literal", written("{{ body.a + ", "${X=}}{{\\}", " }}"), "A}}{{\\"},
+		{"an escaped ${ next to a brace can open a tag", written("$${", "{ body.a }}"), "$A"},
+		{"the same tag with different values is two tags", written("{{ ", "${X=1}", " }} {{ ", "${Y=2}", " }}"), "1 2"},
+		{"text, values and tags in turn", written("", "${X=x}", "{{body.a}}", "${Y=y}", "-{{body.a}}-", "${X=x}"), "xAy-A-x"},
 	}
-	w = withVar("", "{{ body }}", "")
-	tp, err := compileTemplate(w, nil)
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tp, err := compileTemplate(c.w, nil)
+			if err != nil {
+				t.Fatalf("%q: %v", c.w.Written, err)
+			}
+			if got, err := tp.Render(body); got != c.want || err != nil {
+				t.Fatalf("%q rendered %q %v, want %q", c.w.Written, got, err, c.want)
+			}
+		})
 	}
-	if got, err := tp.Render(NewMessage([]byte(`"x"`))); got != "{{ body }}" || err != nil {
-		t.Fatalf("got %q %v", got, err)
+}
+
+func TestTemplateErrorsWithVariablesPointAtTheTextAsWritten(t *testing.T) {
+	cases := []struct {
+		name     string
+		w        config.Interpolation
+		col      int
+		contains string
+	}{
+		{"an unclosed tag after a value", written("", "${X={{}", " {{ body"), 6, "not closed"},
+		{"a closed tag does not count as the unclosed one", written("{{ body }}", "${LONG=x}", " {{"), 19, "not closed"},
+		{"a bad expression after a value", written("{{ ", "${X=1}", " + }}"), 10, "unexpected token"},
+		{"a backslash before a value in a string", written(`{{ "\`, "${X=1}", `" }}`), 6, `a \ right before ${X}`},
 	}
-	if !strings.Contains(tp.Text(), "{{ body }}") {
-		t.Fatalf("text %q", tp.Text())
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := compileTemplate(c.w, nil)
+			ee, ok := err.(*ExprError)
+			if !ok || ee.Line != 1 || ee.Column != c.col || !strings.Contains(ee.Msg, c.contains) {
+				t.Fatalf("%q: got %v (%d:%d), want 1:%d %q", c.w.Written, err, ee.Line, ee.Column, c.col, c.contains)
+			}
+		})
 	}
+}
+
+func TestAVariableInJSONTextIsAJSONValue(t *testing.T) {
+	cases := []struct {
+		name string
+		w    config.Interpolation
+		want string
+	}{
+		{"inside a string it is part of the string", written(`{"d": "<`, `${X=", "x": {"type": "number"}, "y": "}`, `>"}`),
+			`{"d": "<\", \"x\": {\"type\": \"number\"}, \"y\": \">"}`},
+		{"inside a string backslashes and control characters are escaped", written(`["`, "${X=a\\b\n\x01<&>}", `"]`), `["a\\b\n\u0001<&>"]`},
+		{"an escaped quote does not end the string", written(`["\"`, "${X=\"}", `"]`), `["\"\""]`},
+		{"after a string it is a value", written(`{"a\\": `, "${X=x}", `}`), `{"a\\": "x"}`},
+		{"a number stays a number", written(`[`, "${X=-12.5e3}", `]`), `[-12.5e3]`},
+		{"an integer past int64 stays exact", written(`[`, "${X=12345678901234567890}", `]`), `[12345678901234567890]`},
+		{"true, false and null stay literals", written(`[`, "${X=true}", `,`, "${Y=null}", `]`), `[true,null]`},
+		{"anything else is a string", written(`{"n": `, `${X=5, "pattern": "^x"}`, `}`), `{"n": "5, \"pattern\": \"^x\""}`},
+		{"a leading zero is text", written(`[`, "${X=007}", `]`), `["007"]`},
+		{"the empty value is the empty string", written(`[`, "${X=}", `]`), `[""]`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, p := jsonText(c.w)
+			if p != nil || got != c.want {
+				t.Fatalf("%q: got %s %v, want %s", c.w.Written, got, p, c.want)
+			}
+		})
+	}
+	t.Run("a backslash right before a value in a string is refused", func(t *testing.T) {
+		_, p := jsonText(written(`["\`, "${X=x}", `"]`))
+		if p == nil || p.off != 3 || p.msg != `a \ right before ${X} would escape its value; write \\ for a backslash` {
+			t.Fatalf("got %+v", p)
+		}
+	})
 }

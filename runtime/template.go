@@ -3,24 +3,27 @@ package runtime
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"io"
+	"strconv"
 	"strings"
+
+	"github.com/valyala/fasttemplate"
 
 	"github.com/octo-run/octo/runtime/config"
 )
 
 // Template is text with {{ expression }} tags, split and compiled once.
 type Template struct {
-	text  string
-	segs  []segment
-	plain bool // no tags: the text is the answer
-	size  int  // a first guess at a rendered length
+	text string                 // the text, variables replaced: the answer when there are no tags
+	ft   *fasttemplate.Template // nil when there are no tags
+	tags map[string]tag         // what each of ft's tags stands for
 }
 
-// segment is a run of text or one tag.
-type segment struct {
+// tag is one tag of a template's fasttemplate: a compiled expression, or
+// text fixed at build time (a run of text that holds a variable's value).
+type tag struct {
+	expr *Expr
 	text string
-	tag  *Expr // nil for text
 }
 
 // CompileTemplate parses text and compiles each tag as an expression. The
@@ -33,154 +36,191 @@ func CompileTemplate(text string, env map[string]string) (*Template, error) {
 // literal text has them: a variable's value is text outside tags, never the
 // start or end of one, and a literal inside them (see source.go). Error
 // positions are in w.Written.
+//
+// fasttemplate splits w's skeleton (its literal text, each variable one byte
+// that is no brace); a walk over that split compiles each tag once and
+// writes the text fasttemplate renders from, where a run of text holding a
+// variable is a tag too, so that no value is ever parsed for braces.
 func compileTemplate(w config.Interpolation, env map[string]string) (*Template, error) {
-	sk := newSkeleton(piecesOf(w), len(w.Written))
+	wk := &walk{w: w, env: env, cur: cursor{parts: w.Parts, end: len(w.Written)},
+		tags: map[string]tag{}, bySource: map[string]string{}}
+	sk := skeleton(w.Parts)
+	open := unclosed(sk)
+	if open >= 0 {
+		// The tags before it are compiled first: the first problem in the
+		// text is the one reported.
+		sk = sk[:open]
+	}
+	if _, err := fasttemplate.New(sk, "{{", "}}").ExecuteFunc(wk, wk.tag); err != nil {
+		return nil, err
+	}
+	if open >= 0 {
+		return nil, (&problem{wk.cur.at(), `"{{" is not closed by "}}"`}).in(w.Written)
+	}
 	t := &Template{text: w.Value()}
-	tags := map[string]*Expr{}
-	offset := 0
-	for {
-		i := strings.Index(sk.text[offset:], "{{")
-		if i < 0 {
-			t.addText(sk.value(offset, len(sk.text)))
-			break
-		}
-		i += offset
-		t.addText(sk.value(offset, i))
-		j := strings.Index(sk.text[i+2:], "}}")
-		if j < 0 {
-			return nil, (&problem{sk.written(i), `"{{" is not closed by "}}"`}).in(w.Written)
-		}
-		j += i + 2
-		src, p := newSource(sk.pieces(i+2, j), sk.written(i+2))
-		if p != nil {
-			return nil, p.in(w.Written)
-		}
-		src.orig = w.Written[sk.written(i+2):sk.written(j)]
-		e, ok := tags[src.text]
-		if !ok {
-			if e, p = compileSource(src, env); p != nil {
-				return nil, p.in(w.Written)
-			}
-			tags[src.text] = e
-		}
-		t.segs = append(t.segs, segment{tag: e})
-		offset = j + 2
+	if len(wk.bySource) == 0 {
+		return t, nil // text and values only: rendering is the text
 	}
-	t.plain = len(tags) == 0
-	for _, s := range t.segs {
-		t.size += len(s.text) + 16
-	}
+	// Every "{{" of the walk's text opens a tag it wrote, as its runs of
+	// literal text hold no "{{" and none ends in "{" before a tag.
+	t.ft, t.tags = fasttemplate.New(wk.out.String(), "{{", "}}"), wk.tags
 	return t, nil
 }
-
-func (t *Template) addText(s string) {
-	if s == "" {
-		return
-	}
-	if n := len(t.segs); n > 0 && t.segs[n-1].tag == nil {
-		t.segs[n-1].text += s
-		return
-	}
-	t.segs = append(t.segs, segment{text: s})
-}
-
-// Text returns the template's text, variables replaced.
-func (t *Template) Text() string { return t.text }
 
 // Render fills every tag from the message: strings as they are, other
 // values as JSON, nil as nothing.
 func (t *Template) Render(m *Message) (string, error) {
-	if t.plain {
+	if t.ft == nil {
 		return t.text, nil
 	}
-	var b strings.Builder
-	b.Grow(t.size)
-	for _, s := range t.segs {
-		if s.tag == nil {
-			b.WriteString(s.text)
-			continue
-		}
-		v, err := s.tag.Eval(m)
-		if err != nil {
-			return "", err
-		}
-		switch v := v.(type) {
-		case nil:
-		case string:
-			b.WriteString(v)
-		default:
-			j, err := json.Marshal(v)
-			if err != nil {
-				return "", fmt.Errorf("template tag {{%s}}: %w", s.tag.Source(), err)
-			}
-			b.Write(j)
-		}
+	return t.ft.ExecuteFuncStringWithErr(func(w io.Writer, key string) (int, error) {
+		return t.tags[key].render(w, m)
+	})
+}
+
+func (tg tag) render(w io.Writer, m *Message) (int, error) {
+	if tg.expr == nil {
+		return io.WriteString(w, tg.text)
 	}
-	return b.String(), nil
+	v, err := tg.expr.Eval(m)
+	if err != nil {
+		return 0, err
+	}
+	switch v := v.(type) {
+	case nil:
+		return 0, nil
+	case string:
+		return io.WriteString(w, v)
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return 0, fmt.Errorf("template tag {{%s}}: %w", tg.expr.Source(), err)
+	}
+	return w.Write(j)
 }
 
-// skeleton is a template's pieces with each variable's value stood for by
-// one byte that is no brace, so that only literal text can open or close a
-// tag.
-type skeleton struct {
-	text   string
-	ps     []piece
-	starts []int // where each piece starts in text
-	end    int   // the length of the text as written
-}
-
-func newSkeleton(ps []piece, end int) *skeleton {
-	sk := &skeleton{ps: ps, starts: make([]int, len(ps)), end: end}
+// skeleton is the literal text of parts with each variable as one byte that
+// is no brace, so that only literal text can open or close a tag.
+func skeleton(parts []config.Part) string {
 	var b strings.Builder
-	for i, p := range ps {
-		sk.starts[i] = b.Len()
-		if p.name != "" {
+	for _, p := range parts {
+		if p.Var != "" {
 			b.WriteByte(0)
 		} else {
-			b.WriteString(p.text)
+			b.WriteString(p.Text)
 		}
-	}
-	sk.text = b.String()
-	return sk
-}
-
-// pieces returns the pieces of skeleton range [lo, hi).
-func (sk *skeleton) pieces(lo, hi int) []piece {
-	var out []piece
-	for i, p := range sk.ps {
-		start, end := sk.starts[i], sk.starts[i]+1
-		if p.name == "" {
-			end = start + len(p.text)
-		}
-		if end <= lo || start >= hi {
-			continue
-		}
-		if p.name == "" {
-			from, to := max(lo, start)-start, min(hi, end)-start
-			p = piece{text: p.text[from:to], at: p.at + from}
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
-// value is the text of skeleton range [lo, hi), variables replaced.
-func (sk *skeleton) value(lo, hi int) string {
-	var b strings.Builder
-	for _, p := range sk.pieces(lo, hi) {
-		b.WriteString(p.text)
 	}
 	return b.String()
 }
 
-// written maps a skeleton offset to the text as written.
-func (sk *skeleton) written(off int) int {
-	if off >= len(sk.text) {
-		return sk.end
+// unclosed is where the "{{" that no "}}" closes opens in skeleton sk, or
+// -1: the first "{{" after the last "}}", as every "{{" before that has a
+// "}}" after it.
+func unclosed(sk string) int {
+	from := 0
+	if i := strings.LastIndex(sk, "}}"); i >= 0 {
+		from = i + len("}}")
 	}
-	i := sort.SearchInts(sk.starts, off+1) - 1
-	if p := sk.ps[i]; p.name == "" {
-		return p.at + off - sk.starts[i]
+	if i := strings.Index(sk[from:], "{{"); i >= 0 {
+		return from + i
 	}
-	return sk.ps[i].at
+	return -1
+}
+
+// walk goes through a split skeleton in order (fasttemplate writes each run
+// of text to it and hands it each tag), compiling the tags and writing the
+// text the template renders from.
+type walk struct {
+	w        config.Interpolation
+	env      map[string]string
+	cur      cursor
+	out      strings.Builder
+	tags     map[string]tag
+	bySource map[string]string // the key of each compiled expression, by its source text
+}
+
+// Write takes a run of text between tags.
+func (wk *walk) Write(run []byte) (int, error) {
+	var text strings.Builder
+	vars := false
+	for _, p := range wk.cur.take(len(run)) {
+		text.WriteString(p.Text)
+		vars = vars || p.Var != ""
+	}
+	if vars {
+		wk.add(tag{text: text.String()})
+	} else {
+		wk.out.Write(run)
+	}
+	return len(run), nil
+}
+
+// tag takes a tag, src being its skeleton text, and compiles it once.
+func (wk *walk) tag(_ io.Writer, src string) (int, error) {
+	wk.cur.take(len("{{"))
+	from := wk.cur.at()
+	parts := wk.cur.take(len(src))
+	to := wk.cur.at()
+	wk.cur.take(len("}}"))
+	s, p := newSource(parts, from)
+	if p != nil {
+		return 0, p.in(wk.w.Written)
+	}
+	if key, ok := wk.bySource[s.text]; ok {
+		wk.out.WriteString("{{" + key + "}}")
+		return 0, nil
+	}
+	s.orig = wk.w.Written[from:to]
+	e, p := compileSource(s, wk.env)
+	if p != nil {
+		return 0, p.in(wk.w.Written)
+	}
+	wk.bySource[s.text] = wk.add(tag{expr: e})
+	return 0, nil
+}
+
+// add writes a new tag and returns its key.
+func (wk *walk) add(tg tag) string {
+	key := strconv.Itoa(len(wk.tags))
+	wk.tags[key] = tg
+	wk.out.WriteString("{{" + key + "}}")
+	return key
+}
+
+// cursor walks parts along their skeleton, where a variable is one byte.
+type cursor struct {
+	parts []config.Part
+	off   int // how much of parts[0] is taken
+	end   int // the length of the text as written
+}
+
+// take returns the parts of the next n skeleton bytes.
+func (c *cursor) take(n int) []config.Part {
+	var out []config.Part
+	for n > 0 {
+		p, size := c.parts[0], len(c.parts[0].Text)
+		if p.Var != "" {
+			size = 1
+		}
+		k := min(n, size-c.off)
+		if k > 0 && p.Var == "" {
+			p = config.Part{Text: p.Text[c.off : c.off+k], At: p.At + c.off}
+		}
+		if k > 0 {
+			out = append(out, p)
+		}
+		n, c.off = n-k, c.off+k
+		if c.off == size {
+			c.parts, c.off = c.parts[1:], 0
+		}
+	}
+	return out
+}
+
+// at is where the next skeleton byte is in the text as written.
+func (c *cursor) at() int {
+	if len(c.parts) == 0 {
+		return c.end
+	}
+	return c.parts[0].At + c.off
 }

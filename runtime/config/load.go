@@ -89,8 +89,12 @@ func findFiles(path string) (files []string, dir string, problem *Diag) {
 // readFile parses every YAML document of file with its aliases and merge keys resolved,
 // reporting read and syntax errors.
 func (l *loader) readFile(file string) []*yaml.Node {
-	data, err := os.ReadFile(file)
-	if err != nil {
+	data, err := ReadFile(file)
+	switch {
+	case errors.Is(err, ErrTooLarge):
+		l.d.diags = append(l.d.diags, Diag{File: file, Msg: "config file is " + err.Error()})
+		return nil
+	case err != nil:
 		l.d.diags = append(l.d.diags, Diag{File: file, Msg: "cannot read file: " + osMessage(err)})
 		return nil
 	}

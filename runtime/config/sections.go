@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -152,10 +151,13 @@ func (l *loader) template(item *yaml.Node, w Where) {
 		file = filepath.Join(l.cfg.Dir, file)
 	}
 	_, resVal := entry(item, "resource")
-	text, err := os.ReadFile(file)
+	text, err := ReadFile(file)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		l.d.addf(resVal, w.Field("resource"), "template file %q does not exist", file)
+		return
+	case errors.Is(err, ErrTooLarge):
+		l.d.addf(resVal, w.Field("resource"), "template file %q is %v", file, err)
 		return
 	case err != nil:
 		l.d.addf(resVal, w.Field("resource"), "cannot read template file %q: %s", file, osMessage(err))

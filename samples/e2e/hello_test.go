@@ -53,7 +53,7 @@ func TestSIGTERMLetsASlowRequestFinish(t *testing.T) {
 		_, err = bufioCopy(buf, resp)
 		got <- result{a: answer{status: resp.StatusCode, body: buf.String()}, err: err}
 	}()
-	time.Sleep(500 * time.Millisecond) // let the request reach the delay block
+	waitLog(t, p, "slow request: answering in 2s") // the request is in flight
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -32,9 +32,13 @@ func textBomb(indent string, levels int) string {
 }
 
 // validate runs `octo validate --config path` to its end, within 10 s, and
-// returns its exit code, its output and its peak resident memory in MB.
+// returns its exit code, its output and how far its peak resident memory rose
+// above this test process's own, in MB. The kernel's figure for a child
+// started with vfork (as Go starts them) is at least the parent's peak at the
+// time, so that part is taken off: what is left is what octo added.
 func validate(t *testing.T, path string) (code int, out string, peakMB int64) {
 	t.Helper()
+	own := int64(memKB(t, os.Getpid(), "VmHWM"))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, octoBin, "validate", "--config", path)
@@ -48,7 +52,7 @@ func validate(t *testing.T, path string) (code int, out string, peakMB int64) {
 		t.Fatal(err)
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		peakMB = ru.Maxrss >> 10 // kB on Linux
+		peakMB = max(ru.Maxrss-own, 0) >> 10 // kB on Linux
 	}
 	return cmd.ProcessState.ExitCode(), string(b), peakMB
 }
@@ -79,10 +83,10 @@ func TestValidateRefusesAliasBombsAndCyclesAtTheirLine(t *testing.T) {
 			if code != 1 || strings.TrimSpace(out) != filepath.Join(dir, c.want) {
 				t.Fatalf("exit %d, output:\n%s\nwant exit 1 and:\n%s", code, out, filepath.Join(dir, c.want))
 			}
-			if peak == 0 || peak > 100 {
-				t.Fatalf("peak resident memory %d MB; want under 100 MB", peak)
+			if peak > 100 {
+				t.Fatalf("peak resident memory %d MB above the test's own; want under 100 MB", peak)
 			}
-			t.Logf("peak resident memory %d MB (bound 100 MB)", peak)
+			t.Logf("peak resident memory %d MB above the test's own (bound 100 MB)", peak)
 		})
 	}
 	t.Run("an aliased router config builds", func(t *testing.T) {

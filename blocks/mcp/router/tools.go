@@ -39,13 +39,13 @@ func buildTools(b *runtime.Build, confs []toolConfig) *tools {
 		}
 		t := &tool{def: mcp.Tool{Name: c.Name, Title: c.Title, Description: c.Description}}
 		if c.InputSchema != "" {
-			t.input = compileSchema(b, node, at, "inputSchema", c.InputSchema)
+			t.input = compileSchema(b, node, at, "inputSchema")
 			if t.input != nil {
 				t.def.InputSchema = t.input.Raw()
 			}
 		}
 		if c.OutputSchema != "" {
-			t.output = compileSchema(b, node, at, "outputSchema", c.OutputSchema)
+			t.output = compileSchema(b, node, at, "outputSchema")
 			if t.output != nil {
 				t.def.OutputSchema = t.output.Raw()
 			}
@@ -58,10 +58,17 @@ func buildTools(b *runtime.Build, confs []toolConfig) *tools {
 	return ts
 }
 
-func compileSchema(b *runtime.Build, item *yaml.Node, at runtime.Where, key, text string) *mcp.Schema {
+// compileSchema compiles the JSON Schema text under key of a tool's item,
+// where a `${VAR}` is a JSON value (see Build.JSONText).
+func compileSchema(b *runtime.Build, item *yaml.Node, at runtime.Where, key string) *mcp.Schema {
+	node := runtime.MappingValue(item, key)
+	text, ok := b.JSONText(node, at.Field(key))
+	if !ok {
+		return nil
+	}
 	s, err := mcp.CompileSchema([]byte(text))
 	if err != nil {
-		b.Errorf(runtime.MappingValue(item, key), at.Field(key), "%v", err)
+		b.Errorf(node, at.Field(key), "%v", err)
 		return nil
 	}
 	return s

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -45,8 +44,11 @@ func readFile(root, file string) ([]byte, config.Diags) {
 		// Swapped since the links were followed: read it on the next look.
 		return refuse("the file changed while it was opened; it is read again on the next edit")
 	}
-	data, err := io.ReadAll(f)
-	if err != nil {
+	data, err := config.Read(f)
+	switch {
+	case errors.Is(err, config.ErrTooLarge):
+		return refuse("config file is " + err.Error())
+	case err != nil:
 		return refuse("cannot read file: " + osMessage(err))
 	}
 	return data, nil
