@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestAnswerBecomesAStreamWhenTheHandlerEmits(t *testing.T) {
@@ -405,6 +406,32 @@ func TestTrafficLog(t *testing.T) {
 		}
 		if ev.Kind != TrafficSessionOpened && ev.Kind != TrafficSessionClosed && len(ev.Message) == 0 {
 			t.Fatalf("event without its message: %+v", ev)
+		}
+	}
+}
+
+func TestTrafficLogEscapesWhatTheClientWrote(t *testing.T) {
+	leakCheck(t)
+	s, _ := newStatefulServer(t)
+	log := &trafficLog{}
+	f := newFront(t, NewStateful(s, StatefulOptions{Observer: log.add}))
+	c := f.open(t, Version20250618, "{}")
+	c.call(t, "{\"jsonrpc\":\"2.0\",\"method\":\"evil\\n12:00:00.000 mock  in  forged\\u001b[31m\\u202e\"}")
+	c.call(t, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\n \"params\":{\"name\":\"x\\ry\\u0007\",\"arguments\":{\"s\":\"\xff\"}}}")
+	want := []string{
+		`in evil\n12:00:00.000 mock  in  forged\x1b[31m\u202e`,
+		`in tools/call x\ry\a`,
+		`out error of tools/call x\ry\a`,
+	}
+	got := log.summaries()[4:]
+	if !slices.Equal(got, want) {
+		t.Fatalf("log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	for _, ev := range log.evs {
+		if strings.ContainsAny(ev.Method, "\n\r\x1b\a") || strings.ContainsAny(string(ev.Message), "\n\r") || !utf8.Valid(ev.Message) {
+			t.Errorf("event %q: method %q, message %q", ev.Summary, ev.Method, ev.Message)
 		}
 	}
 }

@@ -2,7 +2,11 @@ package mcp
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Direction says which way a message went.
@@ -74,7 +78,118 @@ func (st *Stateful) observe(s *ServerSession, ev TrafficEvent) {
 	}
 	ev.Time = time.Now()
 	ev.Session, ev.Transport = s.id, s.transport
-	st.opts.Observer(ev)
+	st.opts.Observer(logSafeEvent(ev))
+}
+
+// logSafeEvent escapes what a client wrote before it reaches a log: a
+// method, tool name or URI holding a newline or a terminal escape would
+// otherwise forge log lines or drive the reader's terminal.
+func logSafeEvent(ev TrafficEvent) TrafficEvent {
+	ev.Method = LogSafe(clip(ev.Method))
+	ev.Summary = LogSafe(ev.Summary)
+	ev.Message = logJSON(ev.Message)
+	return ev
+}
+
+// maxSummaryValue bounds a client string quoted in a summary.
+const maxSummaryValue = 200
+
+// clip shortens s to maxSummaryValue bytes, on a rune boundary.
+func clip(s string) string {
+	if len(s) <= maxSummaryValue {
+		return s
+	}
+	i := maxSummaryValue
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// LogSafe returns s fit for one log line: control characters, separators,
+// bidirectional overrides and other runes that do not print are written as
+// Go escapes (\n, \x1b, \u202e) and bytes that are not UTF-8 as \xff. A
+// string that needs none of it comes back as is.
+func LogSafe(s string) string {
+	for i := 0; i < len(s); {
+		if c := s[i]; c >= 0x20 && c < utf8.RuneSelf && c != 0x7f {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || !unicode.IsPrint(r) {
+			return escapeLog(s, i)
+		}
+		i += size
+	}
+	return s
+}
+
+// escapeLog escapes s from byte i on, as LogSafe describes.
+func escapeLog(s string, i int) string {
+	b := make([]byte, 0, len(s)+16)
+	b = append(b, s[:i]...)
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, '\\', 'x', hexDigits[s[i]>>4], hexDigits[s[i]&0xf])
+		case r == ' ' || unicode.IsPrint(r):
+			b = append(b, s[i:i+size]...)
+		default:
+			q := strconv.QuoteRuneToASCII(r) // '\n', '\x1b', '\u202e'
+			b = append(b, q[1:len(q)-1]...)
+		}
+		i += size
+	}
+	return string(b)
+}
+
+// logJSON returns a JSON message as one line of printable, valid UTF-8:
+// whitespace between tokens (the only place a raw newline can be) becomes
+// a space, a rune that does not print (it can only be inside a string)
+// becomes a \u escape, and bytes that are not UTF-8 become U+FFFD, so the
+// text stays the same JSON value.
+func logJSON(msg []byte) []byte {
+	for i := 0; i < len(msg); {
+		if c := msg[i]; c >= 0x20 && c < utf8.RuneSelf && c != 0x7f {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(msg[i:])
+		if r == utf8.RuneError && size == 1 || !unicode.IsPrint(r) {
+			return escapeJSONLine(msg, i)
+		}
+		i += size
+	}
+	return msg
+}
+
+func escapeJSONLine(msg []byte, i int) []byte {
+	b := make([]byte, 0, len(msg)+16)
+	b = append(b, msg[:i]...)
+	for i < len(msg) {
+		r, size := utf8.DecodeRune(msg[i:])
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			b = append(b, ' ')
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == ' ' || unicode.IsPrint(r):
+			b = append(b, msg[i:i+size]...)
+		default:
+			units := []rune{r}
+			if r > 0xffff {
+				hi, lo := utf16.EncodeRune(r)
+				units = []rune{hi, lo}
+			}
+			for _, u := range units {
+				b = append(b, '\\', 'u', hexDigits[u>>12&0xf], hexDigits[u>>8&0xf], hexDigits[u>>4&0xf], hexDigits[u&0xf])
+			}
+		}
+		i += size
+	}
+	return b
 }
 
 // observeMessage logs a message that is not the answer to a known request.
@@ -124,7 +239,7 @@ func summarize(method string, params []byte) string {
 	case "logging/setLevel", "notifications/message":
 		key = "level"
 	default:
-		return method
+		return clip(method)
 	}
 	var val string
 	eachMember(params, func(k, v []byte) bool {
@@ -135,12 +250,9 @@ func summarize(method string, params []byte) string {
 		return false
 	})
 	if val == "" {
-		return method
+		return clip(method)
 	}
-	if len(val) > 200 {
-		val = val[:200] + "…"
-	}
-	return method + " " + val
+	return method + " " + clip(val)
 }
 
 // rawMessage re-encodes a decoded message for the traffic log when its

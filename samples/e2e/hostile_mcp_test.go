@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // hostileWorkspace writes a workspace with one saved server whose `mcp:`
@@ -87,4 +88,23 @@ func TestARequestIDWithInvalidUTF8IsRefusedWithValidJSON(t *testing.T) {
 	})
 }
 
-var _ = regexp.MustCompile
+// TestTheTrafficLogEscapesWhatAClientWrites sends a method, a tool name and
+// a body built to forge log lines and colour the operator's terminal: the
+// readable traffic log (with message bodies, at debug) shows them escaped,
+// one line per event.
+func TestTheTrafficLogEscapesWhatAClientWrites(t *testing.T) {
+	url, p := serveWeatherMock(t, "--log-level", "debug")
+	sid := mcpInit(t, url, "2025-06-18")
+	mcpPost(t, url, sid, "2025-06-18", `{"jsonrpc":"2.0","method":"evil\n12:00:00.000 Weather mock  in  forged\u001b[31mred"}`)
+	mcpPost(t, url, sid, "2025-06-18", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\n\"params\":{\"name\":\"get\\n\\u001b[2Jweather\",\"arguments\":{\"city\":\"\xff\"}}}")
+	waitLog(t, p, `error of tools/call get\n\x1b[2Jweather`)
+	log := p.Log()
+	for _, want := range []string{`in  evil\n12:00:00.000 Weather mock  in  forged\x1b[31mred`, `in  tools/call get\n\x1b[2Jweather`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log lacks %q", want)
+		}
+	}
+	if strings.Contains(log, "\x1b") || regexp.MustCompile(`(?m)^12:00:00\.000|^"params"`).MatchString(log) || !utf8.ValidString(log) {
+		t.Errorf("the log holds a raw escape, a forged line or invalid UTF-8:\n%q", log)
+	}
+}

@@ -171,7 +171,7 @@ func newServer(node *yaml.Node, at config.Where, name string, logger *slog.Logge
 		UnknownTool:  mcp.UnknownToolAsError,
 		Capabilities: mcp.Capabilities{ToolsListChanged: true, ResourcesListChanged: true, PromptsListChanged: true},
 		OnPanic: func(method string, recovered any, stack []byte) {
-			logger.Error("panic in MCP method", "method", method, "panic", recovered, "stack", string(stack))
+			logger.Error("panic in MCP method", "method", mcp.LogSafe(method), "panic", recovered, "stack", string(stack))
 		},
 	}
 	mcp.SessionFeatures{Logging: true, Subscriptions: true, Completions: true}.Apply(srv.core)

@@ -27,7 +27,7 @@ type trafficLog struct {
 }
 
 func newTrafficLog(logger *slog.Logger, server string) *trafficLog {
-	return &trafficLog{logger: logger, server: server, events: make(chan mcp.TrafficEvent, trafficQueue)}
+	return &trafficLog{logger: logger, server: mcp.LogSafe(server), events: make(chan mcp.TrafficEvent, trafficQueue)}
 }
 
 // observe is the core's Observer.
