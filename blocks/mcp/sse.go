@@ -14,13 +14,13 @@ import (
 // The session ends when the stream is closed.
 func (st *Stateful) ServeSSE(_ context.Context, in HTTPRequest, messagesPath string) StreamReply {
 	if in.Method != http.MethodGet {
-		r := errorReply(http.StatusMethodNotAllowed, NewError(CodeInvalidRequest,
+		r := st.refuse(in, TransportSSE, http.StatusMethodNotAllowed, ID{}, NewError(CodeInvalidRequest,
 			"Method not allowed: GET opens the event stream"))
 		r.Header["Allow"] = allowGet
 		return r
 	}
 	if st.full() {
-		return st.busy(ID{})
+		return st.busy(in, TransportSSE, ID{})
 	}
 	s := st.newSession(TransportSSE)
 	s.stream = newQueue("", func() { s.end(EndDisconnected) })
@@ -31,7 +31,7 @@ func (st *Stateful) ServeSSE(_ context.Context, in HTTPRequest, messagesPath str
 	_ = s.stream.push(context.Background(), "endpoint", []byte(messagesPath+sep+"sessionId="+s.id), false)
 	if err := st.register(s); err != nil {
 		s.cancel()
-		return st.busy(ID{})
+		return st.busy(in, TransportSSE, ID{})
 	}
 	return streamReply(s.stream)
 }
@@ -44,30 +44,30 @@ var acceptedBody = []byte("Accepted")
 // answer goes out on the session's event stream.
 func (st *Stateful) ServeMessages(ctx context.Context, in HTTPRequest) StreamReply {
 	if in.Method != http.MethodPost {
-		r := errorReply(http.StatusMethodNotAllowed, NewError(CodeInvalidRequest,
+		r := st.refuse(in, TransportSSE, http.StatusMethodNotAllowed, ID{}, NewError(CodeInvalidRequest,
 			"Method not allowed: POST messages here"))
 		r.Header["Allow"] = allowPost
 		return r
 	}
 	id := in.Query.Get("sessionId")
 	if id == "" {
-		return errorReply(http.StatusBadRequest, NewError(CodeInvalidRequest,
+		return st.refuse(in, TransportSSE, http.StatusBadRequest, ID{}, NewError(CodeInvalidRequest,
 			"Bad Request: missing sessionId query parameter"))
 	}
 	s := st.lookup(id, TransportSSE)
 	if s == nil {
-		return errorReply(http.StatusNotFound, NewError(-32001, "Session not found: open a new event stream"))
+		return st.refuse(in, TransportSSE, http.StatusNotFound, ID{}, NewError(-32001, "Session not found: open a new event stream"))
 	}
 	msgs, batch, perr := Decode(in.Body)
 	if perr != nil {
-		return errorReply(http.StatusBadRequest, perr)
+		return st.refuse(in, TransportSSE, http.StatusBadRequest, ID{}, perr)
 	}
 	if !batch && msgs[0].Kind == KindInvalid {
 		st.observeMessage(s, DirIn, &msgs[0], in.Body)
 		return jsonReply(http.StatusBadRequest, AppendError(nil, msgs[0].ID, msgs[0].Error))
 	}
 	if batch && !s.batchOK() {
-		return errorReply(http.StatusBadRequest, NewError(CodeInvalidRequest,
+		return st.refuse(in, TransportSSE, http.StatusBadRequest, ID{}, NewError(CodeInvalidRequest,
 			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", s.Version()))
 	}
 	s.deliver(ctx, msgs, batch, RequestContext{Vars: in.Vars, Header: in.Header}, in.Body)

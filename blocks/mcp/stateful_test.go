@@ -435,3 +435,30 @@ func TestTrafficLogEscapesWhatTheClientWrote(t *testing.T) {
 		}
 	}
 }
+
+func TestRefusedRequestsAreTrafficEvents(t *testing.T) {
+	leakCheck(t)
+	s, _ := newStatefulServer(t)
+	log := &trafficLog{}
+	f := newFront(t, NewStateful(s, StatefulOptions{Observer: log.add}))
+	c := f.open(t, Version20250618, "{}")
+	readAll(t, f.do(t, "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, HeaderSessionID, "gone\tx"))
+	c.call(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, HeaderProtocolVersion, "1999-01-01")
+	readAll(t, f.do(t, "POST", "/messages", `[`))
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	var got []string
+	for _, ev := range log.evs {
+		if ev.Kind == TrafficRejected {
+			got = append(got, fmt.Sprintf("%s %s %q %d %d %s", ev.Direction, ev.Transport, ev.Session, ev.Status, ev.Code, ev.Summary))
+		}
+	}
+	want := []string{
+		`in streamable-http "" 404 -32001 rejected (HTTP 404): Session not found: it expired or was deleted; initialize a new one [session "gone\tx"]`,
+		`in streamable-http "` + c.id + `" 400 -32600 rejected (HTTP 400): Bad Request: unsupported Mcp-Protocol-Version "1999-01-01"; this server speaks 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05`,
+		`in sse "" 400 -32600 rejected (HTTP 400): Bad Request: missing sessionId query parameter`,
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("rejections:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -35,7 +35,7 @@ func (st *Stateful) ServeStreamable(ctx context.Context, in HTTPRequest) StreamR
 		s.end(EndDeleted)
 		return StreamReply{Status: http.StatusOK, Header: http.Header{}}
 	}
-	r := errorReply(http.StatusMethodNotAllowed, NewError(CodeInvalidRequest,
+	r := st.refuse(in, TransportStreamable, http.StatusMethodNotAllowed, ID{}, NewError(CodeInvalidRequest,
 		"Method not allowed: use POST, GET or DELETE"))
 	r.Header["Allow"] = allowAll
 	return r
@@ -61,16 +61,16 @@ func streamReply(q *queue) StreamReply {
 func (st *Stateful) streamableSession(in HTTPRequest, checkVersion bool) (*ServerSession, StreamReply) {
 	id := in.Header.Get(HeaderSessionID)
 	if id == "" {
-		return nil, errorReply(http.StatusBadRequest, NewError(CodeInvalidRequest,
+		return nil, st.refuse(in, TransportStreamable, http.StatusBadRequest, ID{}, NewError(CodeInvalidRequest,
 			"Bad Request: missing %s header; send initialize first", HeaderSessionID))
 	}
 	s := st.lookup(id, TransportStreamable)
 	if s == nil {
-		return nil, errorReply(http.StatusNotFound, NewError(-32001,
+		return nil, st.refuse(in, TransportStreamable, http.StatusNotFound, ID{}, NewError(-32001,
 			"Session not found: it expired or was deleted; initialize a new one"))
 	}
 	if v, ok := headerVersion(in.Header); checkVersion && ok && !st.srv.versions().Speaks(v) {
-		return nil, errorReply(http.StatusBadRequest, &Error{Code: CodeInvalidRequest,
+		return nil, st.refuse(in, TransportStreamable, http.StatusBadRequest, ID{}, &Error{Code: CodeInvalidRequest,
 			Message: "Bad Request: unsupported " + HeaderProtocolVersion + " \"" + v +
 				"\"; this server speaks " + st.srv.versions().List(),
 			Data: map[string]any{"supported": st.srv.versions().Supported, "requested": v}})
@@ -110,7 +110,7 @@ var notAcceptable = NewError(CodeInvalidRequest,
 
 func (st *Stateful) streamableGet(in HTTPRequest) StreamReply {
 	if _, sseOK := accepts(in.Header); !sseOK {
-		return errorReply(http.StatusNotAcceptable, NewError(CodeInvalidRequest,
+		return st.refuse(in, TransportStreamable, http.StatusNotAcceptable, ID{}, NewError(CodeInvalidRequest,
 			"Not Acceptable: a GET opens a text/event-stream"))
 	}
 	s, bad := st.streamableSession(in, true)
@@ -123,16 +123,16 @@ func (st *Stateful) streamableGet(in HTTPRequest) StreamReply {
 	// gets 405, which clients read as "no stream to resume" and stop asking.
 	if last := in.Header.Get("Last-Event-ID"); last != "" {
 		if !s.isStandalone(last) {
-			return StreamReply{Status: http.StatusMethodNotAllowed,
-				Header: http.Header{"Allow": {"POST, DELETE"}, "Content-Type": jsonContentType},
-				Body: AppendError(nil, ID{}, NewError(CodeInvalidRequest,
-					"Method Not Allowed: stream %q cannot be resumed; its events are not kept", last))}
+			r := st.refuse(in, TransportStreamable, http.StatusMethodNotAllowed, ID{}, NewError(CodeInvalidRequest,
+				"Method Not Allowed: stream %q cannot be resumed; its events are not kept", last))
+			r.Header["Allow"] = []string{"POST, DELETE"}
+			return r
 		}
 		s.closeStandalone()
 	}
 	q, err := s.openStandalone()
 	if err != nil {
-		return errorReply(http.StatusConflict, NewError(CodeInvalidRequest,
+		return st.refuse(in, TransportStreamable, http.StatusConflict, ID{}, NewError(CodeInvalidRequest,
 			"Conflict: this session already has a standalone stream open"))
 	}
 	return streamReply(q)
@@ -187,14 +187,14 @@ func (s *ServerSession) openStandalone() (*queue, error) {
 func (st *Stateful) streamablePost(ctx context.Context, in HTTPRequest) StreamReply {
 	jsonOK, sseOK := accepts(in.Header)
 	if !jsonOK && !sseOK {
-		return errorReply(http.StatusNotAcceptable, notAcceptable)
+		return st.refuse(in, TransportStreamable, http.StatusNotAcceptable, ID{}, notAcceptable)
 	}
 	msgs, batch, perr := Decode(in.Body)
 	if perr != nil {
-		return errorReply(http.StatusBadRequest, perr)
+		return st.refuse(in, TransportStreamable, http.StatusBadRequest, ID{}, perr)
 	}
 	if !batch && msgs[0].Kind == KindInvalid {
-		return jsonReply(http.StatusBadRequest, AppendError(nil, msgs[0].ID, msgs[0].Error))
+		return st.refuse(in, TransportStreamable, http.StatusBadRequest, msgs[0].ID, msgs[0].Error)
 	}
 	if in.Header.Get(HeaderSessionID) == "" && !batch && isInitialize(&msgs[0]) {
 		return st.initializeStreamable(ctx, in, &msgs[0], jsonOK)
@@ -204,7 +204,7 @@ func (st *Stateful) streamablePost(ctx context.Context, in HTTPRequest) StreamRe
 		return bad
 	}
 	if batch && !s.batchOK() {
-		return errorReply(http.StatusBadRequest, NewError(CodeInvalidRequest,
+		return st.refuse(in, TransportStreamable, http.StatusBadRequest, ID{}, NewError(CodeInvalidRequest,
 			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", s.Version()))
 	}
 	rc := RequestContext{Vars: in.Vars, Header: in.Header}
@@ -285,7 +285,7 @@ func (e *exchange) reply(ctx context.Context, batch bool) StreamReply {
 // server answers 503 without running the handshake.
 func (st *Stateful) initializeStreamable(ctx context.Context, in HTTPRequest, m *Message, jsonOK bool) StreamReply {
 	if st.full() {
-		return st.busy(m.ID)
+		return st.busy(in, TransportStreamable, m.ID)
 	}
 	s := st.newSession(TransportStreamable)
 	resp := s.initialize(ctx, m, RequestContext{Vars: in.Vars, Header: in.Header})
@@ -296,7 +296,7 @@ func (st *Stateful) initializeStreamable(ctx context.Context, in HTTPRequest, m 
 	}
 	if err := st.register(s); err != nil {
 		s.cancel()
-		return st.busy(m.ID)
+		return st.busy(in, TransportStreamable, m.ID)
 	}
 	st.observeMessage(s, DirIn, m, in.Body)
 	st.observeAnswer(s, DirOut, m.Method, m.Method, m.ID, false, msg)
@@ -318,12 +318,12 @@ func (st *Stateful) initializeStreamable(ctx context.Context, in HTTPRequest, m 
 
 // busy is the answer when no session can be opened: 503 with a JSON-RPC
 // error carrying the request's id.
-func (st *Stateful) busy(id ID) StreamReply {
+func (st *Stateful) busy(in HTTPRequest, t Transport, id ID) StreamReply {
 	msg := "Service unavailable: too many sessions"
 	st.mu.Lock()
 	if st.closed {
 		msg = "Service unavailable: the server is shutting down"
 	}
 	st.mu.Unlock()
-	return jsonReply(http.StatusServiceUnavailable, AppendError(nil, id, NewError(-32000, "%s", msg)))
+	return st.refuse(in, t, http.StatusServiceUnavailable, id, NewError(-32000, "%s", msg))
 }

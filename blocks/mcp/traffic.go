@@ -34,6 +34,10 @@ const (
 	// TrafficCancelled is a request whose answer was withheld because the
 	// client cancelled it or its session ended.
 	TrafficCancelled TrafficKind = "cancelled"
+	// TrafficRejected is an HTTP request refused before any of its messages
+	// was served: a missing or unknown session, a body that is not JSON, an
+	// unsupported MCP-Protocol-Version, a refused batch, a limit.
+	TrafficRejected TrafficKind = "rejected"
 )
 
 // EndReason says why a session closed.
@@ -67,18 +71,49 @@ type TrafficEvent struct {
 	Message json.RawMessage
 	// Reason is set on TrafficSessionClosed.
 	Reason EndReason
+	// Status is the HTTP status of a TrafficRejected request.
+	Status int
+	// Code is the JSON-RPC error code a TrafficRejected request got.
+	Code int
 }
 
 // observing reports whether anyone listens, so callers skip building events.
 func (st *Stateful) observing() bool { return st.opts.Observer != nil }
 
+// observe hands ev to the observer; s is nil for a request that names no
+// live session, whose ev carries its Transport.
 func (st *Stateful) observe(s *ServerSession, ev TrafficEvent) {
 	if st.opts.Observer == nil {
 		return
 	}
 	ev.Time = time.Now()
-	ev.Session, ev.Transport = s.id, s.transport
+	if s != nil {
+		ev.Session, ev.Transport = s.id, s.transport
+	}
 	st.opts.Observer(logSafeEvent(ev))
+}
+
+// refuse answers an HTTP request of transport t refused before any of its
+// messages was served, and logs it: these are what a developer debugging a
+// client against the server needs to see. The session is the one the
+// request names, when it is live.
+func (st *Stateful) refuse(in HTTPRequest, t Transport, status int, id ID, e *Error) StreamReply {
+	r := jsonReply(status, AppendError(nil, id, e))
+	if st.opts.Observer == nil {
+		return r
+	}
+	named := in.Header.Get(HeaderSessionID)
+	if t == TransportSSE {
+		named = in.Query.Get("sessionId")
+	}
+	s := st.lookup(named, t)
+	summary := "rejected (HTTP " + strconv.Itoa(status) + "): " + e.Message
+	if s == nil && named != "" {
+		summary += " [session " + strconv.Quote(clip(named)) + "]"
+	}
+	st.observe(s, TrafficEvent{Direction: DirIn, Kind: TrafficRejected, Transport: t, ID: id,
+		Summary: summary, Message: r.Body, Status: status, Code: e.Code})
+	return r
 }
 
 // logSafeEvent escapes what a client wrote before it reaches a log: a

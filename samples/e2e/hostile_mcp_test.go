@@ -7,6 +7,7 @@ package e2e
 // binary over loopback, with bounded counts.
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -106,5 +108,81 @@ func TestTheTrafficLogEscapesWhatAClientWrites(t *testing.T) {
 	}
 	if strings.Contains(log, "\x1b") || regexp.MustCompile(`(?m)^12:00:00\.000|^"params"`).MatchString(log) || !utf8.ValidString(log) {
 		t.Errorf("the log holds a raw escape, a forged line or invalid UTF-8:\n%q", log)
+	}
+}
+
+// trafficLines returns the JSON traffic log lines (octo serve --json) of kind.
+func trafficLines(t *testing.T, p *proc, kind string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, l := range strings.Split(p.Log(), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) == nil && m["kind"] == kind {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TestTheTrafficLogShowsRequestsRefusedBeforeAnyMessageIsServed sends what
+// is refused at the HTTP level, each on both HTTP transports where it
+// applies: every refusal is a traffic entry (in, "rejected") with its HTTP
+// status, JSON-RPC code and reason.
+func TestTheTrafficLogShowsRequestsRefusedBeforeAnyMessageIsServed(t *testing.T) {
+	port := strconv.Itoa(freePort(t))
+	p := startOcto(t, nil, "serve", "samples/weather-mock", "--port", port, "--json")
+	url := "http://127.0.0.1:" + port + "/mcp"
+	base := strings.TrimSuffix(url, "/mcp")
+	sid := mcpInit(t, url, "2025-06-18")
+	const ping = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	type refusal struct {
+		transport string
+		status    int
+		code      int
+		reason    string
+	}
+	cases := []struct {
+		name string
+		send func() answer
+		want refusal
+	}{
+		{"a POST without a session id", func() answer { return do(t, "POST", url, "application/json", ping) },
+			refusal{"streamable-http", 400, -32600, "missing Mcp-Session-Id header"}},
+		{"a POST for an unknown session", func() answer { return mcpPost(t, url, "nope", "2025-06-18", ping) },
+			refusal{"streamable-http", 404, -32001, "Session not found"}},
+		{"a body that is not JSON", func() answer { return mcpPost(t, url, sid, "2025-06-18", `{bad`) },
+			refusal{"streamable-http", 400, -32700, "Parse error"}},
+		{"an unsupported MCP-Protocol-Version", func() answer { return mcpPost(t, url, sid, "2030-01-01", ping) },
+			refusal{"streamable-http", 400, -32600, `unsupported Mcp-Protocol-Version "2030-01-01"`}},
+		{"a batch on a 2025-06-18 session", func() answer { return mcpPost(t, url, sid, "2025-06-18", "["+ping+"]") },
+			refusal{"streamable-http", 400, -32600, "batches are not supported in protocol version 2025-06-18"}},
+		{"a legacy POST without sessionId", func() answer { return do(t, "POST", base+"/messages", "application/json", ping) },
+			refusal{"sse", 400, -32600, "missing sessionId query parameter"}},
+		{"a legacy POST for an unknown session", func() answer { return do(t, "POST", base+"/messages?sessionId=nope", "application/json", ping) },
+			refusal{"sse", 404, -32001, "Session not found"}},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := tc.send()
+			if a.status != tc.want.status {
+				t.Fatalf("got %d %s; want %d", a.status, a.body, tc.want.status)
+			}
+			waitFor(t, "the rejection in the traffic log", func() bool { return len(trafficLines(t, p, "rejected")) > i })
+			got := trafficLines(t, p, "rejected")[i]
+			if got["direction"] != "in" || got["transport"] != tc.want.transport || got["status"] != float64(tc.want.status) ||
+				got["code"] != float64(tc.want.code) || !strings.Contains(got["msg"].(string), tc.want.reason) {
+				t.Fatalf("traffic entry %v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// waitFor polls cond for up to 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
 	}
 }

@@ -94,6 +94,9 @@ func (t *trafficLog) write(ev mcp.TrafficEvent) {
 	if ev.Reason != "" {
 		attrs = append(attrs, slog.String("reason", string(ev.Reason)))
 	}
+	if ev.Kind == mcp.TrafficRejected {
+		attrs = append(attrs, slog.Int("status", ev.Status), slog.Int("code", ev.Code))
+	}
 	if len(ev.Message) > 0 {
 		attrs = append(attrs, slog.Any("message", ev.Message))
 	}
@@ -105,7 +108,7 @@ func (t *trafficLog) write(ev mcp.TrafficEvent) {
 		msg = "session closed"
 	}
 	level := slog.LevelInfo
-	if ev.Kind == mcp.TrafficInvalid || ev.Kind == mcp.TrafficError {
+	if ev.Kind == mcp.TrafficInvalid || ev.Kind == mcp.TrafficError || ev.Kind == mcp.TrafficRejected {
 		level = slog.LevelWarn
 	}
 	t.logger.LogAttrs(context.Background(), level, msg, attrs...)
