@@ -69,13 +69,16 @@ func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPRespons
 	if !announced {
 		version = Version20250326 // what a stateless server must assume (§7.2.5)
 	}
-	rc := RequestContext{Vars: in.Vars, Header: in.Header, Version: version}
+	rc := RequestContext{Vars: in.Vars, Header: in.Header, Version: version, budget: s.newBudget()}
 	if !batch {
 		return s.serveOne(ctx, &msgs[0], rc)
 	}
 	if !batchable(version) {
 		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, NewError(CodeInvalidRequest,
 			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", version)))
+	}
+	if err := s.checkBatch(len(msgs)); err != nil {
+		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, err))
 	}
 	return s.serveBatch(ctx, msgs, rc)
 }
@@ -104,7 +107,8 @@ func (s *Server) serveOne(ctx context.Context, m *Message, rc RequestContext) HT
 		return jsonResponse(http.StatusBadRequest, AppendError(nil, m.ID, m.Error))
 	case KindRequest:
 		resp := s.Handle(ctx, &m.Request, &rc)
-		return jsonResponse(http.StatusOK, AppendResponse(make([]byte, 0, 256), resp))
+		msg, _ := rc.fitAnswer(m.ID, AppendResponse(make([]byte, 0, 256), resp))
+		return jsonResponse(http.StatusOK, msg)
 	case KindNotification:
 		s.Handle(ctx, &m.Request, &rc)
 	}
@@ -127,7 +131,12 @@ func (s *Server) serveBatch(ctx context.Context, msgs []Message, base RequestCon
 			out = AppendError(out, m.ID, NewError(CodeInvalidRequest,
 				"Invalid Request: initialize must not be part of a batch"))
 		case m.Kind == KindRequest:
+			// Answered one after another, so only the answers that fit stay.
+			start := len(out)
 			out = AppendResponse(out, s.Handle(ctx, &m.Request, &rc))
+			if refused, ok := rc.fitAnswer(m.ID, out[start:]); !ok {
+				out = append(out[:start], refused...)
+			}
 		case m.Kind == KindNotification:
 			s.Handle(ctx, &m.Request, &rc)
 			continue

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -174,4 +175,44 @@ func BenchmarkServeStatelessToolsList(b *testing.B) {
 	for b.Loop() {
 		s.ServeStateless(context.Background(), in)
 	}
+}
+
+func TestStatelessLimits(t *testing.T) {
+	s := newRouterServer(t)
+	s.MaxBatch, s.MaxResponseBytes = 3, 200
+	post := func(body string) HTTPResponse {
+		return s.ServeStateless(context.Background(), HTTPRequest{Method: http.MethodPost, Header: http.Header{}, Body: []byte(body)})
+	}
+	const (
+		ping = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+		echo = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"s":"aaaaaaaaaa"}}}`
+	)
+	t.Run("a batch over maxBatch is refused whole with one error", func(t *testing.T) {
+		out := post("[" + strings.Repeat(ping+",", 3) + ping + "]")
+		want := `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: a batch of 4 messages is over the limit of 3 (maxBatch); send fewer messages per request"}}`
+		if out.Status != 400 || string(out.Body) != want {
+			t.Fatalf("got %d %s\nwant 400 %s", out.Status, out.Body, want)
+		}
+	})
+	t.Run("a batch of maxBatch messages is served", func(t *testing.T) {
+		if out := post("[" + ping + "," + ping + "," + ping + "]"); out.Status != 200 {
+			t.Fatalf("got %d %s", out.Status, out.Body)
+		}
+	})
+	t.Run("answers past the response budget become errors for their ids", func(t *testing.T) {
+		out := post("[" + fmt.Sprintf(echo, 1) + "," + fmt.Sprintf(echo, 2) + "," + fmt.Sprintf(echo, 3) + "]")
+		want := `[{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"s\":\"aaaaaaaaaa\"}"}]}},` +
+			`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"{\"s\":\"aaaaaaaaaa\"}"}]}},` +
+			`{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error: the answer (95 bytes) does not fit in the 200 bytes allowed for the answers to one request (maxResponseBytes)"}}]`
+		if out.Status != 200 || string(out.Body) != want {
+			t.Fatalf("got %d %s\nwant 200 %s", out.Status, out.Body, want)
+		}
+	})
+	t.Run("a single answer over the budget is an error for its id", func(t *testing.T) {
+		out := post(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"s":"` + strings.Repeat("a", 200) + `"}}}`)
+		want := `{"jsonrpc":"2.0","id":9,"error":{"code":-32603,"message":"Internal error: the answer (285 bytes) does not fit in the 200 bytes allowed for the answers to one request (maxResponseBytes)"}}`
+		if out.Status != 200 || string(out.Body) != want {
+			t.Fatalf("got %d %s\nwant 200 %s", out.Status, out.Body, want)
+		}
+	})
 }

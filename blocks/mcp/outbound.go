@@ -102,7 +102,9 @@ func (s *ServerSession) run(ctx context.Context, c *call, m *Message, rc Request
 			Summary: "no answer to cancelled " + c.what})
 		return nil
 	}
-	return s.reply(c.id, c.method, c.what, resp)
+	msg, fits := rc.fitAnswer(c.id, AppendResponse(make([]byte, 0, 256), resp))
+	s.st.observeAnswer(s, DirOut, c.method, c.what, c.id, resp.Error != nil || !fits, msg)
+	return msg
 }
 
 // reply encodes a response and logs it.

@@ -19,14 +19,14 @@ func (s *ServerSession) push(msg []byte) {
 // deliver handles one stdio line or legacy SSE POST body. raw is the body
 // for the traffic log.
 func (s *ServerSession) deliver(ctx context.Context, msgs []Message, batch bool, rc RequestContext, raw []byte) {
+	rc.budget = s.st.srv.newBudget()
 	if !batch {
 		s.st.observeMessage(s, DirIn, &msgs[0], raw)
 		s.deliverOne(ctx, &msgs[0], rc, s.push)
 		return
 	}
-	if !s.batchOK() {
-		s.push(AppendError(nil, ID{}, NewError(CodeInvalidRequest,
-			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", s.Version())))
+	if err := s.batchRefused(msgs, batch); err != nil {
+		s.push(AppendError(nil, ID{}, err))
 		return
 	}
 	b := &batchAnswer{s: s}

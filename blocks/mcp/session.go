@@ -283,9 +283,17 @@ func (s *ServerSession) answered() bool {
 	return s.initState == initAnswered
 }
 
-// batchOK reports whether the session may send a JSON array.
-func (s *ServerSession) batchOK() bool {
-	return s.st.opts.AllowBatch && s.Version() == Version20250326
+// batchRefused says why a body that is a batch cannot be served: the
+// session's revision has no batches, or the batch is over the limit.
+func (s *ServerSession) batchRefused(msgs []Message, batch bool) *Error {
+	if !batch {
+		return nil
+	}
+	if !s.st.opts.AllowBatch || s.Version() != Version20250326 {
+		return NewError(CodeInvalidRequest,
+			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", s.Version())
+	}
+	return s.st.srv.checkBatch(len(msgs))
 }
 
 // allowedBeforeInit are the requests served before initialize is answered.

@@ -66,9 +66,8 @@ func (st *Stateful) ServeMessages(ctx context.Context, in HTTPRequest) StreamRep
 		st.observeMessage(s, DirIn, &msgs[0], in.Body)
 		return jsonReply(http.StatusBadRequest, AppendError(nil, msgs[0].ID, msgs[0].Error))
 	}
-	if batch && !s.batchOK() {
-		return st.refuse(in, TransportSSE, http.StatusBadRequest, ID{}, NewError(CodeInvalidRequest,
-			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", s.Version()))
+	if err := s.batchRefused(msgs, batch); err != nil {
+		return st.refuse(in, TransportSSE, http.StatusBadRequest, ID{}, err)
 	}
 	s.deliver(ctx, msgs, batch, RequestContext{Vars: in.Vars, Header: in.Header}, in.Body)
 	return StreamReply{Status: http.StatusAccepted, Header: http.Header{"Content-Type": textPlain}, Body: acceptedBody}

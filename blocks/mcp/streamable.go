@@ -203,11 +203,10 @@ func (st *Stateful) streamablePost(ctx context.Context, in HTTPRequest) StreamRe
 	if s == nil {
 		return bad
 	}
-	if batch && !s.batchOK() {
-		return st.refuse(in, TransportStreamable, http.StatusBadRequest, ID{}, NewError(CodeInvalidRequest,
-			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", s.Version()))
+	if err := s.batchRefused(msgs, batch); err != nil {
+		return st.refuse(in, TransportStreamable, http.StatusBadRequest, ID{}, err)
 	}
-	rc := RequestContext{Vars: in.Vars, Header: in.Header}
+	rc := RequestContext{Vars: in.Vars, Header: in.Header, budget: st.srv.newBudget()}
 	if !batch {
 		st.observeMessage(s, DirIn, &msgs[0], in.Body)
 		if isInitialize(&msgs[0]) {

@@ -277,3 +277,39 @@ func TestStreamableBatches(t *testing.T) {
 		}
 	})
 }
+
+func TestStatefulLimits(t *testing.T) {
+	leakCheck(t)
+	s, _ := newStatefulServer(t)
+	s.MaxBatch, s.MaxResponseBytes = 3, 200
+	f := newFront(t, NewStateful(s, StatefulOptions{AllowBatch: true}))
+	c := f.open(t, Version20250326, "{}")
+	const (
+		ping    = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+		echo    = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"s":"aaaaaaaaaa"}}}`
+		tooLong = `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: a batch of 4 messages is over the limit of 3 (maxBatch); send fewer messages per request"}}`
+		over    = `"error":{"code":-32603,"message":"Internal error: the answer (95 bytes) does not fit in the 200 bytes allowed for the answers to one request (maxResponseBytes)"}`
+	)
+	batch := "[" + strings.Repeat(ping+",", 3) + ping + "]"
+	t.Run("a Streamable HTTP batch over maxBatch is refused whole", func(t *testing.T) {
+		if status, body := c.call(t, batch); status != 400 || body != tooLong {
+			t.Fatalf("got %d %s", status, body)
+		}
+	})
+	t.Run("a legacy SSE batch over maxBatch is refused whole", func(t *testing.T) {
+		l := f.legacy(t)
+		l.send(t, fmt.Sprintf(initBody, Version20250326, "{}"))
+		l.next(t)
+		resp := f.do(t, "POST", l.endpoint, batch)
+		if body := readAll(t, resp); resp.StatusCode != 400 || body != tooLong {
+			t.Fatalf("got %d %s", resp.StatusCode, body)
+		}
+		l.resp.Body.Close()
+	})
+	t.Run("answers past the response budget become errors for their ids", func(t *testing.T) {
+		status, body := c.call(t, "["+fmt.Sprintf(echo, 1)+","+fmt.Sprintf(echo, 2)+","+fmt.Sprintf(echo, 3)+"]")
+		if status != 200 || strings.Count(body, `"result"`) != 2 || strings.Count(body, over) != 1 {
+			t.Fatalf("got %d %s", status, body)
+		}
+	})
+}

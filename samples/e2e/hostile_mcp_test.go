@@ -186,3 +186,97 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// bigAnswers builds a batch of n tools/call requests to tool "big" with a
+// string argument of size bytes, and counts the results and budget errors
+// in an answer.
+func bigBatch(n, size int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i+1) + `,"method":"tools/call","params":{"name":"big","arguments":{"s":"` + strings.Repeat("a", size) + `"}}}`)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// budgetErrorRE matches the error an answer over the response budget gets.
+var budgetErrorRE = regexp.MustCompile(`"error":\{"code":-32603,"message":"Internal error: the answer( \(\d+ bytes\))? does not fit in the 16777216 bytes allowed for the answers to one request \(maxResponseBytes\)"\}`)
+
+// TestTheRouterBoundsBatchesAndWhatOneRequestExpandsTo plays a 101-message
+// batch and a batch of 100 calls whose answers are each 900 kB (30 times
+// their argument; expr-lang's memory budget stops more): the first is
+// refused whole, the second answers until the 16 MiB budget is spent and
+// gives the rest an error for their ids, and octo's memory stays bounded.
+func TestTheRouterBoundsBatchesAndWhatOneRequestExpandsTo(t *testing.T) {
+	dir := t.TempDir()
+	port := strconv.Itoa(freePort(t))
+	cfg := `service: { name: hostile-router }
+connectors:
+  - { name: api, type: http, settings: { port: ` + port + ` } }
+flows:
+  - name: mcp
+    source: { connector: api, type: http, settings: { path: /mcp } }
+    process:
+      - type: mcp-router
+        tools:
+          - name: big
+            process:
+              - type: set-payload
+                settings: { value: 'repeat(body.s, 30)' }
+`
+	if err := os.WriteFile(filepath.Join(dir, "router.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startOcto(t, nil, "run", "--config", dir)
+	url := "http://127.0.0.1:" + port + "/mcp"
+	t.Run("a batch over the limit gets one error", func(t *testing.T) {
+		a := do(t, "POST", url, "application/json", "["+strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"ping"},`, 100)+`{"jsonrpc":"2.0","id":1,"method":"ping"}]`)
+		want := `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: a batch of 101 messages is over the limit of 100 (maxBatch); send fewer messages per request"}}`
+		if a.status != 400 || a.body != want {
+			t.Fatalf("got %d %.300s\nwant 400 %s", a.status, a.body, want)
+		}
+	})
+	t.Run("answers past the budget are errors for their ids", func(t *testing.T) {
+		a := do(t, "POST", url, "application/json", bigBatch(100, 30_000))
+		results, errs := strings.Count(a.body, `"result"`), len(budgetErrorRE.FindAllString(a.body, -1))
+		if a.status != 200 || results != 18 || errs != 82 || strings.Contains(a.body, "isError") {
+			t.Fatalf("got %d: %d results, %d budget errors; want 18 and 82", a.status, results, errs)
+		}
+	})
+	// About 100 MB (the refused calls still run their branch); 250 MB
+	// without the budget.
+	assertPeakRSSUnder(t, p, 160)
+}
+
+// TestTheMockBoundsBatchesAndWhatOneRequestExpandsTo is the same attack on
+// a mock whose tool repeats its argument 100 times, over a 2025-03-26
+// session (the revision with batches), where the calls of a batch run at
+// once: the budget holds while they render, not only once they are done.
+func TestTheMockBoundsBatchesAndWhatOneRequestExpandsTo(t *testing.T) {
+	url, p := hostileWorkspace(t, `  tools:
+    - name: big
+      result: "`+strings.Repeat("{{args.s}}", 100)+`"
+`, "--json")
+	sid := mcpInit(t, url, "2025-03-26")
+	t.Run("a batch over the limit gets one error and a traffic entry", func(t *testing.T) {
+		a := mcpPost(t, url, sid, "2025-03-26", "["+strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"ping"},`, 100)+`{"jsonrpc":"2.0","id":1,"method":"ping"}]`)
+		want := `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: a batch of 101 messages is over the limit of 100 (maxBatch); send fewer messages per request"}}`
+		if a.status != 400 || a.body != want {
+			t.Fatalf("got %d %.300s\nwant 400 %s", a.status, a.body, want)
+		}
+		waitFor(t, "the rejection in the traffic log", func() bool { return len(trafficLines(t, p, "rejected")) == 1 })
+	})
+	t.Run("answers past the budget are errors for their ids", func(t *testing.T) {
+		a := mcpPost(t, url, sid, "2025-03-26", bigBatch(40, 30_000), "Accept", "application/json")
+		results, errs := strings.Count(a.body, `"result"`), len(budgetErrorRE.FindAllString(a.body, -1))
+		if a.status != 200 || results != 5 || errs != 35 {
+			t.Fatalf("got %d: %d results, %d budget errors; want 5 and 35", a.status, results, errs)
+		}
+	})
+	// About 100 MB; 880 MB without the budget.
+	assertPeakRSSUnder(t, p, 200)
+}
