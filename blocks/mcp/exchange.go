@@ -14,6 +14,8 @@ type exchange struct {
 	q *queue
 
 	mu      sync.Mutex
+	calls   []*call // the requests answered here, to cancel if the client leaves
+	left    bool    // the client stopped reading before the last answer
 	mode    uint8
 	sseOK   bool     // the client accepts text/event-stream
 	pending int      // answers still to come
@@ -29,10 +31,12 @@ const (
 	modeSSE
 )
 
-// newExchange expects n answers. jsonOK/sseOK say what the client accepts;
-// a client that takes only SSE gets a stream at once.
-func newExchange(q *queue, n int, jsonOK, sseOK bool) *exchange {
-	e := &exchange{q: q, sseOK: sseOK, pending: n, answers: make([][]byte, n), decided: make(chan struct{})}
+// newExchange expects n answers on a fresh queue whose events get ids
+// "<prefix><n>". jsonOK/sseOK say what the client accepts; a client that
+// takes only SSE gets a stream at once.
+func newExchange(prefix string, n int, jsonOK, sseOK bool) *exchange {
+	e := &exchange{sseOK: sseOK, pending: n, answers: make([][]byte, n), decided: make(chan struct{})}
+	e.q = newQueue(prefix, e.leave)
 	switch {
 	case !jsonOK:
 		e.mode = modeSSE
@@ -44,6 +48,42 @@ func newExchange(q *queue, n int, jsonOK, sseOK bool) *exchange {
 		e.finishLocked()
 	}
 	return e
+}
+
+// hold adds a call answered here (nil: answered at once).
+func (e *exchange) hold(c *call) {
+	if c == nil {
+		return
+	}
+	e.mu.Lock()
+	left := e.left
+	if !left {
+		e.calls = append(e.calls, c)
+	}
+	e.mu.Unlock()
+	if left {
+		c.abandon(clientLeft)
+	}
+}
+
+// clientLeft is why the calls of a POST are cancelled when its reader goes.
+const clientLeft = "the client closed the connection"
+
+// leave runs when the reader of the POST's answer goes (its queue is
+// closed): calls still running can no longer be answered, since events are
+// not kept for a resumed stream, so they are cancelled rather than left to
+// run to their end.
+func (e *exchange) leave() {
+	e.mu.Lock()
+	e.left = e.pending > 0
+	calls := e.calls
+	e.calls = nil
+	e.mu.Unlock()
+	for _, c := range calls {
+		if !c.finished.Load() {
+			c.abandon(clientLeft)
+		}
+	}
 }
 
 // send implements outlet for the requests of this POST.

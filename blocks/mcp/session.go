@@ -214,8 +214,7 @@ func (s *ServerSession) end(why EndReason) {
 	q := s.stream
 	// track refuses new calls from now on, so this is every call there is.
 	for _, c := range s.inflight {
-		c.abandoned.Store(true)
-		c.cancel()
+		c.abandon("the session ended: " + string(why))
 	}
 	s.mu.Unlock()
 	st := s.st
@@ -331,8 +330,7 @@ func (s *ServerSession) cancelCall(id ID) {
 	c := s.inflight[id]
 	s.mu.Unlock()
 	if c != nil {
-		c.abandoned.Store(true)
-		c.cancel()
+		c.abandon("")
 	}
 }
 

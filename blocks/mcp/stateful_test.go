@@ -462,3 +462,68 @@ func TestRefusedRequestsAreTrafficEvents(t *testing.T) {
 		t.Fatalf("rejections:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+func TestCallsWhoseClientLeftAreCancelled(t *testing.T) {
+	leakCheck(t)
+	s, tools := newStatefulServer(t)
+	log := &trafficLog{}
+	st := NewStateful(s, StatefulOptions{Observer: log.add})
+	f := newFront(t, st)
+	const call = `{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"block"}}`
+	// cancelled checks the call's context ended, the traffic log says why,
+	// and the goroutine that ran it is gone.
+	cancelled := func(t *testing.T, sess *ServerSession, why string) {
+		t.Helper()
+		select {
+		case <-tools.cancelled:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the call was not cancelled")
+		}
+		waitFor(t, "the traffic log", func() bool {
+			return slices.Contains(log.summaries(), "out no answer to cancelled tools/call block ("+why+")")
+		})
+		done := make(chan struct{})
+		go func() { sess.calls.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the call's goroutine is still running")
+		}
+	}
+	leave := func(t *testing.T, c *client, accept string) {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, "POST", f.srv.URL+"/mcp", strings.NewReader(call))
+		req.Header.Set("Accept", accept)
+		req.Header.Set(HeaderSessionID, c.id)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if resp, err := f.client.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		<-tools.started
+		cancel()
+		<-done
+	}
+	t.Run("a POST waiting for a JSON answer", func(t *testing.T) {
+		c := f.open(t, Version20250618, "{}")
+		leave(t, c, "application/json")
+		cancelled(t, st.Session(c.id), "the client closed the connection")
+	})
+	t.Run("a POST answered with an event stream", func(t *testing.T) {
+		c := f.open(t, Version20250618, "{}")
+		leave(t, c, "text/event-stream")
+		cancelled(t, st.Session(c.id), "the client closed the connection")
+	})
+	t.Run("a legacy SSE session whose stream is closed", func(t *testing.T) {
+		l := f.legacy(t)
+		l.send(t, fmt.Sprintf(initBody, Version20241105, "{}"))
+		l.next(t)
+		l.send(t, call)
+		<-tools.started
+		sess := st.Session(strings.TrimPrefix(l.endpoint, "/messages?sessionId="))
+		l.resp.Body.Close()
+		cancelled(t, sess, "the session ended: disconnected")
+	})
+}

@@ -235,7 +235,7 @@ func (s *ServerSession) post(ctx context.Context, msgs []Message, batch bool, rc
 	if n == 0 {
 		return StreamReply{Status: http.StatusAccepted, Header: http.Header{}}
 	}
-	e := newExchange(newQueue(s.streamPrefix(), nil), n, jsonOK, sseOK)
+	e := newExchange(s.streamPrefix(), n, jsonOK, sseOK)
 	if s.primes() && sseOK {
 		e.q.prime()
 	}
@@ -250,7 +250,7 @@ func (s *ServerSession) post(ctx context.Context, msgs []Message, batch bool, rc
 				"Invalid Request: initialize must not be part of a batch")}))
 		case m.Kind == KindRequest:
 			i := slot
-			s.start(ctx, m, rc, e, func(msg []byte) { e.answer(i, msg) })
+			e.hold(s.start(ctx, m, rc, e, func(msg []byte) { e.answer(i, msg) }))
 		default:
 			continue
 		}

@@ -7,7 +7,9 @@ package e2e
 // binary over loopback, with bounded counts.
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -279,4 +281,57 @@ func TestTheMockBoundsBatchesAndWhatOneRequestExpandsTo(t *testing.T) {
 	})
 	// About 100 MB; 880 MB without the budget.
 	assertPeakRSSUnder(t, p, 200)
+}
+
+// TestCallsWhoseClientHasGoneAreCancelled starts a tool that would take a
+// minute and leaves: by closing the POST's connection (a JSON answer or an
+// event stream) or by deleting the session. The traffic log says the call
+// was cancelled, and why, long before the minute is up; no result follows.
+func TestCallsWhoseClientHasGoneAreCancelled(t *testing.T) {
+	url, p := hostileWorkspace(t, `  tools:
+    - { name: slow, description: Takes a minute., result: done, delayMs: 60000 }
+`)
+	const call = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}`
+	started := 0
+	// start posts the call on a fresh session and returns once the server
+	// has it; cancel closes the connection.
+	start := func(t *testing.T, accept string) (sid string, cancel func()) {
+		sid = mcpInit(t, url, "2025-06-18")
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(call))
+		req.Header.Set("Accept", accept)
+		req.Header.Set("Mcp-Session-Id", sid)
+		go func() {
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+		started++
+		waitFor(t, "the call to start", func() bool { return strings.Count(p.Log(), "in  tools/call slow") == started })
+		return sid, cancel
+	}
+	cases := []struct {
+		name, accept, why string
+		leave             func(sid string, cancel func())
+	}{
+		{"a POST waiting for its JSON answer", "application/json", "the client closed the connection",
+			func(_ string, cancel func()) { cancel() }},
+		{"a POST answered with an event stream", "text/event-stream", "the client closed the connection",
+			func(_ string, cancel func()) { cancel() }},
+		{"a session deleted while its call runs", "application/json", "the session ended: deleted",
+			func(sid string, _ func()) { do(t, "DELETE", url, "", "", "Mcp-Session-Id", sid) }},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sid, cancel := start(t, tc.accept)
+			defer cancel()
+			tc.leave(sid, cancel)
+			want := "no answer to cancelled tools/call slow (" + tc.why + ")"
+			waitFor(t, want, func() bool { return strings.Count(p.Log(), "no answer to cancelled tools/call slow") == i+1 })
+			if !strings.Contains(p.Log(), want) || strings.Contains(p.Log(), "result of tools/call slow") {
+				t.Fatalf("want %q and no result in the log:\n%s", want, p.Log())
+			}
+		})
+	}
 }
