@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // exchange is the answer to one Streamable HTTP POST carrying requests. It
@@ -32,11 +33,11 @@ const (
 )
 
 // newExchange expects n answers on a fresh queue whose events get ids
-// "<prefix><n>". jsonOK/sseOK say what the client accepts; a client that
-// takes only SSE gets a stream at once.
-func newExchange(prefix string, n int, jsonOK, sseOK bool) *exchange {
+// "<prefix><n>" and whose reader stalls after stall. jsonOK/sseOK say what
+// the client accepts; a client that takes only SSE gets a stream at once.
+func newExchange(prefix string, stall time.Duration, n int, jsonOK, sseOK bool) *exchange {
 	e := &exchange{sseOK: sseOK, pending: n, answers: make([][]byte, n), decided: make(chan struct{})}
-	e.q = newQueue(prefix, e.leave)
+	e.q = newQueue(prefix, e.leave).stallAfter(stall, nil)
 	switch {
 	case !jsonOK:
 		e.mode = modeSSE
@@ -66,8 +67,11 @@ func (e *exchange) hold(c *call) {
 	}
 }
 
-// clientLeft is why the calls of a POST are cancelled when its reader goes.
-const clientLeft = "the client closed the connection"
+// Why the calls of a POST are cancelled when its reader goes.
+const (
+	clientLeft    = "the client closed the connection"
+	clientStalled = "the client did not read its answer stream"
+)
 
 // leave runs when the reader of the POST's answer goes (its queue is
 // closed): calls still running can no longer be answered, since events are
@@ -79,9 +83,13 @@ func (e *exchange) leave() {
 	calls := e.calls
 	e.calls = nil
 	e.mu.Unlock()
+	why := clientLeft
+	if e.q.isStalled() {
+		why = clientStalled
+	}
 	for _, c := range calls {
 		if !c.finished.Load() {
-			c.abandon(clientLeft)
+			c.abandon(why)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -36,6 +37,7 @@ type ServerSession struct {
 	clientInfo  Implementation
 	clientCaps  json.RawMessage
 	logLevel    int // -1: not set, send every level
+	waitingPost int // legacy POSTs held back by waitOutbox
 	subs        map[string]struct{}
 	inflight    map[ID]*call
 	pending     map[ID]*pendingRequest
@@ -230,7 +232,41 @@ func (s *ServerSession) end(why EndReason) {
 	if q != nil {
 		q.end()
 	}
-	st.observe(s, TrafficEvent{Kind: TrafficSessionClosed, Summary: "session closed (" + string(why) + ")", Reason: why})
+	summary := "session closed (" + string(why) + ")"
+	if why == EndStalled {
+		summary = "session closed (stalled: the client did not read its event stream for " + st.opts.StallTimeout.String() + ")"
+	}
+	st.observe(s, TrafficEvent{Kind: TrafficSessionClosed, Summary: summary, Reason: why})
+}
+
+// sessionStream returns a queue for the session's own stream (GET, legacy
+// SSE): a client that leaves it full and unread ends the session.
+func (s *ServerSession) sessionStream(prefix string, onClose func()) *queue {
+	return newQueue(prefix, onClose).stallAfter(s.st.opts.StallTimeout, func() { s.end(EndStalled) })
+}
+
+// maxWaitingPosts bounds the messages of one session held back while its
+// stream is full; more are refused (429) rather than hold more connections.
+const maxWaitingPosts = 8
+
+// waitOutbox holds the client's next message back while the session's own
+// stream (legacy SSE, stdio) is full, so its input is not taken while it
+// does not read (backpressure). It returns nil when there is room or the
+// session has no such stream, ErrSessionEnded when the session ended or was
+// dropped for not reading, and ctx.Err() when ctx ends.
+func (s *ServerSession) waitOutbox(ctx context.Context) error {
+	s.mu.Lock()
+	q := s.stream
+	s.mu.Unlock()
+	if q == nil {
+		return nil
+	}
+	switch err := q.waitRoom(ctx); {
+	case errors.Is(err, errStalled), errors.Is(err, ErrNoStream):
+		return ErrSessionEnded
+	default:
+		return err
+	}
 }
 
 // begin records the start of initialize; a second one is refused (-32600,

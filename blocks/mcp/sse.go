@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 )
@@ -23,7 +24,7 @@ func (st *Stateful) ServeSSE(_ context.Context, in HTTPRequest, messagesPath str
 		return st.busy(in, TransportSSE, ID{})
 	}
 	s := st.newSession(TransportSSE)
-	s.stream = newQueue("", func() { s.end(EndDisconnected) })
+	s.stream = s.sessionStream("", func() { s.end(EndDisconnected) })
 	sep := "?"
 	if strings.Contains(messagesPath, "?") {
 		sep = "&"
@@ -69,8 +70,44 @@ func (st *Stateful) ServeMessages(ctx context.Context, in HTTPRequest) StreamRep
 	if err := s.batchRefused(msgs, batch); err != nil {
 		return st.refuse(in, TransportSSE, http.StatusBadRequest, ID{}, err)
 	}
+	if r, held := s.holdBack(ctx, in); held {
+		return r
+	}
 	s.deliver(ctx, msgs, batch, RequestContext{Vars: in.Vars, Header: in.Header}, in.Body)
 	return StreamReply{Status: http.StatusAccepted, Header: http.Header{"Content-Type": textPlain}, Body: acceptedBody}
 }
+
+// holdBack waits while the session's stream is full (waitOutbox). It
+// answers instead, and reports true, when too many POSTs already wait
+// (429), the session ended meanwhile (404: it was dropped for not reading)
+// or the client left.
+func (s *ServerSession) holdBack(ctx context.Context, in HTTPRequest) (StreamReply, bool) {
+	st := s.st
+	s.mu.Lock()
+	if s.waitingPost >= maxWaitingPosts && s.stream != nil && !s.stream.hasRoom() {
+		s.mu.Unlock()
+		r := st.refuse(in, TransportSSE, http.StatusTooManyRequests, ID{}, NewError(-32000,
+			"Too many requests: this session's event stream is full and %d messages already wait for it; read the stream", maxWaitingPosts))
+		r.Header["Retry-After"] = retryAfter
+		return r, true
+	}
+	s.waitingPost++
+	s.mu.Unlock()
+	err := s.waitOutbox(ctx)
+	s.mu.Lock()
+	s.waitingPost--
+	s.mu.Unlock()
+	switch {
+	case errors.Is(err, ErrSessionEnded):
+		return st.refuse(in, TransportSSE, http.StatusNotFound, ID{}, NewError(-32001,
+			"Session not found: it ended while this message waited for its event stream to be read; open a new event stream")), true
+	case err != nil:
+		return st.refuse(in, TransportSSE, http.StatusServiceUnavailable, ID{}, NewError(-32000,
+			"Service unavailable: the request was abandoned while the session's event stream was full")), true
+	}
+	return StreamReply{}, false
+}
+
+var retryAfter = []string{"1"}[:1:1]
 
 var textPlain = []string{"text/plain; charset=utf-8"}[:1:1]

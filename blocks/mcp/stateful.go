@@ -63,6 +63,11 @@ type StatefulOptions struct {
 	// AllowBatch accepts JSON-RPC batches from sessions that negotiated
 	// 2025-03-26, the only revision that has them (mcp-protocol.md §1.3).
 	AllowBatch bool
+	// StallTimeout is how long a client may leave a full event stream (or
+	// stdio output) unread while the server waits to send on it (default
+	// DefaultStallTimeout). Then its session ends (reason "stalled"); a
+	// POST's own answer stream is closed and its calls cancelled instead.
+	StallTimeout time.Duration
 }
 
 // Stateful serves one Server with sessions over every transport: Streamable
@@ -84,6 +89,9 @@ func NewStateful(s *Server, o StatefulOptions) *Stateful {
 	}
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.StallTimeout <= 0 {
+		o.StallTimeout = DefaultStallTimeout
 	}
 	return &Stateful{srv: s, opts: o, sessions: make(map[string]*ServerSession)}
 }

@@ -169,7 +169,7 @@ func (s *ServerSession) openStandalone() (*queue, error) {
 		return nil, errors.New("standalone stream already open")
 	}
 	var q *queue
-	q = newQueue(prefix, func() {
+	q = s.sessionStream(prefix, func() {
 		s.mu.Lock()
 		if s.stream == q {
 			s.stream = nil
@@ -235,7 +235,7 @@ func (s *ServerSession) post(ctx context.Context, msgs []Message, batch bool, rc
 	if n == 0 {
 		return StreamReply{Status: http.StatusAccepted, Header: http.Header{}}
 	}
-	e := newExchange(s.streamPrefix(), n, jsonOK, sseOK)
+	e := newExchange(s.streamPrefix(), s.st.opts.StallTimeout, n, jsonOK, sseOK)
 	if s.primes() && sseOK {
 		e.q.prime()
 	}

@@ -51,6 +51,7 @@ const (
 	EndEOF          EndReason = "eof"          // stdin reached its end or stdout failed
 	EndDisconnected EndReason = "disconnected" // the legacy SSE stream went away
 	EndCancelled    EndReason = "cancelled"    // ServeStdio's context ended
+	EndStalled      EndReason = "stalled"      // the client left its full stream unread (StallTimeout)
 )
 
 // TrafficEvent is one entry of the traffic log (StatefulOptions.Observer).

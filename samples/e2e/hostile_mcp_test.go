@@ -7,6 +7,7 @@ package e2e
 // binary over loopback, with bounded counts.
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -334,4 +336,80 @@ func TestCallsWhoseClientHasGoneAreCancelled(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestALegacySSEClientThatNeverReadsIsHeldBackThenDropped opens a legacy SSE
+// stream over raw TCP from 127.0.0.2, reads its endpoint event and nothing
+// more, and posts calls whose answers are 512 KiB each, four at a time. Its
+// POSTs are held back once its stream is full (octo stops taking its input),
+// the session is dropped after the stall timeout with a log line saying why,
+// and its POSTs then get 404; a well-behaved client is served throughout.
+func TestALegacySSEClientThatNeverReadsIsHeldBackThenDropped(t *testing.T) {
+	url, p := hostileWorkspace(t, `  stallTimeout: 1s
+  tools:
+    - { name: echo, result: "{{args.s}}" }
+    - { name: get_weather, result: sunny }
+`)
+	base := strings.TrimSuffix(url, "/mcp")
+	conn := dialFrom(t, "127.0.0.2", strings.TrimPrefix(base, "http://"))
+	if _, err := io.WriteString(conn, "GET /sse HTTP/1.1\r\nHost: "+strings.TrimPrefix(base, "http://")+"\r\nAccept: text/event-stream\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	var endpoint string
+	for sc := bufio.NewScanner(conn); endpoint == "" && sc.Scan(); {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			endpoint = data
+		}
+	}
+	if !strings.HasPrefix(endpoint, "/messages?sessionId=") {
+		t.Fatalf("no endpoint event; got %q", endpoint)
+	}
+	// From here on nothing reads the stream.
+	if a := do(t, "POST", base+endpoint, "application/json", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05"}}`); a.status != 202 {
+		t.Fatalf("initialize: %d %s", a.status, a.body)
+	}
+	good := mcpInit(t, url, "2025-06-18")
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"s":"` + strings.Repeat("a", 512<<10) + `"}}}`
+	var (
+		mu       sync.Mutex
+		statuses = map[int]int{}
+		wg       sync.WaitGroup
+	)
+	spammer := &http.Client{Timeout: 15 * time.Second}
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 100 {
+				status := 0 // no answer in time
+				if resp, err := spammer.Post(base+endpoint, "application/json", strings.NewReader(call)); err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					status = resp.StatusCode
+				}
+				mu.Lock()
+				statuses[status]++
+				mu.Unlock()
+				if status != 202 {
+					return
+				}
+			}
+		}()
+	}
+	if a := mcpPost(t, url, good, "2025-06-18", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_weather"}}`); !strings.Contains(a.body, "sunny") {
+		t.Errorf("the good client during the attack: %d %s", a.status, a.body)
+	}
+	wg.Wait()
+	waitLog(t, p, "session closed (stalled: the client did not read its event stream for 1s)")
+	if a := do(t, "POST", base+endpoint, "application/json", call); a.status != 404 {
+		t.Errorf("a POST after the drop: %d %.200s", a.status, a.body)
+	}
+	if a := mcpPost(t, url, good, "2025-06-18", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_weather"}}`); !strings.Contains(a.body, "sunny") {
+		t.Errorf("the good client after the attack: %d %s", a.status, a.body)
+	}
+	t.Logf("POST statuses: %v", statuses)
+	if statuses[202] == 400 {
+		t.Errorf("all 400 POSTs were taken: %v", statuses)
+	}
+	assertPeakRSSUnder(t, p, 150)
 }

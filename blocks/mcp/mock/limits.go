@@ -14,6 +14,7 @@ import (
 type limitSettings struct {
 	MaxSessions        *int           `yaml:"maxSessions"`
 	SessionIdleTimeout *time.Duration `yaml:"sessionIdleTimeout"`
+	StallTimeout       *time.Duration `yaml:"stallTimeout"`
 	MaxBatch           *int           `yaml:"maxBatch"`
 	MaxResponseBytes   *int64         `yaml:"maxResponseBytes"`
 }
@@ -22,13 +23,13 @@ type limitSettings struct {
 // Changing them rebuilds the server.
 type limits struct {
 	maxSessions, maxBatch int
-	idle                  time.Duration
+	idle, stall           time.Duration
 	maxResponseBytes      int64
 }
 
 func limitsOf(l *limitSettings) limits {
 	return limits{maxSessions: value(l.MaxSessions), maxBatch: value(l.MaxBatch),
-		idle: value(l.SessionIdleTimeout), maxResponseBytes: value(l.MaxResponseBytes)}
+		idle: value(l.SessionIdleTimeout), stall: value(l.StallTimeout), maxResponseBytes: value(l.MaxResponseBytes)}
 }
 
 func value[T any](p *T) T {
@@ -43,6 +44,7 @@ func value[T any](p *T) T {
 func (l *limitSettings) check(n *yaml.Node, at config.Where, ds *config.Diags) {
 	positive(l.MaxSessions, "maxSessions", n, at, ds)
 	positive(l.SessionIdleTimeout, "sessionIdleTimeout", n, at, ds)
+	positive(l.StallTimeout, "stallTimeout", n, at, ds)
 	positive(l.MaxBatch, "maxBatch", n, at, ds)
 	positive(l.MaxResponseBytes, "maxResponseBytes", n, at, ds)
 }
@@ -56,5 +58,5 @@ func positive[T int | int64 | time.Duration](v *T, key string, n *yaml.Node, at 
 // apply sets the limits on the core server and the stateful options.
 func (l limits) apply(s *mcp.Server, o *mcp.StatefulOptions) {
 	s.MaxBatch, s.MaxResponseBytes = l.maxBatch, l.maxResponseBytes
-	o.MaxSessions, o.IdleTimeout = l.maxSessions, l.idle
+	o.MaxSessions, o.IdleTimeout, o.StallTimeout = l.maxSessions, l.idle, l.stall
 }

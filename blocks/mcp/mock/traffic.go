@@ -118,14 +118,16 @@ func (t *trafficLog) write(ev mcp.TrafficEvent) {
 		attrs = append(attrs, slog.Any("message", ev.Message))
 	}
 	msg := ev.Summary
+	level := slog.LevelInfo
 	switch ev.Kind {
 	case mcp.TrafficSessionOpened:
 		msg = "session opened"
 	case mcp.TrafficSessionClosed:
 		msg = "session closed"
-	}
-	level := slog.LevelInfo
-	if ev.Kind == mcp.TrafficInvalid || ev.Kind == mcp.TrafficError || ev.Kind == mcp.TrafficRejected {
+		if ev.Reason == mcp.EndStalled {
+			msg, level = ev.Summary, slog.LevelWarn // says how long the client did not read
+		}
+	case mcp.TrafficInvalid, mcp.TrafficError, mcp.TrafficRejected:
 		level = slog.LevelWarn
 	}
 	t.logger.LogAttrs(context.Background(), level, msg, attrs...)
