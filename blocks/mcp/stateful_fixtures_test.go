@@ -35,7 +35,7 @@ type statefulTools struct {
 
 func (p *statefulTools) ListTools(ctx context.Context, rc *RequestContext, cursor string) ([]Tool, string, error) {
 	tools, next, err := p.testTools.ListTools(ctx, rc, cursor)
-	for _, n := range []string{"progress", "log", "elicit", "block", "gated", "session"} {
+	for _, n := range []string{"progress", "log", "elicit", "block", "gated", "session", "flood"} {
 		tools = append(tools, Tool{Name: n, Description: "Stateful " + n + "."})
 	}
 	return tools, next, err
@@ -80,6 +80,12 @@ func (p *statefulTools) CallTool(ctx context.Context, rc *RequestContext, name s
 		case <-ctx.Done():
 		}
 		return text("opened")
+	case "flood": // logs 64 KiB messages until cancelled
+		for ctx.Err() == nil {
+			_ = rc.Log(ctx, "info", "flood", strings.Repeat("x", 64<<10))
+		}
+		p.cancelled <- struct{}{}
+		return text("flooded")
 	case "session":
 		s := rc.Session.(*ServerSession)
 		return text(fmt.Sprintf("%s %s %s elicitation=%v", s.Transport(), s.Version(), s.ClientInfo().Name,

@@ -527,3 +527,25 @@ func TestCallsWhoseClientLeftAreCancelled(t *testing.T) {
 		cancelled(t, sess, "the session ended: disconnected")
 	})
 }
+
+func TestAPOSTStreamLeftUnreadIsClosedAndItsCallsCancelled(t *testing.T) {
+	leakCheck(t)
+	s, tools := newStatefulServer(t)
+	log := &trafficLog{}
+	st := NewStateful(s, StatefulOptions{Observer: log.add, StallTimeout: 200 * time.Millisecond})
+	f := newFront(t, st)
+	c := f.open(t, Version20250618, "{}")
+	resp := c.post(t, `{"jsonrpc":"2.0","id":"f","method":"tools/call","params":{"name":"flood"}}`)
+	defer resp.Body.Close() // never read until the end
+	select {
+	case <-tools.cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call was not cancelled")
+	}
+	waitFor(t, "the traffic log", func() bool {
+		return slices.Contains(log.summaries(), "out no answer to cancelled tools/call flood (the client did not read its answer stream)")
+	})
+	if status, body := c.call(t, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); status != 200 {
+		t.Fatalf("the session: %d %s", status, body)
+	}
+}
