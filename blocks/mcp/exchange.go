@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"sync"
-	"time"
 )
 
 // exchange is the answer to one Streamable HTTP POST carrying requests. It
@@ -13,10 +12,12 @@ import (
 // then the responses, then the stream ends).
 type exchange struct {
 	q *queue
+	s *ServerSession
 
 	mu      sync.Mutex
 	calls   []*call // the requests answered here, to cancel if the client leaves
 	left    bool    // the client stopped reading before the last answer
+	slot    bool    // holds one of the session's streams (MaxStreamsPerSession)
 	mode    uint8
 	sseOK   bool     // the client accepts text/event-stream
 	pending int      // answers still to come
@@ -32,18 +33,24 @@ const (
 	modeSSE
 )
 
-// newExchange expects n answers on a fresh queue whose events get ids
-// "<prefix><n>" and whose reader stalls after stall. jsonOK/sseOK say what
-// the client accepts; a client that takes only SSE gets a stream at once.
-func newExchange(prefix string, stall time.Duration, n int, jsonOK, sseOK bool) *exchange {
-	e := &exchange{sseOK: sseOK, pending: n, answers: make([][]byte, n), decided: make(chan struct{})}
-	e.q = newQueue(prefix, e.leave).stallAfter(stall, nil)
+// newExchange expects n answers of a POST on session s. jsonOK/sseOK say
+// what the client accepts; a client that takes only SSE gets a stream at
+// once, or, when the session has no stream to spare, nil.
+func newExchange(s *ServerSession, n int, jsonOK, sseOK bool) *exchange {
+	e := &exchange{s: s, sseOK: sseOK, pending: n, answers: make([][]byte, n), decided: make(chan struct{})}
 	switch {
 	case !jsonOK:
-		e.mode = modeSSE
+		if !s.takeStream() {
+			return nil
+		}
+		e.mode, e.slot = modeSSE, true
 		close(e.decided)
 	case !sseOK:
 		e.mode = modeJSON
+	}
+	e.q = newQueue(s.streamPrefix(), e.leave).stallAfter(s.st.opts.StallTimeout, nil)
+	if s.primes() && sseOK {
+		e.q.prime()
 	}
 	if n == 0 {
 		e.finishLocked()
@@ -82,7 +89,12 @@ func (e *exchange) leave() {
 	e.left = e.pending > 0
 	calls := e.calls
 	e.calls = nil
+	slot := e.slot
+	e.slot = false
 	e.mu.Unlock()
+	if slot {
+		e.s.releaseStream()
+	}
 	why := clientLeft
 	if e.q.isStalled() {
 		why = clientStalled
@@ -103,7 +115,14 @@ func (e *exchange) send(ctx context.Context, msg []byte, block bool) error {
 	}
 	var flush [][]byte
 	if e.mode == modeUndecided {
-		e.mode, flush, e.early = modeSSE, e.early, nil
+		if !e.s.takeStream() {
+			// The session holds all the streams it may: answer as JSON,
+			// dropping what only a stream could carry.
+			e.sseOK = false
+			e.mu.Unlock()
+			return ErrNoStream
+		}
+		e.mode, e.slot, flush, e.early = modeSSE, true, e.early, nil
 		close(e.decided)
 	}
 	e.writers++

@@ -38,6 +38,7 @@ type ServerSession struct {
 	clientCaps  json.RawMessage
 	logLevel    int // -1: not set, send every level
 	waitingPost int // legacy POSTs held back by waitOutbox
+	streams     int // open event streams: the GET stream and POST answer streams
 	subs        map[string]struct{}
 	inflight    map[ID]*call
 	pending     map[ID]*pendingRequest
@@ -88,11 +89,71 @@ func (st *Stateful) register(s *ServerSession) error {
 	return nil
 }
 
-// full reports whether a new session would be refused.
-func (st *Stateful) full() bool {
+// makeRoom reports whether a new session fits. When the server is full it
+// ends the Streamable HTTP session idle the longest to make room (sessions
+// on other transports hold a stream while they live, so are never idle),
+// rather than refuse newcomers until the idle timeout passes.
+func (st *Stateful) makeRoom() bool {
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.closed || len(st.sessions) >= st.opts.MaxSessions
+	if st.closed {
+		st.mu.Unlock()
+		return false
+	}
+	if len(st.sessions) < st.opts.MaxSessions {
+		st.mu.Unlock()
+		return true
+	}
+	all := make([]*ServerSession, 0, len(st.sessions))
+	for _, s := range st.sessions {
+		if s.transport == TransportStreamable {
+			all = append(all, s)
+		}
+	}
+	st.mu.Unlock()
+	var oldest *ServerSession
+	for _, s := range all {
+		if s.idle() && (oldest == nil || s.last.Load() < oldest.last.Load()) {
+			oldest = s
+		}
+	}
+	if oldest == nil {
+		return false
+	}
+	oldest.end(EndEvicted)
+	return true
+}
+
+// idle reports whether the session has no stream open and no request in
+// flight.
+func (s *ServerSession) idle() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.ended && len(s.inflight) == 0 && s.streams == 0 && (s.stream == nil || s.stream.isClosed())
+}
+
+// takeStream claims one of the session's event streams; false when it holds
+// MaxStreamsPerSession already. releaseStream gives it back.
+func (s *ServerSession) takeStream() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.streams >= s.st.opts.MaxStreamsPerSession {
+		return false
+	}
+	s.streams++
+	return true
+}
+
+func (s *ServerSession) releaseStream() {
+	s.mu.Lock()
+	s.streams--
+	s.mu.Unlock()
+	s.touch()
+}
+
+// tooManyStreams refuses a stream over MaxStreamsPerSession.
+func (s *ServerSession) tooManyStreams() *Error {
+	return NewError(-32000, "Too many requests: this session already has %d event streams open (maxStreamsPerSession); close one or accept application/json",
+		s.st.opts.MaxStreamsPerSession)
 }
 
 // lookup returns the live session id of transport t, or nil: an id issued on
@@ -233,8 +294,13 @@ func (s *ServerSession) end(why EndReason) {
 		q.end()
 	}
 	summary := "session closed (" + string(why) + ")"
-	if why == EndStalled {
+	switch why {
+	case EndStalled:
 		summary = "session closed (stalled: the client did not read its event stream for " + st.opts.StallTimeout.String() + ")"
+	case EndEvicted:
+		idle := time.Duration(time.Now().UnixNano() - s.last.Load()).Round(time.Millisecond)
+		summary = "session closed (evicted: the server had its limit of " + strconv.Itoa(st.opts.MaxSessions) +
+			" sessions and this one was idle the longest, for " + idle.String() + ")"
 	}
 	st.observe(s, TrafficEvent{Kind: TrafficSessionClosed, Summary: summary, Reason: why})
 }

@@ -20,7 +20,7 @@ func (st *Stateful) ServeSSE(_ context.Context, in HTTPRequest, messagesPath str
 		r.Header["Allow"] = allowGet
 		return r
 	}
-	if st.full() {
+	if !st.makeRoom() {
 		return st.busy(in, TransportSSE, ID{})
 	}
 	s := st.newSession(TransportSSE)

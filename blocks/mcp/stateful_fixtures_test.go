@@ -35,7 +35,7 @@ type statefulTools struct {
 
 func (p *statefulTools) ListTools(ctx context.Context, rc *RequestContext, cursor string) ([]Tool, string, error) {
 	tools, next, err := p.testTools.ListTools(ctx, rc, cursor)
-	for _, n := range []string{"progress", "log", "elicit", "block", "gated", "session", "flood"} {
+	for _, n := range []string{"progress", "log", "elicit", "block", "gated", "session"} {
 		tools = append(tools, Tool{Name: n, Description: "Stateful " + n + "."})
 	}
 	return tools, next, err
@@ -80,7 +80,7 @@ func (p *statefulTools) CallTool(ctx context.Context, rc *RequestContext, name s
 		case <-ctx.Done():
 		}
 		return text("opened")
-	case "flood": // logs 64 KiB messages until cancelled
+	case "flood": // logs 64 KiB messages until cancelled (not listed)
 		for ctx.Err() == nil {
 			_ = rc.Log(ctx, "info", "flood", strings.Repeat("x", 64<<10))
 		}

@@ -131,12 +131,19 @@ func (st *Stateful) streamableGet(in HTTPRequest) StreamReply {
 		s.closeStandalone()
 	}
 	q, err := s.openStandalone()
-	if err != nil {
+	switch {
+	case errors.Is(err, errTooManyStreams):
+		r := st.refuse(in, TransportStreamable, http.StatusTooManyRequests, ID{}, s.tooManyStreams())
+		r.Header["Retry-After"] = retryAfter
+		return r
+	case err != nil:
 		return st.refuse(in, TransportStreamable, http.StatusConflict, ID{}, NewError(CodeInvalidRequest,
 			"Conflict: this session already has a standalone stream open"))
 	}
 	return streamReply(q)
 }
+
+var errTooManyStreams = errors.New("too many streams")
 
 // isStandalone reports whether an event id came from the session's current
 // (or last) standalone stream.
@@ -168,6 +175,10 @@ func (s *ServerSession) openStandalone() (*queue, error) {
 	if s.stream != nil && !s.stream.isClosed() {
 		return nil, errors.New("standalone stream already open")
 	}
+	if s.streams >= s.st.opts.MaxStreamsPerSession {
+		return nil, errTooManyStreams
+	}
+	s.streams++
 	var q *queue
 	q = s.sessionStream(prefix, func() {
 		s.mu.Lock()
@@ -175,7 +186,7 @@ func (s *ServerSession) openStandalone() (*queue, error) {
 			s.stream = nil
 		}
 		s.mu.Unlock()
-		s.touch()
+		s.releaseStream()
 	})
 	if s.version >= Version20251125 {
 		q.prime()
@@ -206,7 +217,6 @@ func (st *Stateful) streamablePost(ctx context.Context, in HTTPRequest) StreamRe
 	if err := s.batchRefused(msgs, batch); err != nil {
 		return st.refuse(in, TransportStreamable, http.StatusBadRequest, ID{}, err)
 	}
-	rc := RequestContext{Vars: in.Vars, Header: in.Header, budget: st.srv.newBudget()}
 	if !batch {
 		st.observeMessage(s, DirIn, &msgs[0], in.Body)
 		if isInitialize(&msgs[0]) {
@@ -215,29 +225,40 @@ func (st *Stateful) streamablePost(ctx context.Context, in HTTPRequest) StreamRe
 				Response{ID: m.ID, Error: NewError(CodeInvalidRequest, "Invalid Request: the session is already initialized")}))
 		}
 	}
-	return s.post(ctx, msgs, batch, rc, jsonOK, sseOK)
+	return s.post(ctx, in, msgs, batch, jsonOK, sseOK)
 }
 
 // post answers the messages of one POST on an existing session.
-func (s *ServerSession) post(ctx context.Context, msgs []Message, batch bool, rc RequestContext, jsonOK, sseOK bool) StreamReply {
+func (s *ServerSession) post(ctx context.Context, in HTTPRequest, msgs []Message, batch bool, jsonOK, sseOK bool) StreamReply {
+	rc := RequestContext{Vars: in.Vars, Header: in.Header, budget: s.st.srv.newBudget()}
 	n := 0
 	for i := range msgs {
-		m := &msgs[i]
 		if batch {
-			s.st.observeMessage(s, DirIn, m, s.rawIfObserved(m))
+			s.st.observeMessage(s, DirIn, &msgs[i], s.rawIfObserved(&msgs[i]))
 		}
-		if m.Kind == KindRequest || m.Kind == KindInvalid {
+		if k := msgs[i].Kind; k == KindRequest || k == KindInvalid {
 			n++
-			continue
 		}
-		s.receive(ctx, m, rc)
+	}
+	var e *exchange
+	if n > 0 {
+		if e = newExchange(s, n, jsonOK, sseOK); e == nil {
+			id := ID{}
+			if !batch {
+				id = msgs[0].ID
+			}
+			r := s.st.refuse(in, TransportStreamable, http.StatusTooManyRequests, id, s.tooManyStreams())
+			r.Header["Retry-After"] = retryAfter
+			return r
+		}
+	}
+	for i := range msgs {
+		if k := msgs[i].Kind; k != KindRequest && k != KindInvalid {
+			s.receive(ctx, &msgs[i], rc)
+		}
 	}
 	if n == 0 {
 		return StreamReply{Status: http.StatusAccepted, Header: http.Header{}}
-	}
-	e := newExchange(s.streamPrefix(), s.st.opts.StallTimeout, n, jsonOK, sseOK)
-	if s.primes() && sseOK {
-		e.q.prime()
 	}
 	slot := 0
 	for i := range msgs {
@@ -283,7 +304,7 @@ func (e *exchange) reply(ctx context.Context, batch bool) StreamReply {
 // id rides on that answer (§7.2.4). Capacity is checked first so a full
 // server answers 503 without running the handshake.
 func (st *Stateful) initializeStreamable(ctx context.Context, in HTTPRequest, m *Message, jsonOK bool) StreamReply {
-	if st.full() {
+	if !st.makeRoom() {
 		return st.busy(in, TransportStreamable, m.ID)
 	}
 	s := st.newSession(TransportStreamable)

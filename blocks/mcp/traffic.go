@@ -52,6 +52,7 @@ const (
 	EndDisconnected EndReason = "disconnected" // the legacy SSE stream went away
 	EndCancelled    EndReason = "cancelled"    // ServeStdio's context ended
 	EndStalled      EndReason = "stalled"      // the client left its full stream unread (StallTimeout)
+	EndEvicted      EndReason = "evicted"      // idle the longest when a new session needed its place
 )
 
 // TrafficEvent is one entry of the traffic log (StatefulOptions.Observer).

@@ -413,3 +413,65 @@ func TestALegacySSEClientThatNeverReadsIsHeldBackThenDropped(t *testing.T) {
 	}
 	assertPeakRSSUnder(t, p, 150)
 }
+
+// openStream opens an event stream (a GET, or a POST of body answered as
+// SSE) and returns its status; the stream stays open until the test ends.
+func openStream(t *testing.T, method, url, sid, body string) int {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Mcp-Session-Id", sid)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp.StatusCode
+}
+
+// TestOneClientCannotHoldEveryStreamOrSession caps a session's event
+// streams (maxStreamsPerSession: 2) and the server's sessions (maxSessions:
+// 3): a third stream is 429, and a fourth session takes the place of the
+// one idle the longest, with a log line saying so, instead of a 503.
+func TestOneClientCannotHoldEveryStreamOrSession(t *testing.T) {
+	url, p := hostileWorkspace(t, `  maxSessions: 3
+  maxStreamsPerSession: 2
+  tools:
+    - { name: slow, result: done, delayMs: 60000 }
+`)
+	var first string
+	t.Run("a session's third stream is refused", func(t *testing.T) {
+		sid := mcpInit(t, url, "2025-06-18")
+		first = sid
+		if status := openStream(t, "GET", url, sid, ""); status != 200 {
+			t.Fatalf("GET stream: %d", status)
+		}
+		if status := openStream(t, "POST", url, sid, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`); status != 200 {
+			t.Fatalf("POST stream: %d", status)
+		}
+		a := mcpPost(t, url, sid, "2025-06-18", `{"jsonrpc":"2.0","id":2,"method":"ping"}`, "Accept", "text/event-stream")
+		want := `{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"Too many requests: this session already has 2 event streams open (maxStreamsPerSession); close one or accept application/json"}}`
+		if a.status != 429 || a.header.Get("Retry-After") != "1" || a.body != want {
+			t.Fatalf("got %d %v %s\nwant 429 %s", a.status, a.header, a.body, want)
+		}
+		if a := mcpPost(t, url, sid, "2025-06-18", `{"jsonrpc":"2.0","id":3,"method":"ping"}`); a.body != `{"jsonrpc":"2.0","id":3,"result":{}}` {
+			t.Fatalf("a JSON answer on the same session: %d %s", a.status, a.body)
+		}
+	})
+	t.Run("a fourth session evicts the one idle the longest", func(t *testing.T) {
+		do(t, "DELETE", url, "", "", "Mcp-Session-Id", first)
+		oldest, newer := mcpInit(t, url, "2025-06-18"), mcpInit(t, url, "2025-06-18")
+		mcpInit(t, url, "2025-06-18")
+		mcpInit(t, url, "2025-06-18") // the fourth
+		waitLog(t, p, "session closed (evicted: the server had its limit of 3 sessions and this one was idle the longest, for ")
+		if a := mcpPost(t, url, oldest, "2025-06-18", `{"jsonrpc":"2.0","id":1,"method":"ping"}`); a.status != 404 {
+			t.Fatalf("the evicted session: %d %s", a.status, a.body)
+		}
+		if a := mcpPost(t, url, newer, "2025-06-18", `{"jsonrpc":"2.0","id":1,"method":"ping"}`); a.status != 200 {
+			t.Fatalf("the newer session: %d %s", a.status, a.body)
+		}
+	})
+}

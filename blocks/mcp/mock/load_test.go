@@ -33,6 +33,10 @@ tools:
     reslt: x`, `4:5: mcp.tools[0].reslt (server "Test"): unknown key "reslt" (did you mean "result"?)`},
 		{"a limit of zero is refused", `
 maxBatch: 0`, `2:11: mcp.maxBatch (server "Test"): maxBatch must be positive, got 0`},
+		{"a stream cap of zero is refused", `
+maxStreamsPerSession: 0`, `mcp.maxStreamsPerSession (server "Test"): maxStreamsPerSession must be positive, got 0`},
+		{"a zero stall timeout is refused", `
+stallTimeout: 0s`, `mcp.stallTimeout (server "Test"): stallTimeout must be positive, got 0s`},
 		{"a negative response budget is refused", `
 maxResponseBytes: -1`, `mcp.maxResponseBytes (server "Test"): maxResponseBytes must be positive, got -1`},
 		{"a negative idle timeout is refused", `

@@ -124,8 +124,8 @@ func (t *trafficLog) write(ev mcp.TrafficEvent) {
 		msg = "session opened"
 	case mcp.TrafficSessionClosed:
 		msg = "session closed"
-		if ev.Reason == mcp.EndStalled {
-			msg, level = ev.Summary, slog.LevelWarn // says how long the client did not read
+		if ev.Reason == mcp.EndStalled || ev.Reason == mcp.EndEvicted {
+			msg, level = ev.Summary, slog.LevelWarn // the summary says why the server ended it
 		}
 	case mcp.TrafficInvalid, mcp.TrafficError, mcp.TrafficRejected:
 		level = slog.LevelWarn
