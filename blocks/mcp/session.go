@@ -306,7 +306,8 @@ func (s *ServerSession) end(why EndReason) {
 }
 
 // sessionStream returns a queue for the session's own stream (GET, legacy
-// SSE): a client that leaves it full and unread ends the session.
+// SSE, stdio outbox): a client that leaves it full and unread for the
+// stall timeout ends the session (EndStalled).
 func (s *ServerSession) sessionStream(prefix string, onClose func()) *queue {
 	return newQueue(prefix, onClose).stallAfter(s.st.opts.StallTimeout, func() { s.end(EndStalled) })
 }

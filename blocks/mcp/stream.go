@@ -58,18 +58,20 @@ type queue struct {
 }
 
 // newQueue returns a queue whose events get ids "<prefix><n>" (no ids when
-// prefix is ""). onClose runs once, when the reader closes the stream. A
-// reader that takes nothing from the full queue for DefaultStallTimeout
-// while a producer waits stalls it: the queue closes (see stallAfter).
+// prefix is ""). onClose runs once, when the reader closes the stream. Its
+// producers wait for a slow reader for as long as it takes, unless
+// stallAfter says otherwise; a session's own stream (GET, legacy SSE, stdio
+// outbox) is made by ServerSession.sessionStream, which does.
 func newQueue(prefix string, onClose func()) *queue {
 	return &queue{
-		prefix: prefix, onClose: onClose, stall: DefaultStallTimeout,
+		prefix: prefix, onClose: onClose,
 		wake: make(chan struct{}, 1), done: make(chan struct{}),
 	}
 }
 
-// stallAfter sets the stall timeout (0: never) and what happens on a stall
-// besides the queue closing; onStall runs first, in its own goroutine.
+// stallAfter sets the stall timeout: a reader that takes nothing from the
+// full queue for d while a producer waits stalls it, and the queue closes
+// (0: never). onStall runs first, in its own goroutine.
 func (q *queue) stallAfter(d time.Duration, onStall func()) *queue {
 	q.mu.Lock()
 	q.stall, q.onStall = d, onStall
