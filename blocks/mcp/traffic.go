@@ -148,18 +148,28 @@ func clip(s string) string {
 // Go escapes (\n, \x1b, \u202e) and bytes that are not UTF-8 as \xff. A
 // string that needs none of it comes back as is.
 func LogSafe(s string) string {
+	if i := firstUnsafe(s, utf8.DecodeRuneInString); i >= 0 {
+		return escapeLog(s, i)
+	}
+	return s
+}
+
+// firstUnsafe returns the offset of the first byte of s that cannot be
+// written to a log line as it is (a rune that does not print, or a byte
+// that is not UTF-8), or -1.
+func firstUnsafe[T string | []byte](s T, decode func(T) (rune, int)) int {
 	for i := 0; i < len(s); {
 		if c := s[i]; c >= 0x20 && c < utf8.RuneSelf && c != 0x7f {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := decode(s[i:])
 		if r == utf8.RuneError && size == 1 || !unicode.IsPrint(r) {
-			return escapeLog(s, i)
+			return i
 		}
 		i += size
 	}
-	return s
+	return -1
 }
 
 // escapeLog escapes s from byte i on, as LogSafe describes.
@@ -188,16 +198,8 @@ func escapeLog(s string, i int) string {
 // becomes a \u escape, and bytes that are not UTF-8 become U+FFFD, so the
 // text stays the same JSON value.
 func logJSON(msg []byte) []byte {
-	for i := 0; i < len(msg); {
-		if c := msg[i]; c >= 0x20 && c < utf8.RuneSelf && c != 0x7f {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(msg[i:])
-		if r == utf8.RuneError && size == 1 || !unicode.IsPrint(r) {
-			return escapeJSONLine(msg, i)
-		}
-		i += size
+	if i := firstUnsafe(msg, utf8.DecodeRune); i >= 0 {
+		return escapeJSONLine(msg, i)
 	}
 	return msg
 }
