@@ -125,9 +125,10 @@ func (b *Build) Errorf(node *yaml.Node, at Where, format string, args ...any) {
 func (b *Build) Failed() bool { return len(b.bd.diags) > 0 }
 
 // Expr compiles the expression held by node, reporting errors at the exact
-// line and column inside it.
+// line and column inside it. A `${VAR}` in it is a literal of the
+// variable's value, never source text.
 func (b *Build) Expr(node *yaml.Node, at Where) *Expr {
-	e, err := CompileExpr(node.Value, b.bd.env)
+	e, err := compileExpr(b.written(node), b.bd.env)
 	if err != nil {
 		b.reportExpr(node, at, err)
 		return nil
@@ -135,9 +136,24 @@ func (b *Build) Expr(node *yaml.Node, at Where) *Expr {
 	return e
 }
 
-// Template compiles text held by node as a template.
+// Template compiles text held by node as a template. A `${VAR}` in it is
+// text outside tags and a literal of the variable's value inside them.
 func (b *Build) Template(node *yaml.Node, at Where) *Template {
-	return b.TemplateText(node.Value, node, at)
+	t, err := compileTemplate(b.written(node), b.bd.env)
+	if err != nil {
+		b.reportExpr(node, at, err)
+		return nil
+	}
+	return t
+}
+
+// written is node's text as the user wrote it: with the `${VAR}`s the loader
+// replaced in it, if any.
+func (b *Build) written(node *yaml.Node) config.Interpolation {
+	if w, ok := b.bd.cfg.Interpolated[node]; ok {
+		return w
+	}
+	return plainText(node.Value)
 }
 
 // TemplateText compiles text that came from node (or from a file a node

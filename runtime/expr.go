@@ -1,15 +1,15 @@
 package runtime
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
-	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/octo-run/octo/runtime/config"
 )
 
 // exprEnv is what an expression sees. A struct (not a map) lets expr-lang
@@ -33,14 +33,35 @@ type Expr struct {
 // CompileExpr compiles an expression over body, vars, headers and env. The
 // error, when any, is an *ExprError carrying the line and column inside src.
 func CompileExpr(src string, env map[string]string) (*Expr, error) {
-	if strings.TrimSpace(src) == "" {
-		return nil, &ExprError{Line: 1, Column: 1, Msg: "empty expression"}
+	return compileExpr(plainText(src), env)
+}
+
+// compileExpr compiles an expression written as w, each `${VAR}` in it a
+// literal of the variable's value (see source.go). Error positions are in
+// w.Written.
+func compileExpr(w config.Interpolation, env map[string]string) (*Expr, error) {
+	src, p := newSource(piecesOf(w), 0)
+	if p != nil {
+		return nil, p.in(w.Written)
 	}
-	program, err := expr.Compile(src, expr.Env(exprEnv{}))
+	src.orig = w.Written
+	e, p := compileSource(src, env)
+	if p != nil {
+		return nil, p.in(w.Written)
+	}
+	return e, nil
+}
+
+// compileSource compiles an expression's source text.
+func compileSource(src *source, env map[string]string) (*Expr, *problem) {
+	if strings.TrimSpace(src.text) == "" {
+		return nil, src.errorAt(0, "empty expression")
+	}
+	program, err := expr.Compile(src.text, expr.Env(exprEnv{}))
 	if err != nil {
-		return nil, newExprError(err)
+		return nil, src.compileError(err)
 	}
-	e := &Expr{src: src, program: program, env: env}
+	e := &Expr{src: src.orig, program: program, env: env}
 	names := &nameCollector{}
 	root := program.Node()
 	ast.Walk(&root, names)
@@ -48,7 +69,7 @@ func CompileExpr(src string, env map[string]string) (*Expr, error) {
 	return e, nil
 }
 
-// Source returns the expression as written.
+// Source returns the expression as written, with its `${VAR}`s.
 func (e *Expr) Source() string { return e.src }
 
 // Eval runs the expression against a message.
@@ -82,18 +103,6 @@ type ExprError struct {
 }
 
 func (e *ExprError) Error() string { return e.Msg }
-
-func newExprError(err error) *ExprError {
-	var fe *file.Error
-	if errors.As(err, &fe) {
-		line, col := fe.Line, fe.Column+1
-		if line < 1 {
-			line = 1
-		}
-		return &ExprError{Line: line, Column: col, Msg: fe.Message}
-	}
-	return &ExprError{Line: 1, Column: 1, Msg: err.Error()}
-}
 
 type nameCollector struct{ seen map[string]bool }
 

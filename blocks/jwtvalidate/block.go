@@ -39,7 +39,7 @@ type Block struct {
 // failureBodies are the JSON answers to a refusal, built once: they carry the OAuth error code
 // and a fixed description, never anything taken from the token.
 type failureBodies struct {
-	missing, invalid, insufficient []byte
+	missing, invalid, insufficient, invalidRequest, busy []byte
 }
 
 func buildBlock(b *runtime.Build) (runtime.Block, error) {
@@ -132,9 +132,11 @@ func newFailureBodies(scopes []string) failureBodies {
 		insufficient += " (this resource needs: " + strings.Join(scopes, " ") + ")"
 	}
 	return failureBodies{
-		missing:      body("unauthorized", "this resource needs a bearer token in the Authorization header"),
-		invalid:      body("invalid_token", "the bearer token is invalid or expired"),
-		insufficient: body("insufficient_scope", insufficient),
+		missing:        body("unauthorized", "this resource needs a bearer token in the Authorization header"),
+		invalid:        body("invalid_token", "the bearer token is invalid or expired"),
+		insufficient:   body("insufficient_scope", insufficient),
+		invalidRequest: body("invalid_request", "the request has more than one Authorization header"),
+		busy:           body("temporarily_unavailable", "the signing keys are being refreshed; retry shortly"),
 	}
 }
 
@@ -166,7 +168,7 @@ func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 	if b.v == nil {
 		return nil, &runtime.StatusError{Status: http.StatusServiceUnavailable, Msg: "token validation is not started"}
 	}
-	claims, f := b.v.Validate(ctx, m.Meta.Headers.Get("Authorization"))
+	claims, f := b.v.ValidateHeader(ctx, m.Meta.Headers.Values("Authorization"))
 	if f == nil {
 		m.SetVar(ClaimsVar, claims)
 		return m, nil
@@ -175,6 +177,11 @@ func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 	switch {
 	case f.Status == http.StatusForbidden:
 		body = b.bodies.insufficient
+	case f.Status == http.StatusBadRequest:
+		body = b.bodies.invalidRequest
+	case f.Status == http.StatusServiceUnavailable:
+		body = b.bodies.busy
+		m.Meta.SetReplyHeader("Retry-After", "1")
 	case f.WWWAuthenticate == b.v.challenges.missing:
 		body = b.bodies.missing
 	}
@@ -184,7 +191,9 @@ func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 	}
 	b.log.Log(ctx, level, "request refused", "status", f.Status, "reason", f.Reason, "kid", f.Kid)
 	m.Meta.Status = f.Status
-	m.Meta.SetReplyHeader("WWW-Authenticate", f.WWWAuthenticate)
+	if f.WWWAuthenticate != "" {
+		m.Meta.SetReplyHeader("WWW-Authenticate", f.WWWAuthenticate)
+	}
 	m.Meta.SetReplyHeader("Cache-Control", "no-store")
 	m.Meta.SetReplyHeader("Content-Type", "application/json")
 	m.SetRaw(body)

@@ -51,6 +51,8 @@ const (
 	bodyInvalid      = `{"error":"invalid_token","error_description":"the bearer token is invalid or expired"}`
 	bodyInsufficient = `{"error":"insufficient_scope","error_description":"the bearer token lacks a required scope (this resource needs: inventory.read)"}`
 	bodyValid        = `{"scope":"openid inventory.read","sub":"user-1"}`
+	bodyRepeated     = `{"error":"invalid_request","error_description":"the request has more than one Authorization header"}`
+	wantRepeated     = `Bearer resource_metadata="` + testMetadataURL + `", error="invalid_request"`
 )
 
 // loadService builds a config written to dir with env as the process environment.
@@ -132,6 +134,10 @@ func TestTheBlockAnswersEveryTokenWithTheExactStatusAndChallenge(t *testing.T) {
 		invalid("an HS256 token keyed with the public key is refused", "hs256"),
 		{name: "a malformed token is refused", header: []string{"Authorization", "Bearer not.a.jwt!"}, status: 401, challenge: wantInvalid, body: bodyInvalid},
 		invalid("an oversized token is refused", "oversized"),
+		{name: "two Authorization headers are a bad request", header: append(bearer("valid"), bearer("valid")...),
+			status: 400, challenge: wantRepeated, body: bodyRepeated},
+		{name: "a second, empty Authorization header is a bad request too", header: append(bearer("valid"), "Authorization", ""),
+			status: 400, challenge: wantRepeated, body: bodyRepeated},
 		{name: "a token in the query string is ignored", method: "GET", query: "?access_token=" + valid, status: 401, challenge: wantMissing, body: bodyMissing},
 		{name: "an OPTIONS request passes untouched to the next block", method: "OPTIONS", status: 200, body: `{"scope":"","sub":"none"}`},
 		{name: "a CORS preflight is answered by the connector before authentication", method: "OPTIONS",
@@ -146,6 +152,9 @@ func TestTheBlockAnswersEveryTokenWithTheExactStatusAndChallenge(t *testing.T) {
 		tokens["rotated"] = sign(t, next, claims(nil), nil)
 		checkBlock(t, client, base, invalid("", "rotated"))
 		srv.serve(t, next)
+		// The refusal above fetched the keys; the next fetch is due minRefreshInterval (1ms) after
+		// that one began. Sleeping past it makes the window certain instead of a race with the clock.
+		time.Sleep(5 * time.Millisecond)
 		checkBlock(t, client, base, blockCase{header: bearer("rotated"), status: 200, body: bodyValid})
 		checkBlock(t, client, base, invalid("", "valid")) // the old key is gone
 	})

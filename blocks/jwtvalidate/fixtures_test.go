@@ -144,6 +144,8 @@ type jwksServer struct {
 	status atomic.Int32
 	hits   atomic.Int64
 	stall  atomic.Pointer[chan struct{}] // when set, requests hang until it closes
+	// stalled counts requests hanging on stall; abandoned those whose client gave up first.
+	stalled, abandoned atomic.Int64
 }
 
 func newJWKSServer(t testing.TB, keys ...testKey) *jwksServer {
@@ -154,9 +156,12 @@ func newJWKSServer(t testing.TB, keys ...testKey) *jwksServer {
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.hits.Add(1)
 		if stall := s.stall.Load(); stall != nil {
+			s.stalled.Add(1)
+			defer s.stalled.Add(-1)
 			select {
 			case <-*stall:
 			case <-r.Context().Done():
+				s.abandoned.Add(1)
 			}
 			return
 		}
@@ -219,4 +224,25 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// fakeClock is a Validator clock that moves only when a test advances it, so refresh windows
+// are exact however slowly the machine runs the test.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{t: time.Now()} }
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
 }

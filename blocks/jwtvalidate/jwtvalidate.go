@@ -19,7 +19,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/lestrrat-go/jwx/v2/jws"
 )
@@ -40,9 +39,12 @@ type Validator struct {
 
 // Failure says why a request is refused and what to answer; it never holds token text.
 type Failure struct {
-	// Status is 401 (no, invalid or expired token) or 403 (valid token lacking scopes).
+	// Status is 401 (no, invalid or expired token), 403 (valid token lacking scopes), 400 (more
+	// than one Authorization header) or 503 (the token's kid is unknown, the keys are being
+	// fetched and too many requests already wait for them: try again shortly).
 	Status int
-	// WWWAuthenticate is the value of the WWW-Authenticate response header.
+	// WWWAuthenticate is the value of the WWW-Authenticate response header; empty on a 503,
+	// which is no challenge.
 	WWWAuthenticate string
 	// Reason explains the refusal for logs.
 	Reason string
@@ -53,9 +55,9 @@ type Failure struct {
 // Error returns the reason, so a Failure can travel as an error.
 func (f *Failure) Error() string { return f.Reason }
 
-// challenges are the three WWW-Authenticate values, built once at New.
+// challenges are the WWW-Authenticate values, built once at New.
 type challenges struct {
-	missing, invalid, insufficient string
+	missing, invalid, insufficient, invalidRequest string
 }
 
 func newChallenges(metadataURL string, scopes []string) challenges {
@@ -71,6 +73,8 @@ func newChallenges(metadataURL string, scopes []string) challenges {
 		missing:      join(rm, scope),
 		invalid:      join(rm, `error="invalid_token"`, scope),
 		insufficient: join(`error="insufficient_scope"`, scope, rm),
+		// RFC 6750 §3.1: a malformed request is a 400 with invalid_request.
+		invalidRequest: join(rm, `error="invalid_request"`),
 	}
 }
 
@@ -100,7 +104,7 @@ func New(s Settings) (*Validator, error) {
 		return v, nil
 	}
 	v.remote = newRemoteKeys(c)
-	v.remote.lastFetch = time.Now()
+	v.remote.lastFetch = c.now()
 	ctx, cancel := context.WithTimeout(v.life, fetchTimeout)
 	ix, err := v.remote.load(ctx, c.algs)
 	cancel()
@@ -118,16 +122,29 @@ func New(s Settings) (*Validator, error) {
 // Validate keeps working with the last keys afterwards but never fetches again.
 func (v *Validator) Close() error {
 	v.closeOnce.Do(func() {
-		v.stop()
-		v.wg.Wait()
 		if v.remote != nil {
-			v.remote.gate <- struct{}{} // waits out a fetch a Validate call started; never released
-			if v.remote.ownClient {
-				v.remote.client.CloseIdleConnections()
-			}
+			v.remote.close()
+		}
+		v.stop()
+		v.wg.Wait() // the refresh loop and a fetch in flight, which stop cancelled
+		if v.remote != nil && v.remote.ownClient {
+			v.remote.client.CloseIdleConnections()
 		}
 	})
 	return nil
+}
+
+// ValidateHeader checks the Authorization header values of one request. More than one is a
+// malformed request (RFC 6750 §3.1): which of them counts would otherwise depend on whichever
+// proxy or framework picks one.
+func (v *Validator) ValidateHeader(ctx context.Context, values []string) (map[string]any, *Failure) {
+	switch len(values) {
+	case 0:
+		return v.Validate(ctx, "")
+	case 1:
+		return v.Validate(ctx, values[0])
+	}
+	return nil, &Failure{Status: http.StatusBadRequest, WWWAuthenticate: v.challenges.invalidRequest, Reason: "more than one Authorization header"}
 }
 
 // Validate checks the Authorization header value of one request. On success it returns the
@@ -142,12 +159,15 @@ func (v *Validator) Validate(ctx context.Context, authorization string) (map[str
 	}
 	l := keyLookup{v: v}
 	payload, err := jws.Verify([]byte(token), jws.WithKeyProvider(&l), jws.WithContext(ctx))
+	if l.busy {
+		return nil, &Failure{Status: http.StatusServiceUnavailable, Reason: errRefreshBusy.Error(), Kid: safeKid(l.kid)}
+	}
 	if err != nil {
 		return nil, v.invalid(l.failureReason(err), l.kid)
 	}
 	claims, reason := decodeClaims(payload)
 	if reason == "" {
-		reason = v.cfg.checkClaims(claims, time.Now())
+		reason = v.cfg.checkClaims(claims, v.cfg.now())
 	}
 	if reason != "" {
 		return nil, v.invalid(reason, l.kid)
@@ -184,6 +204,7 @@ type keyLookup struct {
 	v      *Validator
 	kid    string
 	reason string
+	busy   bool // the kid was unknown and no place was free to wait for the keys
 }
 
 // FetchKeys enforces the algorithm allow-list before any key is offered, so "none", HMAC with a
@@ -208,7 +229,12 @@ func (l *keyLookup) FetchKeys(ctx context.Context, sink jws.KeySink, sig *jws.Si
 	if l.v.keys.Load().offer(sink, l.kid, alg, kind) > 0 {
 		return nil
 	}
-	if ix, _ := l.v.refresh(ctx, l.v.cfg.MinRefreshInterval); ix.offer(sink, l.kid, alg, kind) > 0 {
+	ix, err := l.v.refreshOnMiss(ctx)
+	if err != nil {
+		l.busy = true
+		return errRefused
+	}
+	if ix.offer(sink, l.kid, alg, kind) > 0 {
 		return nil
 	}
 	l.reason = "no known key matches the token's kid and algorithm"

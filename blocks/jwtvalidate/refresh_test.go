@@ -22,26 +22,27 @@ func accepts(t *testing.T, v *Validator, k testKey) bool {
 }
 
 func TestKeyRotationOnUnknownKid(t *testing.T) {
-	const window = 300 * time.Millisecond
+	const window = time.Minute
 	oldKey, newKey := newECKey(t, "old"), newECKey(t, "new")
 	srv := newJWKSServer(t, oldKey)
+	clock := newFakeClock()
 	s := urlSettings(srv.URL)
-	s.MinRefreshInterval = window
-	start := time.Now()
+	s.MinRefreshInterval, s.now = window, clock.now
 	v := newValidator(t, s)
 
-	t.Run("an unknown kid right after start does not refetch", func(t *testing.T) {
+	t.Run("an unknown kid inside the window does not refetch", func(t *testing.T) {
+		clock.advance(window - time.Nanosecond)
 		if accepts(t, v, newKey) {
 			t.Fatal("a token from an unpublished key was accepted")
 		}
-		if time.Since(start) < window && srv.hits.Load() != 1 {
-			t.Fatalf("fetches = %d, want 1", srv.hits.Load())
+		if got := srv.hits.Load(); got != 1 {
+			t.Fatalf("fetches = %d, want 1", got)
 		}
 	})
 	srv.serve(t, oldKey, newKey)
-	time.Sleep(window - time.Since(start))
+	clock.advance(time.Nanosecond)
 
-	t.Run("an unknown kid after the window fetches once and finds the rotated key", func(t *testing.T) {
+	t.Run("an unknown kid once the window has passed fetches once and finds the rotated key", func(t *testing.T) {
 		if !accepts(t, v, newKey) {
 			t.Fatal("the rotated key was not picked up")
 		}
@@ -55,19 +56,18 @@ func TestKeyRotationOnUnknownKid(t *testing.T) {
 }
 
 func TestUnknownKidRefreshIsRateLimited(t *testing.T) {
-	const window = time.Second
+	const window = time.Minute
 	known := newECKey(t, "known")
 	srv := newJWKSServer(t, known)
+	clock := newFakeClock()
 	s := urlSettings(srv.URL)
-	s.MinRefreshInterval = window
-	start := time.Now()
+	s.MinRefreshInterval, s.now = window, clock.now
 	v := newValidator(t, s)
-	burst := func() time.Duration {
-		headers := make([]string, 40)
-		for i := range headers {
-			headers[i] = "Bearer " + sign(t, newECKey(t, fmt.Sprintf("random-%d", i)), claims(nil), nil)
-		}
-		began := time.Now()
+	headers := make([]string, 40)
+	for i := range headers {
+		headers[i] = "Bearer " + sign(t, newECKey(t, fmt.Sprintf("random-%d", i)), claims(nil), nil)
+	}
+	burst := func() {
 		var wg sync.WaitGroup
 		for _, h := range headers {
 			wg.Go(func() {
@@ -77,20 +77,24 @@ func TestUnknownKidRefreshIsRateLimited(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		return time.Since(began)
 	}
 
 	t.Run("a burst of random kids inside the window costs no fetch", func(t *testing.T) {
-		if burst(); time.Since(start) < window && srv.hits.Load() != 1 {
-			t.Fatalf("fetches = %d, want 1", srv.hits.Load())
+		burst()
+		if got := srv.hits.Load(); got != 1 {
+			t.Fatalf("fetches = %d, want 1", got)
 		}
 	})
-	time.Sleep(window)
+	clock.advance(window)
 	t.Run("a burst of random kids after the window costs exactly one fetch", func(t *testing.T) {
-		took := burst()
-		if took >= window {
-			t.Skipf("the burst took %s, longer than the window; the count proves nothing", took)
+		burst()
+		if got := srv.hits.Load(); got != 2 {
+			t.Fatalf("fetches = %d, want 2", got)
 		}
+	})
+	t.Run("the next burst is inside the new window", func(t *testing.T) {
+		clock.advance(window - time.Nanosecond)
+		burst()
 		if got := srv.hits.Load(); got != 2 {
 			t.Fatalf("fetches = %d, want 2", got)
 		}
@@ -128,11 +132,9 @@ func TestBackgroundRefresh(t *testing.T) {
 		if err := v.Close(); err != nil {
 			t.Fatal(err)
 		}
+		// Close has waited for the refresh loop to end (goleak would find it otherwise), so no
+		// fetch can follow; the miss below must not start one either.
 		after := srv.hits.Load()
-		time.Sleep(100 * time.Millisecond)
-		if got := srv.hits.Load(); got != after {
-			t.Fatalf("fetches went on after Close: %d → %d", after, got)
-		}
 		if !accepts(t, v, newKey) {
 			t.Fatal("Validate stopped working with the cached keys after Close")
 		}
@@ -176,8 +178,9 @@ func (tr *inflightTransport) RoundTrip(r *http.Request) (*http.Response, error) 
 
 func TestCloseWaitsForAMissTriggeredFetch(t *testing.T) {
 	srv := newJWKSServer(t, newECKey(t, "k"))
+	clock := newFakeClock()
 	s := urlSettings(srv.URL)
-	s.MinRefreshInterval = time.Millisecond
+	s.MinRefreshInterval, s.now = time.Minute, clock.now
 	tr := &inflightTransport{}
 	s.HTTPClient = &http.Client{Transport: tr}
 	v := newValidator(t, s)
@@ -185,7 +188,7 @@ func TestCloseWaitsForAMissTriggeredFetch(t *testing.T) {
 	defer close(stall)
 	srv.stall.Store(&stall) // the JWKS host now hangs, like a stalled server
 	header := "Bearer " + sign(t, newECKey(t, "unknown"), claims(nil), nil)
-	time.Sleep(2 * time.Millisecond)
+	clock.advance(time.Minute)
 
 	done := make(chan *Failure)
 	go func() {
@@ -207,4 +210,100 @@ func TestCloseWaitsForAMissTriggeredFetch(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Validate still hangs after Close")
 	}
+}
+
+// forgedToken is a well-formed token naming kid that no key signed: what a flood of random
+// kids costs an attacker is no signature at all.
+func forgedToken(t testing.TB, kid string) string {
+	t.Helper()
+	return "Bearer " + unsigned(t, map[string]any{"alg": "ES256", "kid": kid}, claims(nil), "c2lnbmF0dXJl")
+}
+
+// While the JWKS host hangs on the refresh a miss started, a flood of random kids must not
+// queue behind it: a few requests wait for the fetch, the rest are answered at once with a 503,
+// a token with a known kid is checked as usual, and the JWKS host sees one fetch.
+func TestAFloodOfUnknownKidsDoesNotWaitForASlowJWKSHost(t *testing.T) {
+	const flood = 2000
+	known := newECKey(t, "known")
+	srv := newJWKSServer(t, known)
+	clock := newFakeClock()
+	s := urlSettings(srv.URL)
+	s.MinRefreshInterval, s.now = time.Minute, clock.now
+	v := newValidator(t, s)
+	stall := make(chan struct{})
+	released := sync.OnceFunc(func() { close(stall) })
+	srv.stall.Store(&stall)
+	clock.advance(time.Minute)
+
+	results := make(chan *Failure, flood)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer released() // first, so a failing test does not wait out the fetch timeout
+	for i := range flood {
+		h := forgedToken(t, fmt.Sprintf("random-%d", i))
+		wg.Go(func() {
+			_, f := v.Validate(context.Background(), h)
+			results <- f
+		})
+	}
+	eventually(t, "the refresh reached the JWKS host", func() bool { return srv.stalled.Load() == 1 })
+
+	statuses := map[int]int{} // -1 counts accepted forged tokens, -2 503s with a challenge
+	collect := func(n int) {
+		for range n {
+			switch f := <-results; {
+			case f == nil:
+				statuses[-1]++
+			case f.Status == http.StatusServiceUnavailable && f.WWWAuthenticate != "":
+				statuses[-2]++
+			default:
+				statuses[f.Status]++
+			}
+		}
+	}
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		collect(flood - maxRefreshWaiters)
+	}()
+	select {
+	case <-answered:
+	case <-abandonedFetch(srv):
+		t.Fatalf("the flood was held until the JWKS fetch gave up; answered so far: %v", statuses)
+	}
+	t.Run("requests beyond the waiting bound are answered at once with 503", func(t *testing.T) {
+		if statuses[http.StatusServiceUnavailable] != flood-maxRefreshWaiters {
+			t.Fatalf("statuses %v, want %d 503s while the fetch hangs", statuses, flood-maxRefreshWaiters)
+		}
+	})
+	t.Run("a token with a known kid is accepted while the fetch hangs", func(t *testing.T) {
+		if !accepts(t, v, known) {
+			t.Fatal("a valid token was refused")
+		}
+		if srv.stalled.Load() != 1 {
+			t.Fatal("the fetch ended before the check")
+		}
+	})
+	released()
+	collect(maxRefreshWaiters)
+	t.Run("the waiters get their 401 once the fetch ends, and the host saw one refresh", func(t *testing.T) {
+		if statuses[http.StatusUnauthorized] != maxRefreshWaiters {
+			t.Fatalf("statuses %v, want %d 401s from the requests that waited", statuses, maxRefreshWaiters)
+		}
+		if got := srv.hits.Load(); got != 2 {
+			t.Fatalf("fetches = %d, want 2 (start and one refresh)", got)
+		}
+	})
+}
+
+// abandonedFetch is closed once the JWKS host sees a stalled fetch given up by its client.
+func abandonedFetch(srv *jwksServer) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for srv.abandoned.Load() == 0 && srv.stalled.Load() > 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	return done
 }

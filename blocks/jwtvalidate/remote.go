@@ -2,9 +2,11 @@ package jwtvalidate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/lestrrat-go/jwx/v2/jwk"
@@ -12,16 +14,32 @@ import (
 
 const fetchTimeout = 10 * time.Second
 
+// maxRefreshWaiters bounds the requests that wait for a key fetch in flight. A request holds one
+// of the connector's in-flight slots while it waits, so without a bound a flood of random kids
+// during a slow fetch would take every slot; past it a request is answered at once (503).
+const maxRefreshWaiters = 16
+
 // remoteKeys fetches a JWKS over HTTP and decides when fetching again is allowed.
 type remoteKeys struct {
 	url         string
 	client      *http.Client
 	ownClient   bool
 	minInterval time.Duration
-	// gate holds one token: one fetch at a time, and a waiter can give up when the validator closes.
-	gate chan struct{}
-	// lastFetch is when the latest fetch began, successful or not; guarded by gate.
+	// waiters holds a token per request waiting for a fetch: at most maxRefreshWaiters.
+	waiters chan struct{}
+
+	mu sync.Mutex
+	// lastFetch is when the latest fetch began, successful or not.
 	lastFetch time.Time
+	// flight is the fetch in progress, shared by everyone who needs it; nil when none is.
+	flight *flight
+	// closed is set by Close: no fetch starts after it.
+	closed bool
+}
+
+// flight is one fetch; done is closed when it has ended and the keys are stored.
+type flight struct {
+	done chan struct{}
 }
 
 func newRemoteKeys(c config) *remoteKeys {
@@ -29,7 +47,7 @@ func newRemoteKeys(c config) *remoteKeys {
 		url:         c.JWKSURL,
 		client:      c.HTTPClient,
 		minInterval: c.MinRefreshInterval,
-		gate:        make(chan struct{}, 1),
+		waiters:     make(chan struct{}, maxRefreshWaiters),
 	}
 	if r.client == nil {
 		// No keep-alive: a fetch every few minutes gains nothing from an idle connection, and
@@ -79,41 +97,87 @@ func (r *remoteKeys) fetch(ctx context.Context) (jwk.Set, error) {
 	return set, nil
 }
 
-// refresh fetches the key set again unless a fetch began less than gap ago, and returns the
-// newest keys and when the latest fetch began. A miss passes minRefreshInterval as gap, so a
-// burst of unknown kids costs the JWKS host at most one request per window; concurrent callers
-// queue on the gate and then see the fresh set.
-func (v *Validator) refresh(ctx context.Context, gap time.Duration) (*keyIndex, time.Time) {
+// errRefreshBusy says a request found the keys being fetched and every waiting place taken.
+var errRefreshBusy = errors.New("the signing keys are being fetched and too many requests wait for them")
+
+// refreshOnMiss is the key lookup's second chance for a kid it does not know: it joins the fetch
+// in flight, or starts one when the latest began at least minRefreshInterval ago, and waits for
+// it (a burst of unknown kids costs the JWKS host at most one request per window). Only
+// maxRefreshWaiters requests wait; the others get errRefreshBusy at once.
+func (v *Validator) refreshOnMiss(ctx context.Context) (*keyIndex, error) {
 	r := v.remote
-	if r == nil || v.life.Err() != nil {
-		return v.keys.Load(), time.Time{}
+	if r == nil {
+		return v.keys.Load(), nil
+	}
+	f := v.startOrJoin(r.minInterval)
+	if f == nil {
+		return v.keys.Load(), nil
 	}
 	select {
-	case r.gate <- struct{}{}:
+	case r.waiters <- struct{}{}:
+		defer func() { <-r.waiters }()
+	default:
+		return nil, errRefreshBusy
+	}
+	select {
+	case <-f.done:
 	case <-ctx.Done():
-		return v.keys.Load(), time.Time{}
 	case <-v.life.Done():
-		return v.keys.Load(), time.Time{}
 	}
-	defer func() { <-r.gate }()
-	if v.life.Err() != nil || time.Since(r.lastFetch) < gap {
-		return v.keys.Load(), r.lastFetch
+	return v.keys.Load(), nil
+}
+
+// startOrJoin returns the fetch in flight, starting one when none is and the latest began at
+// least gap ago; nil when no fetch is due or the validator is closed. The fetch runs on its own,
+// so a caller that gives up (or an attacker cancelling requests) cannot waste the one fetch a
+// window allows; Close still ends it.
+func (v *Validator) startOrJoin(gap time.Duration) *flight {
+	r := v.remote
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.flight != nil {
+		return r.flight
 	}
-	r.lastFetch = time.Now()
-	// The fetch outlives a caller that gives up, so an attacker cancelling requests cannot waste
-	// the one fetch a window allows; Close still ends it.
-	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fetchTimeout)
-	defer cancel()
-	defer context.AfterFunc(v.life, cancel)()
-	ix, err := r.load(fctx, v.cfg.algs)
-	if err != nil {
-		if v.life.Err() == nil {
-			v.log.Warn("jwt-validate: jwks refresh failed, keeping the previous keys", "url", r.url, "error", err)
-		}
-		return v.keys.Load(), r.lastFetch
+	if r.closed || v.cfg.now().Sub(r.lastFetch) < gap {
+		return nil
 	}
-	v.keys.Store(ix)
-	return ix, r.lastFetch
+	f := &flight{done: make(chan struct{})}
+	r.flight, r.lastFetch = f, v.cfg.now()
+	v.wg.Add(1) // under mu and before closed: Close's Wait sees it
+	go v.runFetch(f)
+	return f
+}
+
+func (v *Validator) runFetch(f *flight) {
+	defer v.wg.Done()
+	r := v.remote
+	ctx, cancel := context.WithTimeout(v.life, fetchTimeout)
+	ix, err := r.load(ctx, v.cfg.algs)
+	cancel()
+	switch {
+	case err == nil:
+		v.keys.Store(ix)
+	case v.life.Err() == nil:
+		v.log.Warn("jwt-validate: jwks refresh failed, keeping the previous keys", "url", r.url, "error", err)
+	}
+	r.mu.Lock()
+	r.flight = nil
+	r.mu.Unlock()
+	close(f.done)
+}
+
+// lastFetchStart is when the latest fetch began.
+func (r *remoteKeys) lastFetchStart() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastFetch
+}
+
+// close stops fetches from starting; the caller then waits for the one in flight.
+func (r *remoteKeys) close() {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
 }
 
 // refreshLoop fetches the keys refreshInterval after the latest fetch, whatever started that
@@ -130,10 +194,13 @@ func (v *Validator) refreshLoop() {
 			return
 		case <-t.C:
 		}
-		_, last := v.refresh(v.life, interval)
-		if v.life.Err() != nil {
-			return
+		if f := v.startOrJoin(interval); f != nil {
+			select {
+			case <-f.done:
+			case <-v.life.Done():
+				return
+			}
 		}
-		t.Reset(time.Until(last.Add(interval)))
+		t.Reset(v.remote.lastFetchStart().Add(interval).Sub(v.cfg.now()))
 	}
 }

@@ -41,6 +41,10 @@ type Settings struct {
 	HTTPClient *http.Client `yaml:"-"`
 	// Logger receives background refresh failures; nil discards them.
 	Logger *slog.Logger `yaml:"-"`
+
+	// now is the clock for token times and refresh windows; nil means time.Now. Tests set it,
+	// so whether a refresh is due never depends on how fast the machine runs them.
+	now func() time.Time
 }
 
 const (
@@ -91,6 +95,9 @@ type config struct {
 // check validates every setting and reports all problems at once, each prefixed by its yaml key.
 func (s Settings) check() (config, error) {
 	c := config{Settings: s}
+	if c.now == nil {
+		c.now = time.Now
+	}
 	var errs []error
 	add := func(key string, err error) {
 		if err != nil {

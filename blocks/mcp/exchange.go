@@ -49,6 +49,7 @@ func newExchange(s *ServerSession, n int, jsonOK, sseOK bool) *exchange {
 		e.mode = modeJSON
 	}
 	e.q = newQueue(s.streamPrefix(), e.leave).stallAfter(s.st.opts.StallTimeout, nil)
+	e.q.onDrain = func(ctx context.Context) { s.drainExchange(ctx, e) }
 	if s.primes() && sseOK {
 		e.q.prime()
 	}

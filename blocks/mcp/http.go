@@ -69,7 +69,7 @@ func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPRespons
 	if !announced {
 		version = Version20250326 // what a stateless server must assume (§7.2.5)
 	}
-	rc := RequestContext{Vars: in.Vars, Header: in.Header, Version: version, budget: s.newBudget()}
+	rc := RequestContext{Vars: in.Vars, Header: in.Header, Version: version, budget: s.newBudget(len(in.Body))}
 	if !batch {
 		return s.serveOne(ctx, &msgs[0], rc)
 	}

@@ -58,13 +58,20 @@ func (s *Server) checkBatch(n int) *Error {
 // the requests of a batch share it, whether they run one after another
 // (stateless) or at once (stateful).
 type budget struct {
-	limit int64
-	left  atomic.Int64
+	limit  int64
+	scaled bool // the limit is twice the request, more than MaxResponseBytes
+	left   atomic.Int64
 }
 
-// newBudget returns a full budget for one POST body or stdio line.
-func (s *Server) newBudget() *budget {
+// newBudget returns a full budget for one POST body or stdio line of size
+// bytes: MaxResponseBytes, or twice the request if that is more, since an
+// answer as large as its request (an echo) is no amplification; what the
+// budget stops is a small request made to build a huge answer.
+func (s *Server) newBudget(size int) *budget {
 	b := &budget{limit: s.maxResponseBytes()}
+	if twice := 2 * int64(size); twice > b.limit {
+		b.limit, b.scaled = twice, true
+	}
 	b.left.Store(b.limit)
 	return b
 }
@@ -99,8 +106,12 @@ func (b *budget) overBudget(size int64) *Error {
 	if size > 0 {
 		what += " (" + strconv.FormatInt(size, 10) + " bytes)"
 	}
+	why := "maxResponseBytes"
+	if b.scaled {
+		why = "twice the request's size, which is more than maxResponseBytes"
+	}
 	return NewError(CodeInternalError,
-		"Internal error: %s does not fit in the %d bytes allowed for the answers to one request (maxResponseBytes)", what, b.limit)
+		"Internal error: %s does not fit in the %d bytes allowed for the answers to one request (%s)", what, b.limit, why)
 }
 
 // Reserve claims n bytes of the answer budget of the POST body or stdio line

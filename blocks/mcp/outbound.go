@@ -29,11 +29,13 @@ type call struct {
 	// answer is withheld (mcp-protocol.md §6.4: no response after a cancel).
 	abandoned atomic.Bool
 	finished  atomic.Bool
-	why       atomic.Pointer[string] // why it was abandoned, when not by notifications/cancelled
+	// stopped: the server stopped it to shut down; it is answered so.
+	stopped atomic.Bool
+	why     atomic.Pointer[string] // why it was abandoned, when not by notifications/cancelled
 }
 
 // abandon withholds the call's answer and cancels its context; why, when
-// not "", says why for the traffic log. A finished call is left alone.
+// not "", says why for the traffic log.
 func (c *call) abandon(why string) {
 	if why != "" {
 		c.why.CompareAndSwap(nil, &why)
@@ -73,8 +75,12 @@ func (s *ServerSession) track(ctx context.Context, m *Message, out outlet) (*cal
 	case len(s.inflight) >= maxInFlight:
 		cancel()
 		return nil, nil, NewError(-32000, "Server busy: too many requests in flight")
+	case s.draining:
+		cancel()
+		return nil, nil, errShuttingDown
 	}
 	s.inflight[m.ID] = c
+	s.calls.Add(1) // under s.mu, so a drain's Wait sees every call it must wait for
 	return c, cctx, nil
 }
 
@@ -94,7 +100,6 @@ func (s *ServerSession) start(ctx context.Context, m *Message, rc RequestContext
 		answer(s.reply(m.ID, m.Method, m.Method, Response{ID: m.ID, Error: err}))
 		return nil
 	}
-	s.calls.Add(1)
 	go func() {
 		defer s.calls.Done()
 		answer(s.run(cctx, c, m, rc))
@@ -119,6 +124,9 @@ func (s *ServerSession) run(ctx context.Context, c *call, m *Message, rc Request
 		s.st.observe(s, TrafficEvent{Direction: DirOut, Kind: TrafficCancelled, Method: c.method, ID: c.id,
 			Summary: summary})
 		return nil
+	}
+	if c.stopped.Load() {
+		resp = Response{ID: c.id, Error: errShuttingDown}
 	}
 	msg, fits := rc.fitAnswer(c.id, AppendResponse(make([]byte, 0, 256), resp))
 	s.st.observeAnswer(s, DirOut, c.method, c.what, c.id, resp.Error != nil || !fits, msg)

@@ -11,25 +11,30 @@ import (
 // they are produced.
 
 // push sends msg on the session's stream, waiting for a slow reader; it is
-// dropped only once the reader or the session is gone.
+// dropped only once the reader or the session is gone. A nil msg (an answer
+// withheld after a cancel) sends nothing.
 func (s *ServerSession) push(msg []byte) {
-	_ = sessionOutlet{s}.send(context.Background(), msg, true)
+	if msg != nil {
+		_ = sessionOutlet{s}.send(context.Background(), msg, true)
+	}
 }
 
 // deliver handles one stdio line or legacy SSE POST body. raw is the body
-// for the traffic log.
-func (s *ServerSession) deliver(ctx context.Context, msgs []Message, batch bool, rc RequestContext, raw []byte) {
-	rc.budget = s.st.srv.newBudget()
+// for the traffic log. A body holding a request or a batch gets exactly one
+// call of answer (nil when every answer was withheld); others get none. The
+// answers share one budget (MaxResponseBytes).
+func (s *ServerSession) deliver(ctx context.Context, msgs []Message, batch bool, rc RequestContext, raw []byte, answer func([]byte)) {
+	rc.budget = s.st.srv.newBudget(len(raw))
 	if !batch {
 		s.st.observeMessage(s, DirIn, &msgs[0], raw)
-		s.deliverOne(ctx, &msgs[0], rc, s.push)
+		s.deliverOne(ctx, &msgs[0], rc, answer)
 		return
 	}
 	if err := s.batchRefused(msgs, batch); err != nil {
-		s.push(AppendError(nil, ID{}, err))
+		answer(AppendError(nil, ID{}, err))
 		return
 	}
-	b := &batchAnswer{s: s}
+	b := &batchAnswer{push: answer}
 	for i := range msgs {
 		m := &msgs[i]
 		s.st.observeMessage(s, DirIn, m, s.rawIfObserved(m))
@@ -73,9 +78,9 @@ func (s *ServerSession) deliverOne(ctx context.Context, m *Message, rc RequestCo
 }
 
 // batchAnswer gathers the answers of a 2025-03-26 batch into one array,
-// sent when the last request is done (nothing when all were withheld).
+// pushed when the last request is done (nil when all were withheld).
 type batchAnswer struct {
-	s       *ServerSession
+	push    func([]byte)
 	mu      sync.Mutex
 	answers [][]byte
 	left    int
@@ -98,8 +103,10 @@ func (b *batchAnswer) set(i int, msg []byte) {
 			out = append(append(out, a...), ',')
 		}
 	}
-	if len(out) > 1 {
-		out[len(out)-1] = ']'
-		b.s.push(out)
+	if len(out) == 1 {
+		b.push(nil)
+		return
 	}
+	out[len(out)-1] = ']'
+	b.push(out)
 }

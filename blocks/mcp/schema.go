@@ -87,10 +87,8 @@ func (s *Schema) Validate(args json.RawMessage) error {
 	if isNull(args) {
 		args = emptyObject
 	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := DecodeValue(args)
+	if err != nil {
 		return &ArgumentError{Problems: []string{"arguments are not valid JSON: " + err.Error()}}
 	}
 	return s.ValidateValue(v)

@@ -59,3 +59,17 @@ func TestSchemasWithOtherKeywordsUseTheFullValidator(t *testing.T) {
 		}
 	}
 }
+
+// The router decodes integers as int (runtime.DecodeJSON); they are numbers
+// and integers to the quick check as they are to the validator.
+func TestTheQuickCheckTakesIntegersAsInt(t *testing.T) {
+	s, err := CompileSchema([]byte(`{"type":"object","properties":{"n":{"type":"integer"},"x":{"type":"number"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []map[string]any{{"n": 1}, {"n": 9007199254740993}, {"x": -9007199254740993}} {
+		if quick, full := s.quick.valid(v), s.compiled.Validate(v) == nil; !quick || !full {
+			t.Errorf("%v: quick %v, validator %v; want both to pass", v, quick, full)
+		}
+	}
+}

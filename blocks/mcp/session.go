@@ -31,6 +31,7 @@ type ServerSession struct {
 
 	mu          sync.Mutex
 	ended       bool
+	draining    bool  // the server is stopping: no new calls (drain.go)
 	initState   uint8 // 0 none, 1 initializing, 2 answered
 	initialized bool  // notifications/initialized received
 	version     string

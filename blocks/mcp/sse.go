@@ -25,6 +25,7 @@ func (st *Stateful) ServeSSE(_ context.Context, in HTTPRequest, messagesPath str
 	}
 	s := st.newSession(TransportSSE)
 	s.stream = s.sessionStream("", func() { s.end(EndDisconnected) })
+	s.stream.onDrain = s.drainSession
 	sep := "?"
 	if strings.Contains(messagesPath, "?") {
 		sep = "&"
@@ -73,7 +74,7 @@ func (st *Stateful) ServeMessages(ctx context.Context, in HTTPRequest) StreamRep
 	if r, held := s.holdBack(ctx, in); held {
 		return r
 	}
-	s.deliver(ctx, msgs, batch, RequestContext{Vars: in.Vars, Header: in.Header}, in.Body)
+	s.deliver(ctx, msgs, batch, RequestContext{Vars: in.Vars, Header: in.Header}, in.Body, s.push)
 	return StreamReply{Status: http.StatusAccepted, Header: http.Header{"Content-Type": textPlain}, Body: acceptedBody}
 }
 

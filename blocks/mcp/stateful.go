@@ -134,10 +134,13 @@ type Event struct {
 // EventStream yields server-sent events. Next blocks until the next event,
 // returns io.EOF once the stream has ended and ctx.Err() when ctx is done
 // (which does not end the stream). Close tells the server the reader is gone;
-// it is safe to call more than once.
+// it is safe to call more than once. Drain says the server is stopping: the
+// stream delivers the answers it owes, answering with an error the calls
+// that cannot finish before ctx ends, and then ends (drain.go).
 type EventStream interface {
 	Next(ctx context.Context) (Event, error)
 	Close() error
+	Drain(ctx context.Context)
 }
 
 // ListChanged tells every initialised session that can receive it that the

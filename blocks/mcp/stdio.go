@@ -1,168 +1,210 @@
 package mcp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
+	"sync"
+	"sync/atomic"
 )
 
-// MaxLineBytes bounds one stdio message (DESIGN.md: 64 MB on stdio); a longer
-// line is skipped and answered with -32600.
+// MaxLineBytes bounds one stdio message (DESIGN.md: 64 MB on stdio); whoever
+// reads the lines skips a longer one and reports it with TooLong.
 const MaxLineBytes = 64 << 20
 
-// ServeStdio serves one session over newline-delimited JSON-RPC (mcp-protocol.md
-// §7.1): one message per line, an optional \r before the \n, lines up to
-// MaxLineBytes. Only MCP messages are written to out, one per line, never
-// interleaved. It returns nil when in reaches EOF, ctx.Err() when ctx ends,
-// ErrClosed after Close, or the read or write error; the session's requests
-// are cancelled first. A Read blocked in in is not interrupted: close in to
-// release the goroutine reading it.
-func (st *Stateful) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+// stdioAhead is how many answers a stdio session works out ahead of a client
+// that has not read what is already waiting for it.
+const stdioAhead = 64
+
+// StdioSession is the one session of a stdio transport (mcp-protocol.md
+// §7.1). Whoever reads the lines (the stdio connector, through mcp-mock)
+// hands each to Line; Next yields the messages to write, one per line, in
+// the order they were produced.
+//
+// A client that does not read what it is sent is not read from either: Line
+// waits while the outbox is full, or while it is not empty and stdioAhead
+// answers are still being worked out (calls waiting for the client to answer
+// a question aside). The client's pipe then fills and it blocks, instead of
+// octo holding every answer. A client that reads is never held back, however
+// many calls it has running.
+type StdioSession struct {
+	s *ServerSession
+	q *queue
+
+	owed     atomic.Int64  // answers Line expects that are not in the outbox yet
+	answered chan struct{} // cap 1: one of them went in
+	took     chan struct{} // cap 1: the writer took a line (Next)
+
+	mu       sync.Mutex
+	draining bool
+	force    chan struct{} // closed when the calls left must be stopped
+	forced   sync.Once
+}
+
+// OpenStdio opens a stdio session; it fails with ErrClosed after Close.
+func (st *Stateful) OpenStdio() (*StdioSession, error) {
 	s := st.newSession(TransportStdio)
 	q := newQueue("", nil)
 	s.stream = q
 	if err := st.register(s); err != nil {
 		s.cancel()
-		return err
+		return nil, err
 	}
-	werr := make(chan error, 1)
-	go func() { werr <- s.writeLines(q, out) }()
-	lines := make(chan line)
-	stop := make(chan struct{})
-	go readLines(in, lines, stop)
-	why, err := s.readLoop(ctx, lines)
-	close(stop)
-	s.end(why)
-	s.calls.Wait()
-	// A failed write ends the session too; report it rather than ErrClosed.
-	if e := <-werr; e != nil && (err == nil || errors.Is(err, ErrClosed)) {
-		err = e
-	}
-	return err
+	return &StdioSession{s: s, q: q, answered: make(chan struct{}, 1), took: make(chan struct{}, 1),
+		force: make(chan struct{})}, nil
 }
 
-// line is one read from stdin: a message, an over-long line, or the end.
-type line struct {
-	data    []byte
-	tooLong bool
-	err     error
-}
-
-func (s *ServerSession) readLoop(ctx context.Context, lines <-chan line) (EndReason, error) {
-	for {
-		select {
-		case l := <-lines:
-			if l.err != nil {
-				if errors.Is(l.err, io.EOF) {
-					return EndEOF, nil
-				}
-				return EndEOF, l.err
-			}
-			s.handleLine(ctx, l)
-		case <-ctx.Done():
-			return EndCancelled, ctx.Err()
-		case <-s.ctx.Done():
-			return EndClosed, ErrClosed
-		}
-	}
-}
-
-var lineTooLong = AppendError(nil, ID{}, NewError(CodeInvalidRequest,
-	"Invalid Request: line longer than %d bytes", MaxLineBytes))
-
-func (s *ServerSession) handleLine(ctx context.Context, l line) {
-	if l.tooLong {
-		s.push(lineTooLong)
+// Line handles one line read, without its \n or \r\n; lines come one at a
+// time, from one goroutine. It first waits for its turn (see StdioSession),
+// or until ctx or the session ends. After EndInput or Drain requests are
+// answered with an error; answers to the server's questions are still taken.
+func (ss *StdioSession) Line(ctx context.Context, data []byte) {
+	if ss.waitTurn(ctx) != nil || len(bytes.TrimSpace(data)) == 0 {
 		return
 	}
-	if len(bytes.TrimSpace(l.data)) == 0 {
-		return
-	}
-	msgs, batch, perr := Decode(l.data)
+	s := ss.s
+	msgs, batch, perr := Decode(data)
 	if perr != nil {
 		s.st.observe(s, TrafficEvent{Direction: DirIn, Kind: TrafficInvalid, Summary: "invalid message: " + perr.Message})
 		s.push(AppendError(nil, ID{}, perr))
 		return
 	}
-	s.deliver(ctx, msgs, batch, RequestContext{}, l.data)
-}
-
-// readLines reads in line by line until EOF or a read error, which it sends
-// last; it stops early when stop closes.
-func readLines(in io.Reader, lines chan<- line, stop <-chan struct{}) {
-	r := bufio.NewReaderSize(in, 64<<10)
-	for {
-		data, tooLong, err := readLine(r, MaxLineBytes)
-		l := line{data: data, tooLong: tooLong, err: err}
-		if err != nil && (len(data) > 0 || tooLong) {
-			l.err = nil // deliver the unterminated last line first
-		}
-		select {
-		case lines <- l:
-		case <-stop:
-			return
-		}
-		if err != nil {
-			if l.err == nil {
-				select {
-				case lines <- line{err: err}:
-				case <-stop:
-				}
-			}
-			return
-		}
+	if batch || msgs[0].Kind == KindRequest || msgs[0].Kind == KindInvalid {
+		ss.owed.Add(1) // deliver answers it exactly once
 	}
+	s.deliver(ctx, msgs, batch, RequestContext{}, data, ss.answer)
 }
 
-// readLine returns the next line without its \n or \r\n. A line over max
-// bytes is consumed and reported as tooLong without being kept.
-func readLine(r *bufio.Reader, max int) (data []byte, tooLong bool, err error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			if len(data)+len(chunk) > max+2 {
-				tooLong, data = true, nil
-			} else {
-				data = append(data, chunk...)
-			}
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		data = bytes.TrimSuffix(data, []byte{'\n'})
-		data = bytes.TrimSuffix(data, []byte{'\r'})
-		if len(data) > max {
-			tooLong, data = true, nil
-		}
-		return data, tooLong, err
-	}
+// answer puts an answer Line owed in the outbox (nil: it was withheld).
+func (ss *StdioSession) answer(msg []byte) {
+	ss.s.push(msg)
+	ss.owed.Add(-1)
+	signal(ss.answered)
 }
 
-// writeLines writes each queued message as one line until the queue ends.
-// A write error ends the session: nobody is listening any more.
-func (s *ServerSession) writeLines(q *queue, out io.Writer) error {
-	var buf []byte
+// waitTurn waits until the next line may be handled (see StdioSession).
+// Calls that wait for the client to answer a question do not count: that
+// answer is in the lines to come. It fails once the session or the outbox
+// ended, or when ctx ends.
+func (ss *StdioSession) waitTurn(ctx context.Context) error {
+	q := ss.q
 	for {
-		ev, err := q.Next(context.Background())
-		if err != nil {
+		q.mu.Lock()
+		over, full, backlog := q.closed || q.ended, q.fullLocked(), len(q.events) > 0
+		q.mu.Unlock()
+		switch {
+		case over:
+			return ErrNoStream
+		case !full && (!backlog || ss.owed.Load()-int64(ss.s.asking()) < stdioAhead):
 			return nil
 		}
-		buf = append(buf[:0], ev.Data...)
-		if bytes.ContainsAny(buf, "\r\n") {
-			// A provider's raw JSON may be indented; a line must not break.
-			var c bytes.Buffer
-			if json.Compact(&c, ev.Data) == nil {
-				buf = append(buf[:0], c.Bytes()...)
-			}
-		}
-		buf = append(buf, '\n')
-		if _, err := out.Write(buf); err != nil {
-			q.Close()
-			s.end(EndEOF)
-			return err
+		select {
+		case <-ss.took: // room, or a question went out
+		case <-ss.answered:
+		case <-q.done:
+		case <-q.fin:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
 }
+
+// asking counts the questions to the client waiting for its answer.
+func (s *ServerSession) asking() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pending)
+}
+
+// TooLong answers a line that was not read because it is longer than limit
+// bytes: a parse error without an id, since the id was not read either.
+func (ss *StdioSession) TooLong(ctx context.Context, limit int) {
+	if ss.waitTurn(ctx) != nil {
+		return
+	}
+	perr := NewError(CodeParseError, "Parse error: the line is longer than the limit of %d bytes", limit)
+	ss.s.st.observe(ss.s, TrafficEvent{Direction: DirIn, Kind: TrafficInvalid, Summary: "invalid message: " + perr.Message})
+	ss.s.push(AppendError(nil, ID{}, perr))
+}
+
+// Next implements EventStream: the next message to write as one line. It
+// returns io.EOF once the session has ended and everything is written.
+func (ss *StdioSession) Next(ctx context.Context) (Event, error) {
+	ev, err := ss.q.Next(ctx)
+	if err == nil {
+		signal(ss.took)
+	}
+	if err == nil && bytes.ContainsAny(ev.Data, "\r\n") {
+		// A provider's raw JSON may be indented; a line must not break.
+		var c bytes.Buffer
+		if json.Compact(&c, ev.Data) == nil {
+			ev.Data = c.Bytes()
+		}
+	}
+	return ev, err
+}
+
+// EndInput says that no line will follow: the input reached its end. The
+// requests read so far finish and are answered, questions to the client
+// fail (nobody can answer them now), and then the session ends.
+func (ss *StdioSession) EndInput() {
+	ss.drain()
+	ss.s.failQuestions(errInputEnded)
+}
+
+// errInputEnded answers the server's questions still open when the client's
+// input ends.
+var errInputEnded = NewError(CodeInternalError, "Internal error: the client's input ended before it answered")
+
+// Drain implements the runtime's Drainer: the server is stopping. As after
+// EndInput, the requests in flight finish; those still running at three
+// quarters of the time ctx has left are answered with an error instead.
+func (ss *StdioSession) Drain(ctx context.Context) {
+	ss.drain()
+	go func() {
+		force, stop := forceAt(ctx)
+		defer stop()
+		select {
+		case <-force:
+			ss.forced.Do(func() { close(ss.force) })
+		case <-ss.s.Done():
+		}
+	}()
+}
+
+// drain starts, once, what ends the session when its calls are done.
+func (ss *StdioSession) drain() {
+	ss.mu.Lock()
+	started := ss.draining
+	ss.draining = true
+	ss.mu.Unlock()
+	if started {
+		return
+	}
+	done := ss.s.refuseCalls()
+	go func() {
+		ss.s.awaitCalls(done, ss.force)
+		ss.s.end(EndEOF)
+	}()
+}
+
+// Close implements EventStream: nobody reads the output any more, so the
+// session ends at once.
+func (ss *StdioSession) Close() error {
+	ss.q.Close()
+	ss.s.end(EndEOF)
+	return nil
+}
+
+// failQuestions answers every pending server→client request with e.
+func (s *ServerSession) failQuestions(e *Error) {
+	s.mu.Lock()
+	pending := s.pending
+	s.pending = make(map[ID]*pendingRequest)
+	s.mu.Unlock()
+	for id, p := range pending {
+		p.ch <- &Message{Kind: KindResponse, Request: Request{ID: id}, Error: e}
+	}
+}
+
+var _ EventStream = (*StdioSession)(nil)

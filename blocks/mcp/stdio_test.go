@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +13,65 @@ import (
 	"time"
 )
 
-// pipeClient drives ServeStdio through io.Pipe, as a host process would.
+// serveStdio is what the stdio connector and mcp-mock do with a
+// StdioSession, over plain streams: each line read goes to Line, each event
+// is written as a line. At the end of in the session finishes its calls;
+// when ctx ends it drains at once. It returns nil, the read or write error,
+// ctx.Err() or ErrClosed (the session ended under it).
+func serveStdio(ctx context.Context, st *Stateful, in io.Reader, out io.Writer) error {
+	ss, err := st.OpenStdio()
+	if err != nil {
+		return err
+	}
+	werr := make(chan error, 1)
+	go func() {
+		defer ss.Close()
+		for {
+			ev, err := ss.Next(context.Background())
+			if err != nil {
+				werr <- nil
+				return
+			}
+			if _, err := out.Write(append(bytes.Clone(ev.Data), '\n')); err != nil {
+				werr <- err
+				return
+			}
+		}
+	}()
+	rerr := make(chan error, 1)
+	go func() {
+		r := bufio.NewReader(in)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(line) > 0 {
+				ss.Line(ctx, bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'}))
+			}
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					err = nil
+				}
+				rerr <- err
+				return
+			}
+		}
+	}()
+	var result error
+	select {
+	case result = <-rerr:
+		ss.EndInput()
+	case <-ctx.Done():
+		ss.Drain(ctx)
+		result = ctx.Err()
+	case <-ss.s.Done():
+		result = ErrClosed
+	}
+	if e := <-werr; e != nil {
+		return e
+	}
+	return result
+}
+
+// pipeClient drives a stdio session through io.Pipe, as a host process would.
 type pipeClient struct {
 	in    *io.PipeWriter
 	lines chan string
@@ -24,7 +83,7 @@ func startStdio(t *testing.T, ctx context.Context, st *Stateful) *pipeClient {
 	outR, outW := io.Pipe()
 	p := &pipeClient{in: inW, lines: make(chan string, 64), done: make(chan error, 1)}
 	go func() {
-		p.done <- st.ServeStdio(ctx, inR, outW)
+		p.done <- serveStdio(ctx, st, inR, outW)
 		outW.Close()
 		inR.Close()
 	}()
@@ -71,7 +130,7 @@ func (p *pipeClient) exit(t *testing.T) error {
 	case err := <-p.done:
 		return err
 	case <-time.After(5 * time.Second):
-		t.Fatal("ServeStdio did not return")
+		t.Fatal("serveStdio did not return")
 	}
 	return nil
 }
@@ -145,30 +204,39 @@ func TestStdio(t *testing.T) {
 			t.Fatalf("got %s", got)
 		}
 	})
-	t.Run("stdin EOF cancels what is in flight and returns nil", func(t *testing.T) {
-		p.send(t, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"block"}}`+"\n")
-		<-tools.started
+	t.Run("at the end of input the calls in flight finish and are answered", func(t *testing.T) {
+		p.send(t, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"gated"}}`+"\n"+
+			`{"jsonrpc":"2.0","id":9,"method":"ping"}`+"\n")
+		if got := p.next(t); got != `{"jsonrpc":"2.0","id":9,"result":{}}`+"\n" {
+			t.Fatalf("got %s", got)
+		}
 		p.in.Close()
-		<-tools.cancelled
+		close(tools.gate)
+		if got := p.next(t); got != `{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"opened"}]}}`+"\n" {
+			t.Fatalf("got %s", got)
+		}
 		if err := p.exit(t); err != nil {
-			t.Fatalf("ServeStdio = %v", err)
+			t.Fatalf("serveStdio = %v", err)
 		}
 		for l := range p.lines {
-			t.Fatalf("written after EOF: %s", l)
+			t.Fatalf("written after the last answer: %s", l)
 		}
 	})
 }
 
 func TestStdioEnds(t *testing.T) {
 	leakCheck(t)
-	s, _ := newStatefulServer(t)
+	s, tools := newStatefulServer(t)
 	tests := []struct {
 		name string
 		stop func(st *Stateful, cancel context.CancelFunc)
 		want error
+		// the answer to the call in flight, "" for none
+		answer string
 	}{
-		{"a cancelled context returns its error", func(_ *Stateful, cancel context.CancelFunc) { cancel() }, context.Canceled},
-		{"Close returns ErrClosed", func(st *Stateful, _ context.CancelFunc) { st.Close() }, ErrClosed},
+		{"a cancelled context answers the call in flight with an error", func(_ *Stateful, cancel context.CancelFunc) { cancel() }, context.Canceled,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error: the server is shutting down"}}`},
+		{"Close ends the session at once", func(st *Stateful, _ context.CancelFunc) { st.Close() }, ErrClosed, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -179,17 +247,55 @@ func TestStdioEnds(t *testing.T) {
 			p := startStdio(t, ctx, st)
 			p.send(t, fmt.Sprintf(initBody, "2025-11-25", "{}")+"\n")
 			p.next(t)
+			p.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block"}}`+"\n")
+			<-tools.started
 			tt.stop(st, cancel)
+			<-tools.cancelled
+			if tt.answer != "" {
+				if got := p.next(t); got != tt.answer+"\n" {
+					t.Fatalf("got %s", got)
+				}
+			}
 			if err := p.exit(t); !errors.Is(err, tt.want) {
-				t.Fatalf("ServeStdio = %v, want %v", err, tt.want)
+				t.Fatalf("serveStdio = %v, want %v", err, tt.want)
+			}
+			for l := range p.lines {
+				t.Fatalf("written after the end: %s", l)
 			}
 		})
 	}
+	t.Run("a draining session answers new requests with an error", func(t *testing.T) {
+		st := NewStateful(s, StatefulOptions{})
+		defer st.Close()
+		ss, err := st.OpenStdio()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		ss.Line(ctx, []byte(fmt.Sprintf(initBody, "2025-11-25", "{}")))
+		ss.Line(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"gated"}}`))
+		ss.Drain(ctx)
+		ss.Line(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
+		tools.gate <- struct{}{}
+		var got []string
+		for {
+			ev, err := ss.Next(ctx)
+			if err != nil {
+				break
+			}
+			got = append(got, string(ev.Data))
+		}
+		want := []string{`{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Internal error: the server is shutting down"}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"opened"}]}}`}
+		if len(got) != 3 || got[1] != want[0] || got[2] != want[1] {
+			t.Fatalf("got %q\nwant initialize, then %q", got, want)
+		}
+	})
 	t.Run("a closed server refuses a new stdio session", func(t *testing.T) {
 		st := NewStateful(s, StatefulOptions{})
 		st.Close()
-		if err := st.ServeStdio(context.Background(), strings.NewReader(""), io.Discard); !errors.Is(err, ErrClosed) {
-			t.Fatalf("ServeStdio = %v", err)
+		if _, err := st.OpenStdio(); !errors.Is(err, ErrClosed) {
+			t.Fatalf("OpenStdio = %v", err)
 		}
 	})
 	t.Run("a failing stdout ends the session", func(t *testing.T) {
@@ -198,15 +304,15 @@ func TestStdioEnds(t *testing.T) {
 		inR, inW := io.Pipe()
 		defer inW.Close()
 		done := make(chan error, 1)
-		go func() { done <- st.ServeStdio(context.Background(), inR, failWriter{}) }()
+		go func() { done <- serveStdio(context.Background(), st, inR, failWriter{}) }()
 		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
 		select {
 		case err := <-done:
 			if err == nil || !strings.Contains(err.Error(), "pipe is gone") {
-				t.Fatalf("ServeStdio = %v", err)
+				t.Fatalf("serveStdio = %v", err)
 			}
 		case <-time.After(5 * time.Second):
-			t.Fatal("ServeStdio did not return")
+			t.Fatal("serveStdio did not return")
 		}
 		inR.Close()
 	})
@@ -215,42 +321,6 @@ func TestStdioEnds(t *testing.T) {
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("pipe is gone") }
-
-func TestReadLine(t *testing.T) {
-	tests := []struct {
-		name, in string
-		max      int
-		want     []string // "!" marks a too-long line
-	}{
-		{"lines lose their LF or CRLF", "a\nb\r\nc\n", 10, []string{"a", "b", "c"}},
-		{"the last line needs no newline", "a\nb", 10, []string{"a", "b"}},
-		{"a line over the limit is skipped, the next is read", "0123456789AB\nok\n", 10, []string{"!", "ok"}},
-		{"a line at the limit is kept", "0123456789\r\n", 10, []string{"0123456789"}},
-		{"a line longer than the buffer is joined", strings.Repeat("z", 40) + "\n", 100, []string{strings.Repeat("z", 40)}},
-		{"a lone CR stays inside a line", "a\rb\n", 10, []string{"a\rb"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := bufio.NewReaderSize(strings.NewReader(tt.in), 16)
-			var got []string
-			for {
-				data, tooLong, err := readLine(r, tt.max)
-				switch {
-				case tooLong:
-					got = append(got, "!")
-				case len(data) > 0 || err == nil:
-					got = append(got, string(data))
-				}
-				if err != nil {
-					break
-				}
-			}
-			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
 
 // FuzzStdio feeds arbitrary bytes to a stdio session: whatever comes in,
 // the server must not panic and must write only whole JSON lines.
@@ -269,7 +339,7 @@ func FuzzStdio(f *testing.F) {
 		st := NewStateful(s, StatefulOptions{AllowBatch: true})
 		defer st.Close()
 		var out strings.Builder
-		if err := st.ServeStdio(context.Background(), strings.NewReader(string(in)), &out); err != nil {
+		if err := serveStdio(context.Background(), st, strings.NewReader(string(in)), &out); err != nil {
 			t.Fatal(err)
 		}
 		for l := range strings.SplitSeq(strings.TrimSuffix(out.String(), "\n"), "\n") {

@@ -54,7 +54,9 @@ type queue struct {
 	wake    chan struct{} // cap 1: an event, end or close happened (wakes the reader)
 	changed chan struct{} // made by a waiting producer, closed when room may have come
 	done    chan struct{} // closed by Close
+	fin     chan struct{} // closed by end
 	onClose func()
+	onDrain func(context.Context) // see Drain (drain.go); set before the queue is handed out
 }
 
 // newQueue returns a queue whose events get ids "<prefix><n>" (no ids when
@@ -65,7 +67,7 @@ type queue struct {
 func newQueue(prefix string, onClose func()) *queue {
 	return &queue{
 		prefix: prefix, onClose: onClose,
-		wake: make(chan struct{}, 1), done: make(chan struct{}),
+		wake: make(chan struct{}, 1), done: make(chan struct{}), fin: make(chan struct{}),
 	}
 }
 
@@ -148,7 +150,10 @@ func (q *queue) isStalled() bool {
 // end lets the reader drain what is buffered and then see io.EOF.
 func (q *queue) end() {
 	q.mu.Lock()
-	q.ended = true
+	if !q.ended {
+		q.ended = true
+		close(q.fin)
+	}
 	q.changedLocked()
 	q.mu.Unlock()
 	signal(q.wake)
@@ -215,6 +220,9 @@ func (q *queue) hasRoom() bool {
 func (q *queue) roomLocked() bool {
 	return len(q.events) < queueMaxEvents && q.bytes+q.waiting < queueMaxBytes
 }
+
+// fullLocked reports whether input should wait for the reader (no room).
+func (q *queue) fullLocked() bool { return !q.roomLocked() }
 
 func (q *queue) goneLocked() error {
 	switch {

@@ -230,7 +230,7 @@ func (st *Stateful) streamablePost(ctx context.Context, in HTTPRequest) StreamRe
 
 // post answers the messages of one POST on an existing session.
 func (s *ServerSession) post(ctx context.Context, in HTTPRequest, msgs []Message, batch bool, jsonOK, sseOK bool) StreamReply {
-	rc := RequestContext{Vars: in.Vars, Header: in.Header, budget: s.st.srv.newBudget()}
+	rc := RequestContext{Vars: in.Vars, Header: in.Header, budget: s.st.srv.newBudget(len(in.Body))}
 	n := 0
 	for i := range msgs {
 		if batch {

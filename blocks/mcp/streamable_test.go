@@ -285,14 +285,14 @@ func TestStreamableBatches(t *testing.T) {
 func TestStatefulLimits(t *testing.T) {
 	leakCheck(t)
 	s, _ := newStatefulServer(t)
-	s.MaxBatch, s.MaxResponseBytes = 3, 200
+	s.MaxBatch, s.MaxResponseBytes = 3, 1000
 	f := newFront(t, NewStateful(s, StatefulOptions{AllowBatch: true}))
 	c := f.open(t, Version20250326, "{}")
 	const (
 		ping    = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
-		echo    = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"s":"aaaaaaaaaa"}}}`
+		echo    = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"big","arguments":{"n":400}}}`
 		tooLong = `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: a batch of 4 messages is over the limit of 3 (maxBatch); send fewer messages per request"}}`
-		over    = `"error":{"code":-32603,"message":"Internal error: the answer (95 bytes) does not fit in the 200 bytes allowed for the answers to one request (maxResponseBytes)"}`
+		over    = `"error":{"code":-32603,"message":"Internal error: the answer (473 bytes) does not fit in the 1000 bytes allowed for the answers to one request (maxResponseBytes)"}`
 	)
 	batch := "[" + strings.Repeat(ping+",", 3) + ping + "]"
 	t.Run("a Streamable HTTP batch over maxBatch is refused whole", func(t *testing.T) {

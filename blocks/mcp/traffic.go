@@ -50,7 +50,6 @@ const (
 	EndClosed       EndReason = "closed"       // Stateful.Close or ServerSession.Close
 	EndEOF          EndReason = "eof"          // stdin reached its end or stdout failed
 	EndDisconnected EndReason = "disconnected" // the legacy SSE stream went away
-	EndCancelled    EndReason = "cancelled"    // ServeStdio's context ended
 	EndStalled      EndReason = "stalled"      // the client left its full stream unread (StallTimeout)
 	EndEvicted      EndReason = "evicted"      // idle the longest when a new session needed its place
 )

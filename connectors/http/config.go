@@ -18,22 +18,30 @@ type settings struct {
 	MaxHeaderBytes    int           `yaml:"maxHeaderBytes"`
 	ReadHeaderTimeout time.Duration `yaml:"readHeaderTimeout"`
 	IdleTimeout       time.Duration `yaml:"idleTimeout"`
-	// Origin, Host and CORS policy and the request caps; see guard.go and limits.go.
-	Cors         corsSetting `yaml:"cors"`
-	AllowedHosts []string    `yaml:"allowedHosts"`
-	MaxInFlight  int         `yaml:"maxInFlight"`
-	MaxStreams   int         `yaml:"maxStreams"`
-	guard        *guard      // compiled by check
+	// Origin, Host and CORS policy (guard.go) and the caps (limits.go, clients.go).
+	Cors                corsSetting   `yaml:"cors"`
+	AllowedHosts        []string      `yaml:"allowedHosts"`
+	BodyTimeout         time.Duration `yaml:"bodyTimeout"`
+	MaxInFlight         int           `yaml:"maxInFlight"`
+	MaxStreams          int           `yaml:"maxStreams"`
+	MaxConnsPerClient   int           `yaml:"maxConnsPerClient"`
+	MaxStreamsPerClient int           `yaml:"maxStreamsPerClient"`
+	guard               *guard        // compiled by check
+	limits              *limits       // compiled by check
 }
 
 func defaultSettings() settings {
 	return settings{
-		MaxBodyBytes:      defaultMaxBody,
-		MaxHeaderBytes:    64 << 10,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxInFlight:       defaultMaxInFlight,
-		MaxStreams:        defaultMaxStreams,
+		Host:                "127.0.0.1", // like the mock: exposing a server is a decision (host: 0.0.0.0)
+		MaxBodyBytes:        defaultMaxBody,
+		MaxHeaderBytes:      64 << 10,
+		ReadHeaderTimeout:   10 * time.Second,
+		IdleTimeout:         2 * time.Minute,
+		BodyTimeout:         defaultBodyTimeout,
+		MaxInFlight:         defaultMaxInFlight,
+		MaxStreams:          defaultMaxStreams,
+		MaxConnsPerClient:   defaultMaxConnsPerClient,
+		MaxStreamsPerClient: defaultMaxStreamsPerClient,
 	}
 }
 
@@ -56,6 +64,7 @@ func (s *settings) check(b *runtime.ConnectorBuild) bool {
 		b.Errorf(nil, at, "readHeaderTimeout and idleTimeout must be positive")
 		ok = false
 	}
+	ok = s.compileLimits(b) && ok
 	return s.compileGuard(b) && ok
 }
 

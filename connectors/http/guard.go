@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
-	"sync/atomic"
 
 	"gopkg.in/yaml.v3"
 
@@ -22,14 +21,17 @@ import (
 //   - a request without Origin (curl, SDKs, agents: anything but a browser) passes;
 //   - a request whose Origin names the same host:port as its Host header passes (same-origin);
 //   - any other Origin is refused with 403;
-//   - a request that reached the server through a loopback address must name a loopback host
-//     (localhost, 127.0.0.1, [::1], any port): a rebound page can forge neither Host nor a
-//     loopback Origin, so this closes the same-origin door DNS rebinding opens.
+//   - the Host header must name this server: localhost or a loopback address, the address the
+//     connection arrived on, or an allowedHosts entry (any port). A page that DNS rebinding
+//     pointed at this server's address sends its own, attacker-chosen name as Host (and as
+//     Origin, so it looks same-origin); that name is none of these, wherever the server listens:
+//     on loopback (the default) or exposed with host: 0.0.0.0 or a LAN address. An address
+//     literal cannot be rebound, and a loopback name cannot be an attacker's.
 //
 // `cors: true` allows every Origin, `cors: [origins]` allows those; both answer browser
-// preflights and expose Mcp-Session-Id and WWW-Authenticate. `allowedHosts` adds host names a
-// loopback connection may use (a same-host reverse proxy), `allowedHosts: ["*"]` turns the Host
-// check off.
+// preflights and expose Mcp-Session-Id and WWW-Authenticate. `allowedHosts` adds the names
+// clients use to reach the server (a DNS name, a reverse proxy's public name, a NAT address),
+// `allowedHosts: ["*"]` turns the Host check off.
 
 const (
 	corsAllowMethods  = "GET, POST, DELETE, OPTIONS"
@@ -38,25 +40,13 @@ const (
 	corsMaxAge        = "7200" // seconds; the most Chromium honours
 )
 
-// hostMode says when the Host header is checked, decided once from the bind address.
-type hostMode uint8
-
-const (
-	hostNever   hostMode = iota // bound to one non-loopback address, or the check is off
-	hostAlways                  // bound to loopback: every connection is local
-	hostPerConn                 // bound to every interface: check connections that came over loopback
-)
-
-// guard holds the compiled origin, host and CORS policy and the connector's request counters.
+// guard holds the compiled origin, host and CORS policy.
 type guard struct {
 	anyOrigin bool
 	origins   map[string]bool // normalised origins the cors list allows
 	cors      bool            // answer preflights and add CORS headers
-	hostMode  hostMode
-	hosts     map[string]bool // extra host names (lowercase, no port) allowed on loopback
-
-	maxInFlight, maxStreams int64
-	inFlight, streams       atomic.Int64
+	anyHost   bool            // allowedHosts: ["*"]: no Host check
+	hosts     map[string]bool // allowedHosts names (lowercase, no port, IPv6 without brackets)
 }
 
 // corsSetting is the cors key: true (any origin), false, or a list of origins.
@@ -89,21 +79,12 @@ func (c *corsSetting) DecodeYAMLNode(n *yaml.Node, at config.Where) config.Diags
 	return ds
 }
 
-// compileGuard checks the guard and limit settings and builds s.guard.
+// compileGuard checks the guard settings and builds s.guard.
 func (s *settings) compileGuard(b *runtime.ConnectorBuild) bool {
 	at := b.At.Field("settings")
-	g := &guard{anyOrigin: s.Cors.any, cors: s.Cors.any || len(s.Cors.origins) > 0,
-		hostMode: hostModeFor(s.Host), maxInFlight: int64(s.MaxInFlight), maxStreams: int64(s.MaxStreams)}
+	g := &guard{anyOrigin: s.Cors.any, cors: s.Cors.any || len(s.Cors.origins) > 0}
 	ok := s.compileOrigins(b, g, at.Field("cors"))
 	ok = s.compileHosts(b, g, at.Field("allowedHosts")) && ok
-	if s.MaxInFlight <= 0 {
-		b.Errorf(b.Setting("maxInFlight"), at.Field("maxInFlight"), "maxInFlight must be positive")
-		ok = false
-	}
-	if s.MaxStreams <= 0 {
-		b.Errorf(b.Setting("maxStreams"), at.Field("maxStreams"), "maxStreams must be positive")
-		ok = false
-	}
 	s.guard = g
 	return ok
 }
@@ -128,7 +109,7 @@ func (s *settings) compileHosts(b *runtime.ConnectorBuild, g *guard, at runtime.
 	g.hosts = make(map[string]bool, len(s.AllowedHosts))
 	for i, h := range s.AllowedHosts {
 		if h == "*" {
-			g.hostMode = hostNever
+			g.anyHost = true
 			continue
 		}
 		name, valid := allowedHostName(h)
@@ -176,25 +157,6 @@ func allowedHostName(h string) (string, bool) {
 	return strings.ToLower(name), true
 }
 
-func hostModeFor(bind string) hostMode {
-	if bind == "" {
-		return hostPerConn
-	}
-	if strings.EqualFold(bind, "localhost") {
-		return hostAlways
-	}
-	ip, err := netip.ParseAddr(bind)
-	switch {
-	case err != nil:
-		return hostPerConn // a name: it may resolve to anything, so look at each connection
-	case ip.IsLoopback():
-		return hostAlways
-	case ip.IsUnspecified():
-		return hostPerConn
-	}
-	return hostNever
-}
-
 // verdict is the guard's decision on one request.
 type verdict uint8
 
@@ -203,17 +165,15 @@ const (
 	passCORS                 // an Origin the cors setting allows: serve with CORS headers
 	preflight                // a CORS preflight the connector answers itself
 	badOrigin                // refuse: Origin not allowed
-	badHost                  // refuse: a loopback connection naming a foreign host
+	badHost                  // refuse: a Host that does not name this server
 )
 
 // decide is the whole policy as a pure function of what the request carries, so it can be
-// tested and fuzzed without sockets. loopback says whether the connection arrived on a
-// loopback address (only consulted in hostPerConn mode).
-func (g *guard) decide(method string, origins []string, host string, preflightAsked, loopback bool) verdict {
-	if g.hostMode == hostAlways || g.hostMode == hostPerConn && loopback {
-		if !g.hostAllowed(host) {
-			return badHost
-		}
+// tested and fuzzed without sockets. local is the address the connection arrived on (the zero
+// Addr when unknown).
+func (g *guard) decide(method string, origins []string, host string, preflightAsked bool, local netip.Addr) verdict {
+	if !g.hostAllowed(host, local) {
+		return badHost
 	}
 	if len(origins) == 0 {
 		return pass
@@ -235,18 +195,22 @@ func (g *guard) decide(method string, origins []string, host string, preflightAs
 	return passCORS
 }
 
-// hostAllowed accepts a loopback name or an allowedHosts entry, with any port. An empty Host
+// hostAllowed accepts a Host naming this server, with any port: localhost, a loopback address,
+// local (the address the connection arrived on) or an allowedHosts entry. An empty Host
 // (HTTP/1.0) is accepted: browsers always send one, so it cannot be a rebinding attack.
-func (g *guard) hostAllowed(host string) bool {
-	if host == "" {
+func (g *guard) hostAllowed(host string, local netip.Addr) bool {
+	if g.anyHost || host == "" {
 		return true
 	}
 	name := hostName(host)
 	if strings.EqualFold(name, "localhost") {
 		return true
 	}
-	if ip, err := netip.ParseAddr(name); err == nil && ip.IsLoopback() {
-		return true
+	if ip, err := netip.ParseAddr(name); err == nil {
+		ip = ip.Unmap().WithZone("")
+		if ip.IsLoopback() || local.IsValid() && ip == local {
+			return true
+		}
 	}
 	return len(g.hosts) > 0 && g.hosts[strings.ToLower(name)]
 }
@@ -276,12 +240,9 @@ func sameOrigin(origin, host string) bool {
 func (c *Connector) screen(w http.ResponseWriter, r *http.Request) bool {
 	g := c.settings.guard
 	origins := r.Header["Origin"]
-	loopback := false
-	if g.hostMode == hostPerConn {
-		loopback = arrivedOnLoopback(r)
-	}
+	local := arrivedOn(r)
 	_, asked := r.Header["Access-Control-Request-Method"]
-	switch g.decide(r.Method, origins, r.Host, asked, loopback) {
+	switch g.decide(r.Method, origins, r.Host, asked, local) {
 	case pass:
 		return true
 	case passCORS:
@@ -296,8 +257,15 @@ func (c *Connector) screen(w http.ResponseWriter, r *http.Request) bool {
 		w.WriteHeader(http.StatusNoContent)
 		return false
 	case badHost:
-		c.logger.Debug("refused a foreign Host on a loopback connection", "host", clip(r.Host), "remote", r.RemoteAddr)
-		writeError(w, http.StatusForbidden, "host "+clip(r.Host)+" is not allowed on a loopback address (add it to the connector's allowedHosts)")
+		on := "a loopback address"
+		if !local.IsLoopback() {
+			on = "this server"
+			if local.IsValid() {
+				on = local.String()
+			}
+		}
+		c.logger.Debug("refused a Host that does not name this server", "host", clip(r.Host), "local", local.String(), "remote", r.RemoteAddr)
+		writeError(w, http.StatusForbidden, "host "+clip(r.Host)+" is not allowed on "+on+" (add it to the connector's allowedHosts)")
 		return false
 	default:
 		origin := strings.Join(origins, ", ")
@@ -313,13 +281,11 @@ func setCORS(h http.Header, origin string) {
 	h.Add("Vary", "Origin")
 }
 
-func arrivedOnLoopback(r *http.Request) bool {
-	a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok {
-		return false
-	}
-	tcp, ok := a.(*net.TCPAddr)
-	return ok && tcp.IP.IsLoopback()
+// arrivedOn is the address the request's connection arrived on, in the form hostAllowed
+// compares: no IPv4-in-IPv6 wrapping, no zone.
+func arrivedOn(r *http.Request) netip.Addr {
+	a, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return addrIP(a).WithZone("")
 }
 
 // clip bounds attacker-chosen text before it reaches a log line or an error body.

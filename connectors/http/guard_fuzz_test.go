@@ -1,16 +1,18 @@
 package http
 
 import (
+	"net/netip"
 	"strings"
 	"testing"
 )
 
+var loopback = netip.MustParseAddr("127.0.0.1")
+
 func fuzzGuard() *guard {
 	return &guard{
-		origins:  map[string]bool{"https://app.example.com": true},
-		cors:     true,
-		hostMode: hostAlways,
-		hosts:    map[string]bool{"mcp.internal": true},
+		origins: map[string]bool{"https://app.example.com": true},
+		cors:    true,
+		hosts:   map[string]bool{"mcp.internal": true},
 	}
 }
 
@@ -40,12 +42,12 @@ func FuzzGuardDecide(f *testing.F) {
 		if origin != "" {
 			origins = []string{origin}
 		}
-		v := g.decide(method, origins, host, preflightAsked, true)
+		v := g.decide(method, origins, host, preflightAsked, loopback)
 		if v == badOrigin || v == badHost {
 			_ = clip(origin + host) // what the refusal would write must not panic either
 			return
 		}
-		if !g.hostAllowed(host) {
+		if !g.hostAllowed(host, loopback) {
 			t.Fatalf("host %q passed (verdict %d)", host, v)
 		}
 		listed := g.origins[strings.ToLower(origin)]
@@ -78,7 +80,7 @@ func BenchmarkGuardDecide(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if v := g.decide("POST", c.origins, c.host, false, true); v == badOrigin || v == badHost {
+				if v := g.decide("POST", c.origins, c.host, false, loopback); v == badOrigin || v == badHost {
 					b.Fatal(v)
 				}
 			}

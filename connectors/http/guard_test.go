@@ -3,12 +3,14 @@ package http_test
 import (
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	octohttp "github.com/octo-run/octo/connectors/http"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
@@ -159,7 +161,7 @@ flows:
 func TestAConnectorOnEveryInterfaceChecksHostOnLoopbackConnections(t *testing.T) {
 	base, _ := start(t, `
 connectors:
-  - { name: api, type: http, settings: { port: 0 } }
+  - { name: api, type: http, settings: { port: 0, host: 0.0.0.0 } }
 flows:
   - { name: echo, source: { connector: api, settings: { path: /echo } }, process: [] }
 `)
@@ -171,6 +173,24 @@ flows:
 	})
 }
 
+func TestAConnectorListensOnLoopbackOnlyUnlessAHostIsSet(t *testing.T) {
+	for _, c := range []struct {
+		name, settings string
+		want           func(netip.Addr) bool
+	}{
+		{"without host it binds 127.0.0.1", `port: 0`, func(a netip.Addr) bool { return a == netip.MustParseAddr("127.0.0.1") }},
+		{"host: 0.0.0.0 binds every interface", `port: 0, host: 0.0.0.0`, netip.Addr.IsUnspecified},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, svc := start(t, "connectors:\n  - { name: api, type: http, settings: { "+c.settings+" } }\n")
+			addr := svc.Connector("api").(*octohttp.Connector).Addr()
+			if ap, err := netip.ParseAddrPort(addr); err != nil || !c.want(ap.Addr()) {
+				t.Fatalf("bound %s (%v)", addr, err)
+			}
+		})
+	}
+}
+
 func TestGuardSettingsAreCheckedAtBuild(t *testing.T) {
 	cases := []struct{ name, settings, want string }{
 		{"cors must be a bool or a list", `cors: "yes"`, `c.yaml:6:13: connectors[0].settings.cors (connector "api"): expected true, false or a list of origins such as [https://app.example.com]`},
@@ -178,6 +198,9 @@ func TestGuardSettingsAreCheckedAtBuild(t *testing.T) {
 		{"an allowed host must be a bare name", `allowedHosts: [ "http://a.example" ]`, `c.yaml:6:23: connectors[0].settings.allowedHosts[0] (connector "api"): "http://a.example" is not a host name: give the name alone, without scheme or port, or "*" to turn the check off`},
 		{"maxInFlight must be positive", `maxInFlight: 0`, `c.yaml:6:20: connectors[0].settings.maxInFlight (connector "api"): maxInFlight must be positive`},
 		{"maxStreams must be positive", `maxStreams: -1`, `c.yaml:6:19: connectors[0].settings.maxStreams (connector "api"): maxStreams must be positive`},
+		{"bodyTimeout must be positive", `bodyTimeout: 0s`, `c.yaml:6:20: connectors[0].settings.bodyTimeout (connector "api"): bodyTimeout must be positive`},
+		{"maxStreamsPerClient must be positive", `maxStreamsPerClient: -2`, `c.yaml:6:28: connectors[0].settings.maxStreamsPerClient (connector "api"): maxStreamsPerClient must be positive`},
+		{"maxConnsPerClient must be positive", `maxConnsPerClient: 0`, `c.yaml:6:26: connectors[0].settings.maxConnsPerClient (connector "api"): maxConnsPerClient must be positive`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/octo-run/octo/runtime"
 )
@@ -35,6 +36,7 @@ type Connector struct {
 	ln         net.Listener
 	streamCtx  context.Context
 	endStreams context.CancelFunc
+	stopCtx    atomic.Value // Stop's context, set before streamCtx ends (see drain)
 	serveDone  chan struct{}
 	stopOnce   sync.Once
 	addrMu     sync.Mutex
@@ -92,6 +94,7 @@ func (c *Connector) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("connector %q: %w", c.name, err)
 	}
+	ln = &capListener{Listener: ln, conns: c.settings.limits.conns, log: c.logger}
 	c.ln = ln
 	c.srv = &http.Server{
 		Handler:           c,
@@ -121,11 +124,13 @@ func (c *Connector) Addr() string {
 	return c.boundAddr
 }
 
-// Stop tells open streams to end, stops accepting, and waits for in-flight
-// requests until ctx ends; then it closes whatever is left.
+// Stop tells open streams to end (a stream that owes answers delivers them
+// first, see drain), stops accepting, and waits for in-flight requests until
+// ctx ends; then it closes whatever is left.
 func (c *Connector) Stop(ctx context.Context) error {
 	var err error
 	c.stopOnce.Do(func() {
+		c.stopCtx.Store(ctx)
 		c.endStreams()
 		if c.srv == nil {
 			return

@@ -1,46 +1,134 @@
 package http
 
 import (
+	"errors"
 	"io"
 	"net/http"
+	"net/netip"
+	"os"
 	"runtime/debug"
 	"strconv"
+	"sync/atomic"
+	"time"
 
 	"github.com/octo-run/octo/runtime"
 )
 
-// Limits every http connector enforces besides the server's own (body, header size, header
-// read and idle timeouts): a cap on requests being worked on at once, and a separate cap on
-// open event streams. A request counts as in flight from arrival until its answer is written;
-// when its flow answers with a stream it moves to the stream count for as long as the stream
-// stays open, so held-open sessions never use up the slots short calls need.
+// Limits every http connector enforces besides the server's own (header size, header read and
+// idle timeouts), so that no client, however it behaves, holds what others need:
+//
+//   - bodyTimeout: a request body may go this long without a byte arriving; then the request
+//     gets 408 and its connection closes. It bounds silence, not the whole body, so a slow but
+//     steady upload still gets through.
+//   - maxInFlight: requests being worked on at once. A request counts from when its body is in
+//     until its answer is written, so a client that stalls its body holds a connection (capped
+//     per client, below) but never a slot the others need. When its flow answers with a stream
+//     the request moves to the stream count for as long as the stream stays open, so held-open
+//     sessions never use up the slots short calls need.
+//   - maxStreams: event streams open at once.
+//   - maxConnsPerClient, maxStreamsPerClient: connections and event streams one remote address
+//     may hold (clients.go), so that one client cannot take every slot.
 
 const (
-	defaultMaxInFlight = 1024
-	defaultMaxStreams  = 1024
+	defaultBodyTimeout         = 5 * time.Second
+	defaultMaxInFlight         = 1024
+	defaultMaxStreams          = 1024
+	defaultMaxConnsPerClient   = 256
+	defaultMaxStreamsPerClient = 128
 )
 
-// admit screens a request (origin, host, CORS) and takes an in-flight slot. It answers the
-// request itself and returns false when the request must go no further; otherwise the caller
-// must defer leave.
-func (c *Connector) admit(w http.ResponseWriter, r *http.Request) bool {
-	if !c.screen(w, r) {
-		return false
+// limits holds the compiled caps and the connector's counters.
+type limits struct {
+	bodyTimeout             time.Duration
+	maxInFlight, maxStreams int64
+	inFlight, streams       atomic.Int64
+	conns, clientStreams    *clientCounts
+}
+
+// compileLimits checks the limit settings and builds s.limits.
+func (s *settings) compileLimits(b *runtime.ConnectorBuild) bool {
+	at := b.At.Field("settings")
+	ok := true
+	positive := func(key string, v int64) {
+		if v <= 0 {
+			b.Errorf(b.Setting(key), at.Field(key), "%s must be positive", key)
+			ok = false
+		}
 	}
-	g := c.settings.guard
-	if g.inFlight.Add(1) > g.maxInFlight {
-		g.inFlight.Add(-1)
+	positive("maxInFlight", int64(s.MaxInFlight))
+	positive("maxStreams", int64(s.MaxStreams))
+	positive("bodyTimeout", int64(s.BodyTimeout))
+	positive("maxConnsPerClient", int64(s.MaxConnsPerClient))
+	positive("maxStreamsPerClient", int64(s.MaxStreamsPerClient))
+	s.limits = &limits{bodyTimeout: s.BodyTimeout, maxInFlight: int64(s.MaxInFlight), maxStreams: int64(s.MaxStreams),
+		conns: newClientCounts(s.MaxConnsPerClient), clientStreams: newClientCounts(s.MaxStreamsPerClient)}
+	return ok
+}
+
+// readBody reads the whole request body: at most maxBodyBytes, with no more than bodyTimeout
+// between bytes. It answers a body that is too large (413), stalls (408) or breaks off (400)
+// itself and returns false then.
+func (c *Connector) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.Body == http.NoBody { // a GET, or Content-Length: 0: nothing to wait for
+		return nil, true
+	}
+	l := c.settings.limits
+	rc := http.NewResponseController(w)
+	body, err := io.ReadAll(&idleReader{r: http.MaxBytesReader(w, r.Body, c.settings.MaxBodyBytes), rc: rc, idle: l.bodyTimeout})
+	if err == nil {
+		// Lift the deadline: once the body is in, net/http reads on in the background to notice
+		// a client that leaves, and a deadline passing there would cancel the request as if the
+		// client had gone. On failure it stays, so what is left of the body is never waited for.
+		_ = rc.SetReadDeadline(time.Time{})
+		return body, true
+	}
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, "request body is larger than "+strconv.FormatInt(tooBig.Limit, 10)+" bytes")
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		w.Header().Set("Connection", "close") // the rest of the body may still come: never read it as a request
+		writeError(w, http.StatusRequestTimeout, "request body stalled: nothing arrived for "+l.bodyTimeout.String()+" (the connector's bodyTimeout)")
+	default:
+		writeError(w, http.StatusBadRequest, "reading request body: "+err.Error())
+	}
+	return nil, false
+}
+
+// idleReader moves the connection's read deadline idle into the future before every read, so
+// a read fails once the client has sent nothing for that long.
+type idleReader struct {
+	r    io.Reader
+	rc   *http.ResponseController
+	idle time.Duration
+}
+
+func (ir *idleReader) Read(p []byte) (int, error) {
+	if err := ir.rc.SetReadDeadline(time.Now().Add(ir.idle)); err != nil {
+		return 0, err
+	}
+	return ir.r.Read(p)
+}
+
+// enter takes an in-flight slot for a request whose body is in. When none is free it answers
+// 503 itself and returns false; otherwise the caller must defer leave.
+func (c *Connector) enter(w http.ResponseWriter) bool {
+	l := c.settings.limits
+	if l.inFlight.Add(1) > l.maxInFlight {
+		l.inFlight.Add(-1)
 		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, "too many requests in flight (limit "+strconv.FormatInt(g.maxInFlight, 10)+"); retry shortly")
+		writeError(w, http.StatusServiceUnavailable, "too many requests in flight (limit "+strconv.FormatInt(l.maxInFlight, 10)+"); retry shortly")
 		return false
 	}
 	return true
 }
 
-// leave gives the in-flight slot back and turns a panic in a flow into a logged 500, so no
-// input can take the process down.
-func (c *Connector) leave(w http.ResponseWriter, r *http.Request) {
-	c.settings.guard.inFlight.Add(-1)
+// leave gives the in-flight slot back.
+func (c *Connector) leave() { c.settings.limits.inFlight.Add(-1) }
+
+// recoverPanic turns a panic while serving into a logged 500, so no input can take the process
+// down.
+func (c *Connector) recoverPanic(w http.ResponseWriter, r *http.Request) {
 	if rec := recover(); rec != nil {
 		if rec == http.ErrAbortHandler {
 			panic(rec) // net/http's own way to abort a response; it is not a failure
@@ -50,31 +138,42 @@ func (c *Connector) leave(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// streamStarts moves a request from the in-flight count to the stream count. When the stream
-// cap is reached it answers 503, closes the stream and returns false; otherwise the caller must
-// defer streamEnds.
-func (c *Connector) streamStarts(w http.ResponseWriter, s runtime.Stream) bool {
-	g := c.settings.guard
-	if g.streams.Add(1) > g.maxStreams {
-		g.streams.Add(-1)
+// streamStarts moves a request from the in-flight count to the stream count, and counts the
+// stream against its client's address. When either cap is reached it answers 503, closes the
+// stream and returns false; otherwise the caller must defer streamEnds with the same address.
+func (c *Connector) streamStarts(w http.ResponseWriter, client netip.Addr, s runtime.Stream) bool {
+	l := c.settings.limits
+	refuse := func(msg string) bool {
 		if closer, ok := s.(io.Closer); ok {
 			_ = closer.Close()
 		}
 		w.Header().Set("Retry-After", "5")
-		writeError(w, http.StatusServiceUnavailable, "too many open event streams (limit "+strconv.FormatInt(g.maxStreams, 10)+"); retry later")
+		writeError(w, http.StatusServiceUnavailable, msg)
 		return false
 	}
-	g.inFlight.Add(-1)
+	if ok, first := l.clientStreams.take(client); !ok {
+		if first {
+			c.logger.Warn("too many event streams from one address; refusing new ones until some end", "remote", client.String(), "limit", l.clientStreams.max)
+		}
+		return refuse("too many open event streams from " + client.String() + " (limit " + strconv.Itoa(l.clientStreams.max) + " per client address); retry later")
+	}
+	if l.streams.Add(1) > l.maxStreams {
+		l.streams.Add(-1)
+		l.clientStreams.give(client)
+		return refuse("too many open event streams (limit " + strconv.FormatInt(l.maxStreams, 10) + "); retry later")
+	}
+	l.inFlight.Add(-1)
 	return true
 }
 
-// streamEnds gives the stream slot back and takes the in-flight slot again, for leave to
+// streamEnds gives the stream slots back and takes the in-flight slot again, for leave to
 // release. A panic while streaming is logged and ends the stream: the status line is already
 // sent, so there is no error to answer with.
-func (c *Connector) streamEnds() {
-	g := c.settings.guard
-	g.streams.Add(-1)
-	g.inFlight.Add(1)
+func (c *Connector) streamEnds(client netip.Addr) {
+	l := c.settings.limits
+	l.streams.Add(-1)
+	l.clientStreams.give(client)
+	l.inFlight.Add(1)
 	if rec := recover(); rec != nil {
 		if rec == http.ErrAbortHandler {
 			panic(rec)

@@ -176,15 +176,18 @@ flows:
 	})
 	t.Run("the slot is free again once the first stream closes", func(t *testing.T) {
 		first.Close()
-		eventually(t, func() bool {
-			resp, err := client.Get(base + "/stream")
-			if err != nil {
-				return false
-			}
-			defer resp.Body.Close()
-			return resp.StatusCode == 200
-		})
+		eventually(t, func() bool { return streamOpens(client, base+"/stream") })
 	})
+}
+
+// streamOpens reports whether a stream request gets a 200.
+func streamOpens(client *http.Client, url string) bool {
+	resp, err := client.Get(url)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode == 200
 }
 
 // openStream opens an event stream and reads its first event line.
@@ -386,5 +389,189 @@ flows:
 		if status, _ := post(nested(1_000_000)); status != 400 {
 			t.Fatalf("got %d, want 400", status)
 		}
+	})
+}
+
+// stall opens a connection from the loopback address src and sends the headers of a POST whose
+// body never comes. With expect100 it waits for the server's "100 Continue", which net/http
+// sends when the handler starts reading the body: proof the request got that far. The
+// connection closes when the test ends.
+func stall(t *testing.T, addr, src string, expect100 bool) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
+	conn, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	head := "POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n"
+	if expect100 {
+		head += "Expect: 100-continue\r\n"
+	}
+	if _, err := io.WriteString(conn, head+"\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(conn)
+	if expect100 {
+		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		line, err := r.ReadString('\n')
+		if err != nil || line != "HTTP/1.1 100 Continue\r\n" {
+			t.Fatalf("waiting for 100 Continue got %q %v", line, err)
+		}
+		if _, err := r.ReadString('\n'); err != nil { // the blank line ending the interim answer
+			t.Fatal(err)
+		}
+		_ = conn.SetReadDeadline(time.Time{})
+	}
+	return conn, r
+}
+
+func TestAStalledBodyIsAnswered408AndItsConnectionClosed(t *testing.T) {
+	base, _, _ := startLogged(t, `
+connectors:
+  - { name: api, type: http, settings: { port: 0, host: 127.0.0.1, bodyTimeout: 300ms } }
+flows:
+  - { name: echo, source: { connector: api, settings: { path: /echo } }, process: [] }
+`)
+	conn, r := stall(t, strings.TrimPrefix(base, "http://"), "127.0.0.1", false)
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second)) // far past the 300ms bodyTimeout
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	want := `{"error":"request body stalled: nothing arrived for 300ms (the connector's bodyTimeout)"}`
+	if resp.StatusCode != 408 || string(b) != want {
+		t.Fatalf("got %d %s, want 408 %s", resp.StatusCode, b, want)
+	}
+	if _, err := r.ReadByte(); !errors.Is(err, io.EOF) {
+		t.Fatalf("read after the 408 = %v, want EOF (the server closed the connection)", err)
+	}
+}
+
+func TestABodyThatKeepsArrivingIsNotCutOffByBodyTimeout(t *testing.T) {
+	base, _, _ := startLogged(t, `
+connectors:
+  - { name: api, type: http, settings: { port: 0, host: 127.0.0.1, bodyTimeout: 1s } }
+flows:
+  - { name: echo, source: { connector: api, settings: { path: /echo } }, process: [] }
+`)
+	// Six pieces a quarter second apart: 1.5s in all, longer than bodyTimeout, but never a
+	// second without a byte. bodyTimeout bounds the silence, not the whole body.
+	pieces := []string{`{"a"`, `:`, `[1,`, `2,`, `3]`, `}`}
+	pr, pw := io.Pipe()
+	go func() {
+		for _, p := range pieces {
+			time.Sleep(250 * time.Millisecond) // the client's pace is what this test is about
+			if _, err := io.WriteString(pw, p); err != nil {
+				return
+			}
+		}
+		pw.Close()
+	}()
+	req, _ := http.NewRequest("POST", base+"/echo", pr)
+	req.ContentLength = int64(len(strings.Join(pieces, "")))
+	resp, err := newClient(t).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(b) != `{"a":[1,2,3]}` {
+		t.Fatalf("got %d %s", resp.StatusCode, b)
+	}
+}
+
+func TestAStalledBodyHoldsNoInFlightSlot(t *testing.T) {
+	base, _, _ := startLogged(t, `
+connectors:
+  - { name: api, type: http, settings: { port: 0, host: 127.0.0.1, maxInFlight: 1 } }
+flows:
+  - { name: echo, source: { connector: api, settings: { path: /echo } }, process: [] }
+`)
+	addr := strings.TrimPrefix(base, "http://")
+	for range 3 {
+		stall(t, addr, "127.0.0.1", true)
+	}
+	if status, _, body := post(t, newClient(t), base+"/echo", `{"a":1}`); status != 200 || body != `{"a":1}` {
+		t.Fatalf("with three bodies stalled and maxInFlight 1, a complete request got %d %s, want 200", status, body)
+	}
+}
+
+func TestConnectionsBeyondMaxConnsPerClientAreClosedAtOnce(t *testing.T) {
+	base, _, logs := startLogged(t, `
+connectors:
+  - { name: api, type: http, settings: { port: 0, host: 127.0.0.1, maxConnsPerClient: 2 } }
+flows:
+  - { name: echo, source: { connector: api, settings: { path: /echo } }, process: [] }
+`)
+	addr := strings.TrimPrefix(base, "http://")
+	stall(t, addr, "127.0.0.2", true)
+	stall(t, addr, "127.0.0.2", true)
+	t.Run("the address's next connection is closed without an answer", func(t *testing.T) {
+		conn, r := stall(t, addr, "127.0.0.2", false)
+		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if b, err := r.ReadByte(); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("read = %q %v, want the connection closed", b, err)
+		}
+		eventuallyLogged(t, logs, `too many connections from one address; closing new ones until some end" connector=api remote=127.0.0.2 limit=2`)
+	})
+	t.Run("another address is served", func(t *testing.T) {
+		if status, _, _ := post(t, clientFrom(t, "127.0.0.3"), base+"/echo", `{}`); status != 200 {
+			t.Fatalf("got %d, want 200", status)
+		}
+	})
+}
+
+func post(t *testing.T, client *http.Client, url, body string) (int, http.Header, string) {
+	t.Helper()
+	resp, err := client.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+func eventuallyLogged(t *testing.T, logs *runtimetest.Buffer, want string) {
+	t.Helper()
+	eventually(t, func() bool { return strings.Contains(logs.String(), want) })
+}
+
+// clientFrom is an http client whose connections come from the loopback address src.
+func clientFrom(t *testing.T, src string) *http.Client {
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
+	c := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}, Timeout: 10 * time.Second}
+	t.Cleanup(c.CloseIdleConnections)
+	return c
+}
+
+func TestOneAddressCannotHoldMoreThanMaxStreamsPerClient(t *testing.T) {
+	base, _, logs := startLogged(t, `
+connectors:
+  - { name: api, type: http, settings: { port: 0, host: 127.0.0.1, maxStreams: 10, maxStreamsPerClient: 2 } }
+flows:
+  - { name: stream, source: { connector: api, settings: { path: /stream } }, process: [ { type: test-stream } ] }
+`)
+	greedy := clientFrom(t, "127.0.0.2")
+	first := openStream(t, greedy, base+"/stream")
+	defer first.Close()
+	defer openStream(t, greedy, base+"/stream").Close()
+	t.Run("the address's next stream is refused with 503 and Retry-After", func(t *testing.T) {
+		status, h, body := get(t, greedy, base+"/stream")
+		want := `{"error":"too many open event streams from 127.0.0.2 (limit 2 per client address); retry later"}`
+		if status != 503 || h.Get("Retry-After") != "5" || body != want {
+			t.Fatalf("got %d Retry-After %q %s\nwant 503 %s", status, h.Get("Retry-After"), body, want)
+		}
+		eventuallyLogged(t, logs, `msg="too many event streams from one address; refusing new ones until some end" connector=api remote=127.0.0.2 limit=2`)
+	})
+	t.Run("another address still opens a stream", func(t *testing.T) {
+		openStream(t, clientFrom(t, "127.0.0.3"), base+"/stream").Close()
+	})
+	t.Run("the address opens a stream again once one of its own closes", func(t *testing.T) {
+		first.Close()
+		eventually(t, func() bool { return streamOpens(greedy, base+"/stream") })
 	})
 }

@@ -3,7 +3,6 @@ package http
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"slices"
@@ -14,30 +13,19 @@ import (
 
 // ServeHTTP routes a request to its flow and writes the flow's answer.
 func (c *Connector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !c.admit(w, r) { // origin, host, CORS and the in-flight cap: limits.go
+	defer c.recoverPanic(w, r)
+	if !c.screen(w, r) { // origin, host and CORS: guard.go
 		return
 	}
-	defer c.leave(w, r)
-	rt, ok := c.routes[r.URL.Path]
-	if !ok {
-		writeError(w, http.StatusNotFound, "no route for "+r.URL.Path)
+	rt := c.route(w, r)
+	if rt == nil {
 		return
 	}
-	if rt.methods != nil && !slices.Contains(rt.methods, r.Method) {
-		w.Header().Set("Allow", rt.allow)
-		writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed on "+rt.path+"; allowed: "+rt.allow)
+	body, ok := c.readBody(w, r) // under bodyTimeout, before taking a slot: limits.go
+	if !ok || !c.enter(w) {
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, c.settings.MaxBodyBytes))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, "request body is larger than "+strconv.FormatInt(tooBig.Limit, 10)+" bytes")
-			return
-		}
-		writeError(w, http.StatusBadRequest, "reading request body: "+err.Error())
-		return
-	}
+	defer c.leave()
 	msg := runtime.NewMessage(body)
 	msg.Meta = runtime.Meta{
 		Method:     r.Method,
@@ -59,6 +47,21 @@ func (c *Connector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.write(w, r, out)
 }
 
+// route finds the request's route, answering 404 or 405 itself when there is none.
+func (c *Connector) route(w http.ResponseWriter, r *http.Request) *route {
+	rt, ok := c.routes[r.URL.Path]
+	if !ok {
+		writeError(w, http.StatusNotFound, "no route for "+r.URL.Path)
+		return nil
+	}
+	if rt.methods != nil && !slices.Contains(rt.methods, r.Method) {
+		w.Header().Set("Allow", rt.allow)
+		writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed on "+rt.path+"; allowed: "+rt.allow)
+		return nil
+	}
+	return rt
+}
+
 func (c *Connector) write(w http.ResponseWriter, r *http.Request, m *runtime.Message) {
 	h := w.Header()
 	for k, v := range m.Meta.ReplyHeaders {
@@ -69,10 +72,11 @@ func (c *Connector) write(w http.ResponseWriter, r *http.Request, m *runtime.Mes
 		status = http.StatusOK
 	}
 	if s := m.Stream(); s != nil {
-		if !c.streamStarts(w, s) {
+		client := remoteIP(r)
+		if !c.streamStarts(w, client, s) {
 			return
 		}
-		defer c.streamEnds()
+		defer c.streamEnds(client)
 		c.writeStream(w, r, status, s)
 		return
 	}
@@ -112,7 +116,7 @@ func (c *Connector) writeStream(w http.ResponseWriter, r *http.Request, status i
 	_ = rc.Flush()
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	stop := context.AfterFunc(c.streamCtx, cancel)
+	stop := context.AfterFunc(c.streamCtx, func() { c.drain(s, cancel) })
 	defer stop()
 	if closer, ok := s.(io.Closer); ok {
 		defer closer.Close()
@@ -131,6 +135,20 @@ func (c *Connector) writeStream(w http.ResponseWriter, r *http.Request, status i
 			return
 		}
 	}
+}
+
+// drain is a stream's part in Stop: a stream that owes answers (a
+// runtime.Drainer) is told so and written until it ends or Stop's context
+// does; any other ends now.
+func (c *Connector) drain(s runtime.Stream, cancel context.CancelFunc) {
+	d, ok := s.(runtime.Drainer)
+	sctx, _ := c.stopCtx.Load().(context.Context)
+	if !ok || sctx == nil {
+		cancel()
+		return
+	}
+	d.Drain(sctx)
+	context.AfterFunc(sctx, cancel)
 }
 
 func appendEvent(b []byte, ev runtime.Event) []byte {

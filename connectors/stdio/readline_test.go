@@ -3,6 +3,7 @@ package stdio
 import (
 	"bufio"
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -33,4 +34,40 @@ func FuzzReadLine(f *testing.F) {
 			t.Fatalf("%d lines for %d newlines", lines, want)
 		}
 	})
+}
+
+func TestReadLine(t *testing.T) {
+	tests := []struct {
+		name, in string
+		max      int
+		want     []string // "!" marks a too-long line
+	}{
+		{"lines lose their LF or CRLF", "a\nb\r\nc\n", 10, []string{"a", "b", "c"}},
+		{"the last line needs no newline", "a\nb", 10, []string{"a", "b"}},
+		{"a line over the limit is skipped, the next is read", "0123456789AB\nok\n", 10, []string{"!", "ok"}},
+		{"a line at the limit is kept", "0123456789\r\n", 10, []string{"0123456789"}},
+		{"a line longer than the buffer is joined", strings.Repeat("z", 40) + "\n", 100, []string{strings.Repeat("z", 40)}},
+		{"a lone CR stays inside a line", "a\rb\n", 10, []string{"a\rb"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := bufio.NewReaderSize(strings.NewReader(tt.in), 16)
+			var got []string
+			for {
+				data, tooLong, err := readLine(r, tt.max)
+				switch {
+				case tooLong:
+					got = append(got, "!")
+				case len(data) > 0 || err == nil:
+					got = append(got, string(data))
+				}
+				if err != nil {
+					break
+				}
+			}
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
 }

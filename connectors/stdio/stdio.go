@@ -10,12 +10,17 @@
 //	      ends: a block keeps a channel to the other side this way.
 //	LINE  one line read, without its \n or \r\n, as the raw body. A body in
 //	      the answer is written as one line; a stream answer, each event.
-//	      Lines go to the flow one at a time, in order. A line longer than
-//	      maxLineBytes (default 64 MB) is not read: the flow gets a LINE with
-//	      no body and Meta.Status 413.
-//	END   sent once when input ends. The connector then writes what is left
-//	      of the OPEN stream and is done.
+//	      Lines go to the flow one at a time, in order, and the next line is
+//	      read only once the flow has answered: a flow that waits holds the
+//	      client back. A line longer than maxLineBytes (default 64 MB) is not
+//	      read: the flow gets a LINE with no body, Meta.Status 413 and the
+//	      limit in Vars["maxLineBytes"].
+//	END   sent once when input ends; Done then closes. Stopping the
+//	      connector writes what is left of the OPEN stream: a stream that is
+//	      a runtime.Drainer is drained until Stop's context ends.
 //
+// A write to standard output that the client does not take for
+// stallTimeout (default 1m) ends the connector with a logged reason.
 // Only the flow's answers reach standard output; logs go to standard error.
 package stdio
 
@@ -30,6 +35,8 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/octo-run/octo/runtime"
 )
@@ -41,8 +48,11 @@ const (
 	MethodEnd  = "END"
 )
 
-// DefaultMaxLineBytes is the longest line read (DESIGN.md: 64 MB).
-const DefaultMaxLineBytes = 64 << 20
+// Defaults of the settings.
+const (
+	DefaultMaxLineBytes = 64 << 20 // DESIGN.md: 64 MB
+	DefaultStallTimeout = time.Minute
+)
 
 func init() {
 	runtime.RegisterConnector(runtime.ConnectorSpec{
@@ -53,13 +63,15 @@ func init() {
 }
 
 type settings struct {
-	MaxLineBytes int `yaml:"maxLineBytes"`
+	MaxLineBytes int           `yaml:"maxLineBytes"`
+	StallTimeout time.Duration `yaml:"stallTimeout"`
 }
 
 // Connector serves one flow over a pair of streams.
 type Connector struct {
 	name    string
 	maxLine int
+	stall   time.Duration
 	logger  *slog.Logger
 	flow    *runtime.Flow
 
@@ -70,21 +82,33 @@ type Connector struct {
 	cancel  context.CancelFunc
 	open    runtime.Stream
 	pumped  chan struct{} // closed when the OPEN stream is written out
-	done    chan struct{} // closed when input ended and the OPEN stream is written
+	done    chan struct{} // closed when input ended, output stalled or Stop ran
 	stopped sync.Once
 	readEnd chan struct{} // closed when the reading goroutine returns
+	lineMu  sync.Mutex    // held while a line is with the flow
+	closing bool          // under lineMu: no more lines go to the flow
+	stalled atomic.Bool
 }
 
 func build(b *runtime.ConnectorBuild) (runtime.Connector, error) {
-	s := settings{MaxLineBytes: DefaultMaxLineBytes}
+	s := settings{MaxLineBytes: DefaultMaxLineBytes, StallTimeout: DefaultStallTimeout}
 	if !b.Decode(&s) {
 		return nil, nil
 	}
+	at := b.At.Field("settings")
+	ok := true
 	if s.MaxLineBytes <= 0 {
-		b.Errorf(b.Setting("maxLineBytes"), b.At.Field("settings").Field("maxLineBytes"), "maxLineBytes must be positive")
+		b.Errorf(b.Setting("maxLineBytes"), at.Field("maxLineBytes"), "maxLineBytes must be positive")
+		ok = false
+	}
+	if s.StallTimeout <= 0 {
+		b.Errorf(b.Setting("stallTimeout"), at.Field("stallTimeout"), "stallTimeout must be positive")
+		ok = false
+	}
+	if !ok {
 		return nil, nil
 	}
-	return &Connector{name: b.Name, maxLine: s.MaxLineBytes, logger: b.Logger(),
+	return &Connector{name: b.Name, maxLine: s.MaxLineBytes, stall: s.StallTimeout, logger: b.Logger(),
 		pumped: make(chan struct{}), done: make(chan struct{}), readEnd: make(chan struct{})}, nil
 }
 
@@ -139,8 +163,9 @@ func (c *Connector) Start(ctx context.Context) error {
 	return nil
 }
 
-// Done is closed once input has ended and everything the flow had to say
-// is written (or the connector stopped).
+// Done is closed once input has ended and the flow has heard so (END), or
+// the connector gave up on standard output or stopped. Stop then writes
+// what the flow still has to say.
 func (c *Connector) Done() <-chan struct{} { return c.done }
 
 // read hands each line to the flow, in order, until input ends.
@@ -150,16 +175,15 @@ func (c *Connector) read() {
 	for {
 		line, tooLong, err := readLine(r, c.maxLine)
 		if len(line) > 0 || tooLong || err == nil {
-			c.handle(line, tooLong)
+			if !c.handle(line, tooLong) {
+				return
+			}
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) && c.ctx.Err() == nil {
 				c.logger.Warn("reading standard input failed", "err", err)
 			}
 			break
-		}
-		if c.ctx.Err() != nil {
-			return
 		}
 	}
 	if c.ctx.Err() == nil {
@@ -169,10 +193,6 @@ func (c *Connector) read() {
 			c.logger.Debug("flow failed at end of input", "err", err)
 		}
 	}
-	select {
-	case <-c.pumped:
-	case <-c.ctx.Done():
-	}
 	c.finish()
 }
 
@@ -180,13 +200,20 @@ func (c *Connector) finish() {
 	c.stopped.Do(func() { close(c.done) })
 }
 
-// handle runs the flow for one line and writes its answer.
-func (c *Connector) handle(line []byte, tooLong bool) {
+// handle runs the flow for one line and writes its answer; false once the
+// connector is closing.
+func (c *Connector) handle(line []byte, tooLong bool) bool {
+	c.lineMu.Lock()
+	defer c.lineMu.Unlock()
+	if c.closing {
+		return false
+	}
 	msg := runtime.NewMessage(line)
 	msg.Meta.Method = MethodLine
 	if tooLong {
 		msg.ClearBody()
 		msg.Meta.Status = 413
+		msg.SetVar("maxLineBytes", c.maxLine)
 	}
 	ans, err := c.flow.Run(c.ctx, msg)
 	if err != nil {
@@ -194,24 +221,25 @@ func (c *Connector) handle(line []byte, tooLong bool) {
 			status, text := runtime.ErrorStatus(err)
 			c.logger.Error("flow failed for a line", "flow", c.flow.Name, "status", status, "err", text)
 		}
-		return
+		return true
 	}
 	if s := ans.Stream(); s != nil {
 		c.pump(s)
-		return
+		return true
 	}
 	if ans.IsEmpty() {
-		return
+		return true
 	}
 	body := ans.Raw()
 	if !ans.IsRaw() {
 		v, _ := ans.Body()
 		if body, err = json.Marshal(v); err != nil {
 			c.logger.Error("encoding the answer failed", "err", err)
-			return
+			return true
 		}
 	}
 	c.writeLine(body)
+	return true
 }
 
 // pump writes each event of s as a line until it ends or the connector
@@ -231,8 +259,14 @@ func (c *Connector) pump(s runtime.Stream) {
 	}
 }
 
+// smallLine is the size up to which a line and its newline are copied into
+// one write; a longer line is written in pieces of this size, then the
+// newline, rather than copied whole.
+const smallLine = 64 << 10
+
 // writeLine writes one message and a newline; data holding a newline is
-// compacted when it is JSON, since a line must not break.
+// compacted when it is JSON, since a line must not break. When the client
+// takes nothing of it for the stall timeout, the connector ends.
 func (c *Connector) writeLine(data []byte) bool {
 	if bytes.ContainsAny(data, "\r\n") {
 		var b bytes.Buffer
@@ -240,65 +274,150 @@ func (c *Connector) writeLine(data []byte) bool {
 			data = b.Bytes()
 		}
 	}
-	buf := make([]byte, 0, len(data)+1)
-	buf = append(append(buf, data...), '\n')
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if _, err := c.out.Write(buf); err != nil {
+	if c.stalled.Load() {
+		return false
+	}
+	watchdog := time.AfterFunc(c.stall, c.giveUp)
+	defer watchdog.Stop()
+	if len(data) <= smallLine {
+		return c.write(append(append(make([]byte, 0, len(data)+1), data...), '\n'))
+	}
+	for len(data) > 0 {
+		n := min(len(data), smallLine)
+		if !c.write(data[:n]) || c.stalled.Load() {
+			return false
+		}
+		data = data[n:]
+		watchdog.Reset(c.stall) // the client is reading
+	}
+	return c.write([]byte{'\n'})
+}
+
+// write writes p to the output; a failure ends the connector.
+func (c *Connector) write(p []byte) bool {
+	if _, err := c.out.Write(p); err != nil {
 		if c.ctx.Err() == nil {
 			c.logger.Warn("writing standard output failed", "err", err)
 			c.cancel()
+			c.finish()
 		}
 		return false
 	}
 	return true
 }
 
-// Stop ends the flow's stream and stops reading. A read blocked on the
+// giveUp ends the connector when the client has not taken a line for the
+// stall timeout: it stopped reading, and what is written for it only piles
+// up. The blocked write stays blocked; the process is expected to exit.
+func (c *Connector) giveUp() {
+	c.stalled.Store(true)
+	c.logger.Warn("standard output stalled: the client has read nothing for "+c.stall.String()+"; ending the session",
+		"connector", c.name)
+	c.cancel()
+	c.finish()
+}
+
+// Stop lets the flow finish what it owes, then stops: the OPEN stream, if
+// it is a runtime.Drainer, is drained and written until it ends, and a line
+// with the flow is let finish, as long as ctx lasts. A read blocked on the
 // process's standard input cannot be interrupted; it ends with the process.
 func (c *Connector) Stop(ctx context.Context) error {
 	if c.cancel == nil {
 		return nil
 	}
-	c.cancel()
-	wait := []<-chan struct{}{c.pumped}
-	if cl, ok := c.in.(io.Closer); ok && c.in != io.Reader(os.Stdin) {
-		_ = cl.Close()
-		wait = append(wait, c.readEnd)
-	}
-	for _, ch := range wait {
+	defer c.finish()
+	defer c.cancel()
+	if d, ok := c.open.(runtime.Drainer); ok && !c.stalled.Load() {
+		d.Drain(ctx)
 		select {
-		case <-ch:
+		case <-c.pumped:
+		case <-c.ctx.Done(): // the output stalled or failed: nothing more gets out
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
-	c.finish()
-	return nil
+	if err := c.closeLines(ctx); err != nil {
+		return err
+	}
+	c.cancel()
+	if cl, ok := c.in.(io.Closer); ok && c.in != io.Reader(os.Stdin) {
+		_ = cl.Close()
+		if err := wait(ctx, c.readEnd); err != nil {
+			return err
+		}
+	}
+	if c.stalled.Load() {
+		return nil // the pump is stuck in a write that will not return
+	}
+	return wait(ctx, c.pumped)
+}
+
+// closeLines waits until no line is with the flow and lets no more through.
+func (c *Connector) closeLines(ctx context.Context) error {
+	locked := make(chan struct{})
+	go func() {
+		c.lineMu.Lock()
+		c.closing = true
+		c.lineMu.Unlock()
+		close(locked)
+	}()
+	return wait(ctx, locked)
+}
+
+func wait(ctx context.Context, ch <-chan struct{}) error {
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // readLine returns the next line without its \n or \r\n; a line over max
-// bytes is consumed and reported as tooLong without being kept.
+// bytes is consumed and reported as tooLong without being kept. A long line
+// is gathered in pieces and joined once: it costs twice its size at the
+// peak, not the many growing copies of appending to one slice.
 func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	var pieces [][]byte
+	n := 0
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if !tooLong {
-			if len(line)+len(chunk) > max+2 {
-				tooLong, line = true, nil
-			} else {
-				line = append(line, chunk...)
+			if n+len(chunk) > max+2 {
+				tooLong, pieces = true, nil
+			} else if len(chunk) > 0 {
+				pieces = append(pieces, bytes.Clone(chunk))
+				n += len(chunk)
 			}
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
+		if tooLong {
+			return nil, true, err
+		}
+		line = join(pieces, n)
 		line = bytes.TrimSuffix(line, []byte{'\n'})
 		line = bytes.TrimSuffix(line, []byte{'\r'})
 		if len(line) > max {
-			tooLong, line = true, nil
+			return nil, true, err
 		}
-		return line, tooLong, err
+		return line, false, err
 	}
+}
+
+// join concatenates pieces holding n bytes in all.
+func join(pieces [][]byte, n int) []byte {
+	if len(pieces) == 1 {
+		return pieces[0]
+	}
+	out := make([]byte, 0, n)
+	for _, p := range pieces {
+		out = append(out, p...)
+	}
+	return out
 }
 
 var _ runtime.Connector = (*Connector)(nil)

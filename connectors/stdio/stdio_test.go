@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/octo-run/octo/connectors/stdio"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -61,7 +63,7 @@ func init() {
 			case stdio.MethodLine:
 				switch line := string(m.Raw()); {
 				case m.Meta.Status == 413:
-					m.SetRaw([]byte("too long"))
+					m.SetRaw(fmt.Appendf(nil, "too long for %v", m.Vars["maxLineBytes"]))
 				case line == "stream":
 					m.SetStream(&events{lines: []string{"one", "two"}})
 				case line == "value":
@@ -79,7 +81,50 @@ func init() {
 	}})
 }
 
+// owing is an OPEN stream that owes one last line: it writes it and ends
+// once drained, and not before.
+type owing struct {
+	drained chan struct{}
+	once    sync.Once
+	done    bool
+}
+
+func (o *owing) Next(ctx context.Context) (runtime.Event, error) {
+	if o.done {
+		return runtime.Event{}, io.EOF
+	}
+	select {
+	case <-o.drained:
+		o.done = true
+		return runtime.Event{Data: []byte("the last answer")}, nil
+	case <-ctx.Done():
+		return runtime.Event{}, ctx.Err()
+	}
+}
+
+func (o *owing) Drain(context.Context) { o.once.Do(func() { close(o.drained) }) }
+
+// The draining block answers OPEN with an owing stream and lines with
+// nothing.
+func init() {
+	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-owing", Summary: "test", Build: func(*runtime.Build) (runtime.Block, error) {
+		return blockFunc(func(_ context.Context, m *runtime.Message) (*runtime.Message, error) {
+			if m.Meta.Method == stdio.MethodOpen {
+				m.SetStream(&owing{drained: make(chan struct{})})
+			} else {
+				m.ClearBody()
+			}
+			return m, nil
+		}), nil
+	}})
+}
+
 func build(t *testing.T, yaml string) (*runtime.Service, error) {
+	t.Helper()
+	return buildLogged(t, yaml, io.Discard)
+}
+
+func buildLogged(t *testing.T, yaml string, log io.Writer) (*runtime.Service, error) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "flow.yaml"), []byte(yaml), 0o644); err != nil {
@@ -89,16 +134,20 @@ func build(t *testing.T, yaml string) (*runtime.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return runtime.NewService(cfg, runtime.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	return runtime.NewService(cfg, runtime.Options{Logger: slog.New(slog.NewTextHandler(log, nil))})
 }
 
-const oneFlow = `
-connectors: [ { name: io, type: stdio, settings: { maxLineBytes: 16 } } ]
-flows: [ { name: lines, source: { connector: io }, process: [ { type: test-lines } ] } ]
-`
+// piped is a started service whose stdio connector reads and writes pipes.
+type piped struct {
+	svc  *runtime.Service
+	in   *io.PipeWriter // what the client writes
+	out  *io.PipeReader // what the client reads
+	outW *io.PipeWriter
+}
 
-func TestLinesGoToTheFlowAndItsAnswersComeBackAsLines(t *testing.T) {
-	svc, err := build(t, oneFlow)
+func startPiped(t *testing.T, yaml string, log io.Writer) *piped {
+	t.Helper()
+	svc, err := buildLogged(t, yaml, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +156,20 @@ func TestLinesGoToTheFlowAndItsAnswersComeBackAsLines(t *testing.T) {
 	if err := svc.Start(stdio.WithStreams(context.Background(), inR, outW)); err != nil {
 		t.Fatal(err)
 	}
-	defer svc.Stop(context.Background())
-	out := bufio.NewReader(outR)
+	return &piped{svc, inW, outR, outW}
+}
+
+func (p *piped) done() <-chan struct{} { return p.svc.Connector("io").(*stdio.Connector).Done() }
+
+const oneFlow = `
+connectors: [ { name: io, type: stdio, settings: { maxLineBytes: 16 } } ]
+flows: [ { name: lines, source: { connector: io }, process: [ { type: test-lines } ] } ]
+`
+
+func TestLinesGoToTheFlowAndItsAnswersComeBackAsLines(t *testing.T) {
+	p := startPiped(t, oneFlow, io.Discard)
+	defer p.svc.Stop(context.Background())
+	out := bufio.NewReader(p.out)
 	read := func() string {
 		line, err := out.ReadString('\n')
 		if err != nil {
@@ -127,12 +188,12 @@ func TestLinesGoToTheFlowAndItsAnswersComeBackAsLines(t *testing.T) {
 		{"a CRLF line arrives without its CR", "crlf\r\n", []string{"got crlf"}},
 		{"a stream answer is one line per event", "stream\n", []string{"one", "two"}},
 		{"a JSON value answer is compacted to one line", "value\n", []string{`{"text":"a\nb"}`}},
-		{"a line over maxLineBytes reaches the flow as 413 without a body", strings.Repeat("x", 40) + "\n", []string{"too long"}},
+		{"a line over maxLineBytes reaches the flow as 413 without a body, with the limit", strings.Repeat("x", 40) + "\n", []string{"too long for 16"}},
 		{"a failing flow and an empty answer write nothing", "fail\nquiet\nnext\n", []string{"got next"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if _, err := io.WriteString(inW, c.send); err != nil {
+			if _, err := io.WriteString(p.in, c.send); err != nil {
 				t.Fatal(err)
 			}
 			for _, want := range c.want {
@@ -143,9 +204,9 @@ func TestLinesGoToTheFlowAndItsAnswersComeBackAsLines(t *testing.T) {
 		})
 	}
 	t.Run("the end of input reaches the flow and the connector is done", func(t *testing.T) {
-		inW.Close()
+		p.in.Close()
 		select {
-		case <-svc.Connector("io").(*stdio.Connector).Done():
+		case <-p.done():
 		case <-time.After(5 * time.Second):
 			t.Fatal("not done after the input ended")
 		}
@@ -165,6 +226,10 @@ flows:
   - { name: a, source: { connector: io }, process: [ { type: test-lines } ] }
   - { name: b, source: { connector: io }, process: [ { type: test-lines } ] }
 `, `already serves flow "a"`},
+		{"a stall timeout must be positive", `
+connectors: [ { name: io, type: stdio, settings: { stallTimeout: 0s } } ]
+flows: [ { name: a, source: { connector: io }, process: [ { type: test-lines } ] } ]
+`, "stallTimeout must be positive"},
 		{"a line limit must be positive", `
 connectors: [ { name: io, type: stdio, settings: { maxLineBytes: 0 } } ]
 flows: [ { name: a, source: { connector: io }, process: [ { type: test-lines } ] } ]
@@ -185,25 +250,64 @@ flows: [ { name: a, source: { connector: io, settings: { path: /x } }, process: 
 }
 
 func TestStopEndsTheConnectorWhileInputIsOpen(t *testing.T) {
-	svc, err := build(t, oneFlow)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inR, _ := io.Pipe()
-	outR, outW := io.Pipe()
-	go io.Copy(io.Discard, outR)
-	if err := svc.Start(stdio.WithStreams(context.Background(), inR, outW)); err != nil {
-		t.Fatal(err)
-	}
+	p := startPiped(t, oneFlow, io.Discard)
+	go io.Copy(io.Discard, p.out)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := svc.Stop(ctx); err != nil {
+	if err := p.svc.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	outW.Close()
+	p.outW.Close()
 	select {
-	case <-svc.Connector("io").(*stdio.Connector).Done():
+	case <-p.done():
 	default:
 		t.Fatal("not done after Stop")
 	}
+}
+
+const owingFlow = `
+connectors: [ { name: io, type: stdio, settings: { stallTimeout: 100ms } } ]
+flows: [ { name: lines, source: { connector: io }, process: [ { type: test-owing } ] } ]
+`
+
+func TestStopWritesWhatADrainedStreamStillOwes(t *testing.T) {
+	p := startPiped(t, owingFlow, io.Discard)
+	got := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(p.out)
+		got <- string(b)
+	}()
+	p.in.Close()
+	select {
+	case <-p.done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("not done when the input ended")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := p.svc.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p.outW.Close()
+	if out := <-got; out != "the last answer\n" {
+		t.Fatalf("wrote %q", out)
+	}
+}
+
+func TestAWriteTheClientDoesNotTakeEndsTheConnector(t *testing.T) {
+	var logs runtimetest.Buffer
+	p := startPiped(t, owingFlow, &logs)
+	defer p.in.Close()
+	// Draining makes the stream write a line nobody reads.
+	if err := p.svc.Connector("io").(*stdio.Connector).Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "standard output stalled: the client has read nothing for 100ms; ending the session") {
+		t.Fatalf("log:\n%s", logs.String())
+	}
+	if _, err := io.ReadAll(io.LimitReader(p.out, int64(len("the last answer\n")))); err != nil {
+		t.Fatal(err)
+	}
+	p.outW.Close()
+	_ = p.svc.Stop(context.Background())
 }

@@ -41,7 +41,7 @@ func init() {
 	commands = []command{
 		{"run", "serve a config folder or file until interrupted", "run --config DIR [--log-level L] [--log-format text|json]", cmdRun},
 		{"validate", "build a config without listening and report every problem", "validate --config DIR", cmdValidate},
-		{"serve", "serve the saved MCP mock servers of a workspace folder", `serve WORKSPACE [SERVER...] [--port N] [--stdio] [--json] [--env NAME]`, cmdServe},
+		{"serve", "serve the saved MCP mock servers of a workspace folder", `serve WORKSPACE [SERVER...] [--port N] [--stdio] [--json] [--env NAME] [--shutdown-timeout 10s]`, cmdServe},
 		{"new", "write a starter: a mock server in a workspace, or a flow config", `new [mcp-mock WORKSPACE "NAME" | mcp-router DIR]`, cmdNew},
 		{"blocks", "list the block and connector types (alias: list)", "blocks", cmdBlocks},
 		{"token", "print a signed access token for local testing (DEVELOPMENT ONLY: real tokens come from your authorization server)",

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
+	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -15,12 +17,13 @@ import (
 )
 
 // load reads and builds a config; every problem comes back in one error.
-func load(path string, env *Env, logger *slog.Logger) (*runtime.Service, error) {
+func load(path string, env *Env, logger *slog.Logger) (*runtime.Service, *config.Config, error) {
 	cfg, err := config.Load(path, env.LookupEnv)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return runtime.NewService(cfg, runtime.Options{Logger: logger, LookupEnv: env.LookupEnv})
+	svc, err := runtime.NewService(cfg, runtime.Options{Logger: logger, LookupEnv: env.LookupEnv})
+	return svc, cfg, err
 }
 
 func configFlag(fs *flag.FlagSet) *string {
@@ -46,26 +49,89 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	if workspace.Is(*path) {
 		return runWorkspace(ctx, *path, logger, *grace)
 	}
-	svc, err := load(*path, env, logger)
+	svc, cfg, err := load(*path, env, logger)
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	if err := svc.Start(ctx); err != nil {
-		return err
-	}
-	logger.Info("service started", "service", svc.Name)
-	<-ctx.Done()
-	stop()
-	logger.Info("shutting down", "grace", grace.String())
-	sctx, cancel := context.WithTimeout(context.Background(), *grace)
+	return untilSignalled(ctx, logger, func(ctx context.Context) error {
+		if err := svc.Start(ctx); err != nil {
+			return err
+		}
+		logger.Info("service started", "service", svc.Name)
+		select {
+		case <-ctx.Done():
+		case <-inputEnded(ctx, svc, cfg):
+			logger.Info("nothing left to serve: the input ended or the output stalled")
+		}
+		logger.Info("shutting down", "grace", grace.String())
+		sctx, cancel := context.WithTimeout(context.Background(), *grace)
+		defer cancel()
+		if err := svc.Stop(sctx); err != nil {
+			logger.Warn("shutdown was not clean", "err", err)
+		}
+		logger.Info("stopped")
+		return nil
+	})
+}
+
+// errStoppedAtOnce ends a command whose graceful stop a second signal cut short.
+var errStoppedAtOnce = errors.New("stopped at once: requests still running were cut off")
+
+// untilSignalled runs serve until it returns. The first SIGINT or SIGTERM ends serve's context,
+// so it stops gracefully, letting requests finish; a second one during that stop returns
+// errStoppedAtOnce without waiting for serve, and the process exits, cutting off whatever was
+// still running. A user pressing Ctrl-C twice means "now", as with most servers.
+func untilSignalled(ctx context.Context, logger *slog.Logger, serve func(context.Context) error) error {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if err := svc.Stop(sctx); err != nil {
-		logger.Warn("shutdown was not clean", "err", err)
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case s := <-sigs:
+		logger.Info("stopping gracefully; send the signal again to stop at once", "signal", s.String())
+		cancel()
 	}
-	logger.Info("stopped")
-	return nil
+	select {
+	case err := <-done:
+		return err
+	case s := <-sigs:
+		logger.Warn("second signal: stopping at once", "signal", s.String())
+		return errStoppedAtOnce
+	}
+}
+
+// inputEnded is closed when every connector of the service has finished by
+// itself, as a stdio connector does when its input ends: nothing is left to
+// serve. It stays open while a connector serves until it is stopped.
+func inputEnded(ctx context.Context, svc *runtime.Service, cfg *config.Config) <-chan struct{} {
+	var dones []<-chan struct{}
+	for _, c := range cfg.Connectors {
+		d, ok := svc.Connector(c.Name).(interface{ Done() <-chan struct{} })
+		if !ok {
+			return nil
+		}
+		dones = append(dones, d.Done())
+	}
+	if len(dones) == 0 {
+		return nil
+	}
+	ended := make(chan struct{})
+	go func() {
+		for _, d := range dones {
+			select {
+			case <-d:
+			case <-ctx.Done():
+				return
+			}
+		}
+		close(ended)
+	}()
+	return ended
 }
 
 func cmdValidate(_ context.Context, env *Env, args []string) error {
@@ -81,7 +147,7 @@ func cmdValidate(_ context.Context, env *Env, args []string) error {
 		return validateWorkspace(env, *path)
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if _, err := load(*path, env, logger); err != nil {
+	if _, _, err := load(*path, env, logger); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "%s: ok\n", *path)

@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
@@ -27,6 +25,8 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 	asJSON := fs.Bool("json", false, "write the traffic log (stderr) and addresses (stdout) as JSON lines")
 	envName := fs.String("env", "", "the workspace environment whose variables to use (default: the one workspace.yaml names)")
 	level := fs.String("log-level", "info", "log level: debug (adds each message's JSON), info, warn or error")
+	grace := fs.Duration("shutdown-timeout", 10*time.Second,
+		"how long calls in flight may finish when input ends (--stdio) or on SIGINT/SIGTERM; those left are answered with an error")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -42,25 +42,26 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 	if err := lv.UnmarshalText([]byte(*level)); err != nil {
 		return &usageError{fmt.Sprintf("unknown log level %q (use debug, info, warn or error)", *level)}
 	}
+	if *grace <= 0 {
+		return &usageError{"--shutdown-timeout must be positive"}
+	}
 	logger := trafficLogger(env.Stderr, lv, *asJSON)
-	opts := workspace.Options{Environment: *envName, Servers: pos[1:], Port: *port, Logger: logger}
+	opts := workspace.Options{Environment: *envName, Servers: pos[1:], Port: *port, Logger: logger, StopTimeout: *grace}
 	if *useStdio {
 		opts.Transport = workspace.Stdio
 		ctx = stdio.WithStreams(ctx, env.Stdin, env.Stdout)
 	} else {
 		opts.Ready = printAddress(env.Stdout, *asJSON)
 	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	return workspaceErr(workspace.Run(ctx, dir, opts))
+	return workspaceErr(untilSignalled(ctx, logger, func(ctx context.Context) error { return workspace.Run(ctx, dir, opts) }))
 }
 
 // runWorkspace is `octo run --config <workspace>`: the same servers, logged
 // like any service.
 func runWorkspace(ctx context.Context, dir string, logger *slog.Logger, grace time.Duration) error {
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	err := workspace.Run(ctx, dir, workspace.Options{Logger: logger, StopTimeout: grace})
+	err := untilSignalled(ctx, logger, func(ctx context.Context) error {
+		return workspace.Run(ctx, dir, workspace.Options{Logger: logger, StopTimeout: grace})
+	})
 	if err == nil {
 		logger.Info("stopped")
 	}
@@ -197,19 +198,18 @@ func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
 }
 
 // collect flattens the handler's and the record's attributes to text, in
-// order, keeping a message's JSON apart.
+// order, keeping a message's JSON apart. The JSON is copied only when it is
+// printed (debug level): a message may be tens of megabytes.
 func (h *lineHandler) collect(r slog.Record) (attrs map[string]string, order []string, body string) {
 	attrs = map[string]string{}
 	add := func(a slog.Attr) bool {
-		v := a.Value.Resolve()
-		s := v.String()
-		if raw, ok := v.Any().(json.RawMessage); ok {
-			s = string(raw)
-		}
 		if a.Key == "message" {
-			body = s
+			if h.level <= slog.LevelDebug {
+				body = valueText(a.Value)
+			}
 			return true
 		}
+		s := valueText(a.Value)
 		if _, seen := attrs[a.Key]; !seen {
 			order = append(order, a.Key)
 		}
@@ -221,6 +221,15 @@ func (h *lineHandler) collect(r slog.Record) (attrs map[string]string, order []s
 	}
 	r.Attrs(add)
 	return attrs, order, body
+}
+
+// valueText is an attribute's value as text, JSON as it is.
+func valueText(v slog.Value) string {
+	v = v.Resolve()
+	if raw, ok := v.Any().(json.RawMessage); ok {
+		return string(raw)
+	}
+	return v.String()
 }
 
 func shortID(id string) string {

@@ -93,6 +93,7 @@ func TestServeRefusesWhatItCannotServe(t *testing.T) {
 		{"a port for two servers is refused", []string{"serve", two, "--port", "4000"}, 1, "--port serves one server"},
 		{"an unknown server is named", []string{"serve", two, "C"}, 1, `unknown server "C"`},
 		{"a bad log level is a usage error", []string{"serve", two, "--log-level", "loud"}, 2, `unknown log level "loud"`},
+		{"a shutdown timeout must be positive", []string{"serve", two, "--shutdown-timeout", "0s"}, 2, "--shutdown-timeout must be positive"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -20,6 +20,9 @@ type Config struct {
 	Templates  map[string]*Template // by alias
 	Connectors []*Connector
 	Flows      []*Flow
+	// Interpolated holds, for each scalar whose `${VAR}`s were replaced, the text as written:
+	// expressions and templates are compiled from it, taking each variable as a value.
+	Interpolated map[*yaml.Node]Interpolation
 }
 
 // Service names the running service.

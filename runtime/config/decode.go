@@ -9,18 +9,14 @@ import (
 )
 
 // NodeDecoder is implemented by setting types that decode themselves, such as a value that may
-// be written either as a string or as a mapping. Decode calls it with the node (aliases
-// resolved, never null) and reports what it returns.
+// be written either as a string or as a mapping. Decode calls it with the node (never null) and
+// reports what it returns.
 type NodeDecoder interface {
 	DecodeYAMLNode(n *yaml.Node, at Where) Diags
 }
 
-// Limits that keep hostile YAML (alias bombs, self-referencing anchors) from running away.
-const (
-	maxAliasExpansions = 10000
-	maxDepth           = 1000
-	maxValues          = 1_000_000 // values decoded by one call, aliases counted each time used
-)
+// maxDepth bounds how deep Decode descends, so a hostile nesting ends with a diagnostic.
+const maxDepth = 1000
 
 var (
 	nodePtrType     = reflect.TypeFor[*yaml.Node]()
@@ -35,7 +31,8 @@ var (
 // `yaml:"name"` tag (`yaml:",inline"` embeds a struct's keys, `yaml:"-"` skips a field).
 // Numbers and bools also accept quoted text, as `"${PORT}"` yields; durations take Go duration
 // text only. Null leaves a value unset; a nil or null n decodes as an empty mapping, so required
-// keys are still reported. It never stops at the first problem.
+// keys are still reported. It never stops at the first problem. n comes from Parse: aliases and
+// merge keys are already resolved.
 func Decode(n *yaml.Node, out any, at Where) Diags {
 	d := &decoder{}
 	d.decode(n, out, at)
@@ -56,7 +53,7 @@ func (d *decoder) decode(n *yaml.Node, out any, at Where) {
 			n = n.Content[0]
 		}
 	}
-	if isNull(d.deref(n, at)) {
+	if isNull(n) {
 		if t := indirectType(v.Type().Elem()); t.Kind() == reflect.Struct && !isSpecial(t) {
 			d.missing(infoOf(t), nil, n, at)
 		}
@@ -65,47 +62,29 @@ func (d *decoder) decode(n *yaml.Node, out any, at Where) {
 	d.value(v.Elem(), n, at)
 }
 
-// decoder carries the diagnostics and the limits of one Decode or Load.
+// decoder carries the diagnostics and the depth limit of one Decode or Load.
 type decoder struct {
 	diags   Diags
-	aliases int
 	depth   int
-	values  int
-	tooBig  bool // reported once; after it nothing more is decoded
+	tooDeep bool // reported once; after it nothing more is decoded
 }
 
 func (d *decoder) addf(n *yaml.Node, at Where, format string, args ...any) {
 	d.diags.Addf(n, at, format, args...)
 }
 
-// deref follows aliases to the node they name, counting expansions against the limit.
-func (d *decoder) deref(n *yaml.Node, at Where) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		d.aliases++
-		if d.aliases > maxAliasExpansions {
-			if d.aliases == maxAliasExpansions+1 {
-				d.addf(n, at, "too many alias expansions (more than %d)", maxAliasExpansions)
-			}
-			return nil
-		}
-		n = n.Alias
-	}
-	return n
-}
-
 // value decodes n into v, which is settable.
 func (d *decoder) value(v reflect.Value, n *yaml.Node, at Where) {
-	orig := n
-	if n = d.deref(n, at); isNull(n) {
+	if isNull(n) {
 		return // null leaves an optional value unset
 	}
 	d.depth++
 	defer func() { d.depth-- }()
-	if d.values++; d.tooBig || d.depth > maxDepth || d.values > maxValues {
-		if !d.tooBig {
-			d.tooBig = true
+	if d.tooDeep || d.depth > maxDepth {
+		if !d.tooDeep {
+			d.tooDeep = true
 			// No path: at this depth it would be a thousand segments long.
-			d.addf(orig, Where{File: at.File, Kind: at.Kind, Name: at.Name}, "too deeply nested, or too many values through aliases, to decode")
+			d.addf(n, Where{File: at.File, Kind: at.Kind, Name: at.Name}, "nested more than %d levels deep, too deep to decode", maxDepth)
 		}
 		return
 	}
@@ -226,7 +205,7 @@ func (d *decoder) structure(v reflect.Value, n *yaml.Node, at Where) {
 			d.requiredString(fv.Addr().Interface(), p.val, kat, key)
 			continue
 		}
-		if f.required && isNull(d.deref(p.val, kat)) {
+		if f.required && isNull(p.val) {
 			d.addf(p.val, kat, "missing value for required key %q", key)
 			continue
 		}
@@ -239,13 +218,12 @@ func (d *decoder) structure(v reflect.Value, n *yaml.Node, at Where) {
 // empty name or type is never what the user meant.
 func (d *decoder) requiredString(out any, n *yaml.Node, at Where, key string) {
 	v := reflect.ValueOf(out).Elem()
-	val := d.deref(n, at)
-	if isNull(val) {
+	if isNull(n) {
 		d.addf(n, at, "missing value for required key %q", key)
 		return
 	}
 	d.value(v, n, at)
-	if val.Kind == yaml.ScalarNode && v.String() == "" {
+	if n.Kind == yaml.ScalarNode && v.String() == "" {
 		d.addf(n, at, "%q must not be empty", key)
 	}
 }
@@ -262,64 +240,24 @@ func (d *decoder) missing(info *structInfo, seen []bool, n *yaml.Node, at Where)
 // pair is one key and its value in a mapping.
 type pair struct{ key, val *yaml.Node }
 
-// pairs lists a mapping's entries with merge keys (`<<: *defaults`) applied: keys written in
-// the mapping win over merged ones. It reports non-string and duplicate keys.
+// pairs lists a mapping's entries, reporting non-string and duplicate keys (merge keys are
+// already applied by Parse).
 func (d *decoder) pairs(n *yaml.Node, at Where) []pair {
-	var own, merged []pair
+	out := make([]pair, 0, len(n.Content)/2)
 	first := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, val := d.deref(n.Content[i], at), n.Content[i+1]
+		k, val := n.Content[i], n.Content[i+1]
 		switch {
-		case k == nil:
-			continue
 		case k.Kind != yaml.ScalarNode:
 			d.addf(k, at, "mapping keys must be strings, got %s", describe(k))
-		case k.ShortTag() == "!!merge":
-			merged = append(merged, d.merge(val, at)...)
 		case first[k.Value] != nil:
 			d.addf(k, at.Field(k.Value), "duplicate key %q; first declared at %s", k.Value, at.pos(first[k.Value]))
 		default:
 			first[k.Value] = k
-			own = append(own, pair{k, val})
+			out = append(out, pair{k, val})
 		}
 	}
-	for _, p := range merged {
-		if first[p.key.Value] == nil {
-			first[p.key.Value] = p.key
-			own = append(own, p)
-		}
-	}
-	return own
-}
-
-// merge returns the entries a merge key brings in: one mapping, or a list of them where earlier
-// ones win.
-func (d *decoder) merge(val *yaml.Node, at Where) []pair {
-	val = d.deref(val, at)
-	if val == nil {
-		return nil
-	}
-	d.depth++
-	defer func() { d.depth-- }()
-	if d.depth > maxDepth {
-		return nil
-	}
-	switch val.Kind {
-	case yaml.MappingNode:
-		return d.pairs(val, at)
-	case yaml.SequenceNode:
-		var out []pair
-		for _, item := range val.Content {
-			if m := d.deref(item, at); m != nil && m.Kind == yaml.MappingNode {
-				out = append(out, d.pairs(m, at)...)
-			} else {
-				d.addf(item, at, "a merge key (<<) takes mappings, got %s", describe(m))
-			}
-		}
-		return out
-	}
-	d.addf(val, at, "a merge key (<<) takes a mapping or a list of mappings, got %s", describe(val))
-	return nil
+	return out
 }
 
 func (d *decoder) typeErr(n *yaml.Node, at Where, want string) {

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"gopkg.in/yaml.v3"
 )
 
 // addSeeds adds every YAML file under testdata to the fuzz corpus, plus a few hostile shapes.
@@ -91,12 +89,15 @@ func FuzzDecode(f *testing.F) {
 	addSeeds(f)
 	f.Add([]byte("name: 1\ncount: 0x7fffffffffffffff\nport: -0\nhalf: .NaN\ntimeout: -5m\nbackups: [~, {host: h}]\nany: &a [*a]"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var doc yaml.Node
-		if yaml.Unmarshal(data, &doc) != nil {
-			return
+		roots, ds := Parse("f.yaml", data)
+		for _, root := range roots {
+			if hasAlias(root) {
+				t.Fatal("Parse left an alias or a merge key")
+			}
+			var s testSettings
+			ds = append(ds, Decode(root, &s, Where{File: "f.yaml"})...)
 		}
-		var s testSettings
-		for _, d := range Decode(&doc, &s, Where{File: "f.yaml"}) {
+		for _, d := range ds {
 			if d.Msg == "" || d.File != "f.yaml" {
 				t.Errorf("diagnostic without message or file: %+v", d)
 			}

@@ -7,16 +7,42 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// Interpolation is how `${VAR}` made a scalar's value from the text written in the file. The
+// loader keeps one per scalar it changed (Config.Interpolated), so that expressions and templates
+// are compiled from the text as written, with each variable taken as a value and never as source
+// text.
+type Interpolation struct {
+	Written string // the scalar's value as written, with its `${NAME}`s and `$${`s
+	Parts   []Part // Written cut into literal text and variables, in order
+}
+
+// Part is a run of literal text of a written scalar, or one `${NAME}` with its value.
+type Part struct {
+	Text string // the literal text (a `$${` already a `${`), or the variable's value
+	Var  string // the variable's name; empty for literal text
+	At   int    // where the part starts in Written, in bytes
+}
+
+// Value is the scalar's value: the parts' texts joined.
+func (in Interpolation) Value() string {
+	var b strings.Builder
+	for _, p := range in.Parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
 // vars resolves `${NAME}` against the declared env variables.
 type vars struct {
 	declared map[string]EnvVar
 	names    []string // declaration order, for suggestions
 	lookup   func(string) (string, bool)
+	done     map[*yaml.Node]Interpolation // what interpolate changed
 }
 
-// interpolate replaces `${NAME}` in every scalar value under n (never in keys, never through
-// aliases, which point at nodes visited in their own place). Diagnostics carry paths only; Load
-// labels them with the item they fall in once the items are known.
+// interpolate replaces `${NAME}` in every scalar value under n (never in keys). Parse has made
+// every alias a copy of its own, so each copy is interpolated once, in its place. Diagnostics
+// carry paths only; Load labels them with the item they fall in once the items are known.
 func (vs *vars) interpolate(n *yaml.Node, at Where, ds *Diags) {
 	switch n.Kind {
 	case yaml.DocumentNode:
@@ -43,50 +69,61 @@ func (vs *vars) scalar(n *yaml.Node, at Where, ds *Diags) {
 	if !strings.Contains(n.Value, "${") {
 		return
 	}
-	out, problems := vs.expand(n.Value)
+	parts, problems := vs.expand(n.Value)
 	for _, p := range problems {
 		ds.Addf(n, at, "%s", p)
 	}
-	if len(problems) > 0 || out == n.Value {
+	if len(problems) > 0 {
 		return
 	}
-	n.Value = out
+	in := Interpolation{Written: n.Value, Parts: parts}
+	vs.done[n] = in
+	n.Value = in.Value()
 	if n.Style&(yaml.TaggedStyle|yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
 		n.Tag = ""
 		n.Tag = n.ShortTag()
 	}
 }
 
-// expand returns s with every `${NAME}` replaced and `$${` turned into a literal `${`,
-// or the problems found.
-func (vs *vars) expand(s string) (string, []string) {
-	var b strings.Builder
-	var problems []string
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String(), problems
+// expand cuts s into literal text and `${NAME}`s with their values, a `$${` being a literal
+// `${`, or returns the problems found.
+func (vs *vars) expand(s string) ([]Part, []string) {
+	var (
+		parts    []Part
+		problems []string
+		pos      int
+	)
+	literal := func(end int) {
+		if end > pos {
+			parts = append(parts, Part{Text: s[pos:end], At: pos})
 		}
-		if i > 0 && s[i-1] == '$' { // the escape $${
-			b.WriteString(s[:i-1] + "${")
-			s = s[i+2:]
+	}
+	for {
+		i := strings.Index(s[pos:], "${")
+		if i < 0 {
+			literal(len(s))
+			return parts, problems
+		}
+		i += pos
+		if i > pos && s[i-1] == '$' { // the escape $${
+			literal(i - 1)
+			parts = append(parts, Part{Text: "${", At: i - 1})
+			pos = i + 2
 			continue
 		}
-		b.WriteString(s[:i])
+		literal(i)
 		end := strings.IndexByte(s[i:], '}')
 		if end < 0 {
 			problems = append(problems, `unterminated "${" (write "$${" for a literal "${")`)
-			b.WriteString(s[i:])
-			return b.String(), problems
+			return parts, problems
 		}
 		name := s[i+2 : i+end]
 		val, problem := vs.value(name)
 		if problem != "" {
 			problems = append(problems, problem)
 		}
-		b.WriteString(val)
-		s = s[i+end+1:]
+		parts = append(parts, Part{Text: val, Var: name, At: i})
+		pos = i + end + 1
 	}
 }
 

@@ -2,6 +2,7 @@ package config
 
 import (
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -137,5 +138,33 @@ func TestInterpolationErrors(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestTheWrittenTextOfEveryInterpolatedScalarIsKept(t *testing.T) {
+	dir := writeConfig(t, map[string]string{"c.yaml": `
+env: [{name: A, default: "1"}, {name: B}]
+connectors:
+  - name: api
+    type: http
+    settings: &s {v: 'x ${A}$${B} ${B}', plain: text}
+  - {name: other, type: http, settings: *s}
+`})
+	cfg, err := Load(dir, envOf(map[string]string{"B": `"q"`}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Interpolation{Written: "x ${A}$${B} ${B}", Parts: []Part{
+		{Text: "x ", At: 0}, {Text: "1", Var: "A", At: 2}, {Text: "${", At: 6}, {Text: "B} ", At: 9}, {Text: `"q"`, Var: "B", At: 12},
+	}}
+	for _, c := range cfg.Connectors {
+		_, v := entry(c.Settings, "v")
+		got, ok := cfg.Interpolated[v]
+		if !ok || !reflect.DeepEqual(got, want) || v.Value != got.Value() || v.Value != `x 1${B} "q"` {
+			t.Errorf("connector %s: %q %+v", c.Name, v.Value, got)
+		}
+		if _, plain := entry(c.Settings, "plain"); cfg.Interpolated[plain].Written != "" {
+			t.Errorf("a scalar without variables was kept")
+		}
 	}
 }

@@ -3,8 +3,6 @@ package config
 import (
 	"bytes"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -46,9 +44,11 @@ func Load(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
 			vs.interpolate(s.val, s.at, &interpolated)
 		}
 	}
+	l.cfg.Interpolated = vs.done
 	l.parse(secs)
 	labelDiags(interpolated, l.labelled())
-	all := append(l.d.diags, interpolated...)
+	labelDiags(l.parsed, l.labelled())
+	all := append(append(l.d.diags, l.parsed...), interpolated...)
 	if err := all.Err(); err != nil {
 		return nil, err
 	}
@@ -86,34 +86,17 @@ func findFiles(path string) (files []string, dir string, problem *Diag) {
 	return files, path, nil
 }
 
-// readFile parses every YAML document of file, reporting read and syntax errors.
-func (l *loader) readFile(file string) (roots []*yaml.Node) {
+// readFile parses every YAML document of file with its aliases and merge keys resolved,
+// reporting read and syntax errors.
+func (l *loader) readFile(file string) []*yaml.Node {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		l.d.diags = append(l.d.diags, Diag{File: file, Msg: "cannot read file: " + osMessage(err)})
 		return nil
 	}
-	defer func() {
-		// yaml.v3 is outside code; whatever it does with hostile input must not crash the loader.
-		if r := recover(); r != nil {
-			l.d.diags = append(l.d.diags, Diag{File: file, Msg: fmt.Sprintf("invalid YAML: parser failed: %v", r)})
-		}
-	}()
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
-			return roots
-		}
-		if err != nil {
-			l.d.diags = append(l.d.diags, syntaxDiag(file, data, err))
-			return roots
-		}
-		if len(doc.Content) > 0 && !isNull(doc.Content[0]) {
-			roots = append(roots, doc.Content[0])
-		}
-	}
+	roots, ds := Parse(file, data)
+	l.parsed = append(l.parsed, ds...)
+	return roots
 }
 
 var (
@@ -131,8 +114,8 @@ func syntaxDiag(file string, data []byte, err error) Diag {
 	}
 	if isParserError(yamlMessage(err)) {
 		// yaml.v3 adds one to scanner lines only; parser lines come out zero-based (and are left
-		// out when zero).
-		d.Line++
+		// out when zero). At the end of the text they name the line after the last one.
+		d.Line = min(d.Line+1, max(bytes.Count(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))+1, 1))
 	} else if m := yamlAnchorRe.FindStringSubmatch(msg); m != nil {
 		if i := bytes.Index(data, []byte("*"+m[1])); i >= 0 {
 			d.Line = bytes.Count(data[:i], []byte("\n")) + 1

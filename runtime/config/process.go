@@ -15,16 +15,15 @@ func ParseProcess(n *yaml.Node, at Where) ([]*Block, Diags) {
 }
 
 func (d *decoder) process(n *yaml.Node, at Where) []*Block {
-	seq := d.deref(n, at)
-	if isNull(seq) {
+	if isNull(n) {
 		return nil
 	}
-	if seq.Kind != yaml.SequenceNode {
-		d.typeErr(seq, at, "a list of blocks")
+	if n.Kind != yaml.SequenceNode {
+		d.typeErr(n, at, "a list of blocks")
 		return nil
 	}
-	blocks := make([]*Block, 0, len(seq.Content))
-	for i, item := range seq.Content {
+	blocks := make([]*Block, 0, len(n.Content))
+	for i, item := range n.Content {
 		if b := d.block(item, at.Index(i)); b != nil {
 			blocks = append(blocks, b)
 		}
@@ -34,10 +33,9 @@ func (d *decoder) process(n *yaml.Node, at Where) []*Block {
 
 // block parses one block: `type` (required), `name`, `settings`, and any other key kept in order
 // as an extra field for composite blocks.
-func (d *decoder) block(n *yaml.Node, at Where) *Block {
-	m := d.deref(n, at)
-	if m == nil || m.Kind != yaml.MappingNode {
-		d.addf(n, at.Label("block", ""), "expected a block (a mapping with a type), got %s", describe(m))
+func (d *decoder) block(m *yaml.Node, at Where) *Block {
+	if m.Kind != yaml.MappingNode {
+		d.addf(m, at.Label("block", ""), "expected a block (a mapping with a type), got %s", describe(m))
 		return nil
 	}
 	kind := peek(m, "type")
@@ -56,8 +54,8 @@ func (d *decoder) block(n *yaml.Node, at Where) *Block {
 		case "name":
 			d.value(reflect.ValueOf(&b.Name).Elem(), p.val, kw)
 		case "settings":
-			if v := d.deref(p.val, kw); !isNull(v) {
-				b.Settings = v
+			if !isNull(p.val) {
+				b.Settings = p.val
 			}
 		default:
 			b.Extra = append(b.Extra, Field{Key: p.key.Value, KeyNode: p.key, Value: p.val})

@@ -18,6 +18,7 @@ type loader struct {
 	cfg       *Config
 	d         *decoder
 	templates []Where // every template item, to label diagnostics
+	parsed    Diags   // problems found resolving aliases and merge keys, labelled once items are known
 }
 
 // section is one top-level key of one file.
@@ -30,13 +31,12 @@ type section struct {
 
 // sections splits a file's root mapping into its sections, reporting unknown ones.
 func (l *loader) sections(root *yaml.Node, at Where) []section {
-	m := l.d.deref(root, at)
-	if m == nil || m.Kind != yaml.MappingNode {
-		l.d.addf(root, at, "expected a mapping of sections (service, env, resources, connectors, flows), got %s", describe(m))
+	if root.Kind != yaml.MappingNode {
+		l.d.addf(root, at, "expected a mapping of sections (service, env, resources, connectors, flows), got %s", describe(root))
 		return nil
 	}
 	var out []section
-	for _, p := range l.d.pairs(m, at) {
+	for _, p := range l.d.pairs(root, at) {
 		key := p.key.Value
 		if !slices.Contains(sectionNames, key) {
 			l.d.addf(p.key, at.Field(key), "%s", Unknown("section", key, sectionNames))
@@ -50,7 +50,7 @@ func (l *loader) sections(root *yaml.Node, at Where) []section {
 // env declares the variables of every env section, so `${VAR}` in one file may use a variable
 // declared in another.
 func (l *loader) env(secs []section, lookup func(string) (string, bool)) *vars {
-	vs := &vars{declared: map[string]EnvVar{}, lookup: lookup}
+	vs := &vars{declared: map[string]EnvVar{}, lookup: lookup, done: map[*yaml.Node]Interpolation{}}
 	for _, s := range secs {
 		if s.key != "env" {
 			continue
@@ -76,7 +76,7 @@ func (l *loader) env(secs []section, lookup func(string) (string, bool)) *vars {
 				l.d.addf(nameKey, w.Field("name"), "duplicate variable name; first declared at %s", prev.At.pos(prevKey))
 				continue
 			}
-			v := EnvVar{Name: raw.Name, Default: raw.Default, Description: raw.Description, At: w, Node: l.d.deref(item, w)}
+			v := EnvVar{Name: raw.Name, Default: raw.Default, Description: raw.Description, At: w, Node: item}
 			l.cfg.Env = append(l.cfg.Env, v)
 			vs.declared[raw.Name] = v
 			vs.names = append(vs.names, raw.Name)
@@ -161,7 +161,7 @@ func (l *loader) template(item *yaml.Node, w Where) {
 		l.d.addf(resVal, w.Field("resource"), "cannot read template file %q: %s", file, osMessage(err))
 		return
 	}
-	l.cfg.Templates[raw.As] = &Template{Alias: raw.As, File: file, Text: string(text), At: w, Node: l.d.deref(item, w)}
+	l.cfg.Templates[raw.As] = &Template{Alias: raw.As, File: file, Text: string(text), At: w, Node: item}
 }
 
 func (l *loader) connectors(s section) {
@@ -173,7 +173,7 @@ func (l *loader) connectors(s section) {
 			Settings *yaml.Node `yaml:"settings"`
 		}
 		l.decode(item, &raw, w)
-		c := &Connector{Name: raw.Name, Type: raw.Type, Settings: raw.Settings, At: w, Node: l.d.deref(item, w)}
+		c := &Connector{Name: raw.Name, Type: raw.Type, Settings: raw.Settings, At: w, Node: item}
 		l.cfg.Connectors = append(l.cfg.Connectors, c)
 		if raw.Name == "" {
 			continue
@@ -198,7 +198,7 @@ func (l *loader) flows(s section) {
 			Process *yaml.Node `yaml:"process"`
 		}
 		l.decode(item, &raw, w)
-		f := &Flow{Name: raw.Name, At: w, Node: l.d.deref(item, w)}
+		f := &Flow{Name: raw.Name, At: w, Node: item}
 		f.Source = l.source(raw.Source, w.Field("source"))
 		f.Process = l.d.process(raw.Process, w.Field("process"))
 		l.cfg.Flows = append(l.cfg.Flows, f)
@@ -256,22 +256,18 @@ func (l *loader) decode(n *yaml.Node, out any, at Where) { l.d.decode(n, out, at
 
 // items returns the entries of a list section; null is an empty list.
 func (l *loader) items(n *yaml.Node, at Where) []*yaml.Node {
-	seq := l.d.deref(n, at)
-	if isNull(seq) {
+	if isNull(n) {
 		return nil
 	}
-	if seq.Kind != yaml.SequenceNode {
-		l.d.typeErr(seq, at, "a list")
+	if n.Kind != yaml.SequenceNode {
+		l.d.typeErr(n, at, "a list")
 		return nil
 	}
-	return seq.Content
+	return n.Content
 }
 
 // entry returns the key and value nodes of key in mapping n, or nils.
 func entry(n *yaml.Node, key string) (k, v *yaml.Node) {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil, nil
 	}

@@ -33,21 +33,26 @@ func BuildGoldens(t *testing.T, glob string, update bool) {
 			if err == nil || svc != nil {
 				t.Fatal("a broken config was built")
 			}
-			got := filepath.ToSlash(err.Error()) + "\n"
-			golden := strings.TrimSuffix(f, ".yaml") + ".golden"
-			if update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if got != string(want) {
-				t.Fatalf("got:\n%swant:\n%s", got, want)
-			}
+			Golden(t, strings.TrimSuffix(f, ".yaml")+".golden", filepath.ToSlash(err.Error())+"\n", update)
 		})
+	}
+}
+
+// Golden compares got with the golden file, or rewrites the file with got
+// when update is set.
+func Golden(t testing.TB, golden, got string, update bool) {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if got != string(want) {
+		t.Fatalf("got:\n%swant:\n%s", got, want)
 	}
 }

@@ -23,10 +23,10 @@ import (
 	"unicode/utf8"
 )
 
-// hostileWorkspace writes a workspace with one saved server whose `mcp:`
+// serveMockSettings writes a workspace with one saved server whose `mcp:`
 // section is mcpYAML (indented by the caller as under `mcp:`), serves it
 // with `octo serve` and extra flags, and returns its MCP address.
-func hostileWorkspace(t *testing.T, mcpYAML string, flags ...string) (string, *proc) {
+func serveMockSettings(t *testing.T, mcpYAML string, flags ...string) (string, *proc) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "servers"), 0o755); err != nil {
@@ -261,7 +261,7 @@ flows:
 // session (the revision with batches), where the calls of a batch run at
 // once: the budget holds while they render, not only once they are done.
 func TestTheMockBoundsBatchesAndWhatOneRequestExpandsTo(t *testing.T) {
-	url, p := hostileWorkspace(t, `  tools:
+	url, p := serveMockSettings(t, `  tools:
     - name: big
       result: "`+strings.Repeat("{{args.s}}", 100)+`"
 `, "--json")
@@ -290,7 +290,7 @@ func TestTheMockBoundsBatchesAndWhatOneRequestExpandsTo(t *testing.T) {
 // event stream) or by deleting the session. The traffic log says the call
 // was cancelled, and why, long before the minute is up; no result follows.
 func TestCallsWhoseClientHasGoneAreCancelled(t *testing.T) {
-	url, p := hostileWorkspace(t, `  tools:
+	url, p := serveMockSettings(t, `  tools:
     - { name: slow, description: Takes a minute., result: done, delayMs: 60000 }
 `)
 	const call = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}`
@@ -345,7 +345,7 @@ func TestCallsWhoseClientHasGoneAreCancelled(t *testing.T) {
 // the session is dropped after the stall timeout with a log line saying why,
 // and its POSTs then get 404; a well-behaved client is served throughout.
 func TestALegacySSEClientThatNeverReadsIsHeldBackThenDropped(t *testing.T) {
-	url, p := hostileWorkspace(t, `  stallTimeout: 1s
+	url, p := serveMockSettings(t, `  stallTimeout: 1s
   tools:
     - { name: echo, result: "{{args.s}}" }
     - { name: get_weather, result: sunny }
@@ -437,7 +437,7 @@ func openStream(t *testing.T, method, url, sid, body string) int {
 // 3): a third stream is 429, and a fourth session takes the place of the
 // one idle the longest, with a log line saying so, instead of a 503.
 func TestOneClientCannotHoldEveryStreamOrSession(t *testing.T) {
-	url, p := hostileWorkspace(t, `  maxSessions: 3
+	url, p := serveMockSettings(t, `  maxSessions: 3
   maxStreamsPerSession: 2
   tools:
     - { name: slow, result: done, delayMs: 60000 }

@@ -1,6 +1,13 @@
 package e2e
 
-import "testing"
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
 
 // The README's curl lines, sent as curl sends them (form content type, no
 // Accept), each with its exact answer.
@@ -8,7 +15,7 @@ func TestRouterSampleAnswersEveryDocumentedRequestExactly(t *testing.T) {
 	base, _ := runSample(t, "mcp-router")
 	const (
 		caps     = `"capabilities":{"tools":{},"resources":{},"prompts":{}},"serverInfo":{"name":"weather-tools","version":"1.0.0"}`
-		toolJSON = `{"name":"forecast","title":"Weather forecast","description":"Get the weather forecast for a city","inputSchema":{"type":"object","properties":{"city":{"type":"string","description":"City name"}},"required":["city"]},"outputSchema":{"type":"object","properties":{"city":{"type":"string"},"summary":{"type":"string"}},"required":["city","summary"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}`
+		toolJSON = `{"name":"forecast","title":"Weather forecast","description":"Return a short weather forecast for a city.","inputSchema":{"type":"object","required":["city"],"properties":{"city":{"type":"string"}}},"outputSchema":{"type":"object","required":["city","summary"],"properties":{"city":{"type":"string"},"summary":{"type":"string"}}},"annotations":{"readOnlyHint":true,"openWorldHint":true}}`
 	)
 	cases := []struct {
 		name, body string
@@ -34,19 +41,19 @@ func TestRouterSampleAnswersEveryDocumentedRequestExactly(t *testing.T) {
 		{"an unknown tool is an isError result", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"nope"}}`, nil, 200,
 			`{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"Unknown tool: nope"}],"isError":true}}`},
 		{"resources/list lists fixed URIs", `{"jsonrpc":"2.0","id":6,"method":"resources/list"}`, nil, 200,
-			`{"jsonrpc":"2.0","id":6,"result":{"resources":[{"uri":"octo://guide","name":"guide","description":"How to use the weather tools","mimeType":"text/markdown"}]}}`},
+			`{"jsonrpc":"2.0","id":6,"result":{"resources":[{"uri":"octo://guide","name":"guide","description":"Operator guide for the weather tools.","mimeType":"text/markdown"}]}}`},
 		{"resources/templates/list lists templates", `{"jsonrpc":"2.0","id":7,"method":"resources/templates/list"}`, nil, 200,
-			`{"jsonrpc":"2.0","id":7,"result":{"resourceTemplates":[{"uriTemplate":"octo://city/{city}","name":"city","description":"A short profile of a city","mimeType":"text/markdown"}]}}`},
+			`{"jsonrpc":"2.0","id":7,"result":{"resourceTemplates":[{"uriTemplate":"octo://city/{city}","name":"city-briefing","description":"A briefing for any city.","mimeType":"text/markdown"}]}}`},
 		{"resources/read of a fixed URI renders its template", `{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"octo://guide"}}`, nil, 200,
-			`{"jsonrpc":"2.0","id":8,"result":{"contents":[{"uri":"octo://guide","mimeType":"text/markdown","text":"# Weather tools\n\nCall ` + "`forecast`" + ` with a ` + "`city`" + ` to get today's forecast, for example ` + "`{\\\"city\\\": \\\"Lisbon\\\"}`" + `.\nRead ` + "`octo://city/{city}`" + ` for a short profile of a city.\n"}]}}`},
+			`{"jsonrpc":"2.0","id":8,"result":{"contents":[{"uri":"octo://guide","mimeType":"text/markdown","text":"# Weather tools: operator guide\n\nThis MCP server exposes a small set of weather tools.\n\n- ` + "`forecast`" + ` returns a short forecast for a city.\n- Values are illustrative; wire the tool flow to a real API to make it live.\n- Be kind to rate limits and cache when you can.\n"}]}}`},
 		{"resources/read of a template match decodes the value and echoes the URI", `{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"octo://city/S%C3%A3o%20Paulo"}}`, nil, 200,
 			`{"jsonrpc":"2.0","id":9,"result":{"contents":[{"uri":"octo://city/S%C3%A3o%20Paulo","mimeType":"text/markdown","text":"# São Paulo\n\nA city profile for São Paulo. Ask the forecast tool for today's weather there.\n"}]}}`},
 		{"an unknown URI is resource not found", `{"jsonrpc":"2.0","id":10,"method":"resources/read","params":{"uri":"octo://city/"}}`, nil, 200,
 			`{"jsonrpc":"2.0","id":10,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"octo://city/"}}}`},
 		{"prompts/list lists arguments", `{"jsonrpc":"2.0","id":11,"method":"prompts/list"}`, nil, 200,
-			`{"jsonrpc":"2.0","id":11,"result":{"prompts":[{"name":"assist","description":"Plan a day around the weather in a city","arguments":[{"name":"city","description":"The city to plan for","required":true}]}]}}`},
+			`{"jsonrpc":"2.0","id":11,"result":{"prompts":[{"name":"assist","description":"Prime an assistant to help a user in a given city.","arguments":[{"name":"city","description":"The user's city.","required":true}]}]}}`},
 		{"prompts/get renders one user message", `{"jsonrpc":"2.0","id":12,"method":"prompts/get","params":{"name":"assist","arguments":{"city":"Porto"}}}`, nil, 200,
-			`{"jsonrpc":"2.0","id":12,"result":{"description":"Plan a day around the weather in a city","messages":[{"role":"user","content":{"type":"text","text":"Hello! Please help me plan a day in Porto. Check the forecast with the forecast tool first, then suggest what to do.\n"}}]}}`},
+			`{"jsonrpc":"2.0","id":12,"result":{"description":"Prime an assistant to help a user in a given city.","messages":[{"role":"user","content":{"type":"text","text":"You are helping a user in Porto. Offer to fetch the forecast with the\n` + "`forecast`" + ` tool, and keep answers short and friendly.\n"}}]}}`},
 		{"prompts/get without a required argument is invalid params", `{"jsonrpc":"2.0","id":13,"method":"prompts/get","params":{"name":"assist"}}`, nil, 200,
 			`{"jsonrpc":"2.0","id":13,"error":{"code":-32602,"message":"Invalid params: missing required argument \"city\""}}`},
 		{"an unknown method is method not found", `{"jsonrpc":"2.0","id":14,"method":"server/discover"}`, nil, 200,
@@ -77,4 +84,83 @@ func TestRouterSampleAnswersEveryDocumentedRequestExactly(t *testing.T) {
 			t.Fatalf("got %d Allow=%q", a.status, a.header.Get("Allow"))
 		}
 	})
+}
+
+// readmeTranscript is one curl line of the README's router section and the
+// answer printed under it.
+type readmeTranscript struct{ body, want string }
+
+// routerTranscripts reads the README's "An MCP server in one command"
+// section: every `curl -s localhost:8080/mcp -d '…'` line followed by a
+// `# answer` line.
+func routerTranscripts(t *testing.T) []readmeTranscript {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(repoRoot(), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## An MCP server in one command\n")
+	if !ok {
+		t.Fatal(`README.md has no "An MCP server in one command" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	const prefix = "curl -s localhost:8080/mcp -d '"
+	lines := strings.Split(section, "\n")
+	var out []readmeTranscript
+	for i, line := range lines {
+		body, ok := strings.CutPrefix(line, prefix)
+		if !ok {
+			continue
+		}
+		body, ok = strings.CutSuffix(body, "'")
+		if !ok || i+1 == len(lines) || !strings.HasPrefix(lines[i+1], "# ") {
+			t.Fatalf("README curl line %q is not one quoted body followed by a `# answer` line", line)
+		}
+		out = append(out, readmeTranscript{body, strings.TrimPrefix(lines[i+1], "# ")})
+	}
+	if len(out) < 10 {
+		t.Fatalf("found %d curl transcripts in the README's router section, want at least 10", len(out))
+	}
+	return out
+}
+
+// The README prints what the server answers: each curl line is sent as curl
+// sends it and its printed answer must come back byte for byte.
+func TestReadmeRouterTranscriptsAreWhatTheSampleAnswers(t *testing.T) {
+	transcripts := routerTranscripts(t)
+	base, _ := runSample(t, "mcp-router")
+	for _, tr := range transcripts {
+		a := do(t, "POST", base+"/mcp", "application/x-www-form-urlencoded", tr.body)
+		if a.status != 200 || a.body != tr.want {
+			t.Errorf("curl -d '%s'\ngot %d\n%s\nREADME prints\n%s", tr.body, a.status, a.body, tr.want)
+		}
+	}
+}
+
+// `octo new mcp-router` writes the sample itself, so the starter never drifts
+// from the docs' "A complete server".
+func TestRouterStarterIsTheSample(t *testing.T) {
+	sample := filepath.Join(repoRoot(), "samples", "mcp-router")
+	starter := filepath.Join(repoRoot(), "templates", "mcp-router")
+	names := func(dir string) []string {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range entries {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	if got, want := names(starter), names(sample); !slices.Equal(got, want) {
+		t.Fatalf("starter files %v, sample files %v", got, want)
+	}
+	for _, name := range names(sample) {
+		want, _ := os.ReadFile(filepath.Join(sample, name))
+		got, _ := os.ReadFile(filepath.Join(starter, name))
+		if !bytes.Equal(got, want) {
+			t.Errorf("templates/mcp-router/%s differs from samples/mcp-router/%s", name, name)
+		}
+	}
 }

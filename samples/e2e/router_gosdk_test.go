@@ -107,7 +107,7 @@ func TestGoSDKClientUsesTheRouterSample(t *testing.T) {
 		{"a forecast for Lisbon returns the JSON as text and as structured content", checkGoForecast},
 		{"a city that is not a string is a tool error naming the field", checkGoForecastWrongType},
 		{"the resource list holds the guide", checkGoResourceList},
-		{"the template list holds the city profile", checkGoTemplateList},
+		{"the template list holds the city briefing", checkGoTemplateList},
 		{"the guide reads as the markdown file", checkGoReadGuide},
 		{"a percent-encoded city reads back decoded", checkGoReadCity},
 		{"the prompt list describes assist and its required argument", checkGoPromptList},
@@ -182,9 +182,9 @@ func checkGoToolList(t *testing.T, ctx context.Context, cs *mcp.ClientSession) e
 	want := []*mcp.Tool{{
 		Name:         "forecast",
 		Title:        "Weather forecast",
-		Description:  "Get the weather forecast for a city",
-		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)},
-		InputSchema:  jsonValue(t, `{"type":"object","properties":{"city":{"type":"string","description":"City name"}},"required":["city"]}`),
+		Description:  "Return a short weather forecast for a city.",
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(true)},
+		InputSchema:  jsonValue(t, `{"type":"object","required":["city"],"properties":{"city":{"type":"string"}}}`),
 		OutputSchema: jsonValue(t, `{"type":"object","properties":{"city":{"type":"string"},"summary":{"type":"string"}},"required":["city","summary"]}`),
 	}}
 	if res.NextCursor != "" || !reflect.DeepEqual(res.Tools, want) {
@@ -228,7 +228,7 @@ func checkGoResourceList(_ *testing.T, ctx context.Context, cs *mcp.ClientSessio
 	if err != nil {
 		return err
 	}
-	want := []*mcp.Resource{{URI: "octo://guide", Name: "guide", Description: "How to use the weather tools", MIMEType: "text/markdown"}}
+	want := []*mcp.Resource{{URI: "octo://guide", Name: "guide", Description: "Operator guide for the weather tools.", MIMEType: "text/markdown"}}
 	if res.NextCursor != "" || !reflect.DeepEqual(res.Resources, want) {
 		return fmt.Errorf("resources/list = %s, want %s", jsonText(res.Resources), jsonText(want))
 	}
@@ -240,7 +240,7 @@ func checkGoTemplateList(_ *testing.T, ctx context.Context, cs *mcp.ClientSessio
 	if err != nil {
 		return err
 	}
-	want := []*mcp.ResourceTemplate{{URITemplate: "octo://city/{city}", Name: "city", Description: "A short profile of a city", MIMEType: "text/markdown"}}
+	want := []*mcp.ResourceTemplate{{URITemplate: "octo://city/{city}", Name: "city-briefing", Description: "A briefing for any city.", MIMEType: "text/markdown"}}
 	if res.NextCursor != "" || !reflect.DeepEqual(res.ResourceTemplates, want) {
 		return fmt.Errorf("resources/templates/list = %s, want %s", jsonText(res.ResourceTemplates), jsonText(want))
 	}
@@ -281,8 +281,8 @@ func checkGoPromptList(_ *testing.T, ctx context.Context, cs *mcp.ClientSession)
 	}
 	want := []*mcp.Prompt{{
 		Name:        "assist",
-		Description: "Plan a day around the weather in a city",
-		Arguments:   []*mcp.PromptArgument{{Name: "city", Description: "The city to plan for", Required: true}},
+		Description: "Prime an assistant to help a user in a given city.",
+		Arguments:   []*mcp.PromptArgument{{Name: "city", Description: "The user's city.", Required: true}},
 	}}
 	if res.NextCursor != "" || !reflect.DeepEqual(res.Prompts, want) {
 		return fmt.Errorf("prompts/list = %s, want %s", jsonText(res.Prompts), jsonText(want))
@@ -296,9 +296,9 @@ func checkGoAssist(_ *testing.T, ctx context.Context, cs *mcp.ClientSession) err
 		return err
 	}
 	want := &mcp.GetPromptResult{
-		Description: "Plan a day around the weather in a city",
+		Description: "Prime an assistant to help a user in a given city.",
 		Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{
-			Text: "Hello! Please help me plan a day in Porto. Check the forecast with the forecast tool first, then suggest what to do.\n",
+			Text: "You are helping a user in Porto. Offer to fetch the forecast with the\n`forecast` tool, and keep answers short and friendly.\n",
 		}}},
 	}
 	if res.Description != want.Description || !reflect.DeepEqual(res.Messages, want.Messages) {

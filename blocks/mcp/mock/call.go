@@ -1,7 +1,6 @@
 package mock
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,12 +18,13 @@ const progressEvery = time.Second
 // call answers one tools/call: check the arguments, run the steps, wait
 // delayMs, then render the answer. A cancelled call returns ctx's error.
 func (t *tool) call(ctx context.Context, rc *mcp.RequestContext, args json.RawMessage, r *placeholder.Rand) (*mcp.CallToolResult, error) {
+	// Decoded once, for the check and the answer: arguments may be megabytes.
+	in := placeholder.Input{Args: decodeArgs(args)}
 	if t.input != nil {
-		if err := t.input.Validate(args); err != nil {
+		if err := t.input.ValidateValue(in.Args); err != nil {
 			return errf("Invalid arguments for tool %s: %v", t.def.Name, err), nil
 		}
 	}
-	in := placeholder.Input{Args: decodeArgs(args)}
 	for _, s := range t.steps {
 		failed, err := s.run(ctx, rc, &in, r)
 		if err != nil {
@@ -59,13 +59,11 @@ func (t *tool) answerSize(in placeholder.Input) int {
 
 // decodeArgs decodes a call's arguments object, keeping numbers exact.
 func decodeArgs(raw json.RawMessage) map[string]any {
-	args := map[string]any{}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&args); err != nil || args == nil {
-		return map[string]any{}
+	v, _ := mcp.DecodeValue(raw)
+	if args, ok := v.(map[string]any); ok {
+		return args
 	}
-	return args
+	return map[string]any{}
 }
 
 // answer renders the result. With an output schema the text must be JSON
@@ -186,10 +184,8 @@ func (s *step) ask(ctx context.Context, rc *mcp.RequestContext, in *placeholder.
 // decodeReply decodes a client's answer for templates; anything but an
 // object is kept as it came.
 func decodeReply(raw json.RawMessage) any {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
+	v, err := mcp.DecodeValue(raw)
+	if err != nil {
 		return fmt.Sprintf("%s", raw)
 	}
 	return v

@@ -16,7 +16,7 @@ func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 	s := b.srv
 	switch m.Meta.Method {
 	case MethodOpen:
-		return s.openStdio(ctx, m)
+		return s.openStdio(m)
 	case MethodLine:
 		return s.stdioLine(ctx, m)
 	case MethodEnd:
@@ -87,3 +87,7 @@ func (e eventStream) Next(ctx context.Context) (runtime.Event, error) {
 
 // Close implements io.Closer: the connector stopped reading.
 func (e eventStream) Close() error { return e.s.Close() }
+
+// Drain implements runtime.Drainer: the connector is stopping and writes
+// the stream until the answers it owes are delivered.
+func (e eventStream) Drain(ctx context.Context) { e.s.Drain(ctx) }

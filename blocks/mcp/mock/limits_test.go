@@ -33,19 +33,19 @@ func post(t *testing.T, url, sid, body string) (int, string, string) {
 func TestLimitSettingsReachTheServer(t *testing.T) {
 	s := serve(t, `
 maxBatch: 2
-maxResponseBytes: 300
+maxResponseBytes: 700
 tools:
-  - { name: echo, result: "{{args.s}}{{args.s}}" }
+  - { name: echo, result: "{{args.s}}{{args.s}}{{args.s}}{{args.s}}" }
 resources:
-  - { uri: "docs://{name}", name: doc, text: "{{params.name}}{{params.name}}" }
+  - { uri: "docs://{name}", name: doc, text: "{{params.name}}{{params.name}}{{params.name}}{{params.name}}" }
 prompts:
   - name: p
     arguments: [ { name: s } ]
-    messages: [ { text: "{{args.s}}{{args.s}}" } ]
+    messages: [ { text: "{{args.s}}{{args.s}}{{args.s}}{{args.s}}" } ]
 `)
 	_, sid, _ := post(t, s.url, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}`)
 	big := strings.Repeat("x", 200)
-	over := `"error":{"code":-32603,"message":"Internal error: the answer (400 bytes) does not fit in the 300 bytes allowed for the answers to one request (maxResponseBytes)"}`
+	over := `"error":{"code":-32603,"message":"Internal error: the answer (800 bytes) does not fit in the 700 bytes allowed for the answers to one request (maxResponseBytes)"}`
 	cases := []struct {
 		name, body string
 		status     int
@@ -56,11 +56,11 @@ prompts:
 		{"a tool answer over the budget is an error for its id", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"s":"` + big + `"}}}`,
 			200, `{"jsonrpc":"2.0","id":4,` + over + `}`},
 		{"a resource over the budget is an error for its id", `{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"docs://` + big + `"}}`,
-			200, `{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Internal error: the answer (607 bytes) does not fit in the 300 bytes allowed for the answers to one request (maxResponseBytes)"}}`},
+			200, `{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Internal error: the answer (1007 bytes) does not fit in the 700 bytes allowed for the answers to one request (maxResponseBytes)"}}`},
 		{"a prompt over the budget is an error for its id", `{"jsonrpc":"2.0","id":6,"method":"prompts/get","params":{"name":"p","arguments":{"s":"` + big + `"}}}`,
 			200, `{"jsonrpc":"2.0","id":6,` + over + `}`},
 		{"a small answer fits", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"s":"ab"}}}`,
-			200, `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"abab"}]}}`},
+			200, `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"abababab"}]}}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

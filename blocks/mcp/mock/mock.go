@@ -126,7 +126,7 @@ type Server struct {
 	running  int
 	problems config.Diags
 	cat      *catalog
-	stdio    *stdioLink
+	stdio    *mcp.StdioSession
 }
 
 // fixedSettings are the settings a running server cannot change in place:
@@ -219,7 +219,6 @@ func (b *Block) Stop(context.Context) error {
 	}
 	if s.running--; s.running == 0 {
 		s.st.Close()
-		s.closeStdio()
 		s.log.stop()
 	}
 	return nil

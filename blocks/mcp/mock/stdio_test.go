@@ -114,7 +114,8 @@ func TestAnOverlongStdioLineIsAnsweredWithAnError(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
 	first, _ := lines.ReadString('\n')
 	second, _ := lines.ReadString('\n')
-	if !strings.Contains(first, `"code":-32600`) || !strings.Contains(second, `"id":3,"result":{}`) {
+	if first != `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: the line is longer than the limit of 200 bytes"}}`+"\n" ||
+		second != `{"jsonrpc":"2.0","id":3,"result":{}}`+"\n" {
 		t.Fatalf("answers:\n%s%s", first, second)
 	}
 }

@@ -12,35 +12,27 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Limits on YAML written as JSON: aliases could otherwise expand without
-// end (each use of an alias counts again).
-const (
-	maxJSONDepth  = 64
-	maxJSONValues = 100_000
-)
+// maxJSONDepth bounds the nesting of YAML written as JSON. Its size needs no
+// bound of its own: settings come from config.Parse, which has resolved
+// every alias within its limits, so the tree is as large as it looks.
+const maxJSONDepth = 64
 
 // yamlJSON encodes a YAML value as JSON, keeping mapping keys in the order
 // they were written (a schema is listed exactly as its author wrote it).
 func yamlJSON(n *yaml.Node) ([]byte, error) {
-	budget := maxJSONValues
-	return appendYAMLJSON(nil, n, 0, &budget)
+	return appendYAMLJSON(nil, n, 0)
 }
 
-func appendYAMLJSON(dst []byte, n *yaml.Node, depth int, budget *int) ([]byte, error) {
+func appendYAMLJSON(dst []byte, n *yaml.Node, depth int) ([]byte, error) {
 	if depth > maxJSONDepth {
 		return nil, fmt.Errorf("nested deeper than %d levels", maxJSONDepth)
-	}
-	if *budget--; *budget < 0 {
-		return nil, fmt.Errorf("more than %d values (through aliases)", maxJSONValues)
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return append(dst, "null"...), nil
 		}
-		return appendYAMLJSON(dst, n.Content[0], depth+1, budget)
-	case yaml.AliasNode:
-		return appendYAMLJSON(dst, n.Alias, depth+1, budget)
+		return appendYAMLJSON(dst, n.Content[0], depth+1)
 	case yaml.SequenceNode:
 		dst = append(dst, '[')
 		for i, c := range n.Content {
@@ -48,25 +40,25 @@ func appendYAMLJSON(dst []byte, n *yaml.Node, depth int, budget *int) ([]byte, e
 				dst = append(dst, ',')
 			}
 			var err error
-			if dst, err = appendYAMLJSON(dst, c, depth+1, budget); err != nil {
+			if dst, err = appendYAMLJSON(dst, c, depth+1); err != nil {
 				return nil, err
 			}
 		}
 		return append(dst, ']'), nil
 	case yaml.MappingNode:
-		return appendYAMLObject(dst, n, depth, budget)
+		return appendYAMLObject(dst, n, depth)
 	case yaml.ScalarNode:
 		return appendYAMLScalar(dst, n)
 	}
 	return nil, fmt.Errorf("line %d: cannot write this YAML as JSON", n.Line)
 }
 
-func appendYAMLObject(dst []byte, n *yaml.Node, depth int, budget *int) ([]byte, error) {
+func appendYAMLObject(dst []byte, n *yaml.Node, depth int) ([]byte, error) {
 	dst = append(dst, '{')
 	seen := make(map[string]bool, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
-		if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" {
+		if k.Kind != yaml.ScalarNode {
 			return nil, fmt.Errorf("line %d: JSON object keys must be plain text", k.Line)
 		}
 		if seen[k.Value] {
@@ -79,7 +71,7 @@ func appendYAMLObject(dst []byte, n *yaml.Node, depth int, budget *int) ([]byte,
 		dst = appendJSONString(dst, k.Value)
 		dst = append(dst, ':')
 		var err error
-		if dst, err = appendYAMLJSON(dst, n.Content[i+1], depth+1, budget); err != nil {
+		if dst, err = appendYAMLJSON(dst, n.Content[i+1], depth+1); err != nil {
 			return nil, err
 		}
 	}

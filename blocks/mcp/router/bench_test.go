@@ -190,3 +190,32 @@ func BenchmarkToolsCallOverHTTP(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkToolsCallWithNumbers is the forecast call with numeric arguments
+// as well, which take the exact-number decode (runtime.DecodeJSON).
+func BenchmarkToolsCallWithNumbers(b *testing.B) {
+	const call = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"forecast","arguments":{"city":"Lisbon","days":3,"id":9007199254740993,"lat":38.72}}}`
+	benchmarkCall(b, call, func(got []byte) bool { return string(got) == forecastWant })
+}
+
+// maxForecastAllocs is what one forecast tools/call allocated when numbers
+// became exact (35; 36 before): the common call, whose arguments hold no
+// number, must not pay for exactness.
+const maxForecastAllocs = 35
+
+func TestToolsCallAllocationsDoNotGrow(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector adds allocations of its own")
+	}
+	f := sampleFlow(t)
+	ctx := context.Background()
+	in := []byte(forecastCall)
+	got := testing.AllocsPerRun(200, func() {
+		if _, err := serve(ctx, f, in); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if got > maxForecastAllocs {
+		t.Fatalf("one forecast tools/call allocates %.0f times, want at most %d", got, maxForecastAllocs)
+	}
+}

@@ -79,8 +79,8 @@ func (ts *tools) CallTool(ctx context.Context, _ *mcp.RequestContext, name strin
 	if t == nil {
 		return nil, mcp.ErrUnknownTool
 	}
-	var body any
-	if err := json.Unmarshal(args, &body); err != nil {
+	body, err := runtime.DecodeJSON(args)
+	if err != nil {
 		return errorResult(fmt.Sprintf("invalid arguments for tool %q: %v", name, err)), nil
 	}
 	if t.input != nil {
@@ -114,7 +114,8 @@ func (t *tool) result(m *runtime.Message) (*mcp.CallToolResult, error) {
 	if raw := m.Raw(); m.IsRaw() {
 		text = string(raw)
 		if t.output != nil {
-			if err := json.Unmarshal(raw, &value); err != nil {
+			var err error
+			if value, err = runtime.DecodeJSON(raw); err != nil {
 				return errorResult(fmt.Sprintf("tool %q returned text that is not JSON, but it declares an outputSchema", t.def.Name)), nil
 			}
 		}

@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 
 // The newest revision the stateless router speaks; the SDK asks for a newer one.
 const ROUTER_VERSION = '2025-06-18';
-const ASSIST_DESCRIPTION = 'Plan a day around the weather in a city';
+const ASSIST_DESCRIPTION = 'Prime an assistant to help a user in a given city.';
 
 const base = process.argv[2];
 if (!base) {
@@ -88,10 +88,10 @@ const checks = [
       tools: [{
         name: 'forecast',
         title: 'Weather forecast',
-        description: 'Get the weather forecast for a city',
-        inputSchema: { type: 'object', properties: { city: { type: 'string', description: 'City name' } }, required: ['city'] },
-        outputSchema: { type: 'object', properties: { city: { type: 'string' }, summary: { type: 'string' } }, required: ['city', 'summary'] },
-        annotations: { readOnlyHint: true, openWorldHint: false },
+        description: 'Return a short weather forecast for a city.',
+        inputSchema: { type: 'object', required: ['city'], properties: { city: { type: 'string' } } },
+        outputSchema: { type: 'object', required: ['city', 'summary'], properties: { city: { type: 'string' }, summary: { type: 'string' } } },
+        annotations: { readOnlyHint: true, openWorldHint: true },
       }],
     });
   }],
@@ -111,12 +111,12 @@ const checks = [
   }],
   ['the resource list holds the guide', async () => {
     assert.deepEqual(await client.listResources(), {
-      resources: [{ uri: 'octo://guide', name: 'guide', description: 'How to use the weather tools', mimeType: 'text/markdown' }],
+      resources: [{ uri: 'octo://guide', name: 'guide', description: 'Operator guide for the weather tools.', mimeType: 'text/markdown' }],
     });
   }],
-  ['the template list holds the city profile', async () => {
+  ['the template list holds the city briefing', async () => {
     assert.deepEqual(await client.listResourceTemplates(), {
-      resourceTemplates: [{ uriTemplate: 'octo://city/{city}', name: 'city', description: 'A short profile of a city', mimeType: 'text/markdown' }],
+      resourceTemplates: [{ uriTemplate: 'octo://city/{city}', name: 'city-briefing', description: 'A briefing for any city.', mimeType: 'text/markdown' }],
     });
   }],
   ['the guide reads as the markdown file', async () => {
@@ -135,7 +135,7 @@ const checks = [
       prompts: [{
         name: 'assist',
         description: ASSIST_DESCRIPTION,
-        arguments: [{ name: 'city', description: 'The city to plan for', required: true }],
+        arguments: [{ name: 'city', description: "The user's city.", required: true }],
       }],
     });
   }],
@@ -144,7 +144,7 @@ const checks = [
       description: ASSIST_DESCRIPTION,
       messages: [{
         role: 'user',
-        content: { type: 'text', text: 'Hello! Please help me plan a day in Porto. Check the forecast with the forecast tool first, then suggest what to do.\n' },
+        content: { type: 'text', text: 'You are helping a user in Porto. Offer to fetch the forecast with the\n`forecast` tool, and keep answers short and friendly.\n' },
       }],
     });
   }],

@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 func TestEditsReachARunningWorkspace(t *testing.T) {
@@ -24,7 +25,7 @@ func TestEditsReachARunningWorkspace(t *testing.T) {
 	_, url := r.next(t)
 	var mu sync.Mutex
 	changed := 0
-	cs := connect(t, url, &sdk.ClientOptions{ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+	cs := runtimetest.ConnectMCP(t, url, &sdk.ClientOptions{ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 		mu.Lock()
 		changed++
 		mu.Unlock()
@@ -55,7 +56,7 @@ func TestEditsReachARunningWorkspace(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		if got := toolNames(t, cs); got[0] != "get_forecast" {
+		if got := runtimetest.ToolNames(t, cs); got[0] != "get_forecast" {
 			t.Fatalf("tools = %v", got)
 		}
 	})
@@ -84,7 +85,7 @@ func TestEditsReachARunningWorkspace(t *testing.T) {
 		if name != "Second" {
 			t.Fatalf("ready %s", name)
 		}
-		if got := callText(t, connect(t, url, nil), "echo", map[string]any{"text": "hi"}); got != "hi" {
+		if got := callText(t, runtimetest.ConnectMCP(t, url, nil), "echo", map[string]any{"text": "hi"}); got != "hi" {
 			t.Fatalf("answer = %q", got)
 		}
 	})
@@ -95,7 +96,7 @@ func TestEditsReachARunningWorkspace(t *testing.T) {
 		if name != "Echo" || !strings.Contains(url, ":"+strconv.Itoa(port)+"/mcp") {
 			t.Fatalf("ready %s at %s", name, url)
 		}
-		if got := callText(t, connect(t, url, nil), "echo", map[string]any{"text": "moved"}); got != "moved" {
+		if got := callText(t, runtimetest.ConnectMCP(t, url, nil), "echo", map[string]any{"text": "moved"}); got != "moved" {
 			t.Fatalf("answer = %q", got)
 		}
 	})

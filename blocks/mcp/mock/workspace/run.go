@@ -35,6 +35,11 @@ type Options struct {
 	// Poll is how often the files are checked for edits: 0 means every
 	// 300ms, a negative value not at all.
 	Poll time.Duration
+	// Settle is how long an edited file must stay the same (size and
+	// modification time) before it is applied, so that a file an editor is
+	// still writing is never served half written: 0 means 500ms, a negative
+	// value applies edits as soon as they are seen.
+	Settle time.Duration
 	// StopTimeout bounds how long a stopping server lets requests finish.
 	StopTimeout time.Duration
 }
@@ -65,7 +70,9 @@ type runner struct {
 	vars    map[string]string
 	running map[string]*running // by file
 	broken  map[string][]byte   // files that failed, by their content
-	stamps  map[string]stamp
+	stamps  map[string]stamp    // the files as last applied
+	pending map[string]seen     // files seen changing, not yet settled
+	now     func() time.Time
 }
 
 // running is one server that serves.
@@ -84,6 +91,9 @@ func newRunner(dir string, opts Options) (*runner, error) {
 	if opts.Poll == 0 {
 		opts.Poll = 300 * time.Millisecond
 	}
+	if opts.Settle == 0 {
+		opts.Settle = 500 * time.Millisecond
+	}
 	if opts.StopTimeout <= 0 {
 		opts.StopTimeout = 5 * time.Second
 	}
@@ -96,7 +106,8 @@ func newRunner(dir string, opts Options) (*runner, error) {
 		return nil, err
 	}
 	return &runner{dir: dir, opts: opts, log: opts.Logger, vars: vars,
-		running: map[string]*running{}, broken: map[string][]byte{}, stamps: map[string]stamp{}}, nil
+		running: map[string]*running{}, broken: map[string][]byte{}, stamps: map[string]stamp{},
+		pending: map[string]seen{}, now: time.Now}, nil
 }
 
 // startSelected starts the servers asked for: all, or those named.

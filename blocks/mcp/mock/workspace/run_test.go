@@ -94,19 +94,6 @@ func (r *running) waitLog(t *testing.T, text string) {
 	}
 }
 
-func connect(t *testing.T, url string, opts *sdk.ClientOptions) *sdk.ClientSession {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "ws-test", Version: "1"}, opts).
-		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatalf("connect %s: %v", url, err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
-}
-
 func callText(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -116,19 +103,6 @@ func callText(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]
 		t.Fatalf("tools/call %s: %v", tool, err)
 	}
 	return res.Content[0].(*sdk.TextContent).Text
-}
-
-func toolNames(t *testing.T, cs *sdk.ClientSession) []string {
-	t.Helper()
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range res.Tools {
-		names = append(names, tool.Name)
-	}
-	return names
 }
 
 func freePort(t *testing.T) int {
@@ -176,13 +150,13 @@ func TestOneBrokenServerDoesNotStopTheOthers(t *testing.T) {
 	r.waitLog(t, `Broken.yaml:4:23: mcp.tools[0].reslt (server \"Broken\"): unknown key \"reslt\"`)
 	r.waitLog(t, `unknown dynamic variable \"$nope\"`)
 	t.Run("a server with a bad item serves the rest", func(t *testing.T) {
-		cs := connect(t, ready["Items"], nil)
-		if got := toolNames(t, cs); len(got) != 1 || got[0] != "ok" {
+		cs := runtimetest.ConnectMCP(t, ready["Items"], nil)
+		if got := runtimetest.ToolNames(t, cs); len(got) != 1 || got[0] != "ok" {
 			t.Fatalf("tools = %v", got)
 		}
 	})
 	t.Run("workspace files keep ${...} as text and fill {{variables}}", func(t *testing.T) {
-		cs := connect(t, ready["Echo"], nil)
+		cs := runtimetest.ConnectMCP(t, ready["Echo"], nil)
 		if got := callText(t, cs, "get_weather", nil); got != "sunny t1 ${HOME}" {
 			t.Fatalf("answer = %q", got)
 		}

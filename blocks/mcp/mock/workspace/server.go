@@ -1,15 +1,11 @@
 package workspace
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -51,12 +47,18 @@ type fileSettings struct {
 // Kind is the only kind of saved server this adapter serves.
 const Kind = "mcp"
 
-// ReadServer reads and checks one saved server file. Its mcp section is
-// checked later, when the server is built.
+// ReadServer reads and checks one saved server file, servers/<name>.yaml in
+// a workspace folder (see readServer).
 func ReadServer(file string) (*Server, config.Diags) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, config.Diags{{File: file, Msg: "cannot read file: " + osMessage(err)}}
+	return readServer(filepath.Dir(filepath.Dir(file)), file)
+}
+
+// readServer reads and checks one saved server file of the workspace at
+// root (only what lies inside it, see readFile). Its mcp section is checked later, when the server is built.
+func readServer(root, file string) (*Server, config.Diags) {
+	data, ds := readFile(root, file)
+	if len(ds) > 0 {
+		return nil, ds
 	}
 	return parseServer(file, data)
 }
@@ -99,9 +101,6 @@ func parseServer(file string, data []byte) (*Server, config.Diags) {
 // needs from it (path, cors); the block checks the rest.
 func (s *Server) readMCP(at config.Where, ds *config.Diags) {
 	_, s.mcp = entry(s.root, "mcp")
-	for s.mcp != nil && s.mcp.Kind == yaml.AliasNode {
-		s.mcp = s.mcp.Alias
-	}
 	switch {
 	case s.mcp == nil || s.mcp.Kind == yaml.ScalarNode && s.mcp.ShortTag() == "!!null":
 		s.mcp = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: s.root.Line, Column: s.root.Column}
@@ -116,44 +115,23 @@ func (s *Server) readMCP(at config.Where, ds *config.Diags) {
 	}
 }
 
-// parseYAML parses a file that holds one YAML document; nil for an empty one.
-func parseYAML(file string, data []byte) (root *yaml.Node, ds config.Diags) {
-	defer func() {
-		if r := recover(); r != nil { // yaml.v3 is outside code: hostile input must not crash us
-			root, ds = nil, config.Diags{{File: file, Msg: fmt.Sprintf("invalid YAML: parser failed: %v", r)}}
-		}
-	}()
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, nil
-		}
-		return nil, config.Diags{syntaxDiag(file, err)}
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return nil, config.Diags{{File: file, Line: extra.Line, Msg: "a saved server is one YAML document; remove the extra ---"}}
-	}
-	if len(doc.Content) == 0 {
+// parseYAML parses a file that holds one YAML document, with its aliases and merge keys
+// resolved (config.Parse: bounded, so an alias bomb is refused at its line); nil for an empty one.
+func parseYAML(file string, data []byte) (*yaml.Node, config.Diags) {
+	roots, ds := config.Parse(file, data)
+	switch {
+	case len(ds) > 0:
+		return nil, ds
+	case len(roots) > 1:
+		return nil, config.Diags{{File: file, Line: roots[1].Line, Msg: "a saved server is one YAML document; remove the extra ---"}}
+	case len(roots) == 0:
 		return nil, nil
 	}
-	return doc.Content[0], nil
-}
-
-var yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-func syntaxDiag(file string, err error) config.Diag {
-	d := config.Diag{File: file, Msg: "invalid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
-	if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
-		d.Line, _ = strconv.Atoi(m[1])
-		d.Msg = "invalid YAML: " + m[2]
-	}
-	return d
+	return roots[0], nil
 }
 
 // serverFiles lists the saved server files, sorted, leaving out dotfiles
-// (editor backups and lock files).
+// (editor backups and lock files) and what cannot be a file (see listable).
 func serverFiles(dir string) ([]string, error) {
 	entries, err := os.ReadDir(filepath.Join(dir, ServersDir))
 	if err != nil {
@@ -165,7 +143,7 @@ func serverFiles(dir string) ([]string, error) {
 	var files []string
 	for _, e := range entries {
 		ext := strings.ToLower(filepath.Ext(e.Name()))
-		if e.IsDir() || strings.HasPrefix(e.Name(), ".") || ext != ".yaml" && ext != ".yml" {
+		if !listable(e) || strings.HasPrefix(e.Name(), ".") || ext != ".yaml" && ext != ".yml" {
 			continue
 		}
 		files = append(files, filepath.Join(dir, ServersDir, e.Name()))
@@ -208,7 +186,7 @@ func ReadAll(dir string) ([]*Server, config.Diags) {
 		used = map[int]bool{}
 	)
 	for _, f := range files {
-		s, fds := ReadServer(f)
+		s, fds := readServer(dir, f)
 		if len(fds) > 0 {
 			ds = append(ds, fds...)
 			continue
@@ -262,19 +240,11 @@ func value(n *yaml.Node, key string) *yaml.Node {
 	return v
 }
 
-func osMessage(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-// readYAML reads and parses one file.
-func readYAML(file string) (*yaml.Node, config.Diags) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, config.Diags{{File: file, Msg: "cannot read file: " + osMessage(err)}}
+// readYAML reads and parses one file of the workspace at root.
+func readYAML(root, file string) (*yaml.Node, config.Diags) {
+	data, ds := readFile(root, file)
+	if len(ds) > 0 {
+		return nil, ds
 	}
 	return parseYAML(file, data)
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/octo-run/octo/blocks/mcp/mock"
@@ -52,9 +53,52 @@ func (r *runner) watch(ctx context.Context) error {
 	}
 }
 
-// poll applies what changed since the last scan.
+// seen is how a changed file looked when it was first seen so (gone, or
+// with stamp st), and since when.
+type seen struct {
+	st    stamp
+	gone  bool
+	since time.Time
+}
+
+// settled returns the files as they are to be applied: each change that has
+// stayed the same for opts.Settle, the rest as last applied.
+func (r *runner) settled(cur map[string]stamp) map[string]stamp {
+	out := maps.Clone(r.stamps)
+	t := r.now()
+	files := slices.Collect(maps.Keys(cur))
+	for file := range r.stamps {
+		if _, ok := cur[file]; !ok {
+			files = append(files, file)
+		}
+	}
+	for _, file := range files {
+		st, ok := cur[file]
+		if old, had := r.stamps[file]; ok == had && st == old {
+			delete(r.pending, file)
+			continue
+		}
+		p, was := r.pending[file]
+		if now := (seen{st, !ok, t}); !was || p.st != now.st || p.gone != now.gone {
+			p = now
+			r.pending[file] = p
+		}
+		if t.Sub(p.since) < r.opts.Settle {
+			continue
+		}
+		delete(r.pending, file)
+		if ok {
+			out[file] = st
+		} else {
+			delete(out, file)
+		}
+	}
+	return out
+}
+
+// poll applies what changed, and has settled, since the last poll.
 func (r *runner) poll(ctx context.Context) {
-	now := r.scan()
+	now := r.settled(r.scan())
 	if maps.Equal(now, r.stamps) {
 		return
 	}
@@ -103,7 +147,7 @@ func (r *runner) reloadSettings() bool {
 // changed handles one saved server file that is new or was edited.
 func (r *runner) changed(ctx context.Context, file string) {
 	rs := r.running[file]
-	s, ds := ReadServer(file)
+	s, ds := readServer(r.dir, file)
 	if len(ds) > 0 {
 		if rs == nil {
 			ds = r.relevant(ds)

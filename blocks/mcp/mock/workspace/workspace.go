@@ -4,7 +4,10 @@
 // one). It turns each saved server into the runtime's config model — an
 // http connector on 127.0.0.1 and flows running the mcp-mock block on the
 // server's path, /sse and /messages (or a stdio connector and one flow) —
-// and runs them, each built on its own, following edits to the files.
+// and runs them, each built on its own, following edits to the files. It
+// reads only regular files that lie inside the folder (a symbolic link
+// leading outside is refused unread) and applies an edit once the file has
+// stopped changing, so a half-written file is never served.
 //
 // It owns the folder format and the serving of many servers; it must not
 // know the MCP protocol (blocks/mcp) nor what a server's settings mean
@@ -57,10 +60,10 @@ type Settings struct {
 // variables.
 func readSettings(dir string) (*Settings, config.Diags) {
 	file := filepath.Join(dir, SettingsFile)
-	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
 		return &Settings{}, nil
 	}
-	root, ds := readYAML(file)
+	root, ds := readYAML(dir, file)
 	if len(ds) > 0 {
 		return nil, ds
 	}

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,6 +108,8 @@ func TestASavedServerFileIsCheckedBeforeItIsBuilt(t *testing.T) {
 		{"an mcp section that is not a mapping", "name: a\nmcp: [1]", `expected a mapping of tools`},
 		{"an empty file", "", `the file is empty`},
 		{"two documents", "name: a\n---\nname: b", `one YAML document`},
+		{"aliases that expand too far", "name: a\nmcp:\n  variables:\n    l0: &l0 [ha, ha]\n" + laughs(4, 20), `a.yaml:18:22: YAML aliases expand to more than 100000 nodes`},
+		{"an alias inside the node it names", "name: a\nmcp: &m\n  tools: [*m]", `a.yaml:3:11: mcp.tools[0]: alias *m is used inside the node it names`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -122,6 +125,23 @@ func TestASavedServerFileIsCheckedBeforeItIsBuilt(t *testing.T) {
 			t.Fatalf("%+v %v", s, ds)
 		}
 	})
+}
+
+// laughs writes levels l1..ln of a billion-laughs mapping, each doubling the
+// one before, indented by indent spaces.
+func laughs(indent, n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%sl%d: &l%d [*l%d, *l%d]\n", strings.Repeat(" ", indent), i, i, i-1, i-1)
+	}
+	return b.String()
+}
+
+func TestASavedServerMayReuseItsPartsThroughAliases(t *testing.T) {
+	s, ds := parseServer("servers/a.yaml", []byte("name: a\nmcp:\n  <<: &base { path: /x, cors: true }\n  tools: &t [ { name: a, result: x } ]\n  prompts: []\n"))
+	if len(ds) > 0 || s.Path != "/x" || !s.CORS {
+		t.Fatalf("%+v %v", s, ds)
+	}
 }
 
 func TestServersWithoutAPortGetTheNextFreeOne(t *testing.T) {
