@@ -69,9 +69,9 @@ func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPRespons
 	if !announced {
 		version = Version20250326 // what a stateless server must assume (§7.2.5)
 	}
-	rc := RequestContext{Vars: in.Vars, Header: in.Header, Version: version, budget: s.newBudget(len(in.Body))}
+	rc := RequestContext{Vars: in.Vars, Header: in.Header, Version: version}
 	if !batch {
-		return s.serveOne(ctx, &msgs[0], rc)
+		return s.serveOne(ctx, &msgs[0], rc, len(in.Body))
 	}
 	if !batchable(version) {
 		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, NewError(CodeInvalidRequest,
@@ -80,6 +80,7 @@ func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPRespons
 	if err := s.checkBatch(len(msgs)); err != nil {
 		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, err))
 	}
+	rc.budget = s.newBudget(len(in.Body))
 	return s.serveBatch(ctx, msgs, rc)
 }
 
@@ -101,13 +102,19 @@ func accepted() HTTPResponse {
 	return HTTPResponse{Status: http.StatusAccepted, Header: http.Header{}}
 }
 
-func (s *Server) serveOne(ctx context.Context, m *Message, rc RequestContext) HTTPResponse {
+// serveOne answers a body of size bytes holding one message. Its answer is
+// held to the budget directly: nothing shares it, so the common call does
+// not pay for a budget.
+func (s *Server) serveOne(ctx context.Context, m *Message, rc RequestContext, size int) HTTPResponse {
 	switch m.Kind {
 	case KindInvalid:
 		return jsonResponse(http.StatusBadRequest, AppendError(nil, m.ID, m.Error))
 	case KindRequest:
 		resp := s.Handle(ctx, &m.Request, &rc)
-		msg, _ := rc.fitAnswer(m.ID, AppendResponse(make([]byte, 0, 256), resp))
+		msg := AppendResponse(make([]byte, 0, 256), resp)
+		if b := s.newBudget(size); !b.take(int64(len(msg))) {
+			msg = AppendError(nil, m.ID, b.overBudget(int64(len(msg))))
+		}
 		return jsonResponse(http.StatusOK, msg)
 	case KindNotification:
 		s.Handle(ctx, &m.Request, &rc)
