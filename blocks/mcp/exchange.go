@@ -12,8 +12,12 @@ import (
 // then the responses, then the stream ends).
 type exchange struct {
 	q *queue
+	s *ServerSession
 
 	mu      sync.Mutex
+	calls   []*call // the requests answered here, to cancel if the client leaves
+	left    bool    // the client stopped reading before the last answer
+	slot    bool    // holds one of the session's streams (MaxStreamsPerSession)
 	mode    uint8
 	sseOK   bool     // the client accepts text/event-stream
 	pending int      // answers still to come
@@ -29,21 +33,78 @@ const (
 	modeSSE
 )
 
-// newExchange expects n answers. jsonOK/sseOK say what the client accepts;
-// a client that takes only SSE gets a stream at once.
-func newExchange(q *queue, n int, jsonOK, sseOK bool) *exchange {
-	e := &exchange{q: q, sseOK: sseOK, pending: n, answers: make([][]byte, n), decided: make(chan struct{})}
+// newExchange expects n answers of a POST on session s. jsonOK/sseOK say
+// what the client accepts; a client that takes only SSE gets a stream at
+// once, or, when the session has no stream to spare, nil.
+func newExchange(s *ServerSession, n int, jsonOK, sseOK bool) *exchange {
+	e := &exchange{s: s, sseOK: sseOK, pending: n, answers: make([][]byte, n), decided: make(chan struct{})}
 	switch {
 	case !jsonOK:
-		e.mode = modeSSE
+		if !s.takeStream() {
+			return nil
+		}
+		e.mode, e.slot = modeSSE, true
 		close(e.decided)
 	case !sseOK:
 		e.mode = modeJSON
+	}
+	e.q = newQueue(s.streamPrefix(), e.leave).stallAfter(s.st.opts.StallTimeout, nil)
+	e.q.onDrain = func(ctx context.Context) { s.drainExchange(ctx, e) }
+	if s.primes() && sseOK {
+		e.q.prime()
 	}
 	if n == 0 {
 		e.finishLocked()
 	}
 	return e
+}
+
+// hold adds a call answered here (nil: answered at once).
+func (e *exchange) hold(c *call) {
+	if c == nil {
+		return
+	}
+	e.mu.Lock()
+	left := e.left
+	if !left {
+		e.calls = append(e.calls, c)
+	}
+	e.mu.Unlock()
+	if left {
+		c.abandon(clientLeft)
+	}
+}
+
+// Why the calls of a POST are cancelled when its reader goes.
+const (
+	clientLeft    = "the client closed the connection"
+	clientStalled = "the client did not read its answer stream"
+)
+
+// leave runs when the reader of the POST's answer goes (its queue is
+// closed): calls still running can no longer be answered, since events are
+// not kept for a resumed stream, so they are cancelled rather than left to
+// run to their end.
+func (e *exchange) leave() {
+	e.mu.Lock()
+	e.left = e.pending > 0
+	calls := e.calls
+	e.calls = nil
+	slot := e.slot
+	e.slot = false
+	e.mu.Unlock()
+	if slot {
+		e.s.releaseStream()
+	}
+	why := clientLeft
+	if e.q.isStalled() {
+		why = clientStalled
+	}
+	for _, c := range calls {
+		if !c.finished.Load() {
+			c.abandon(why)
+		}
+	}
 }
 
 // send implements outlet for the requests of this POST.
@@ -55,7 +116,14 @@ func (e *exchange) send(ctx context.Context, msg []byte, block bool) error {
 	}
 	var flush [][]byte
 	if e.mode == modeUndecided {
-		e.mode, flush, e.early = modeSSE, e.early, nil
+		if !e.s.takeStream() {
+			// The session holds all the streams it may: answer as JSON,
+			// dropping what only a stream could carry.
+			e.sseOK = false
+			e.mu.Unlock()
+			return ErrNoStream
+		}
+		e.mode, e.slot, flush, e.early = modeSSE, true, e.early, nil
 		close(e.decided)
 	}
 	e.writers++

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -41,6 +42,10 @@ func (p *testTools) CallTool(ctx context.Context, rc *RequestContext, name strin
 	switch name {
 	case "echo":
 		return &CallToolResult{Content: []Content{TextContent(string(args))}}, nil
+	case "big": // n x's: an answer much larger than its request
+		var a struct{ N int }
+		_ = json.Unmarshal(args, &a)
+		return &CallToolResult{Content: []Content{TextContent(strings.Repeat("x", a.N))}}, nil
 	case "weather":
 		if err := p.weather.Validate(args); err != nil {
 			return ToolError(err.Error()), nil

@@ -71,12 +71,16 @@ func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPRespons
 	}
 	rc := RequestContext{Vars: in.Vars, Header: in.Header, Version: version}
 	if !batch {
-		return s.serveOne(ctx, &msgs[0], rc)
+		return s.serveOne(ctx, &msgs[0], rc, len(in.Body))
 	}
 	if !batchable(version) {
 		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, NewError(CodeInvalidRequest,
 			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", version)))
 	}
+	if err := s.checkBatch(len(msgs)); err != nil {
+		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, err))
+	}
+	rc.budget = s.newBudget(len(in.Body))
 	return s.serveBatch(ctx, msgs, rc)
 }
 
@@ -98,13 +102,20 @@ func accepted() HTTPResponse {
 	return HTTPResponse{Status: http.StatusAccepted, Header: http.Header{}}
 }
 
-func (s *Server) serveOne(ctx context.Context, m *Message, rc RequestContext) HTTPResponse {
+// serveOne answers a body of size bytes holding one message. Its answer is
+// held to the budget directly: nothing shares it, so the common call does
+// not pay for a budget.
+func (s *Server) serveOne(ctx context.Context, m *Message, rc RequestContext, size int) HTTPResponse {
 	switch m.Kind {
 	case KindInvalid:
 		return jsonResponse(http.StatusBadRequest, AppendError(nil, m.ID, m.Error))
 	case KindRequest:
 		resp := s.Handle(ctx, &m.Request, &rc)
-		return jsonResponse(http.StatusOK, AppendResponse(make([]byte, 0, 256), resp))
+		msg := AppendResponse(make([]byte, 0, 256), resp)
+		if b := s.newBudget(size); !b.take(int64(len(msg))) {
+			msg = AppendError(nil, m.ID, b.overBudget(int64(len(msg))))
+		}
+		return jsonResponse(http.StatusOK, msg)
 	case KindNotification:
 		s.Handle(ctx, &m.Request, &rc)
 	}
@@ -127,7 +138,12 @@ func (s *Server) serveBatch(ctx context.Context, msgs []Message, base RequestCon
 			out = AppendError(out, m.ID, NewError(CodeInvalidRequest,
 				"Invalid Request: initialize must not be part of a batch"))
 		case m.Kind == KindRequest:
+			// Answered one after another, so only the answers that fit stay.
+			start := len(out)
 			out = AppendResponse(out, s.Handle(ctx, &m.Request, &rc))
+			if refused, ok := rc.fitAnswer(m.ID, out[start:]); !ok {
+				out = append(out[:start], refused...)
+			}
 		case m.Kind == KindNotification:
 			s.Handle(ctx, &m.Request, &rc)
 			continue

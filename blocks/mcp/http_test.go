@@ -3,9 +3,11 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -174,4 +176,53 @@ func BenchmarkServeStatelessToolsList(b *testing.B) {
 	for b.Loop() {
 		s.ServeStateless(context.Background(), in)
 	}
+}
+
+func TestStatelessLimits(t *testing.T) {
+	s := newRouterServer(t)
+	s.MaxBatch, s.MaxResponseBytes = 3, 1000
+	post := func(body string) HTTPResponse {
+		return s.ServeStateless(context.Background(), HTTPRequest{Method: http.MethodPost, Header: http.Header{}, Body: []byte(body)})
+	}
+	const (
+		ping = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+		big  = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"big","arguments":{"n":%d}}}`
+	)
+	answer := func(id, n int) string {
+		return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", n) + `"}]}}`
+	}
+	t.Run("a batch over maxBatch is refused whole with one error", func(t *testing.T) {
+		out := post("[" + strings.Repeat(ping+",", 3) + ping + "]")
+		want := `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: a batch of 4 messages is over the limit of 3 (maxBatch); send fewer messages per request"}}`
+		if out.Status != 400 || string(out.Body) != want {
+			t.Fatalf("got %d %s\nwant 400 %s", out.Status, out.Body, want)
+		}
+	})
+	t.Run("a batch of maxBatch messages is served", func(t *testing.T) {
+		if out := post("[" + ping + "," + ping + "," + ping + "]"); out.Status != 200 {
+			t.Fatalf("got %d %s", out.Status, out.Body)
+		}
+	})
+	t.Run("answers past the response budget become errors for their ids", func(t *testing.T) {
+		out := post("[" + fmt.Sprintf(big, 1, 400) + "," + fmt.Sprintf(big, 2, 400) + "," + fmt.Sprintf(big, 3, 400) + "]")
+		want := "[" + answer(1, 400) + "," + answer(2, 400) + "," +
+			`{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error: the answer (473 bytes) does not fit in the 1000 bytes allowed for the answers to one request (maxResponseBytes)"}}]`
+		if out.Status != 200 || string(out.Body) != want {
+			t.Fatalf("got %d %s\nwant 200 %s", out.Status, out.Body, want)
+		}
+	})
+	t.Run("a single answer over the budget is an error for its id", func(t *testing.T) {
+		out := post(fmt.Sprintf(big, 9, 2000))
+		want := `{"jsonrpc":"2.0","id":9,"error":{"code":-32603,"message":"Internal error: the answer (2073 bytes) does not fit in the 1000 bytes allowed for the answers to one request (maxResponseBytes)"}}`
+		if out.Status != 200 || string(out.Body) != want {
+			t.Fatalf("got %d %s\nwant 200 %s", out.Status, out.Body, want)
+		}
+	})
+	t.Run("an answer as large as twice its request fits whatever the limit", func(t *testing.T) {
+		arg := strings.Repeat("a", 2000)
+		out := post(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"s":"` + arg + `"}}}`)
+		if out.Status != 200 || !strings.Contains(string(out.Body), `"result"`) {
+			t.Fatalf("got %d %.200s", out.Status, out.Body)
+		}
+	})
 }

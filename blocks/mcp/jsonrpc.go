@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // JSONRPCVersion is the only value the "jsonrpc" member may hold.
@@ -67,6 +68,11 @@ func parseID(raw []byte) (ID, *Error) {
 	}
 	switch c := raw[0]; {
 	case c == '"':
+		// An id is echoed byte for byte, so one that is not UTF-8 (which
+		// encoding/json lets through) would make the answer invalid JSON.
+		if !utf8.Valid(raw) {
+			return ID{}, NewError(CodeInvalidRequest, "Invalid Request: id is not valid UTF-8 (JSON text must be UTF-8)")
+		}
 		if _, ok := unquote(raw); !ok {
 			return ID{}, NewError(CodeInvalidRequest, "Invalid Request: id is not a valid JSON string")
 		}

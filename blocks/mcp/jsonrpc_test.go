@@ -23,6 +23,8 @@ func TestParseID(t *testing.T) {
 		{"an object id is refused", `{"a":1}`, "Invalid Request: id must be a string or an integer, got object"},
 		{"a boolean id is refused", `true`, "Invalid Request: id must be a string or an integer, got boolean"},
 		{"an array id is refused", `[1]`, "Invalid Request: id must be a string or an integer, got array"},
+		{"a string id with invalid UTF-8 is refused, as echoing it would be invalid JSON", "\"a\xffb\"", "Invalid Request: id is not valid UTF-8 (JSON text must be UTF-8)"},
+		{"a string id with a raw overlong encoding is refused", "\"\xc0\xaf\"", "Invalid Request: id is not valid UTF-8 (JSON text must be UTF-8)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

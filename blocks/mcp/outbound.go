@@ -25,12 +25,23 @@ type call struct {
 	what   string // summary for the traffic log
 	out    outlet
 	cancel context.CancelFunc
-	// abandoned: the client cancelled it or the session ended, so its answer
-	// is withheld (mcp-protocol.md §6.4: no response after a cancel).
+	// abandoned: the client cancelled it, left, or the session ended, so its
+	// answer is withheld (mcp-protocol.md §6.4: no response after a cancel).
 	abandoned atomic.Bool
 	finished  atomic.Bool
 	// stopped: the server stopped it to shut down; it is answered so.
 	stopped atomic.Bool
+	why     atomic.Pointer[string] // why it was abandoned, when not by notifications/cancelled
+}
+
+// abandon withholds the call's answer and cancels its context; why, when
+// not "", says why for the traffic log.
+func (c *call) abandon(why string) {
+	if why != "" {
+		c.why.CompareAndSwap(nil, &why)
+	}
+	c.abandoned.Store(true)
+	c.cancel()
 }
 
 type callKey struct{}
@@ -73,24 +84,27 @@ func (s *ServerSession) track(ctx context.Context, m *Message, out outlet) (*cal
 	return c, cctx, nil
 }
 
-// start runs request m in its own goroutine; answer receives the encoded
-// response, or nil when it must be withheld. Requests other than ping are
-// refused until initialize has been answered.
-func (s *ServerSession) start(ctx context.Context, m *Message, rc RequestContext, out outlet, answer func([]byte)) {
+// start runs request m in its own goroutine and returns its call; answer
+// receives the encoded response, or nil when it must be withheld. Requests
+// other than ping are refused until initialize has been answered: then, or
+// when the request cannot be tracked, it is answered at once and start
+// returns nil.
+func (s *ServerSession) start(ctx context.Context, m *Message, rc RequestContext, out outlet, answer func([]byte)) *call {
 	s.touch()
 	if !allowedBeforeInit(m.Method) && !s.answered() {
 		answer(s.reply(m.ID, m.Method, summarize(m.Method, m.Params), Response{ID: m.ID, Error: errNotInitialized}))
-		return
+		return nil
 	}
 	c, cctx, err := s.track(ctx, m, out)
 	if err != nil {
 		answer(s.reply(m.ID, m.Method, m.Method, Response{ID: m.ID, Error: err}))
-		return
+		return nil
 	}
 	go func() {
 		defer s.calls.Done()
 		answer(s.run(cctx, c, m, rc))
 	}()
+	return c
 }
 
 func (s *ServerSession) run(ctx context.Context, c *call, m *Message, rc RequestContext) []byte {
@@ -103,14 +117,20 @@ func (s *ServerSession) run(ctx context.Context, c *call, m *Message, rc Request
 	s.mu.Unlock()
 	s.touch()
 	if c.abandoned.Load() {
+		summary := "no answer to cancelled " + c.what
+		if why := c.why.Load(); why != nil {
+			summary += " (" + *why + ")"
+		}
 		s.st.observe(s, TrafficEvent{Direction: DirOut, Kind: TrafficCancelled, Method: c.method, ID: c.id,
-			Summary: "no answer to cancelled " + c.what})
+			Summary: summary})
 		return nil
 	}
 	if c.stopped.Load() {
 		resp = Response{ID: c.id, Error: errShuttingDown}
 	}
-	return s.reply(c.id, c.method, c.what, resp)
+	msg, fits := rc.fitAnswer(c.id, AppendResponse(make([]byte, 0, 256), resp))
+	s.st.observeAnswer(s, DirOut, c.method, c.what, c.id, resp.Error != nil || !fits, msg)
+	return msg
 }
 
 // reply encodes a response and logs it.

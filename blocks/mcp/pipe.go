@@ -21,16 +21,17 @@ func (s *ServerSession) push(msg []byte) {
 
 // deliver handles one stdio line or legacy SSE POST body. raw is the body
 // for the traffic log. A body holding a request or a batch gets exactly one
-// call of answer (nil when every answer was withheld); others get none.
+// call of answer (nil when every answer was withheld); others get none. The
+// answers share one budget (MaxResponseBytes).
 func (s *ServerSession) deliver(ctx context.Context, msgs []Message, batch bool, rc RequestContext, raw []byte, answer func([]byte)) {
+	rc.budget = s.st.srv.newBudget(len(raw))
 	if !batch {
 		s.st.observeMessage(s, DirIn, &msgs[0], raw)
 		s.deliverOne(ctx, &msgs[0], rc, answer)
 		return
 	}
-	if !s.batchOK() {
-		answer(AppendError(nil, ID{}, NewError(CodeInvalidRequest,
-			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", s.Version())))
+	if err := s.batchRefused(msgs, batch); err != nil {
+		answer(AppendError(nil, ID{}, err))
 		return
 	}
 	b := &batchAnswer{push: answer}

@@ -81,6 +81,9 @@ type RequestContext struct {
 	// Notifier is nil when answers are single JSON bodies; then progress and
 	// log notifications are dropped.
 	Notifier Notifier
+
+	budget   *budget // the answer budget of the POST body or stdio line
+	reserved int64   // what this request's provider reserved of it
 }
 
 type progressParams struct {

@@ -63,6 +63,13 @@ type Server struct {
 	CacheLists bool
 	// OnPanic, when set, hears about a panic recovered while handling method.
 	OnPanic func(method string, recovered any, stack []byte)
+	// MaxBatch caps the messages of one JSON-RPC batch (0: DefaultMaxBatch);
+	// a longer batch is refused whole.
+	MaxBatch int
+	// MaxResponseBytes caps the bytes of the answers produced for one POST
+	// body or stdio line (0: DefaultMaxResponseBytes); an answer that does
+	// not fit becomes an error for its id.
+	MaxResponseBytes int64
 
 	initOnce sync.Once
 	initTail []byte
@@ -84,7 +91,7 @@ func (s *Server) Check() error {
 	if s.Info.Name == "" {
 		errs = append(errs, errors.New("server: serverInfo name is empty"))
 	}
-	errs = append(errs, s.versions().Check())
+	errs = append(errs, s.versions().Check(), s.checkLimits())
 	for m, h := range s.Handlers {
 		if coreMethods[m] {
 			errs = append(errs, fmt.Errorf("server: handler for %q would shadow the built-in method", m))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -37,6 +38,8 @@ type ServerSession struct {
 	clientInfo  Implementation
 	clientCaps  json.RawMessage
 	logLevel    int // -1: not set, send every level
+	waitingPost int // legacy POSTs held back by waitOutbox
+	streams     int // open event streams: the GET stream and POST answer streams
 	subs        map[string]struct{}
 	inflight    map[ID]*call
 	pending     map[ID]*pendingRequest
@@ -87,11 +90,71 @@ func (st *Stateful) register(s *ServerSession) error {
 	return nil
 }
 
-// full reports whether a new session would be refused.
-func (st *Stateful) full() bool {
+// makeRoom reports whether a new session fits. When the server is full it
+// ends the Streamable HTTP session idle the longest to make room (sessions
+// on other transports hold a stream while they live, so are never idle),
+// rather than refuse newcomers until the idle timeout passes.
+func (st *Stateful) makeRoom() bool {
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.closed || len(st.sessions) >= st.opts.MaxSessions
+	if st.closed {
+		st.mu.Unlock()
+		return false
+	}
+	if len(st.sessions) < st.opts.MaxSessions {
+		st.mu.Unlock()
+		return true
+	}
+	all := make([]*ServerSession, 0, len(st.sessions))
+	for _, s := range st.sessions {
+		if s.transport == TransportStreamable {
+			all = append(all, s)
+		}
+	}
+	st.mu.Unlock()
+	var oldest *ServerSession
+	for _, s := range all {
+		if s.idle() && (oldest == nil || s.last.Load() < oldest.last.Load()) {
+			oldest = s
+		}
+	}
+	if oldest == nil {
+		return false
+	}
+	oldest.end(EndEvicted)
+	return true
+}
+
+// idle reports whether the session has no stream open and no request in
+// flight.
+func (s *ServerSession) idle() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.ended && len(s.inflight) == 0 && s.streams == 0 && (s.stream == nil || s.stream.isClosed())
+}
+
+// takeStream claims one of the session's event streams; false when it holds
+// MaxStreamsPerSession already. releaseStream gives it back.
+func (s *ServerSession) takeStream() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.streams >= s.st.opts.MaxStreamsPerSession {
+		return false
+	}
+	s.streams++
+	return true
+}
+
+func (s *ServerSession) releaseStream() {
+	s.mu.Lock()
+	s.streams--
+	s.mu.Unlock()
+	s.touch()
+}
+
+// tooManyStreams refuses a stream over MaxStreamsPerSession.
+func (s *ServerSession) tooManyStreams() *Error {
+	return NewError(-32000, "Too many requests: this session already has %d event streams open (maxStreamsPerSession); close one or accept application/json",
+		s.st.opts.MaxStreamsPerSession)
 }
 
 // lookup returns the live session id of transport t, or nil: an id issued on
@@ -215,8 +278,7 @@ func (s *ServerSession) end(why EndReason) {
 	q := s.stream
 	// track refuses new calls from now on, so this is every call there is.
 	for _, c := range s.inflight {
-		c.abandoned.Store(true)
-		c.cancel()
+		c.abandon("the session ended: " + string(why))
 	}
 	s.mu.Unlock()
 	st := s.st
@@ -232,7 +294,47 @@ func (s *ServerSession) end(why EndReason) {
 	if q != nil {
 		q.end()
 	}
-	st.observe(s, TrafficEvent{Kind: TrafficSessionClosed, Summary: "session closed (" + string(why) + ")", Reason: why})
+	summary := "session closed (" + string(why) + ")"
+	switch why {
+	case EndStalled:
+		summary = "session closed (stalled: the client did not read its event stream for " + st.opts.StallTimeout.String() + ")"
+	case EndEvicted:
+		idle := time.Duration(time.Now().UnixNano() - s.last.Load()).Round(time.Millisecond)
+		summary = "session closed (evicted: the server had its limit of " + strconv.Itoa(st.opts.MaxSessions) +
+			" sessions and this one was idle the longest, for " + idle.String() + ")"
+	}
+	st.observe(s, TrafficEvent{Kind: TrafficSessionClosed, Summary: summary, Reason: why})
+}
+
+// sessionStream returns a queue for the session's own stream (GET, legacy
+// SSE, stdio outbox): a client that leaves it full and unread for the
+// stall timeout ends the session (EndStalled).
+func (s *ServerSession) sessionStream(prefix string, onClose func()) *queue {
+	return newQueue(prefix, onClose).stallAfter(s.st.opts.StallTimeout, func() { s.end(EndStalled) })
+}
+
+// maxWaitingPosts bounds the messages of one session held back while its
+// stream is full; more are refused (429) rather than hold more connections.
+const maxWaitingPosts = 8
+
+// waitOutbox holds the client's next message back while the session's own
+// stream (legacy SSE, stdio) is full, so its input is not taken while it
+// does not read (backpressure). It returns nil when there is room or the
+// session has no such stream, ErrSessionEnded when the session ended or was
+// dropped for not reading, and ctx.Err() when ctx ends.
+func (s *ServerSession) waitOutbox(ctx context.Context) error {
+	s.mu.Lock()
+	q := s.stream
+	s.mu.Unlock()
+	if q == nil {
+		return nil
+	}
+	switch err := q.waitRoom(ctx); {
+	case errors.Is(err, errStalled), errors.Is(err, ErrNoStream):
+		return ErrSessionEnded
+	default:
+		return err
+	}
 }
 
 // begin records the start of initialize; a second one is refused (-32600,
@@ -284,9 +386,17 @@ func (s *ServerSession) answered() bool {
 	return s.initState == initAnswered
 }
 
-// batchOK reports whether the session may send a JSON array.
-func (s *ServerSession) batchOK() bool {
-	return s.st.opts.AllowBatch && s.Version() == Version20250326
+// batchRefused says why a body that is a batch cannot be served: the
+// session's revision has no batches, or the batch is over the limit.
+func (s *ServerSession) batchRefused(msgs []Message, batch bool) *Error {
+	if !batch {
+		return nil
+	}
+	if !s.st.opts.AllowBatch || s.Version() != Version20250326 {
+		return NewError(CodeInvalidRequest,
+			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", s.Version())
+	}
+	return s.st.srv.checkBatch(len(msgs))
 }
 
 // allowedBeforeInit are the requests served before initialize is answered.
@@ -324,8 +434,7 @@ func (s *ServerSession) cancelCall(id ID) {
 	c := s.inflight[id]
 	s.mu.Unlock()
 	if c != nil {
-		c.abandoned.Store(true)
-		c.cancel()
+		c.abandon("")
 	}
 }
 

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 )
@@ -14,16 +15,16 @@ import (
 // The session ends when the stream is closed.
 func (st *Stateful) ServeSSE(_ context.Context, in HTTPRequest, messagesPath string) StreamReply {
 	if in.Method != http.MethodGet {
-		r := errorReply(http.StatusMethodNotAllowed, NewError(CodeInvalidRequest,
+		r := st.refuse(in, TransportSSE, http.StatusMethodNotAllowed, ID{}, NewError(CodeInvalidRequest,
 			"Method not allowed: GET opens the event stream"))
 		r.Header["Allow"] = allowGet
 		return r
 	}
-	if st.full() {
-		return st.busy(ID{})
+	if !st.makeRoom() {
+		return st.busy(in, TransportSSE, ID{})
 	}
 	s := st.newSession(TransportSSE)
-	s.stream = newQueue("", func() { s.end(EndDisconnected) })
+	s.stream = s.sessionStream("", func() { s.end(EndDisconnected) })
 	s.stream.onDrain = s.drainSession
 	sep := "?"
 	if strings.Contains(messagesPath, "?") {
@@ -32,7 +33,7 @@ func (st *Stateful) ServeSSE(_ context.Context, in HTTPRequest, messagesPath str
 	_ = s.stream.push(context.Background(), "endpoint", []byte(messagesPath+sep+"sessionId="+s.id), false)
 	if err := st.register(s); err != nil {
 		s.cancel()
-		return st.busy(ID{})
+		return st.busy(in, TransportSSE, ID{})
 	}
 	return streamReply(s.stream)
 }
@@ -45,34 +46,69 @@ var acceptedBody = []byte("Accepted")
 // answer goes out on the session's event stream.
 func (st *Stateful) ServeMessages(ctx context.Context, in HTTPRequest) StreamReply {
 	if in.Method != http.MethodPost {
-		r := errorReply(http.StatusMethodNotAllowed, NewError(CodeInvalidRequest,
+		r := st.refuse(in, TransportSSE, http.StatusMethodNotAllowed, ID{}, NewError(CodeInvalidRequest,
 			"Method not allowed: POST messages here"))
 		r.Header["Allow"] = allowPost
 		return r
 	}
 	id := in.Query.Get("sessionId")
 	if id == "" {
-		return errorReply(http.StatusBadRequest, NewError(CodeInvalidRequest,
+		return st.refuse(in, TransportSSE, http.StatusBadRequest, ID{}, NewError(CodeInvalidRequest,
 			"Bad Request: missing sessionId query parameter"))
 	}
 	s := st.lookup(id, TransportSSE)
 	if s == nil {
-		return errorReply(http.StatusNotFound, NewError(-32001, "Session not found: open a new event stream"))
+		return st.refuse(in, TransportSSE, http.StatusNotFound, ID{}, NewError(-32001, "Session not found: open a new event stream"))
 	}
 	msgs, batch, perr := Decode(in.Body)
 	if perr != nil {
-		return errorReply(http.StatusBadRequest, perr)
+		return st.refuse(in, TransportSSE, http.StatusBadRequest, ID{}, perr)
 	}
 	if !batch && msgs[0].Kind == KindInvalid {
 		st.observeMessage(s, DirIn, &msgs[0], in.Body)
 		return jsonReply(http.StatusBadRequest, AppendError(nil, msgs[0].ID, msgs[0].Error))
 	}
-	if batch && !s.batchOK() {
-		return errorReply(http.StatusBadRequest, NewError(CodeInvalidRequest,
-			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", s.Version()))
+	if err := s.batchRefused(msgs, batch); err != nil {
+		return st.refuse(in, TransportSSE, http.StatusBadRequest, ID{}, err)
+	}
+	if r, held := s.holdBack(ctx, in); held {
+		return r
 	}
 	s.deliver(ctx, msgs, batch, RequestContext{Vars: in.Vars, Header: in.Header}, in.Body, s.push)
 	return StreamReply{Status: http.StatusAccepted, Header: http.Header{"Content-Type": textPlain}, Body: acceptedBody}
 }
+
+// holdBack waits while the session's stream is full (waitOutbox). It
+// answers instead, and reports true, when too many POSTs already wait
+// (429), the session ended meanwhile (404: it was dropped for not reading)
+// or the client left.
+func (s *ServerSession) holdBack(ctx context.Context, in HTTPRequest) (StreamReply, bool) {
+	st := s.st
+	s.mu.Lock()
+	if s.waitingPost >= maxWaitingPosts && s.stream != nil && !s.stream.hasRoom() {
+		s.mu.Unlock()
+		r := st.refuse(in, TransportSSE, http.StatusTooManyRequests, ID{}, NewError(-32000,
+			"Too many requests: this session's event stream is full and %d messages already wait for it; read the stream", maxWaitingPosts))
+		r.Header["Retry-After"] = retryAfter
+		return r, true
+	}
+	s.waitingPost++
+	s.mu.Unlock()
+	err := s.waitOutbox(ctx)
+	s.mu.Lock()
+	s.waitingPost--
+	s.mu.Unlock()
+	switch {
+	case errors.Is(err, ErrSessionEnded):
+		return st.refuse(in, TransportSSE, http.StatusNotFound, ID{}, NewError(-32001,
+			"Session not found: it ended while this message waited for its event stream to be read; open a new event stream")), true
+	case err != nil:
+		return st.refuse(in, TransportSSE, http.StatusServiceUnavailable, ID{}, NewError(-32000,
+			"Service unavailable: the request was abandoned while the session's event stream was full")), true
+	}
+	return StreamReply{}, false
+}
+
+var retryAfter = []string{"1"}[:1:1]
 
 var textPlain = []string{"text/plain; charset=utf-8"}[:1:1]

@@ -1,10 +1,15 @@
 package mcp
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // legacy is a raw 2024-11-05 HTTP+SSE client.
@@ -155,5 +160,103 @@ func TestLegacySSE(t *testing.T) {
 				return resp.StatusCode == 404
 			})
 		})
+	})
+}
+
+// TestALegacySessionThatStopsReadingIsHeldBackThenDropped plays a legacy
+// SSE client that reads its endpoint event and nothing more while it posts
+// calls with large answers: its POSTs are held back once its stream is
+// full, and after the stall timeout the session ends (reason "stalled");
+// another session is served all along.
+func TestALegacySessionThatStopsReadingIsHeldBackThenDropped(t *testing.T) {
+	leakCheck(t)
+	s, _ := newStatefulServer(t)
+	log := &trafficLog{}
+	st := NewStateful(s, StatefulOptions{Observer: log.add, StallTimeout: 300 * time.Millisecond})
+	f := newFront(t, st)
+	slow := f.legacy(t)
+	slow.send(t, fmt.Sprintf(initBody, Version20241105, "{}"))
+	// From here on nothing reads slow's stream: its events pile up in the
+	// socket buffers, then in its queue.
+	good := f.open(t, Version20250618, "{}")
+	call := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"s":"` + strings.Repeat("a", 256<<10) + `"}}}`
+	var statuses []int
+	for i := range 200 {
+		resp := f.do(t, "POST", slow.endpoint, fmt.Sprintf(call, i))
+		readAll(t, resp)
+		statuses = append(statuses, resp.StatusCode)
+		if resp.StatusCode != http.StatusAccepted {
+			break
+		}
+		if status, body := good.call(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); status != 200 {
+			t.Fatalf("the other session: %d %s", status, body)
+		}
+	}
+	if last := statuses[len(statuses)-1]; last != http.StatusNotFound {
+		t.Fatalf("statuses %v: want 202s, then 404 once the session was dropped", statuses)
+	}
+	waitFor(t, "the session to close", func() bool {
+		return slices.Contains(log.summaries(), " session closed (stalled: the client did not read its event stream for 300ms)")
+	})
+	if status, body := good.call(t, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); status != 200 {
+		t.Fatalf("the other session after: %d %s", status, body)
+	}
+	slow.resp.Body.Close()
+	for range slow.evs { // let the parser end
+	}
+}
+
+func TestPOSTsWaitingForAFullStreamAreCapped(t *testing.T) {
+	leakCheck(t)
+	s, _ := newStatefulServer(t)
+	st := NewStateful(s, StatefulOptions{StallTimeout: time.Minute})
+	defer st.Close()
+	// The stream is opened and never read, so it fills for sure.
+	r := st.ServeSSE(context.Background(), HTTPRequest{Method: http.MethodGet}, "/messages")
+	defer r.Stream.Close()
+	endpoint, _ := r.Stream.Next(context.Background())
+	query, _ := url.ParseQuery(strings.TrimPrefix(string(endpoint.Data), "/messages?"))
+	post := func(body string) StreamReply {
+		return st.ServeMessages(context.Background(), HTTPRequest{Method: http.MethodPost, Query: query, Body: []byte(body)})
+	}
+	post(fmt.Sprintf(initBody, Version20241105, "{}"))
+	for range queueMaxEvents {
+		_ = st.Session(query.Get("sessionId")).stream.push(context.Background(), "message", []byte("{}"), false)
+	}
+	const note = `{"jsonrpc":"2.0","method":"notifications/x"}`
+	held := make(chan StreamReply, maxWaitingPosts)
+	for range maxWaitingPosts {
+		go func() { held <- post(note) }()
+	}
+	waitFor(t, "the POSTs to wait", func() bool {
+		sess := st.Session(query.Get("sessionId"))
+		sess.mu.Lock()
+		defer sess.mu.Unlock()
+		return sess.waitingPost == maxWaitingPosts
+	})
+	t.Run("one more is refused with 429 and Retry-After", func(t *testing.T) {
+		r := post(note)
+		want := `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Too many requests: this session's event stream is full and ` +
+			strconv.Itoa(maxWaitingPosts) + ` messages already wait for it; read the stream"}}`
+		if r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") != "1" || string(r.Body) != want {
+			t.Fatalf("got %d %v %s", r.Status, r.Header, r.Body)
+		}
+	})
+	t.Run("reading the stream lets the held POSTs through", func(t *testing.T) {
+		for range queueMaxEvents / 2 {
+			if _, err := r.Stream.Next(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range maxWaitingPosts {
+			select {
+			case got := <-held:
+				if got.Status != http.StatusAccepted {
+					t.Fatalf("a held POST got %d %s", got.Status, got.Body)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("a held POST is still waiting")
+			}
+		}
 	})
 }

@@ -29,8 +29,9 @@ const HeaderSessionID = "Mcp-Session-Id"
 
 // Defaults for StatefulOptions.
 const (
-	DefaultIdleTimeout = 30 * time.Minute
-	DefaultMaxSessions = 10000
+	DefaultIdleTimeout          = 30 * time.Minute
+	DefaultMaxSessions          = 10000
+	DefaultMaxStreamsPerSession = 16
 )
 
 // Errors the stateful server returns.
@@ -53,9 +54,17 @@ type StatefulOptions struct {
 	// IdleTimeout ends a Streamable HTTP session with no traffic, no open
 	// stream and no request in flight for this long (default 30m).
 	IdleTimeout time.Duration
-	// MaxSessions caps live sessions (default 10000); beyond it initialize
-	// (and a legacy SSE GET) gets 503.
+	// MaxSessions caps live sessions (default 10000). When they are all
+	// taken, a new one takes the place of the Streamable HTTP session idle
+	// the longest (no open stream, no request in flight); with none idle,
+	// initialize (and a legacy SSE GET) gets 503.
 	MaxSessions int
+	// MaxStreamsPerSession caps the event streams one session holds open at
+	// once, its GET stream and its POSTs' answer streams together (default
+	// DefaultMaxStreamsPerSession), so one client cannot take every stream
+	// the connector allows. Beyond it a POST is answered as JSON (its
+	// notifications dropped), or 429 when the client takes only SSE.
+	MaxStreamsPerSession int
 	// Observer, when set, hears every message in both directions and every
 	// session opening and closing. It is called synchronously from many
 	// goroutines: it must be quick, must not block, and may keep the event.
@@ -63,6 +72,11 @@ type StatefulOptions struct {
 	// AllowBatch accepts JSON-RPC batches from sessions that negotiated
 	// 2025-03-26, the only revision that has them (mcp-protocol.md §1.3).
 	AllowBatch bool
+	// StallTimeout is how long a client may leave a full event stream (or
+	// stdio output) unread while the server waits to send on it (default
+	// DefaultStallTimeout). Then its session ends (reason "stalled"); a
+	// POST's own answer stream is closed and its calls cancelled instead.
+	StallTimeout time.Duration
 }
 
 // Stateful serves one Server with sessions over every transport: Streamable
@@ -84,6 +98,12 @@ func NewStateful(s *Server, o StatefulOptions) *Stateful {
 	}
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.StallTimeout <= 0 {
+		o.StallTimeout = DefaultStallTimeout
+	}
+	if o.MaxStreamsPerSession <= 0 {
+		o.MaxStreamsPerSession = DefaultMaxStreamsPerSession
 	}
 	return &Stateful{srv: s, opts: o, sessions: make(map[string]*ServerSession)}
 }

@@ -80,6 +80,12 @@ func (p *statefulTools) CallTool(ctx context.Context, rc *RequestContext, name s
 		case <-ctx.Done():
 		}
 		return text("opened")
+	case "flood": // logs 64 KiB messages until cancelled (not listed)
+		for ctx.Err() == nil {
+			_ = rc.Log(ctx, "info", "flood", strings.Repeat("x", 64<<10))
+		}
+		p.cancelled <- struct{}{}
+		return text("flooded")
 	case "session":
 		s := rc.Session.(*ServerSession)
 		return text(fmt.Sprintf("%s %s %s elicitation=%v", s.Transport(), s.Version(), s.ClientInfo().Name,

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestAnswerBecomesAStreamWhenTheHandlerEmits(t *testing.T) {
@@ -406,5 +407,145 @@ func TestTrafficLog(t *testing.T) {
 		if ev.Kind != TrafficSessionOpened && ev.Kind != TrafficSessionClosed && len(ev.Message) == 0 {
 			t.Fatalf("event without its message: %+v", ev)
 		}
+	}
+}
+
+func TestTrafficLogEscapesWhatTheClientWrote(t *testing.T) {
+	leakCheck(t)
+	s, _ := newStatefulServer(t)
+	log := &trafficLog{}
+	f := newFront(t, NewStateful(s, StatefulOptions{Observer: log.add}))
+	c := f.open(t, Version20250618, "{}")
+	c.call(t, "{\"jsonrpc\":\"2.0\",\"method\":\"evil\\n12:00:00.000 mock  in  forged\\u001b[31m\\u202e\"}")
+	c.call(t, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\n \"params\":{\"name\":\"x\\ry\\u0007\",\"arguments\":{\"s\":\"\xff\"}}}")
+	want := []string{
+		`in evil\n12:00:00.000 mock  in  forged\x1b[31m\u202e`,
+		`in tools/call x\ry\a`,
+		`out error of tools/call x\ry\a`,
+	}
+	got := log.summaries()[4:]
+	if !slices.Equal(got, want) {
+		t.Fatalf("log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	for _, ev := range log.evs {
+		if strings.ContainsAny(ev.Method, "\n\r\x1b\a") || strings.ContainsAny(string(ev.Message), "\n\r") || !utf8.Valid(ev.Message) {
+			t.Errorf("event %q: method %q, message %q", ev.Summary, ev.Method, ev.Message)
+		}
+	}
+}
+
+func TestRefusedRequestsAreTrafficEvents(t *testing.T) {
+	leakCheck(t)
+	s, _ := newStatefulServer(t)
+	log := &trafficLog{}
+	f := newFront(t, NewStateful(s, StatefulOptions{Observer: log.add}))
+	c := f.open(t, Version20250618, "{}")
+	readAll(t, f.do(t, "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, HeaderSessionID, "gone\tx"))
+	c.call(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, HeaderProtocolVersion, "1999-01-01")
+	readAll(t, f.do(t, "POST", "/messages", `[`))
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	var got []string
+	for _, ev := range log.evs {
+		if ev.Kind == TrafficRejected {
+			got = append(got, fmt.Sprintf("%s %s %q %d %d %s", ev.Direction, ev.Transport, ev.Session, ev.Status, ev.Code, ev.Summary))
+		}
+	}
+	want := []string{
+		`in streamable-http "" 404 -32001 rejected (HTTP 404): Session not found: it expired or was deleted; initialize a new one [session "gone\tx"]`,
+		`in streamable-http "` + c.id + `" 400 -32600 rejected (HTTP 400): Bad Request: unsupported Mcp-Protocol-Version "1999-01-01"; this server speaks 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05`,
+		`in sse "" 400 -32600 rejected (HTTP 400): Bad Request: missing sessionId query parameter`,
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("rejections:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestCallsWhoseClientLeftAreCancelled(t *testing.T) {
+	leakCheck(t)
+	s, tools := newStatefulServer(t)
+	log := &trafficLog{}
+	st := NewStateful(s, StatefulOptions{Observer: log.add})
+	f := newFront(t, st)
+	const call = `{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"block"}}`
+	// cancelled checks the call's context ended, the traffic log says why,
+	// and the goroutine that ran it is gone.
+	cancelled := func(t *testing.T, sess *ServerSession, why string) {
+		t.Helper()
+		select {
+		case <-tools.cancelled:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the call was not cancelled")
+		}
+		waitFor(t, "the traffic log", func() bool {
+			return slices.Contains(log.summaries(), "out no answer to cancelled tools/call block ("+why+")")
+		})
+		done := make(chan struct{})
+		go func() { sess.calls.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the call's goroutine is still running")
+		}
+	}
+	leave := func(t *testing.T, c *client, accept string) {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, "POST", f.srv.URL+"/mcp", strings.NewReader(call))
+		req.Header.Set("Accept", accept)
+		req.Header.Set(HeaderSessionID, c.id)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if resp, err := f.client.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		<-tools.started
+		cancel()
+		<-done
+	}
+	t.Run("a POST waiting for a JSON answer", func(t *testing.T) {
+		c := f.open(t, Version20250618, "{}")
+		leave(t, c, "application/json")
+		cancelled(t, st.Session(c.id), "the client closed the connection")
+	})
+	t.Run("a POST answered with an event stream", func(t *testing.T) {
+		c := f.open(t, Version20250618, "{}")
+		leave(t, c, "text/event-stream")
+		cancelled(t, st.Session(c.id), "the client closed the connection")
+	})
+	t.Run("a legacy SSE session whose stream is closed", func(t *testing.T) {
+		l := f.legacy(t)
+		l.send(t, fmt.Sprintf(initBody, Version20241105, "{}"))
+		l.next(t)
+		l.send(t, call)
+		<-tools.started
+		sess := st.Session(strings.TrimPrefix(l.endpoint, "/messages?sessionId="))
+		l.resp.Body.Close()
+		cancelled(t, sess, "the session ended: disconnected")
+	})
+}
+
+func TestAPOSTStreamLeftUnreadIsClosedAndItsCallsCancelled(t *testing.T) {
+	leakCheck(t)
+	s, tools := newStatefulServer(t)
+	log := &trafficLog{}
+	st := NewStateful(s, StatefulOptions{Observer: log.add, StallTimeout: 200 * time.Millisecond})
+	f := newFront(t, st)
+	c := f.open(t, Version20250618, "{}")
+	resp := c.post(t, `{"jsonrpc":"2.0","id":"f","method":"tools/call","params":{"name":"flood"}}`)
+	defer resp.Body.Close() // never read until the end
+	select {
+	case <-tools.cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call was not cancelled")
+	}
+	waitFor(t, "the traffic log", func() bool {
+		return slices.Contains(log.summaries(), "out no answer to cancelled tools/call flood (the client did not read its answer stream)")
+	})
+	if status, body := c.call(t, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); status != 200 {
+		t.Fatalf("the session: %d %s", status, body)
 	}
 }

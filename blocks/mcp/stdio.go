@@ -16,6 +16,12 @@ const MaxLineBytes = 64 << 20
 // that has not read what is already waiting for it.
 const stdioAhead = 64
 
+// stdioMaxOwed bounds the answers a stdio session works out at once even for
+// a client that reads: past it the next line waits for one to be done, so a
+// burst of lines cannot have hundreds of answers built together (nor reach
+// the in-flight limit and be refused as busy).
+const stdioMaxOwed = 256
+
 // StdioSession is the one session of a stdio transport (mcp-protocol.md
 // §7.1). Whoever reads the lines (the stdio connector, through mcp-mock)
 // hands each to Line; Next yields the messages to write, one per line, in
@@ -92,10 +98,10 @@ func (ss *StdioSession) waitTurn(ctx context.Context) error {
 		q.mu.Lock()
 		over, full, backlog := q.closed || q.ended, q.fullLocked(), len(q.events) > 0
 		q.mu.Unlock()
-		switch {
-		case over:
+		if over {
 			return ErrNoStream
-		case !full && (!backlog || ss.owed.Load()-int64(ss.s.asking()) < stdioAhead):
+		}
+		if owed := ss.owed.Load() - int64(ss.s.asking()); !full && owed < stdioMaxOwed && (!backlog || owed < stdioAhead) {
 			return nil
 		}
 		select {

@@ -35,7 +35,7 @@ func (st *Stateful) ServeStreamable(ctx context.Context, in HTTPRequest) StreamR
 		s.end(EndDeleted)
 		return StreamReply{Status: http.StatusOK, Header: http.Header{}}
 	}
-	r := errorReply(http.StatusMethodNotAllowed, NewError(CodeInvalidRequest,
+	r := st.refuse(in, TransportStreamable, http.StatusMethodNotAllowed, ID{}, NewError(CodeInvalidRequest,
 		"Method not allowed: use POST, GET or DELETE"))
 	r.Header["Allow"] = allowAll
 	return r
@@ -61,16 +61,16 @@ func streamReply(q *queue) StreamReply {
 func (st *Stateful) streamableSession(in HTTPRequest, checkVersion bool) (*ServerSession, StreamReply) {
 	id := in.Header.Get(HeaderSessionID)
 	if id == "" {
-		return nil, errorReply(http.StatusBadRequest, NewError(CodeInvalidRequest,
+		return nil, st.refuse(in, TransportStreamable, http.StatusBadRequest, ID{}, NewError(CodeInvalidRequest,
 			"Bad Request: missing %s header; send initialize first", HeaderSessionID))
 	}
 	s := st.lookup(id, TransportStreamable)
 	if s == nil {
-		return nil, errorReply(http.StatusNotFound, NewError(-32001,
+		return nil, st.refuse(in, TransportStreamable, http.StatusNotFound, ID{}, NewError(-32001,
 			"Session not found: it expired or was deleted; initialize a new one"))
 	}
 	if v, ok := headerVersion(in.Header); checkVersion && ok && !st.srv.versions().Speaks(v) {
-		return nil, errorReply(http.StatusBadRequest, &Error{Code: CodeInvalidRequest,
+		return nil, st.refuse(in, TransportStreamable, http.StatusBadRequest, ID{}, &Error{Code: CodeInvalidRequest,
 			Message: "Bad Request: unsupported " + HeaderProtocolVersion + " \"" + v +
 				"\"; this server speaks " + st.srv.versions().List(),
 			Data: map[string]any{"supported": st.srv.versions().Supported, "requested": v}})
@@ -110,7 +110,7 @@ var notAcceptable = NewError(CodeInvalidRequest,
 
 func (st *Stateful) streamableGet(in HTTPRequest) StreamReply {
 	if _, sseOK := accepts(in.Header); !sseOK {
-		return errorReply(http.StatusNotAcceptable, NewError(CodeInvalidRequest,
+		return st.refuse(in, TransportStreamable, http.StatusNotAcceptable, ID{}, NewError(CodeInvalidRequest,
 			"Not Acceptable: a GET opens a text/event-stream"))
 	}
 	s, bad := st.streamableSession(in, true)
@@ -123,20 +123,27 @@ func (st *Stateful) streamableGet(in HTTPRequest) StreamReply {
 	// gets 405, which clients read as "no stream to resume" and stop asking.
 	if last := in.Header.Get("Last-Event-ID"); last != "" {
 		if !s.isStandalone(last) {
-			return StreamReply{Status: http.StatusMethodNotAllowed,
-				Header: http.Header{"Allow": {"POST, DELETE"}, "Content-Type": jsonContentType},
-				Body: AppendError(nil, ID{}, NewError(CodeInvalidRequest,
-					"Method Not Allowed: stream %q cannot be resumed; its events are not kept", last))}
+			r := st.refuse(in, TransportStreamable, http.StatusMethodNotAllowed, ID{}, NewError(CodeInvalidRequest,
+				"Method Not Allowed: stream %q cannot be resumed; its events are not kept", last))
+			r.Header["Allow"] = []string{"POST, DELETE"}
+			return r
 		}
 		s.closeStandalone()
 	}
 	q, err := s.openStandalone()
-	if err != nil {
-		return errorReply(http.StatusConflict, NewError(CodeInvalidRequest,
+	switch {
+	case errors.Is(err, errTooManyStreams):
+		r := st.refuse(in, TransportStreamable, http.StatusTooManyRequests, ID{}, s.tooManyStreams())
+		r.Header["Retry-After"] = retryAfter
+		return r
+	case err != nil:
+		return st.refuse(in, TransportStreamable, http.StatusConflict, ID{}, NewError(CodeInvalidRequest,
 			"Conflict: this session already has a standalone stream open"))
 	}
 	return streamReply(q)
 }
+
+var errTooManyStreams = errors.New("too many streams")
 
 // isStandalone reports whether an event id came from the session's current
 // (or last) standalone stream.
@@ -168,14 +175,18 @@ func (s *ServerSession) openStandalone() (*queue, error) {
 	if s.stream != nil && !s.stream.isClosed() {
 		return nil, errors.New("standalone stream already open")
 	}
+	if s.streams >= s.st.opts.MaxStreamsPerSession {
+		return nil, errTooManyStreams
+	}
+	s.streams++
 	var q *queue
-	q = newQueue(prefix, func() {
+	q = s.sessionStream(prefix, func() {
 		s.mu.Lock()
 		if s.stream == q {
 			s.stream = nil
 		}
 		s.mu.Unlock()
-		s.touch()
+		s.releaseStream()
 	})
 	if s.version >= Version20251125 {
 		q.prime()
@@ -187,14 +198,14 @@ func (s *ServerSession) openStandalone() (*queue, error) {
 func (st *Stateful) streamablePost(ctx context.Context, in HTTPRequest) StreamReply {
 	jsonOK, sseOK := accepts(in.Header)
 	if !jsonOK && !sseOK {
-		return errorReply(http.StatusNotAcceptable, notAcceptable)
+		return st.refuse(in, TransportStreamable, http.StatusNotAcceptable, ID{}, notAcceptable)
 	}
 	msgs, batch, perr := Decode(in.Body)
 	if perr != nil {
-		return errorReply(http.StatusBadRequest, perr)
+		return st.refuse(in, TransportStreamable, http.StatusBadRequest, ID{}, perr)
 	}
 	if !batch && msgs[0].Kind == KindInvalid {
-		return jsonReply(http.StatusBadRequest, AppendError(nil, msgs[0].ID, msgs[0].Error))
+		return st.refuse(in, TransportStreamable, http.StatusBadRequest, msgs[0].ID, msgs[0].Error)
 	}
 	if in.Header.Get(HeaderSessionID) == "" && !batch && isInitialize(&msgs[0]) {
 		return st.initializeStreamable(ctx, in, &msgs[0], jsonOK)
@@ -203,11 +214,9 @@ func (st *Stateful) streamablePost(ctx context.Context, in HTTPRequest) StreamRe
 	if s == nil {
 		return bad
 	}
-	if batch && !s.batchOK() {
-		return errorReply(http.StatusBadRequest, NewError(CodeInvalidRequest,
-			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", s.Version()))
+	if err := s.batchRefused(msgs, batch); err != nil {
+		return st.refuse(in, TransportStreamable, http.StatusBadRequest, ID{}, err)
 	}
-	rc := RequestContext{Vars: in.Vars, Header: in.Header}
 	if !batch {
 		st.observeMessage(s, DirIn, &msgs[0], in.Body)
 		if isInitialize(&msgs[0]) {
@@ -216,30 +225,40 @@ func (st *Stateful) streamablePost(ctx context.Context, in HTTPRequest) StreamRe
 				Response{ID: m.ID, Error: NewError(CodeInvalidRequest, "Invalid Request: the session is already initialized")}))
 		}
 	}
-	return s.post(ctx, msgs, batch, rc, jsonOK, sseOK)
+	return s.post(ctx, in, msgs, batch, jsonOK, sseOK)
 }
 
 // post answers the messages of one POST on an existing session.
-func (s *ServerSession) post(ctx context.Context, msgs []Message, batch bool, rc RequestContext, jsonOK, sseOK bool) StreamReply {
+func (s *ServerSession) post(ctx context.Context, in HTTPRequest, msgs []Message, batch bool, jsonOK, sseOK bool) StreamReply {
+	rc := RequestContext{Vars: in.Vars, Header: in.Header, budget: s.st.srv.newBudget(len(in.Body))}
 	n := 0
 	for i := range msgs {
-		m := &msgs[i]
 		if batch {
-			s.st.observeMessage(s, DirIn, m, s.rawIfObserved(m))
+			s.st.observeMessage(s, DirIn, &msgs[i], s.rawIfObserved(&msgs[i]))
 		}
-		if m.Kind == KindRequest || m.Kind == KindInvalid {
+		if k := msgs[i].Kind; k == KindRequest || k == KindInvalid {
 			n++
-			continue
 		}
-		s.receive(ctx, m, rc)
+	}
+	var e *exchange
+	if n > 0 {
+		if e = newExchange(s, n, jsonOK, sseOK); e == nil {
+			id := ID{}
+			if !batch {
+				id = msgs[0].ID
+			}
+			r := s.st.refuse(in, TransportStreamable, http.StatusTooManyRequests, id, s.tooManyStreams())
+			r.Header["Retry-After"] = retryAfter
+			return r
+		}
+	}
+	for i := range msgs {
+		if k := msgs[i].Kind; k != KindRequest && k != KindInvalid {
+			s.receive(ctx, &msgs[i], rc)
+		}
 	}
 	if n == 0 {
 		return StreamReply{Status: http.StatusAccepted, Header: http.Header{}}
-	}
-	e := newExchange(newQueue(s.streamPrefix(), nil), n, jsonOK, sseOK)
-	e.q.onDrain = func(ctx context.Context) { s.drainExchange(ctx, e) }
-	if s.primes() && sseOK {
-		e.q.prime()
 	}
 	slot := 0
 	for i := range msgs {
@@ -252,7 +271,7 @@ func (s *ServerSession) post(ctx context.Context, msgs []Message, batch bool, rc
 				"Invalid Request: initialize must not be part of a batch")}))
 		case m.Kind == KindRequest:
 			i := slot
-			s.start(ctx, m, rc, e, func(msg []byte) { e.answer(i, msg) })
+			e.hold(s.start(ctx, m, rc, e, func(msg []byte) { e.answer(i, msg) }))
 		default:
 			continue
 		}
@@ -285,8 +304,8 @@ func (e *exchange) reply(ctx context.Context, batch bool) StreamReply {
 // id rides on that answer (§7.2.4). Capacity is checked first so a full
 // server answers 503 without running the handshake.
 func (st *Stateful) initializeStreamable(ctx context.Context, in HTTPRequest, m *Message, jsonOK bool) StreamReply {
-	if st.full() {
-		return st.busy(m.ID)
+	if !st.makeRoom() {
+		return st.busy(in, TransportStreamable, m.ID)
 	}
 	s := st.newSession(TransportStreamable)
 	resp := s.initialize(ctx, m, RequestContext{Vars: in.Vars, Header: in.Header})
@@ -297,7 +316,7 @@ func (st *Stateful) initializeStreamable(ctx context.Context, in HTTPRequest, m 
 	}
 	if err := st.register(s); err != nil {
 		s.cancel()
-		return st.busy(m.ID)
+		return st.busy(in, TransportStreamable, m.ID)
 	}
 	st.observeMessage(s, DirIn, m, in.Body)
 	st.observeAnswer(s, DirOut, m.Method, m.Method, m.ID, false, msg)
@@ -319,12 +338,12 @@ func (st *Stateful) initializeStreamable(ctx context.Context, in HTTPRequest, m 
 
 // busy is the answer when no session can be opened: 503 with a JSON-RPC
 // error carrying the request's id.
-func (st *Stateful) busy(id ID) StreamReply {
+func (st *Stateful) busy(in HTTPRequest, t Transport, id ID) StreamReply {
 	msg := "Service unavailable: too many sessions"
 	st.mu.Lock()
 	if st.closed {
 		msg = "Service unavailable: the server is shutting down"
 	}
 	st.mu.Unlock()
-	return jsonReply(http.StatusServiceUnavailable, AppendError(nil, id, NewError(-32000, "%s", msg)))
+	return st.refuse(in, t, http.StatusServiceUnavailable, id, NewError(-32000, "%s", msg))
 }

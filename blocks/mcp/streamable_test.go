@@ -3,6 +3,7 @@ package mcp
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -222,8 +223,11 @@ func TestStreamableInitialize(t *testing.T) {
 			t.Fatalf("ids %q and %q", a.id, b.id)
 		}
 	})
-	t.Run("beyond MaxSessions initialize is 503", func(t *testing.T) {
+	t.Run("beyond MaxSessions with none idle initialize is 503", func(t *testing.T) {
 		f.open(t, Version20251125, "{}") // the third
+		for _, sess := range f.st.Sessions() {
+			(&client{f: f, id: sess.ID(), version: Version20251125}).stream(t)
+		}
 		resp := f.do(t, "POST", "/mcp", fmt.Sprintf(initBody, "2025-11-25", "{}"))
 		body := readAll(t, resp)
 		if resp.StatusCode != 503 || body != `{"jsonrpc":"2.0","id":0,"error":{"code":-32000,"message":"Service unavailable: too many sessions"}}` {
@@ -274,6 +278,133 @@ func TestStreamableBatches(t *testing.T) {
 		}
 		if answers != 2 || progress != 3 {
 			t.Fatalf("%d answers, %d progress", answers, progress)
+		}
+	})
+}
+
+func TestStatefulLimits(t *testing.T) {
+	leakCheck(t)
+	s, _ := newStatefulServer(t)
+	s.MaxBatch, s.MaxResponseBytes = 3, 1000
+	f := newFront(t, NewStateful(s, StatefulOptions{AllowBatch: true}))
+	c := f.open(t, Version20250326, "{}")
+	const (
+		ping    = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+		echo    = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"big","arguments":{"n":400}}}`
+		tooLong = `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: a batch of 4 messages is over the limit of 3 (maxBatch); send fewer messages per request"}}`
+		over    = `"error":{"code":-32603,"message":"Internal error: the answer (473 bytes) does not fit in the 1000 bytes allowed for the answers to one request (maxResponseBytes)"}`
+	)
+	batch := "[" + strings.Repeat(ping+",", 3) + ping + "]"
+	t.Run("a Streamable HTTP batch over maxBatch is refused whole", func(t *testing.T) {
+		if status, body := c.call(t, batch); status != 400 || body != tooLong {
+			t.Fatalf("got %d %s", status, body)
+		}
+	})
+	t.Run("a legacy SSE batch over maxBatch is refused whole", func(t *testing.T) {
+		l := f.legacy(t)
+		l.send(t, fmt.Sprintf(initBody, Version20250326, "{}"))
+		l.next(t)
+		resp := f.do(t, "POST", l.endpoint, batch)
+		if body := readAll(t, resp); resp.StatusCode != 400 || body != tooLong {
+			t.Fatalf("got %d %s", resp.StatusCode, body)
+		}
+		l.resp.Body.Close()
+	})
+	t.Run("answers past the response budget become errors for their ids", func(t *testing.T) {
+		status, body := c.call(t, "["+fmt.Sprintf(echo, 1)+","+fmt.Sprintf(echo, 2)+","+fmt.Sprintf(echo, 3)+"]")
+		if status != 200 || strings.Count(body, `"result"`) != 2 || strings.Count(body, over) != 1 {
+			t.Fatalf("got %d %s", status, body)
+		}
+	})
+}
+
+func TestStreamsPerSessionAreCapped(t *testing.T) {
+	leakCheck(t)
+	s, tools := newStatefulServer(t)
+	st := NewStateful(s, StatefulOptions{MaxStreamsPerSession: 2})
+	f := newFront(t, st)
+	c := f.open(t, Version20250618, "{}")
+	standalone := f.do(t, http.MethodGet, "/mcp", "", "Accept", "text/event-stream", HeaderSessionID, c.id)
+	blocked := c.post(t, `{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"block"}}`, "Accept", "text/event-stream")
+	<-tools.started
+	const over = `Too many requests: this session already has 2 event streams open (maxStreamsPerSession); close one or accept application/json`
+	t.Run("a POST that needs a stream beyond the cap is 429", func(t *testing.T) {
+		resp := c.post(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, "Accept", "text/event-stream")
+		want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"` + over + `"}}`
+		if body := readAll(t, resp); resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" || body != want {
+			t.Fatalf("got %d %v %s", resp.StatusCode, resp.Header, body)
+		}
+	})
+	t.Run("a call that would switch to a stream beyond the cap is answered as JSON", func(t *testing.T) {
+		status, body := c.call(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","_meta":{"progressToken":1}}}`)
+		if status != 200 || body != `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"progressed"}]}}` {
+			t.Fatalf("got %d %s", status, body)
+		}
+	})
+	t.Run("another session is not limited by this one", func(t *testing.T) {
+		other := f.open(t, Version20250618, "{}")
+		readAll(t, other.post(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, "Accept", "text/event-stream"))
+	})
+	t.Run("a GET beyond the cap is 429", func(t *testing.T) {
+		standalone.Body.Close()
+		gated := make(chan *http.Response, 1)
+		waitFor(t, "the GET stream's slot to free", func() bool {
+			resp := c.post(t, `{"jsonrpc":"2.0","id":"g","method":"tools/call","params":{"name":"gated"}}`, "Accept", "text/event-stream")
+			if resp.StatusCode != 200 {
+				readAll(t, resp)
+				return false
+			}
+			gated <- resp
+			return true
+		})
+		resp := f.do(t, http.MethodGet, "/mcp", "", "Accept", "text/event-stream", HeaderSessionID, c.id)
+		if body := readAll(t, resp); resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(body, over) {
+			t.Fatalf("got %d %s", resp.StatusCode, body)
+		}
+		close(tools.gate)
+		readAll(t, <-gated)
+	})
+	t.Run("a closed stream frees its slot", func(t *testing.T) {
+		blocked.Body.Close()
+		<-tools.cancelled
+		waitFor(t, "the slot to free", func() bool {
+			resp := f.do(t, http.MethodGet, "/mcp", "", "Accept", "text/event-stream", HeaderSessionID, c.id)
+			defer resp.Body.Close()
+			return resp.StatusCode == 200
+		})
+	})
+}
+
+func TestAFullServerEvictsTheSessionIdleTheLongest(t *testing.T) {
+	leakCheck(t)
+	s, _ := newStatefulServer(t)
+	log := &trafficLog{}
+	st := NewStateful(s, StatefulOptions{MaxSessions: 2, Observer: log.add})
+	f := newFront(t, st)
+	oldest := f.open(t, Version20250618, "{}")
+	streaming := f.open(t, Version20250618, "{}")
+	streaming.stream(t)
+	newer := f.open(t, Version20250618, "{}")
+	t.Run("a new session takes the place of the one idle the longest", func(t *testing.T) {
+		if status, _ := oldest.call(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); status != 404 {
+			t.Fatalf("the evicted session answered %d", status)
+		}
+		if !slices.ContainsFunc(log.summaries(), func(s string) bool {
+			return strings.HasPrefix(s, " session closed (evicted: the server had its limit of 2 sessions and this one was idle the longest, for ")
+		}) {
+			t.Fatalf("log %q", log.summaries())
+		}
+	})
+	t.Run("a session with an open stream is not evicted", func(t *testing.T) {
+		if status, _ := streaming.call(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); status != 200 {
+			t.Fatalf("status %d", status)
+		}
+	})
+	t.Run("with no idle session a new one is 503", func(t *testing.T) {
+		newer.stream(t)
+		resp := f.do(t, http.MethodPost, "/mcp", fmt.Sprintf(initBody, Version20250618, "{}"))
+		if body := readAll(t, resp); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "too many sessions") {
+			t.Fatalf("got %d %s", resp.StatusCode, body)
 		}
 	})
 }

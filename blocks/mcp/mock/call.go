@@ -37,7 +37,24 @@ func (t *tool) call(ctx context.Context, rc *mcp.RequestContext, args json.RawMe
 	if err := wait(ctx, rc, t.delay, true); err != nil {
 		return nil, err
 	}
+	// Room first: the calls of a batch render at once, and a template can
+	// repeat a large argument many times.
+	if err := rc.Reserve(t.answerSize(in)); err != nil {
+		return nil, err
+	}
 	return t.answer(in, r), nil
+}
+
+// answerSize is roughly how large answer's result will be.
+func (t *tool) answerSize(in placeholder.Input) int {
+	if t.result != nil {
+		return t.result.Size(in)
+	}
+	n := 0
+	for _, c := range t.content {
+		n += c.size(in)
+	}
+	return n
 }
 
 // decodeArgs decodes a call's arguments object, keeping numbers exact.

@@ -139,6 +139,19 @@ func (c *compiler) base64(s string, n *yaml.Node, at config.Where) ([]byte, bool
 	return b, true
 }
 
+// size is roughly how many bytes render's block takes once encoded: its
+// texts and base64 data, which is what makes an answer large.
+func (ct *content) size(in placeholder.Input) int {
+	n := base64.StdEncoding.EncodedLen(len(ct.data))
+	if ct.text != nil {
+		n += ct.text.Size(in)
+	}
+	if ct.uri != nil {
+		n += ct.uri.Size(in)
+	}
+	return n
+}
+
 // render builds the content block for one request.
 func (ct *content) render(in placeholder.Input, r *placeholder.Rand) mcp.Content {
 	switch ct.kind {

@@ -53,6 +53,7 @@ func check(s *settings, n *yaml.Node, at config.Where) config.Diags {
 			ds.Addf(fieldOr(n, "path"), at.Field("path"), "path %q is reserved for the legacy HTTP+SSE transport (%s and %s)", p, SSEPath, MessagesPath)
 		}
 	}
+	s.limitSettings.check(n, at, &ds)
 	for _, name := range slices.Sorted(maps.Keys(s.Variables)) {
 		if !validVariable(name) {
 			ds.Addf(fieldOr(field(n, "variables"), name), at.Field("variables").Field(name),

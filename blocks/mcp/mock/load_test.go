@@ -31,6 +31,18 @@ func TestSettingsThatCannotBeUsedStopTheServer(t *testing.T) {
 tools:
   - name: a
     reslt: x`, `4:5: mcp.tools[0].reslt (server "Test"): unknown key "reslt" (did you mean "result"?)`},
+		{"a limit of zero is refused", `
+maxBatch: 0`, `2:11: mcp.maxBatch (server "Test"): maxBatch must be positive, got 0`},
+		{"a stream cap of zero is refused", `
+maxStreamsPerSession: 0`, `mcp.maxStreamsPerSession (server "Test"): maxStreamsPerSession must be positive, got 0`},
+		{"a zero stall timeout is refused", `
+stallTimeout: 0s`, `mcp.stallTimeout (server "Test"): stallTimeout must be positive, got 0s`},
+		{"a negative response budget is refused", `
+maxResponseBytes: -1`, `mcp.maxResponseBytes (server "Test"): maxResponseBytes must be positive, got -1`},
+		{"a negative idle timeout is refused", `
+sessionIdleTimeout: -5s`, `mcp.sessionIdleTimeout (server "Test"): sessionIdleTimeout must be positive, got -5s`},
+		{"a duration without a unit is refused", `
+sessionIdleTimeout: 30`, `mcp.sessionIdleTimeout (server "Test"): expected a duration such as "5s" or "250ms"`},
 		{"a delay over an hour is refused", `
 tools:
   - { name: a, result: x, delayMs: 3600001 }`, `mcp.tools[0].delayMs (server "Test"): delayMs must be from 0 to 3600000 (an hour), got 3600001`},

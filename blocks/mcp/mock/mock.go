@@ -135,11 +135,12 @@ type fixedSettings struct {
 	serverName, version, instructions, path string
 	cors                                    bool
 	seed                                    *int64
+	limits                                  limits
 }
 
 func fixedOf(s *settings, fallbackName string) fixedSettings {
 	f := fixedSettings{serverName: s.ServerName, version: s.Version, instructions: s.Instructions,
-		path: s.Path, cors: s.CORS, seed: s.Seed}
+		path: s.Path, cors: s.CORS, seed: s.Seed, limits: limitsOf(&s.limitSettings)}
 	if f.serverName == "" {
 		f.serverName = fallbackName
 	}
@@ -171,15 +172,17 @@ func newServer(node *yaml.Node, at config.Where, name string, logger *slog.Logge
 		UnknownTool:  mcp.UnknownToolAsError,
 		Capabilities: mcp.Capabilities{ToolsListChanged: true, ResourcesListChanged: true, PromptsListChanged: true},
 		OnPanic: func(method string, recovered any, stack []byte) {
-			logger.Error("panic in MCP method", "method", method, "panic", recovered, "stack", string(stack))
+			logger.Error("panic in MCP method", "method", mcp.LogSafe(method), "panic", recovered, "stack", string(stack))
 		},
 	}
 	mcp.SessionFeatures{Logging: true, Subscriptions: true, Completions: true}.Apply(srv.core)
+	srv.log = newTrafficLog(logger, f.serverName)
+	opts := mcp.StatefulOptions{Observer: srv.log.observe, AllowBatch: true}
+	f.limits.apply(srv.core, &opts)
 	if err := srv.core.Check(); err != nil {
 		return nil, config.Diags{{File: at.File, Path: at.Path, Kind: at.Kind, Name: at.Name, Msg: err.Error()}}
 	}
-	srv.log = newTrafficLog(logger, f.serverName)
-	srv.st = mcp.NewStateful(srv.core, mcp.StatefulOptions{Observer: srv.log.observe, AllowBatch: true})
+	srv.st = mcp.NewStateful(srv.core, opts)
 	return srv, nil
 }
 

@@ -97,15 +97,23 @@ func checkPrompt(pc *promptConfig, n *yaml.Node, at config.Where, ds *config.Dia
 	}
 }
 
-// get renders the prompt's messages with the client's arguments.
-func (p *prompt) get(args map[string]string, r *placeholder.Rand) *mcp.GetPromptResult {
+// get renders the prompt's messages with the client's arguments, once
+// their room in the request's budget is reserved.
+func (p *prompt) get(rc *mcp.RequestContext, args map[string]string, r *placeholder.Rand) (*mcp.GetPromptResult, error) {
 	in := placeholder.Input{Args: make(map[string]any, len(args))}
 	for k, v := range args {
 		in.Args[k] = v
+	}
+	size := 0
+	for _, m := range p.messages {
+		size += m.content.size(in)
+	}
+	if err := rc.Reserve(size); err != nil {
+		return nil, err
 	}
 	res := &mcp.GetPromptResult{Description: p.def.Description, Messages: make([]mcp.PromptMessage, len(p.messages))}
 	for i, m := range p.messages {
 		res.Messages[i] = mcp.PromptMessage{Role: m.role, Content: m.content.render(in, r)}
 	}
-	return res
+	return res, nil
 }

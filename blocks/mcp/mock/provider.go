@@ -44,14 +44,14 @@ func (p *provider) ListResourceTemplates(context.Context, *mcp.RequestContext, s
 }
 
 // ReadResource answers a fixed URI, else the first template it fits.
-func (p *provider) ReadResource(_ context.Context, _ *mcp.RequestContext, uri string) ([]mcp.ResourceContents, error) {
+func (p *provider) ReadResource(_ context.Context, rc *mcp.RequestContext, uri string) ([]mcp.ResourceContents, error) {
 	cat := p.current()
 	if r := cat.resourceByURI[uri]; r != nil {
-		return r.read(uri, nil, p.rand), nil
+		return r.read(rc, uri, nil, p.rand)
 	}
 	for _, r := range cat.templates {
 		if params, ok := r.tmpl.Match(uri); ok {
-			return r.read(uri, params, p.rand), nil
+			return r.read(rc, uri, params, p.rand)
 		}
 	}
 	return nil, mcp.ErrResourceNotFound
@@ -63,12 +63,12 @@ func (p *provider) ListPrompts(context.Context, *mcp.RequestContext, string) ([]
 }
 
 // GetPrompt renders a prompt; the server has checked its arguments.
-func (p *provider) GetPrompt(_ context.Context, _ *mcp.RequestContext, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+func (p *provider) GetPrompt(_ context.Context, rc *mcp.RequestContext, name string, args map[string]string) (*mcp.GetPromptResult, error) {
 	pr := p.current().promptByName[name]
 	if pr == nil {
 		return nil, mcp.ErrUnknownPrompt
 	}
-	return pr.get(args, p.rand), nil
+	return pr.get(rc, args, p.rand)
 }
 
 var (

@@ -1,6 +1,7 @@
 package mock
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 
@@ -110,11 +111,20 @@ func versionOf(rc *resourceConfig, vars map[string]string) string {
 }
 
 // read renders the contents of uri, which matched r; params are the URI
-// template parts.
-func (r *resource) read(uri string, params map[string]string, rnd *placeholder.Rand) []mcp.ResourceContents {
+// template parts. The answer's room in the request's budget is reserved
+// first.
+func (r *resource) read(rc *mcp.RequestContext, uri string, params map[string]string, rnd *placeholder.Rand) ([]mcp.ResourceContents, error) {
+	in := placeholder.Input{Params: params}
+	size := len(uri) + base64.StdEncoding.EncodedLen(len(r.blob))
+	if r.text != nil {
+		size += r.text.Size(in)
+	}
+	if err := rc.Reserve(size); err != nil {
+		return nil, err
+	}
 	out := mcp.ResourceContents{URI: uri, MimeType: r.mimeType, Blob: r.blob}
 	if r.text != nil {
-		out.Text = r.text.Render(placeholder.Input{Params: params}, rnd)
+		out.Text = r.text.Render(in, rnd)
 	}
-	return []mcp.ResourceContents{out}
+	return []mcp.ResourceContents{out}, nil
 }

@@ -12,16 +12,17 @@ import (
 // settings are the mcp-mock block's settings: in a workspace, the `mcp:`
 // section of a saved server file. REFERENCE.md documents every key.
 type settings struct {
-	ServerName   string            `yaml:"serverName"`
-	Version      string            `yaml:"version"`
-	Instructions string            `yaml:"instructions"`
-	Path         string            `yaml:"path"`
-	CORS         bool              `yaml:"cors"`
-	Seed         *int64            `yaml:"seed"`
-	Variables    map[string]string `yaml:"variables"`
-	Tools        []toolConfig      `yaml:"tools"`
-	Resources    []resourceConfig  `yaml:"resources"`
-	Prompts      []promptConfig    `yaml:"prompts"`
+	ServerName    string            `yaml:"serverName"`
+	Version       string            `yaml:"version"`
+	Instructions  string            `yaml:"instructions"`
+	Path          string            `yaml:"path"`
+	CORS          bool              `yaml:"cors"`
+	Seed          *int64            `yaml:"seed"`
+	Variables     map[string]string `yaml:"variables"`
+	Tools         []toolConfig      `yaml:"tools"`
+	Resources     []resourceConfig  `yaml:"resources"`
+	Prompts       []promptConfig    `yaml:"prompts"`
+	limitSettings `yaml:",inline"`
 }
 
 // Paths of the legacy HTTP+SSE transport, served beside path.

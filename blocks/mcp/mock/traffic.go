@@ -13,6 +13,11 @@ import (
 // counted and dropped, so a slow log never holds up a client.
 const trafficQueue = 4096
 
+// trafficQueueBytes bounds the message bodies those events hold: beyond it
+// an event is logged without its body, so a burst of large answers is not
+// kept in memory for the log's sake.
+const trafficQueueBytes = 16 << 20
+
 // trafficLog turns the core's traffic events into log records, written by
 // one goroutine: the core's observer must never block.
 type trafficLog struct {
@@ -20,6 +25,8 @@ type trafficLog struct {
 	server  string
 	events  chan mcp.TrafficEvent
 	dropped atomic.Int64
+	queued  atomic.Int64 // bytes of the bodies in events
+	trimmed atomic.Int64 // bodies left out since the last warning
 
 	mu   sync.Mutex
 	done chan struct{}
@@ -27,14 +34,20 @@ type trafficLog struct {
 }
 
 func newTrafficLog(logger *slog.Logger, server string) *trafficLog {
-	return &trafficLog{logger: logger, server: server, events: make(chan mcp.TrafficEvent, trafficQueue)}
+	return &trafficLog{logger: logger, server: mcp.LogSafe(server), events: make(chan mcp.TrafficEvent, trafficQueue)}
 }
 
 // observe is the core's Observer.
 func (t *trafficLog) observe(ev mcp.TrafficEvent) {
+	if n := int64(len(ev.Message)); n > 0 && t.queued.Add(n) > trafficQueueBytes {
+		t.queued.Add(-n)
+		ev.Message = nil
+		t.trimmed.Add(1)
+	}
 	select {
 	case t.events <- ev:
 	default:
+		t.queued.Add(-int64(len(ev.Message)))
 		t.dropped.Add(1)
 	}
 }
@@ -73,8 +86,12 @@ func (t *trafficLog) run(done chan struct{}) {
 			return
 		}
 		t.write(ev)
+		t.queued.Add(-int64(len(ev.Message)))
 		if n := t.dropped.Swap(0); n > 0 {
 			t.logger.Warn("traffic log fell behind; events dropped", "server", t.server, "dropped", n)
+		}
+		if n := t.trimmed.Swap(0); n > 0 {
+			t.logger.Warn("traffic log fell behind; message bodies left out", "server", t.server, "bodies", n)
 		}
 	}
 }
@@ -94,18 +111,23 @@ func (t *trafficLog) write(ev mcp.TrafficEvent) {
 	if ev.Reason != "" {
 		attrs = append(attrs, slog.String("reason", string(ev.Reason)))
 	}
+	if ev.Kind == mcp.TrafficRejected {
+		attrs = append(attrs, slog.Int("status", ev.Status), slog.Int("code", ev.Code))
+	}
 	if len(ev.Message) > 0 {
 		attrs = append(attrs, slog.Any("message", ev.Message))
 	}
 	msg := ev.Summary
+	level := slog.LevelInfo
 	switch ev.Kind {
 	case mcp.TrafficSessionOpened:
 		msg = "session opened"
 	case mcp.TrafficSessionClosed:
 		msg = "session closed"
-	}
-	level := slog.LevelInfo
-	if ev.Kind == mcp.TrafficInvalid || ev.Kind == mcp.TrafficError {
+		if ev.Reason == mcp.EndStalled || ev.Reason == mcp.EndEvicted {
+			msg, level = ev.Summary, slog.LevelWarn // the summary says why the server ended it
+		}
+	case mcp.TrafficInvalid, mcp.TrafficError, mcp.TrafficRejected:
 		level = slog.LevelWarn
 	}
 	t.logger.LogAttrs(context.Background(), level, msg, attrs...)

@@ -4,6 +4,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/runtime"
 )
 
 // fields are the router's top-level keys (it is a composite block).
@@ -12,6 +13,25 @@ type fields struct {
 	Tools      []toolConfig     `yaml:"tools"`
 	Resources  []resourceConfig `yaml:"resources"`
 	Prompts    []promptConfig   `yaml:"prompts"`
+	// Limits on one POST (mcp.Server.MaxBatch, MaxResponseBytes); nil means
+	// the default.
+	MaxBatch         *int   `yaml:"maxBatch"`
+	MaxResponseBytes *int64 `yaml:"maxResponseBytes"`
+}
+
+// limits checks the limit keys and returns their values (0: the default).
+func (f *fields) limits(b *runtime.Build) (maxBatch int, maxResponseBytes int64) {
+	if f.MaxBatch != nil {
+		if maxBatch = *f.MaxBatch; maxBatch < 1 {
+			b.Errorf(b.Field("maxBatch"), b.At.Field("maxBatch"), "maxBatch must be at least 1, got %d", maxBatch)
+		}
+	}
+	if f.MaxResponseBytes != nil {
+		if maxResponseBytes = *f.MaxResponseBytes; maxResponseBytes < 1 {
+			b.Errorf(b.Field("maxResponseBytes"), b.At.Field("maxResponseBytes"), "maxResponseBytes must be at least 1, got %d", maxResponseBytes)
+		}
+	}
+	return maxBatch, maxResponseBytes
 }
 
 type toolConfig struct {

@@ -52,6 +52,7 @@ func build(b *runtime.Build) (runtime.Block, error) {
 			b.Logger().Error("panic in MCP method", "method", method, "panic", recovered, "stack", string(stack))
 		},
 	}
+	s.MaxBatch, s.MaxResponseBytes = f.limits(b)
 	if len(f.Tools) > 0 {
 		if t := buildTools(b, f.Tools); t != nil {
 			s.Tools = t

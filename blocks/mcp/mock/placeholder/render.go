@@ -1,6 +1,9 @@
 package placeholder
 
-import "sync"
+import (
+	"sync"
+	"unicode/utf8"
+)
 
 // bufPool recycles render buffers; the answer is copied out as a string.
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
@@ -128,4 +131,73 @@ func appendDrawn(dst []byte, ctx context, kind valueKind, v string) []byte {
 		return append(dst, v...)
 	}
 	return appendString(dst, ctx, v)
+}
+
+// Size returns how many bytes Render writes for in, without writing them, so
+// a caller can reserve room for an answer before building it. Drawn values
+// ({{$…}}) count as empty: they are short, and drawing them here would
+// change what a seed reproduces.
+func (t *Template) Size(in Input) int {
+	if t.static {
+		return len(t.text)
+	}
+	n := 0
+	for i := range t.segs {
+		s := &t.segs[i]
+		switch s.op {
+		case opLit:
+			n += len(s.text)
+		case opArg:
+			v, ok := lookup(in.Args, s.path)
+			n += valueSize(s.ctx, v, ok)
+		case opArgs:
+			n += valueSize(s.ctx, in.Args, true)
+		case opParam:
+			v, ok := in.Params[s.text]
+			n += valueSize(s.ctx, v, ok)
+		case opParams:
+			n += valueSize(s.ctx, in.Params, true)
+		}
+	}
+	return n
+}
+
+// valueSize is the length appendValue writes; only a string is measured in
+// place, since it is what a large answer is made of.
+func valueSize(ctx context, v any, ok bool) int {
+	s, isString := v.(string)
+	if !ok || !isString {
+		return len(appendValue(nil, ctx, v, ok))
+	}
+	switch ctx {
+	case ctxJSONString:
+		return escapedSize(s)
+	case ctxJSONValue:
+		return escapedSize(s) + 2
+	}
+	return len(s)
+}
+
+// escapedSize is the length appendEscaped writes for s.
+func escapedSize(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+				n++
+			case c < 0x20:
+				n += 5
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			n += 6 - size
+		}
+		i += size
+	}
+	return n
 }

@@ -378,3 +378,25 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 		t.Errorf("a cyclic map gave invalid JSON")
 	}
 }
+
+func TestSizeIsTheLengthOfTheRenderedAnswer(t *testing.T) {
+	in := Input{Args: testArgs(), Params: map[string]string{"id": "A-\"100\"\u2028", "user.id": "u7"}}
+	in.Args["odd"] = "tab\t nul\x00 bad\xff sep\u2029 é"
+	for _, text := range []string{
+		"static text",
+		"Weather in {{args.city}} ({{args.count}}, {{args.address}}) {{args.missing}}",
+		`{"city": "{{args.city}}", "quote": "{{args.quote}}", "odd": "{{args.odd}}", "all": {{args}}, "n": {{args.count}}, "m": {{args.missing}}}`,
+		`{"id": "{{params.id}}", "p": {{params}}, "q": {{params.user.id}}, "none": {{params.nope}}}`,
+		"{{args.odd}}{{params.id}}{{params}}",
+	} {
+		t.Run(text, func(t *testing.T) {
+			tp, err := Compile(text, testVars)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := tp.Size(in), len(tp.Render(in, NewRand(1, fixedClock))); got != want {
+				t.Fatalf("Size = %d, Render wrote %d bytes", got, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,140 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestQueueBounds(t *testing.T) {
+	ctx := context.Background()
+	big := make([]byte, queueMaxBytes/4)
+	t.Run("a queue holds at most queueMaxBytes of data", func(t *testing.T) {
+		q := newQueue("", nil)
+		for i := range 4 {
+			if err := q.push(ctx, "message", big, false); err != nil {
+				t.Fatalf("push %d: %v", i, err)
+			}
+		}
+		if err := q.push(ctx, "message", []byte("x"), false); !errors.Is(err, errQueueFull) {
+			t.Fatalf("push over the bound: %v", err)
+		}
+	})
+	t.Run("a queue holds at most queueMaxEvents events", func(t *testing.T) {
+		q := newQueue("", nil)
+		for range queueMaxEvents {
+			if err := q.push(ctx, "message", []byte("x"), false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := q.push(ctx, "message", []byte("x"), false); !errors.Is(err, errQueueFull) {
+			t.Fatalf("push over the bound: %v", err)
+		}
+	})
+	t.Run("an event larger than the bound enters an empty queue alone", func(t *testing.T) {
+		q := newQueue("", nil)
+		huge := make([]byte, 2*queueMaxBytes)
+		if err := q.push(ctx, "message", huge, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.push(ctx, "message", []byte("x"), false); !errors.Is(err, errQueueFull) {
+			t.Fatalf("push after it: %v", err)
+		}
+	})
+	t.Run("a blocked producer goes on once the reader takes an event", func(t *testing.T) {
+		q := newQueue("", nil)
+		for range 4 {
+			_ = q.push(ctx, "message", big, false)
+		}
+		done := make(chan error, 1)
+		go func() { done <- q.push(ctx, "message", big, true) }()
+		select {
+		case err := <-done:
+			t.Fatalf("push did not wait: %v", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if _, err := q.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("waitRoom waits while the queue is full", func(t *testing.T) {
+		q := newQueue("", nil)
+		for range 4 {
+			_ = q.push(ctx, "message", big, false)
+		}
+		done := make(chan error, 1)
+		go func() { done <- q.waitRoom(ctx) }()
+		select {
+		case err := <-done:
+			t.Fatalf("waitRoom did not wait: %v", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if _, err := q.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestAQueueWhoseReaderStallsIsDropped(t *testing.T) {
+	ctx := context.Background()
+	fill := func(q *queue) {
+		for range queueMaxEvents {
+			_ = q.push(ctx, "message", []byte("x"), false)
+		}
+	}
+	t.Run("a waiting producer gives up after the stall timeout and the queue closes", func(t *testing.T) {
+		stalled := make(chan struct{})
+		q := newQueue("", nil).stallAfter(30*time.Millisecond, func() { close(stalled) })
+		fill(q)
+		if err := q.push(ctx, "message", []byte("y"), true); !errors.Is(err, errStalled) {
+			t.Fatalf("push = %v, want errStalled", err)
+		}
+		if err := q.waitRoom(ctx); !errors.Is(err, errStalled) {
+			t.Fatalf("waitRoom = %v, want errStalled", err)
+		}
+		select {
+		case <-stalled:
+		case <-time.After(5 * time.Second):
+			t.Fatal("onStall did not run")
+		}
+		waitFor(t, "the queue to close", q.isClosed)
+	})
+	t.Run("a reader that keeps taking is not stalled", func(t *testing.T) {
+		q := newQueue("", nil).stallAfter(100*time.Millisecond, func() { t.Error("stalled") })
+		go func() {
+			for range 2 * queueMaxEvents {
+				time.Sleep(time.Millisecond)
+				if _, err := q.Next(ctx); err != nil {
+					return
+				}
+			}
+		}()
+		for i := range 2 * queueMaxEvents {
+			if err := q.push(ctx, "message", []byte(strings.Repeat("z", 10)), true); err != nil {
+				t.Fatalf("push %d: %v", i, err)
+			}
+		}
+	})
+	t.Run("a burst into a queue idle for longer than the timeout gives the reader a fresh window", func(t *testing.T) {
+		q := newQueue("", nil).stallAfter(200*time.Millisecond, func() { t.Error("stalled") })
+		time.Sleep(250 * time.Millisecond)
+		fill(q)
+		done := make(chan error, 1)
+		go func() { done <- q.push(ctx, "message", []byte("y"), true) }()
+		time.Sleep(20 * time.Millisecond)
+		if _, err := q.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("push = %v", err)
+		}
+	})
+}
