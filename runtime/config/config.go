@@ -82,6 +82,9 @@ type Block struct {
 	Extra      []Field    // other top-level keys, in order, for composite blocks
 	At         Where
 	Node       *yaml.Node
+	// SettingsAt locates Settings when they are not At's settings key: a config adapter sets it
+	// for settings written elsewhere in its files (a saved server's mcp section).
+	SettingsAt Where
 }
 
 // Field is one extra key of a block with its value.

@@ -107,7 +107,7 @@ func (d *decoder) decode(n *yaml.Node, out any, at Where) {
 			return
 		}
 		if e := v.Elem(); e.Kind() == reflect.Struct {
-			d.pos.record(e, positionOf(n, at))
+			d.pos.record(e, NodePosition(n, at))
 			applyDefaults(e)
 			d.absent(e, nil, n, at)
 		}
@@ -134,7 +134,7 @@ func (d *decoder) addf(n *yaml.Node, at Where, format string, args ...any) {
 // value decodes n into v, which is settable.
 func (d *decoder) value(v reflect.Value, n *yaml.Node, at Where) {
 	if d.pos != nil {
-		p := positionOf(n, at)
+		p := NodePosition(n, at)
 		if d.key != nil {
 			p.KeyLine, p.KeyCol = d.key.Line, d.key.Column
 		}
@@ -286,7 +286,7 @@ func (d *decoder) mapping(v reflect.Value, n *yaml.Node, at Where) {
 		d.value(elem, p.val, kat)
 		out.SetMapIndex(reflect.ValueOf(p.key.Value).Convert(t.Key()), elem)
 		if d.pos != nil {
-			pos := positionOf(p.val, kat)
+			pos := NodePosition(p.val, kat)
 			pos.KeyLine, pos.KeyCol = p.key.Line, p.key.Column
 			d.pos.recordEntry(out, p.key.Value, pos)
 		}
@@ -367,7 +367,7 @@ func (d *decoder) absent(v reflect.Value, seen []bool, n *yaml.Node, at Where) {
 			continue
 		}
 		fv := v.FieldByIndex(f.Index)
-		p := positionOf(n, at.Field(f.Key))
+		p := NodePosition(n, at.Field(f.Key))
 		p.Written = false
 		d.pos.record(fv, p)
 		if plainStruct(fv.Type()) {

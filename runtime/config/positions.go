@@ -21,7 +21,7 @@ type Position struct {
 }
 
 // positionOf is the position of node n (which may be nil) at w.
-func positionOf(n *yaml.Node, w Where) Position {
+func NodePosition(n *yaml.Node, w Where) Position {
 	p := Position{At: w}
 	if n != nil {
 		p.Line, p.Col, p.style, p.Written = n.Line, n.Column, n.Style, true

@@ -58,7 +58,7 @@ func decodeTagged(t *testing.T, src string) (*tagged, *Positions, []string) {
 		root = roots[0]
 	}
 	at := Where{File: "t.yaml", Path: "settings", Kind: "block"}
-	pos := NewPositions(positionOf(root, at))
+	pos := NewPositions(NodePosition(root, at))
 	var s tagged
 	ds = append(ds, (&Decoder{Positions: pos}).Decode(root, &s, at)...)
 	var got []string

@@ -20,7 +20,7 @@ func init() {
 	runtime.RegisterBlock(runtime.BlockSpec{
 		Type:    "mcp-mock",
 		Summary: "serves a stateful MCP server answered from settings (tools, resources, prompts), over every transport",
-		Build:   build,
+		Build:   runtime.BlockFunc(build),
 	})
 }
 
@@ -45,11 +45,17 @@ var registry = struct {
 	m map[weak.Pointer[yaml.Node]]*Server
 }{m: map[weak.Pointer[yaml.Node]]*Server{}}
 
-func build(b *runtime.Build) (runtime.Block, error) {
-	node := b.Settings()
-	if node == nil {
-		node = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	}
+// rawSettings keep the settings node as it was written.
+type rawSettings struct{ node *yaml.Node }
+
+// DecodeYAMLNode implements config.NodeDecoder.
+func (r *rawSettings) DecodeYAMLNode(n *yaml.Node, _ config.Where) config.Diags {
+	r.node = n
+	return nil
+}
+
+func build(b *runtime.Build, raw *rawSettings) (runtime.Block, error) {
+	node := raw.node
 	key := weak.Make(node)
 	registry.Lock()
 	srv, ok := registry.m[key]
