@@ -98,7 +98,8 @@ var registry = struct {
 	sync.RWMutex
 	blocks     map[string]BlockSpec
 	connectors map[string]ConnectorSpec
-}{blocks: map[string]BlockSpec{}, connectors: map[string]ConnectorSpec{}}
+	adapters   map[string]AdapterSpec
+}{blocks: map[string]BlockSpec{}, connectors: map[string]ConnectorSpec{}, adapters: map[string]AdapterSpec{}}
 
 // RegisterBlock adds a block type; call it from the block package's init.
 // Registering a name twice is a programming error and panics.

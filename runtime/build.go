@@ -169,18 +169,3 @@ func (b *Build) Logger() *slog.Logger {
 
 // Env returns the service's declared variables and their values.
 func (b *Build) Env() map[string]string { return b.bd.env }
-
-// MappingValue returns the value node for key in a YAML mapping, or nil.
-func MappingValue(node *yaml.Node, key string) *yaml.Node { return mappingValue(node, key) }
-
-func mappingValue(node *yaml.Node, key string) *yaml.Node {
-	if node == nil || node.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(node.Content); i += 2 {
-		if node.Content[i].Value == key {
-			return node.Content[i+1]
-		}
-	}
-	return nil
-}

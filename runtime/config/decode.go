@@ -107,7 +107,10 @@ func (d *decoder) decode(n *yaml.Node, out any, at Where) {
 			return
 		}
 		if e := v.Elem(); e.Kind() == reflect.Struct {
-			d.pos.record(e, NodePosition(n, at))
+			if d.pos != nil {
+				d.pos.record(e, NodePosition(n, at))
+				d.pos.recordInline(e, NodePosition(n, at))
+			}
 			applyDefaults(e)
 			d.absent(e, nil, n, at)
 		}
@@ -139,6 +142,9 @@ func (d *decoder) value(v reflect.Value, n *yaml.Node, at Where) {
 			p.KeyLine, p.KeyCol = d.key.Line, d.key.Column
 		}
 		d.pos.record(v, p)
+		if v.Kind() == reflect.Struct {
+			d.pos.recordInline(v, p)
+		}
 	}
 	if isNull(n) {
 		return // null leaves an optional value unset

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"unsafe"
 
 	"gopkg.in/yaml.v3"
@@ -144,6 +145,21 @@ func (ps *Positions) Diag(field any, format string, args ...any) Diag {
 func (ps *Positions) record(v reflect.Value, p Position) {
 	if ps != nil && v.CanAddr() {
 		ps.byAddr[addrKey{v.Addr().UnsafePointer(), v.Type()}] = p
+	}
+}
+
+// recordInline notes the structs struct v embeds inline (`yaml:",inline"`) as written where v
+// was, since their keys are v's.
+func (ps *Positions) recordInline(v reflect.Value, p Position) {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name != "-" && hasOpt(opts, "inline") && f.Type.Kind() == reflect.Struct {
+			fv := v.Field(i)
+			ps.record(fv, p)
+			ps.recordInline(fv, p)
+		}
 	}
 }
 
