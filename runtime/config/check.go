@@ -38,6 +38,9 @@ func parseDefault(fi fieldInfo) (*defaultValue, error) {
 // plain structs inside it, before its keys are decoded: a key written as null keeps its default.
 func applyDefaults(v reflect.Value) {
 	info := infoOf(v.Type())
+	if !info.defaults {
+		return
+	}
 	for _, f := range info.fields {
 		fv := v.FieldByIndex(f.Index)
 		switch {

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -165,13 +166,15 @@ func (d *decoder) value(v reflect.Value, n *yaml.Node, at Where) {
 			return
 		}
 	}
-	if v.CanAddr() && v.Addr().Type().Implements(nodeDecoderType) {
-		d.diags = append(d.diags, v.Addr().Interface().(NodeDecoder).DecodeYAMLNode(n, at)...)
-		return
-	}
-	if v.CanAddr() && v.Addr().Type().Implements(shapedType) {
-		d.shaped(v.Addr().Interface().(Shaped), n, at)
-		return
+	if v.CanAddr() {
+		switch traitsOf(v.Type()) {
+		case decodesItself:
+			d.diags = append(d.diags, v.Addr().Interface().(NodeDecoder).DecodeYAMLNode(n, at)...)
+			return
+		case shaped:
+			d.shaped(v.Addr().Interface().(Shaped), n, at)
+			return
+		}
 	}
 	switch v.Type() {
 	case nodePtrType:
@@ -419,7 +422,34 @@ func indirectType(t reflect.Type) reflect.Type {
 
 // isSpecial reports struct types decoded as a whole rather than key by key.
 func isSpecial(t reflect.Type) bool {
-	return t == nodeType || reflect.PointerTo(t).Implements(nodeDecoderType) || reflect.PointerTo(t).Implements(shapedType)
+	return t == nodeType || traitsOf(t) != plain
+}
+
+// traits say how a type's values decode besides by their kind.
+type traits uint8
+
+const (
+	plain         traits = iota
+	decodesItself        // a NodeDecoder
+	shaped               // a Shaped
+)
+
+var typeTraits sync.Map // reflect.Type → traits
+
+// traitsOf returns how values of type t decode, learnt once per type.
+func traitsOf(t reflect.Type) traits {
+	if tr, ok := typeTraits.Load(t); ok {
+		return tr.(traits)
+	}
+	tr := plain
+	switch p := reflect.PointerTo(t); {
+	case p.Implements(nodeDecoderType):
+		tr = decodesItself
+	case p.Implements(shapedType):
+		tr = shaped
+	}
+	typeTraits.Store(t, tr)
+	return tr
 }
 
 func isNull(n *yaml.Node) bool {

@@ -26,6 +26,8 @@ type structInfo struct {
 	fields []fieldInfo
 	byName map[string]int
 	names  []string // in declaration order, for suggestions and "expected one of"
+	// defaults is set when a field has a default or is a plain struct, which may have some.
+	defaults bool
 }
 
 type fieldInfo struct {
@@ -97,9 +99,11 @@ func collectFields(info *structInfo, t reflect.Type, prefix []int) {
 		if _, dup := info.byName[name]; dup {
 			continue // the first field to claim a key keeps it
 		}
+		fi := readTags(t, f, name, index)
 		info.byName[name] = len(info.fields)
 		info.names = append(info.names, name)
-		info.fields = append(info.fields, readTags(t, f, name, index))
+		info.fields = append(info.fields, fi)
+		info.defaults = info.defaults || fi.def != nil || plainStruct(f.Type)
 	}
 }
 

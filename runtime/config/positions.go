@@ -46,7 +46,9 @@ func (p Position) KeyDiag(msg string) Diag {
 
 // Inside maps a line and column inside the setting's text (both from 1, as a compiler reports
 // them) to the file: the value's own position plus the offset, one column more after an opening
-// quote, and the lines of a block scalar (| or >) starting below its indicator.
+// quote, and the lines of a block scalar (| or >) starting below its indicator. The text of a
+// plain or quoted value has lines of its own only where it escapes a newline, which the file
+// does not show: a later line of it is reported at the value.
 func (p Position) Inside(line, col int) (int, int) {
 	switch {
 	case p.Line == 0:
@@ -59,7 +61,7 @@ func (p Position) Inside(line, col int) (int, int) {
 		}
 		return p.Line, p.Col + col - 1
 	}
-	return p.Line + line - 1, col
+	return p.Line, p.Col
 }
 
 // DiagInside is a diagnostic at a line and column inside the setting's text (see Inside).
