@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"fmt"
-	"sort"
 
 	"gopkg.in/yaml.v3"
 
@@ -37,16 +36,7 @@ func RegisterAdapter(spec AdapterSpec) {
 }
 
 // AdapterTypes lists the registered config adapters by name.
-func AdapterTypes() []AdapterSpec {
-	registry.RLock()
-	defer registry.RUnlock()
-	out := make([]AdapterSpec, 0, len(registry.adapters))
-	for _, s := range registry.adapters {
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Type < out[j].Type })
-	return out
-}
+func AdapterTypes() []AdapterSpec { return byName(registry.adapters) }
 
 // Decoded is a block's settings decoded by a config adapter outside a service build, for a
 // running block to take in place (a live edit): the settings and where each was written.

@@ -3,7 +3,8 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 )
 
@@ -132,26 +133,19 @@ func RegisterConnector(spec ConnectorSpec) {
 }
 
 // BlockTypes lists the registered block types by name.
-func BlockTypes() []BlockSpec {
-	registry.RLock()
-	defer registry.RUnlock()
-	out := make([]BlockSpec, 0, len(registry.blocks))
-	for _, s := range registry.blocks {
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Type < out[j].Type })
-	return out
-}
+func BlockTypes() []BlockSpec { return byName(registry.blocks) }
 
 // ConnectorTypes lists the registered connector types by name.
-func ConnectorTypes() []ConnectorSpec {
+func ConnectorTypes() []ConnectorSpec { return byName(registry.connectors) }
+
+// byName returns the specs registered in m, in the order of their names.
+func byName[S any](m map[string]S) []S {
 	registry.RLock()
 	defer registry.RUnlock()
-	out := make([]ConnectorSpec, 0, len(registry.connectors))
-	for _, s := range registry.connectors {
-		out = append(out, s)
+	out := make([]S, 0, len(m))
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, m[name])
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Type < out[j].Type })
 	return out
 }
 

@@ -63,8 +63,14 @@ const (
 	KindSettings Kind = "settings"
 )
 
+// specs caches the spec of each settings type; building one holds the lock, so a spec is seen
+// only once complete.
+var specs = struct {
+	sync.Mutex
+	m map[reflect.Type]*SettingsSpec
+}{m: map[reflect.Type]*SettingsSpec{}}
+
 var (
-	specs         sync.Map // reflect.Type → *SettingsSpec
 	unmarshalType = reflect.TypeFor[json.Unmarshaler]()
 	shapedType    = reflect.TypeFor[config.Shaped]()
 	durationType  = reflect.TypeFor[time.Duration]()
@@ -75,16 +81,27 @@ var (
 // from init, so every test of the program finds the mistake.
 func SettingsOf[S any]() *SettingsSpec { return specOf(reflect.TypeFor[S]()) }
 
-// specOf returns the cached spec of struct type t, building it on first use. A type that holds
-// itself (a tree) gets the spec being built, so the walk ends.
+// specOf returns the cached spec of struct type t, building it on first use.
 func specOf(t reflect.Type) *SettingsSpec {
-	if s, ok := specs.Load(t); ok {
-		return s.(*SettingsSpec)
+	specs.Lock()
+	defer specs.Unlock()
+	return buildSpec(t)
+}
+
+// buildSpec is specOf under the lock. A type that holds itself (a tree) gets the spec being
+// built, so the walk ends.
+func buildSpec(t reflect.Type) *SettingsSpec {
+	if s, ok := specs.m[t]; ok {
+		return s
 	}
 	s := &SettingsSpec{Type: t}
-	if actual, loaded := specs.LoadOrStore(t, s); loaded {
-		return actual.(*SettingsSpec)
-	}
+	specs.m[t] = s
+	defer func() {
+		if r := recover(); r != nil {
+			delete(specs.m, t) // a malformed tag: no half-built spec stays behind
+			panic(r)
+		}
+	}()
 	if t.Kind() != reflect.Struct || typedKind(t) != "" {
 		return s
 	}
@@ -127,7 +144,7 @@ func fieldSpec(t reflect.Type) *FieldSpec {
 	case reflect.Map:
 		f.Kind, f.Elem = KindMap, fieldSpec(t.Elem())
 	case reflect.Struct:
-		f.Kind, f.Object = KindObject, specOf(t)
+		f.Kind, f.Object = KindObject, buildSpec(t)
 	default:
 		f.Kind = KindAny
 	}

@@ -137,3 +137,32 @@ func TestTheSettingsSpecDescribesEveryKey(t *testing.T) {
 		}
 	})
 }
+
+// A settings type with a malformed tag, or a block registered without a builder, is a
+// programming error: registration, which runs in init, panics.
+func TestRegistrationPanicsOnProgrammingErrors(t *testing.T) {
+	type badDefault struct {
+		Port int `yaml:"port" default:"eighty" doc:"a port"`
+	}
+	tests := []struct {
+		name     string
+		register func()
+		want     string
+	}{
+		{"a default the field cannot hold", func() { runtime.SettingsOf[badDefault]() }, `default "eighty"`},
+		{"a block without a builder", func() { runtime.RegisterBlock(runtime.BlockSpec{Type: "test-unbuilt"}) }, "without a name or a builder"},
+		{"a block type taken", func() {
+			runtime.RegisterBlock(runtime.BlockSpec{Type: "log", Build: runtime.BlockFunc(func(*runtime.Build, *struct{}) (runtime.Block, error) { return nil, nil })})
+		}, "registered twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(r.(string), tt.want) {
+					t.Fatalf("recovered %v, want a panic naming %q", r, tt.want)
+				}
+			}()
+			tt.register()
+		})
+	}
+}

@@ -59,9 +59,9 @@ func (dc *decoding) hook(n *yaml.Node, at Where, v reflect.Value) (config.Diags,
 	var ds config.Diags
 	switch {
 	case v.Type() == exprType:
-		ds = dc.expr(n, at, v)
+		ds = compileText(dc, n, at, v, "an expression", compileExpr)
 	case v.Type() == templateType:
-		ds = dc.template(n, at, v)
+		ds = compileText(dc, n, at, v, "a template (text)", compileTemplate)
 	case v.Type() == resourceType:
 		ds = dc.resource(n, at, v)
 	case v.Type() == branchType:
@@ -75,27 +75,18 @@ func (dc *decoding) hook(n *yaml.Node, at Where, v reflect.Value) (config.Diags,
 	return ds, true
 }
 
-func (dc *decoding) expr(n *yaml.Node, at Where, v reflect.Value) config.Diags {
+// compileText compiles the text of scalar n, as written, into v, reporting a problem inside it
+// at its line and column.
+func compileText[T any](dc *decoding, n *yaml.Node, at Where, v reflect.Value, want string,
+	compile func(config.Interpolation, map[string]string) (*T, error)) config.Diags {
 	if n.Kind != yaml.ScalarNode {
-		return config.Diags{config.TypeError(n, at, "an expression")}
+		return config.Diags{config.TypeError(n, at, want)}
 	}
-	e, err := compileExpr(dc.written(n), dc.bd.env)
+	compiled, err := compile(dc.written(n), dc.bd.env)
 	if err != nil {
 		return config.Diags{textDiag(n, at, err)}
 	}
-	v.Set(reflect.ValueOf(*e))
-	return nil
-}
-
-func (dc *decoding) template(n *yaml.Node, at Where, v reflect.Value) config.Diags {
-	if n.Kind != yaml.ScalarNode {
-		return config.Diags{config.TypeError(n, at, "a template (text)")}
-	}
-	t, err := compileTemplate(dc.written(n), dc.bd.env)
-	if err != nil {
-		return config.Diags{textDiag(n, at, err)}
-	}
-	v.Set(reflect.ValueOf(*t))
+	v.Set(reflect.ValueOf(compiled).Elem())
 	return nil
 }
 
@@ -178,3 +169,5 @@ func textDiag(n *yaml.Node, at Where, err error) config.Diag {
 	}
 	return p.DiagInside(ee.Line, ee.Column, ee.Msg)
 }
+
+var _ Block = Branch{}

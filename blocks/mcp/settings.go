@@ -1,6 +1,9 @@
 package mcp
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // The protocol's own fields of a tool, resource and prompt, as the MCP blocks (mcp-router,
 // mcp-mock) take them in their settings: one definition, tagged for the runtime's decoder and
@@ -93,3 +96,5 @@ func (f *PromptFields) RepeatedArguments() []*ArgumentFields {
 	}
 	return out
 }
+
+var _ json.Unmarshaler = (*SchemaSetting)(nil)

@@ -276,3 +276,5 @@ func clip(s string) string {
 	}
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
+
+var _ config.Shaped = (*corsSetting)(nil)
