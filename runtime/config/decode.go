@@ -9,9 +9,10 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// NodeDecoder is implemented by setting types that decode themselves, such as a value that may
-// be written either as a string or as a mapping. Decode calls it with the node (never null) and
-// reports what it returns.
+// NodeDecoder is implemented by setting types that decode themselves from YAML. Decode calls it
+// with the node (never null) and reports what it returns. It is for YAML-aware code (config
+// adapters); blocks and connectors, which never see YAML, use Shaped or the runtime's typed
+// settings.
 type NodeDecoder interface {
 	DecodeYAMLNode(n *yaml.Node, at Where) Diags
 }
