@@ -3,7 +3,8 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 )
 
@@ -31,19 +32,59 @@ type BlockSpec struct {
 	Type string
 	// Summary is one line for `octo blocks`.
 	Summary string
-	// Composite blocks take keys at the block's top level besides type, name
-	// and settings (e.g. mcp-router's tools); others get an error for them.
+	// Doc is what the block does, in a paragraph or two, for its reference.
+	Doc string
+	// Example is the block as a user writes it in a process list, in YAML.
+	Example string
+	// Composite blocks take their settings at the block's top level besides type and name
+	// (e.g. mcp-router's tools); others take them under settings.
 	Composite bool
-	// Build compiles a block from its settings; problems are reported on b
-	// (or returned) and the block is not used.
-	Build func(b *Build) (Block, error)
+	// Build compiles a block from its decoded settings: BlockFunc(build).
+	Build BlockBuilder
+}
+
+// Settings describes the block's settings type.
+func (s BlockSpec) Settings() *SettingsSpec { return s.Build.settings }
+
+// BlockBuilder builds a block from its settings once the runtime has decoded and compiled them;
+// BlockFunc makes one.
+type BlockBuilder struct {
+	settings *SettingsSpec
+	build    func(b *Build, settings any) (Block, error)
+}
+
+// BlockFunc is the builder of a block whose settings are an S: build gets them decoded, defaults
+// applied, enums and bounds checked and typed settings compiled, and reports what only it can
+// check with b.Errorf. Problems are reported, never panicked; the block is not used when any is.
+func BlockFunc[S any](build func(b *Build, s *S) (Block, error)) BlockBuilder {
+	return BlockBuilder{settings: SettingsOf[S](), build: func(b *Build, s any) (Block, error) { return build(b, s.(*S)) }}
 }
 
 // ConnectorSpec registers a connector type.
 type ConnectorSpec struct {
 	Type    string
 	Summary string
-	Build   func(b *ConnectorBuild) (Connector, error)
+	Doc     string
+	Example string
+	// Build compiles a connector from its decoded settings: ConnectorFunc(build).
+	Build ConnectorBuilder
+	// Source describes the settings of a flow's source on this connector (SettingsOf), which
+	// Attach finds decoded in SourceBuild.Settings; nil when a source takes none.
+	Source *SettingsSpec
+}
+
+// Settings describes the connector's settings type.
+func (s ConnectorSpec) Settings() *SettingsSpec { return s.Build.settings }
+
+// ConnectorBuilder builds a connector from its decoded settings; ConnectorFunc makes one.
+type ConnectorBuilder struct {
+	settings *SettingsSpec
+	build    func(c *ConnectorBuild, settings any) (Connector, error)
+}
+
+// ConnectorFunc is the builder of a connector whose settings are an S (see BlockFunc).
+func ConnectorFunc[S any](build func(c *ConnectorBuild, s *S) (Connector, error)) ConnectorBuilder {
+	return ConnectorBuilder{settings: SettingsOf[S](), build: func(c *ConnectorBuild, s any) (Connector, error) { return build(c, s.(*S)) }}
 }
 
 // Connector moves messages between the outside world and flows. Each flow
@@ -58,11 +99,15 @@ var registry = struct {
 	sync.RWMutex
 	blocks     map[string]BlockSpec
 	connectors map[string]ConnectorSpec
-}{blocks: map[string]BlockSpec{}, connectors: map[string]ConnectorSpec{}}
+	adapters   map[string]AdapterSpec
+}{blocks: map[string]BlockSpec{}, connectors: map[string]ConnectorSpec{}, adapters: map[string]AdapterSpec{}}
 
 // RegisterBlock adds a block type; call it from the block package's init.
 // Registering a name twice is a programming error and panics.
 func RegisterBlock(spec BlockSpec) {
+	if spec.Type == "" || spec.Build.build == nil {
+		panic(fmt.Sprintf("runtime: block type %q registered without a name or a builder (Build: runtime.BlockFunc(build))", spec.Type))
+	}
 	registry.Lock()
 	defer registry.Unlock()
 	if _, dup := registry.blocks[spec.Type]; dup {
@@ -73,6 +118,12 @@ func RegisterBlock(spec BlockSpec) {
 
 // RegisterConnector adds a connector type; call it from an init function.
 func RegisterConnector(spec ConnectorSpec) {
+	if spec.Type == "" || spec.Build.build == nil {
+		panic(fmt.Sprintf("runtime: connector type %q registered without a name or a builder (Build: runtime.ConnectorFunc(build))", spec.Type))
+	}
+	if spec.Source == nil {
+		spec.Source = SettingsOf[struct{}]()
+	}
 	registry.Lock()
 	defer registry.Unlock()
 	if _, dup := registry.connectors[spec.Type]; dup {
@@ -82,26 +133,19 @@ func RegisterConnector(spec ConnectorSpec) {
 }
 
 // BlockTypes lists the registered block types by name.
-func BlockTypes() []BlockSpec {
-	registry.RLock()
-	defer registry.RUnlock()
-	out := make([]BlockSpec, 0, len(registry.blocks))
-	for _, s := range registry.blocks {
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Type < out[j].Type })
-	return out
-}
+func BlockTypes() []BlockSpec { return byName(registry.blocks) }
 
 // ConnectorTypes lists the registered connector types by name.
-func ConnectorTypes() []ConnectorSpec {
+func ConnectorTypes() []ConnectorSpec { return byName(registry.connectors) }
+
+// byName returns the specs registered in m, in the order of their names.
+func byName[S any](m map[string]S) []S {
 	registry.RLock()
 	defer registry.RUnlock()
-	out := make([]ConnectorSpec, 0, len(registry.connectors))
-	for _, s := range registry.connectors {
-		out = append(out, s)
+	out := make([]S, 0, len(m))
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, m[name])
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Type < out[j].Type })
 	return out
 }
 

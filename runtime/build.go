@@ -2,10 +2,8 @@ package runtime
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
-	"maps"
-	"slices"
+	"reflect"
 
 	"gopkg.in/yaml.v3"
 
@@ -14,6 +12,13 @@ import (
 
 // Where locates a node of the user's config for diagnostics.
 type Where = config.Where
+
+// Position is where a decoded setting was written (see Positions).
+type Position = config.Position
+
+// Positions finds where each setting of a block's or connector's settings was written from the
+// address of the field it was decoded into: b.Errorf(&s.Port, …) reports at the port's line.
+type Positions = config.Positions
 
 // builder holds what every block of one service build shares.
 type builder struct {
@@ -50,9 +55,14 @@ func (bd *builder) buildBlock(cb *config.Block, flow string) Block {
 			bd.report(f.KeyNode, cb.At.Field(f.Key), "unknown key %q: %s takes its options under settings", f.Key, cb.Type)
 		}
 	}
-	b := &Build{Type: cb.Type, Name: cb.Name, Flow: flow, At: cb.At, bd: bd, cb: cb}
+	b := &Build{Type: cb.Type, Name: cb.Name, Flow: flow, At: cb.At, cb: cb, settingsOf: settingsOf{bd: bd}}
 	before := len(bd.diags)
-	blk, err := spec.Build(b)
+	node, at := blockSettings(cb, spec.Composite)
+	settings, ok := b.decode(spec.Settings(), node, at, cb.Node, flow)
+	if !ok {
+		return nil
+	}
+	blk, err := spec.Build.build(b, settings)
 	if err != nil {
 		var ds config.Diags
 		if errors.As(err, &ds) {
@@ -73,142 +83,80 @@ func (bd *builder) buildBlock(cb *config.Block, flow string) Block {
 	return step{block: blk, typ: cb.Type, name: cb.Name}
 }
 
-// Build is what a block's constructor gets: its settings and the means to
-// decode and compile them, with every problem reported at its line.
+// blockSettings is the node a block's settings are decoded from, and where it is: its settings
+// mapping (nil when absent), or for a composite block its top-level keys but type and name.
+func blockSettings(cb *config.Block, composite bool) (*yaml.Node, Where) {
+	if !composite {
+		at := cb.SettingsAt
+		if at == (Where{}) {
+			at = cb.At.Field("settings")
+		}
+		return cb.Settings, at
+	}
+	node := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: cb.Node.Line, Column: cb.Node.Column}
+	for _, f := range cb.Extra {
+		node.Content = append(node.Content, f.KeyNode, f.Value)
+	}
+	if cb.Settings != nil {
+		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "settings", Line: cb.Settings.Line, Column: cb.Settings.Column}
+		node.Content = append(node.Content, key, cb.Settings)
+	}
+	return node, cb.At
+}
+
+// settingsOf is what a block's, connector's and source's build share: decoding their settings
+// and reporting problems at the fields they concern.
+type settingsOf struct {
+	bd  *builder
+	pos *Positions
+}
+
+// decode decodes node (nil: nothing written, positioned at owner) into a new value of spec's
+// type, compiling its typed settings. Problems are reported; ok is false when the settings'
+// shape is wrong (unknown keys, wrong types, values out of range), true when at most typed
+// settings failed to compile, so the block's own checks still report theirs.
+func (so *settingsOf) decode(spec *SettingsSpec, node *yaml.Node, at Where, owner *yaml.Node, flow string) (any, bool) {
+	root := config.NodePosition(node, at)
+	if node == nil {
+		root = config.NodePosition(owner, at)
+		root.Written = false
+		node = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: owner.Line, Column: owner.Column}
+	}
+	so.pos = config.NewPositions(root)
+	out := reflect.New(spec.Type)
+	dc := &decoding{bd: so.bd, flow: flow}
+	ds := (&config.Decoder{Hook: dc.hook, Positions: so.pos}).Decode(node, out.Interface(), at)
+	so.bd.diags = append(so.bd.diags, ds...)
+	return out.Interface(), len(ds) == dc.compiled
+}
+
+// Errorf reports a problem at a setting: field is a pointer into the decoded settings (&s.Port,
+// &s.Tools[i], a pointer field's value) or a Position; nil is the settings themselves.
+func (so *settingsOf) Errorf(field any, format string, args ...any) {
+	so.bd.diags = append(so.bd.diags, so.pos.Diag(field, format, args...))
+}
+
+// Positions tells where each decoded setting was written.
+func (so *settingsOf) Positions() *Positions { return so.pos }
+
+// Build is what a block's constructor gets besides its settings: who it is, where it is, and
+// the means to report problems at the settings they concern.
 type Build struct {
 	Type, Name string
 	// Flow is the name of the flow the block belongs to.
 	Flow string
 	At   Where
-	bd   *builder
 	cb   *config.Block
+	settingsOf
 }
 
-// Settings returns the raw settings node (nil when absent).
-func (b *Build) Settings() *yaml.Node { return b.cb.Settings }
-
-// Decode decodes the block's settings strictly into out (a pointer to a
-// struct with yaml tags); it reports problems and returns false on any.
-func (b *Build) Decode(out any) bool {
-	node := b.cb.Settings
-	if node == nil {
-		node = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: b.cb.Node.Line, Column: b.cb.Node.Column}
-	}
-	return b.decode(node, b.At.Field("settings"), out)
-}
-
-// DecodeFields decodes a composite block's top-level keys (all but type,
-// name and settings) strictly into out.
-func (b *Build) DecodeFields(out any) bool {
-	node := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: b.cb.Node.Line, Column: b.cb.Node.Column}
-	for _, f := range b.cb.Extra {
-		node.Content = append(node.Content, f.KeyNode, f.Value)
-	}
-	return b.decode(node, b.At, out)
-}
-
-func (b *Build) decode(node *yaml.Node, at Where, out any) bool {
-	ds := config.Decode(node, out, at)
-	b.bd.diags = append(b.bd.diags, ds...)
-	return len(ds) == 0
-}
-
-// Errorf reports a problem at node; at names the setting (see Where.Field).
-func (b *Build) Errorf(node *yaml.Node, at Where, format string, args ...any) {
-	if node == nil {
-		node = b.cb.Node
-	}
-	b.bd.report(node, at, format, args...)
-}
+// Config is the block as the config holds it: the same pointer for every build of one config,
+// so it identifies what such builds share. Blocks read their settings from the decoded type,
+// never from it.
+func (b *Build) Config() *config.Block { return b.cb }
 
 // Failed reports whether any problem has been reported so far in this build.
 func (b *Build) Failed() bool { return len(b.bd.diags) > 0 }
-
-// Expr compiles the expression held by node, reporting errors at the exact
-// line and column inside it. A `${VAR}` in it is a literal of the
-// variable's value, never source text.
-func (b *Build) Expr(node *yaml.Node, at Where) *Expr {
-	e, err := compileExpr(b.written(node), b.bd.env)
-	if err != nil {
-		b.reportExpr(node, at, err)
-		return nil
-	}
-	return e
-}
-
-// Template compiles text held by node as a template. A `${VAR}` in it is
-// text outside tags and a literal of the variable's value inside them.
-func (b *Build) Template(node *yaml.Node, at Where) *Template {
-	t, err := compileTemplate(b.written(node), b.bd.env)
-	if err != nil {
-		b.reportExpr(node, at, err)
-		return nil
-	}
-	return t
-}
-
-// JSONText returns the JSON text held by node (a setting such as a tool's
-// inputSchema). A `${VAR}` in it is a JSON value where it stands, never JSON
-// text of its own: inside a string it is part of the string.
-func (b *Build) JSONText(node *yaml.Node, at Where) (string, bool) {
-	w := b.written(node)
-	text, p := jsonText(w)
-	if p != nil {
-		b.reportExpr(node, at, p.in(w.Written))
-		return "", false
-	}
-	return text, true
-}
-
-// written is node's text as the user wrote it: with the `${VAR}`s the loader
-// replaced in it, if any.
-func (b *Build) written(node *yaml.Node) config.Interpolation {
-	if w, ok := b.bd.cfg.Interpolated[node]; ok {
-		return w
-	}
-	return plainText(node.Value)
-}
-
-// Resource returns the text of a template resource by alias; node is where
-// the alias was written.
-func (b *Build) Resource(alias string, node *yaml.Node, at Where) (text string, ok bool) {
-	t, ok := b.bd.cfg.Templates[alias]
-	if !ok {
-		known := slices.Sorted(maps.Keys(b.bd.cfg.Templates))
-		b.Errorf(node, at, "%s", config.Unknown("template resource", alias, known))
-		return "", false
-	}
-	return t.Text, true
-}
-
-// ResourceTemplate compiles a template resource by alias; errors inside the
-// file point at the file.
-func (b *Build) ResourceTemplate(alias string, node *yaml.Node, at Where) *Template {
-	text, ok := b.Resource(alias, node, at)
-	if !ok {
-		return nil
-	}
-	t, err := CompileTemplate(text, b.bd.env)
-	if err != nil {
-		var ee *ExprError
-		errors.As(err, &ee)
-		res := b.bd.cfg.Templates[alias]
-		b.bd.diags = append(b.bd.diags, config.Diag{File: res.File, Line: ee.Line, Col: ee.Column,
-			Path: at.Path, Kind: at.Kind, Name: at.Name, Msg: fmt.Sprintf("template %q: %s", alias, ee.Msg)})
-		return nil
-	}
-	return t
-}
-
-// Process builds a nested process list (a composite block's branch).
-func (b *Build) Process(node *yaml.Node, at Where) Block {
-	blocks, ds := config.ParseProcess(node, at)
-	b.bd.diags = append(b.bd.diags, ds...)
-	if len(ds) > 0 {
-		return nil
-	}
-	return b.bd.buildProcess(blocks, b.Flow)
-}
 
 // Logger returns a logger naming the flow and block.
 func (b *Build) Logger() *slog.Logger {
@@ -221,55 +169,3 @@ func (b *Build) Logger() *slog.Logger {
 
 // Env returns the service's declared variables and their values.
 func (b *Build) Env() map[string]string { return b.bd.env }
-
-// reportExpr maps a position inside a setting's text to the file: the
-// node's own position plus the offset, one column more for quoted styles.
-func (b *Build) reportExpr(node *yaml.Node, at Where, err error) {
-	var ee *ExprError
-	if !errors.As(err, &ee) {
-		b.Errorf(node, at, "%v", err)
-		return
-	}
-	d := at.Diag(node, ee.Msg)
-	switch {
-	case node.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
-		d.Line, d.Col = node.Line+ee.Line, node.Column+ee.Column-1
-	case ee.Line == 1:
-		d.Col = node.Column + ee.Column - 1
-		if node.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
-			d.Col++
-		}
-	default:
-		d.Line = node.Line + ee.Line - 1
-	}
-	b.bd.diags = append(b.bd.diags, d)
-}
-
-// Setting returns the node of one key under the block's settings, so a
-// check made after decoding can point at its line; nil when absent.
-func (b *Build) Setting(key string) *yaml.Node { return mappingValue(b.cb.Settings, key) }
-
-// Field returns the node of one of a composite block's top-level keys.
-func (b *Build) Field(key string) *yaml.Node {
-	for _, f := range b.cb.Extra {
-		if f.Key == key {
-			return f.Value
-		}
-	}
-	return nil
-}
-
-// MappingValue returns the value node for key in a YAML mapping, or nil.
-func MappingValue(node *yaml.Node, key string) *yaml.Node { return mappingValue(node, key) }
-
-func mappingValue(node *yaml.Node, key string) *yaml.Node {
-	if node == nil || node.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(node.Content); i += 2 {
-		if node.Content[i].Value == key {
-			return node.Content[i+1]
-		}
-	}
-	return nil
-}

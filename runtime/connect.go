@@ -3,36 +3,14 @@ package runtime
 import (
 	"log/slog"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/octo-run/octo/runtime/config"
 )
 
-// ConnectorBuild is what a connector's constructor gets.
+// ConnectorBuild is what a connector's constructor gets besides its settings.
 type ConnectorBuild struct {
 	Name string
 	At   Where
-	bd   *builder
-	cc   *config.Connector
-}
-
-// Decode decodes the connector's settings strictly into out.
-func (c *ConnectorBuild) Decode(out any) bool {
-	node := c.cc.Settings
-	if node == nil {
-		node = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: c.cc.Node.Line, Column: c.cc.Node.Column}
-	}
-	ds := config.Decode(node, out, c.At.Field("settings"))
-	c.bd.diags = append(c.bd.diags, ds...)
-	return len(ds) == 0
-}
-
-// Errorf reports a problem with a setting.
-func (c *ConnectorBuild) Errorf(node *yaml.Node, at Where, format string, args ...any) {
-	if node == nil {
-		node = c.cc.Node
-	}
-	c.bd.report(node, at, format, args...)
+	settingsOf
 }
 
 // Logger returns a logger naming the connector.
@@ -40,43 +18,50 @@ func (c *ConnectorBuild) Logger() *slog.Logger {
 	return c.bd.logger.With("connector", c.Name)
 }
 
-// SourceBuild is what a connector gets when a flow attaches to it.
+// SourceBuild is what a connector gets when a flow attaches to it: the source's settings,
+// decoded into the connector's Source type.
 type SourceBuild struct {
 	Flow string
 	At   Where
-	bd   *builder
-	src  *config.Source
+	settingsOf
+	settings any
 }
 
-// Decode decodes the source's settings strictly into out.
-func (s *SourceBuild) Decode(out any) bool {
-	node := s.src.Settings
-	if node == nil {
-		node = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: s.src.Node.Line, Column: s.src.Node.Column}
+// Settings returns the source's decoded settings: a pointer to the connector's Source type.
+func (s *SourceBuild) Settings() any { return s.settings }
+
+// buildConnector builds the connector cc declares; ok is false when it has problems, which are
+// reported.
+func (bd *builder) buildConnector(cc *config.Connector) (conn Connector, spec ConnectorSpec, ok bool) {
+	spec, ok = lookupConnector(cc.Type)
+	if !ok {
+		bd.report(cc.Node, cc.At.Field("type"), "%s", config.Unknown("connector type", cc.Type, connectorNames()))
+		return nil, spec, false
 	}
-	ds := config.Decode(node, out, s.At.Field("settings"))
-	s.bd.diags = append(s.bd.diags, ds...)
-	return len(ds) == 0
+	cb := &ConnectorBuild{Name: cc.Name, At: cc.At, settingsOf: settingsOf{bd: bd}}
+	before := len(bd.diags)
+	settings, ok := cb.decode(spec.Settings(), cc.Settings, cc.At.Field("settings"), cc.Node, "")
+	if !ok {
+		return nil, spec, false
+	}
+	conn, err := spec.Build.build(cb, settings)
+	if err != nil {
+		bd.report(cc.Node, cc.At, "%v", err)
+		return nil, spec, false
+	}
+	return conn, spec, len(bd.diags) == before && conn != nil
 }
 
-// Errorf reports a problem with a source setting.
-func (s *SourceBuild) Errorf(node *yaml.Node, at Where, format string, args ...any) {
-	if node == nil {
-		node = s.src.Node
+// attach decodes a flow's source settings into the connector's Source type and attaches the
+// flow; problems are reported.
+func (bd *builder) attach(conn Connector, spec ConnectorSpec, fc *config.Flow, flow *Flow) {
+	src := &SourceBuild{Flow: fc.Name, At: fc.Source.At, settingsOf: settingsOf{bd: bd}}
+	settings, ok := src.decode(spec.Source, fc.Source.Settings, fc.Source.At.Field("settings"), fc.Source.Node, "")
+	if !ok {
+		return
 	}
-	s.bd.report(node, at, format, args...)
-}
-
-// Setting returns the node of one key under the connector's settings.
-func (c *ConnectorBuild) Setting(key string) *yaml.Node { return mappingValue(c.cc.Settings, key) }
-
-// Setting returns the node of one key under the source's settings.
-func (s *SourceBuild) Setting(key string) *yaml.Node { return mappingValue(s.src.Settings, key) }
-
-// Settings returns the source's settings node (the source itself when it has none).
-func (s *SourceBuild) Settings() *yaml.Node {
-	if s.src.Settings != nil {
-		return s.src.Settings
+	src.settings = settings
+	if err := conn.Attach(src, flow); err != nil {
+		bd.report(fc.Source.Node, fc.Source.At, "%v", err)
 	}
-	return s.src.Node
 }

@@ -48,24 +48,13 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 	svc := &Service{Name: cfg.Service.Name, logger: opts.Logger}
 
 	byName := map[string]Connector{}
-	types := map[string]string{}
+	specs := map[string]ConnectorSpec{}
 	for _, cc := range cfg.Connectors {
-		spec, ok := lookupConnector(cc.Type)
+		conn, spec, ok := bd.buildConnector(cc)
 		if !ok {
-			bd.report(cc.Node, cc.At.Field("type"), "%s", config.Unknown("connector type", cc.Type, connectorNames()))
 			continue
 		}
-		cb := &ConnectorBuild{Name: cc.Name, At: cc.At, bd: bd, cc: cc}
-		before := len(bd.diags)
-		conn, err := spec.Build(cb)
-		if err != nil {
-			bd.report(cc.Node, cc.At, "%v", err)
-			continue
-		}
-		if len(bd.diags) > before || conn == nil {
-			continue
-		}
-		byName[cc.Name], types[cc.Name] = conn, cc.Type
+		byName[cc.Name], specs[cc.Name] = conn, spec
 		svc.connectors = append(svc.connectors, namedConnector{cc.Name, conn})
 	}
 
@@ -77,15 +66,13 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 		if !ok || len(bd.diags) > before {
 			continue // the config or connector build already said why
 		}
-		if fc.Source.Type != "" && fc.Source.Type != types[fc.Source.Connector] {
+		spec := specs[fc.Source.Connector]
+		if fc.Source.Type != "" && fc.Source.Type != spec.Type {
 			bd.report(fc.Source.Node, fc.Source.At.Field("type"), "source type %q does not match connector %q of type %q",
-				fc.Source.Type, fc.Source.Connector, types[fc.Source.Connector])
+				fc.Source.Type, fc.Source.Connector, spec.Type)
 			continue
 		}
-		src := &SourceBuild{Flow: fc.Name, At: fc.Source.At, bd: bd, src: &fc.Source}
-		if err := conn.Attach(src, flow); err != nil {
-			bd.report(fc.Source.Node, fc.Source.At, "%v", err)
-		}
+		bd.attach(conn, spec, fc, flow)
 	}
 	if len(bd.diags) > 0 {
 		bd.diags.Sort()

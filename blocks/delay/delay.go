@@ -13,29 +13,22 @@ func init() {
 	runtime.RegisterBlock(runtime.BlockSpec{
 		Type:    "delay",
 		Summary: "waits for settings.duration (e.g. 500ms, 2s) before passing the message on",
-		Build:   build,
+		Doc:     "Holds the message for a fixed time, then passes it on; a request cancelled meanwhile ends the wait.",
+		Example: "type: delay\nsettings:\n  duration: 250ms\n",
+		Build:   runtime.BlockFunc(build),
 	})
 }
 
-// maxDelay keeps a typo from holding a request for days.
-const maxDelay = time.Hour
-
-type settings struct {
-	Duration time.Duration `yaml:"duration" octo:"required"`
+// Settings are the delay block's settings.
+type Settings struct {
+	// At most an hour, so a typo cannot hold a request for days.
+	Duration time.Duration `yaml:"duration" octo:"required" min:">0" max:"1h" doc:"How long to wait, as Go duration text (250ms, 2s); more than 0 and at most an hour." example:"500ms"`
 }
 
 // Block waits a fixed duration.
 type Block struct{ d time.Duration }
 
-func build(b *runtime.Build) (runtime.Block, error) {
-	var s settings
-	if !b.Decode(&s) {
-		return nil, nil
-	}
-	if s.Duration <= 0 || s.Duration > maxDelay {
-		b.Errorf(b.Setting("duration"), b.At.Field("settings").Field("duration"), "duration %s must be more than 0 and at most %s", s.Duration, maxDelay)
-		return nil, nil
-	}
+func build(_ *runtime.Build, s *Settings) (runtime.Block, error) {
 	return &Block{d: s.Duration}, nil
 }
 

@@ -20,7 +20,13 @@ func init() {
 	runtime.RegisterBlock(runtime.BlockSpec{
 		Type:    "jwt-validate",
 		Summary: "checks the bearer token of an HTTP request (OAuth resource server) and leaves its claims in vars.jwt",
-		Build:   buildBlock,
+		Doc: "Lets a request with a valid bearer token through with its claims in vars.jwt, and " +
+			"answers any other with 401 (or 403 when a required scope is missing) and the " +
+			"WWW-Authenticate challenge MCP clients follow to log in. Keys come from a JWKS URL, " +
+			"kept fresh, or from a local file.",
+		Example: "type: jwt-validate\nsettings:\n  jwksUrl: https://login.example.net/.well-known/jwks.json\n" +
+			"  issuer: https://login.example.net/\n  audience: https://mcp.example.net/mcp\n  requiredScopes: [mcp:tools]\n",
+		Build: runtime.BlockFunc(buildBlock),
 	})
 }
 
@@ -42,12 +48,8 @@ type failureBodies struct {
 	missing, invalid, insufficient, invalidRequest, busy []byte
 }
 
-func buildBlock(b *runtime.Build) (runtime.Block, error) {
-	var s Settings
-	if !b.Decode(&s) {
-		return nil, nil
-	}
-	at := b.At.Field("settings")
+func buildBlock(b *runtime.Build, settings *Settings) (runtime.Block, error) {
+	s := *settings
 	if s.JWKSFile != "" && !filepath.IsAbs(s.JWKSFile) && b.At.File != "" {
 		// Relative to the YAML file that names it, like template resources, so a config runs
 		// from any working directory.
@@ -57,7 +59,8 @@ func buildBlock(b *runtime.Build) (runtime.Block, error) {
 	if derive {
 		derived, err := MetadataURL(s.Audience)
 		if err != nil && checkAudience(s.Audience) == nil {
-			b.Errorf(b.Setting("audience"), at.Field("resourceMetadataUrl"),
+			pos := b.Positions()
+			b.Errorf(withPath(pos.Of(&settings.Audience), pos.Of(&settings.ResourceMetadataURL)),
 				"resourceMetadataUrl is required when audience is not this server's URL (%v)", err)
 			return nil, nil
 		}
@@ -69,13 +72,13 @@ func buildBlock(b *runtime.Build) (runtime.Block, error) {
 			// An audience problem is already reported; the URL derived from it says nothing new.
 			err = withoutKey(err, "resourceMetadataUrl")
 		}
-		ReportSettingErrors(b, err)
+		ReportSettingErrors(b, settings, err)
 		return nil, nil
 	}
 	if c.JWKSFile != "" {
 		// Read now as well as at Start, so `octo validate` finds a missing or unusable key file.
 		if _, err := loadKeyFile(c.JWKSFile, c); err != nil {
-			b.Errorf(b.Setting("jwksFile"), at.Field("jwksFile"), "%v", err)
+			b.Errorf(&settings.JWKSFile, "%v", err)
 			return nil, nil
 		}
 	}
@@ -83,10 +86,17 @@ func buildBlock(b *runtime.Build) (runtime.Block, error) {
 	return &Block{settings: s, flow: b.Flow, log: s.Logger, bodies: newFailureBodies(c.RequiredScopes)}, nil
 }
 
-// ReportSettingErrors reports each *SettingError joined in err at its setting's line, and
-// anything else at the settings mapping; blocks built on this package's checks share it.
-func ReportSettingErrors(b *runtime.Build, err error) {
-	at := b.At.Field("settings")
+// withPath is the position at, named by the path of other: a problem written at one setting
+// that is about another.
+func withPath(at, other runtime.Position) runtime.Position {
+	at.At.Path = other.At.Path
+	return at
+}
+
+// ReportSettingErrors reports each *SettingError joined in err at the line of its key in
+// settings (a pointer to the decoded settings struct), and anything else at the settings; blocks
+// built on this package's checks share it.
+func ReportSettingErrors(b *runtime.Build, settings any, err error) {
 	errs := []error{err}
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = joined.Unwrap()
@@ -97,14 +107,10 @@ func ReportSettingErrors(b *runtime.Build, err error) {
 		}
 		var se *SettingError
 		if !errors.As(e, &se) {
-			b.Errorf(b.Settings(), at, "%v", e)
+			b.Errorf(nil, "%v", e)
 			continue
 		}
-		node := b.Setting(se.Key)
-		if node == nil {
-			node = b.Settings() // a missing key: point at the settings that lack it
-		}
-		b.Errorf(node, at.Field(se.Key), "%v", se.Err)
+		b.Errorf(b.Positions().Key(settings, se.Key), "%v", se.Err)
 	}
 }
 

@@ -15,17 +15,17 @@ const WellKnownPrefix = "/.well-known/oauth-protected-resource"
 // Metadata is an OAuth 2.0 Protected Resource Metadata document (RFC 9728) as MCP clients read it.
 type Metadata struct {
 	// Resource is the canonical URL clients connect to, e.g. https://mcp.example.net/mcp.
-	Resource string `json:"resource" yaml:"resource"`
+	Resource string `json:"resource" yaml:"resource" doc:"The canonical URL clients connect to: https (http on loopback), lowercase scheme and host, no query or fragment." example:"https://mcp.example.net/mcp"`
 	// AuthorizationServers are the issuer URLs of the authorization servers that mint tokens.
-	AuthorizationServers []string `json:"authorization_servers" yaml:"authorizationServers"`
+	AuthorizationServers []string `json:"authorization_servers" yaml:"authorizationServers" doc:"The issuer URLs of the authorization servers that mint tokens for this resource; at least one."`
 	// ScopesSupported lists the scopes this resource understands.
-	ScopesSupported []string `json:"scopes_supported,omitempty" yaml:"scopesSupported"`
+	ScopesSupported []string `json:"scopes_supported,omitempty" yaml:"scopesSupported" doc:"The scopes this resource understands."`
 	// BearerMethodsSupported may only be ["header"]; empty means ["header"].
-	BearerMethodsSupported []string `json:"bearer_methods_supported,omitempty" yaml:"bearerMethodsSupported"`
+	BearerMethodsSupported []string `json:"bearer_methods_supported,omitempty" yaml:"bearerMethodsSupported" doc:"How tokens may be sent: only header (the default); MCP takes tokens only in the Authorization header."`
 	// ResourceName is a human-readable name for the resource.
-	ResourceName string `json:"resource_name,omitempty" yaml:"resourceName"`
+	ResourceName string `json:"resource_name,omitempty" yaml:"resourceName" doc:"A human-readable name for the resource."`
 	// ResourceDocumentation is a URL of documentation for developers.
-	ResourceDocumentation string `json:"resource_documentation,omitempty" yaml:"resourceDocumentation"`
+	ResourceDocumentation string `json:"resource_documentation,omitempty" yaml:"resourceDocumentation" doc:"A URL of documentation for developers (absolute http or https)."`
 }
 
 // Validate reports every problem in the document at once, each prefixed by its yaml key.

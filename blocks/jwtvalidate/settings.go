@@ -17,25 +17,25 @@ import (
 // Settings configure a Validator; the yaml keys are the ones a jwt-validate block accepts.
 type Settings struct {
 	// JWKSURL is where the authorization server publishes its signing keys (https, or http on loopback).
-	JWKSURL string `yaml:"jwksUrl"`
+	JWKSURL string `yaml:"jwksUrl" doc:"Where the authorization server publishes its signing keys (a JWKS): https, or http on loopback. Set this or jwksFile." example:"https://login.example.net/.well-known/jwks.json"`
 	// JWKSFile is a local JWKS JSON, single JWK or PEM public key file, used instead of JWKSURL.
-	JWKSFile string `yaml:"jwksFile"`
+	JWKSFile string `yaml:"jwksFile" doc:"A local JWKS JSON, single JWK or PEM public key file, instead of jwksUrl; a relative path is relative to the config file."`
 	// Issuer, when set, must equal the token's iss claim exactly.
-	Issuer string `yaml:"issuer"`
+	Issuer string `yaml:"issuer" doc:"When set, the token's iss claim must equal it exactly."`
 	// Audience is this server's resource identifier (RFC 8707); the token's aud must contain it.
-	Audience string `yaml:"audience"`
+	Audience string `yaml:"audience" doc:"This server's resource identifier (RFC 8707), usually its MCP URL; the token's aud must contain it." example:"https://mcp.example.net/mcp"`
 	// Algorithms is the JWS allow-list; empty means RS256 and ES256.
-	Algorithms []string `yaml:"algorithms"`
+	Algorithms []string `yaml:"algorithms" doc:"The JWS algorithms accepted (RS256, PS256, ES256, EdDSA, HS256, ...); empty means RS256 and ES256. none is never accepted."`
 	// RequiredScopes must all be granted by the token's scope or scp claim.
-	RequiredScopes []string `yaml:"requiredScopes"`
+	RequiredScopes []string `yaml:"requiredScopes" doc:"Scopes the token's scope or scp claim must all grant; a valid token without them is refused with 403."`
 	// Leeway is the clock skew tolerated on exp, nbf and iat (at most 5m).
-	Leeway time.Duration `yaml:"leeway"`
+	Leeway time.Duration `yaml:"leeway" doc:"The clock skew tolerated on exp, nbf and iat; at most 5m."`
 	// ResourceMetadataURL is the RFC 9728 metadata URL named in every challenge.
-	ResourceMetadataURL string `yaml:"resourceMetadataUrl"`
+	ResourceMetadataURL string `yaml:"resourceMetadataUrl" doc:"The protected resource metadata URL (RFC 9728) named in every WWW-Authenticate challenge; default: derived from audience (its well-known path)."`
 	// RefreshInterval is how often keys from JWKSURL are fetched again (default 15m).
-	RefreshInterval time.Duration `yaml:"refreshInterval"`
+	RefreshInterval time.Duration `yaml:"refreshInterval" doc:"How often the keys at jwksUrl are fetched again; default 15m. A token whose key id is unknown triggers a fetch sooner."`
 	// MinRefreshInterval is the least time between two fetches, whatever triggers them (default 1m).
-	MinRefreshInterval time.Duration `yaml:"minRefreshInterval"`
+	MinRefreshInterval time.Duration `yaml:"minRefreshInterval" doc:"The least time between two fetches of jwksUrl, whatever triggers them; default 1m (or refreshInterval when shorter)."`
 
 	// HTTPClient fetches JWKSURL; nil means a private client with a 10s timeout.
 	HTTPClient *http.Client `yaml:"-"`

@@ -13,13 +13,17 @@ func init() {
 	runtime.RegisterBlock(runtime.BlockSpec{
 		Type:    "log",
 		Summary: "logs a templated line (settings.message) at a level and passes the message on",
-		Build:   build,
+		Doc: "Renders a template against the message and writes it to the service's log at a " +
+			"level, naming the flow and block; the message goes on unchanged.",
+		Example: "type: log\nsettings:\n  message: 'forecast asked for {{ body.city }}'\n  level: debug\n",
+		Build:   runtime.BlockFunc(build),
 	})
 }
 
-type settings struct {
-	Message string `yaml:"message" octo:"required"`
-	Level   string `yaml:"level"`
+// Settings are the log block's settings.
+type Settings struct {
+	Message runtime.Template `yaml:"message" octo:"required" doc:"The line to log: text with {{ expression }} tags over body, vars, headers and env."`
+	Level   string           `yaml:"level" default:"info" enum:"debug,info,warn,error" doc:"The level to log at; a line below the service's log level is not rendered."`
 }
 
 var levels = map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
@@ -31,20 +35,8 @@ type Block struct {
 	logger  *slog.Logger
 }
 
-func build(b *runtime.Build) (runtime.Block, error) {
-	s := settings{Level: "info"}
-	if !b.Decode(&s) {
-		return nil, nil
-	}
-	level, ok := levels[s.Level]
-	if !ok {
-		b.Errorf(b.Setting("level"), b.At.Field("settings").Field("level"), "unknown level %q (use debug, info, warn or error)", s.Level)
-	}
-	t := b.Template(b.Setting("message"), b.At.Field("settings").Field("message"))
-	if t == nil || !ok {
-		return nil, nil
-	}
-	return &Block{message: t, level: level, logger: b.Logger()}, nil
+func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
+	return &Block{message: &s.Message, level: levels[s.Level], logger: b.Logger()}, nil
 }
 
 // Process logs the rendered line.

@@ -60,11 +60,11 @@ func (t Tool) MarshalJSON() ([]byte, error) {
 // ToolAnnotations are a tool's behaviour hints. The pointers keep "unset"
 // apart from false, since the protocol's defaults differ per hint.
 type ToolAnnotations struct {
-	Title           string `json:"title,omitempty" yaml:"title"`
-	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty" yaml:"readOnlyHint"`
-	DestructiveHint *bool  `json:"destructiveHint,omitempty" yaml:"destructiveHint"`
-	IdempotentHint  *bool  `json:"idempotentHint,omitempty" yaml:"idempotentHint"`
-	OpenWorldHint   *bool  `json:"openWorldHint,omitempty" yaml:"openWorldHint"`
+	Title           string `json:"title,omitempty" yaml:"title" doc:"A human-readable name for the tool."`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty" yaml:"readOnlyHint" doc:"The tool changes nothing (default false)."`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty" yaml:"destructiveHint" doc:"The tool may destroy or overwrite something (default true; meaningful when readOnlyHint is false)."`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty" yaml:"idempotentHint" doc:"Calling it again with the same arguments has no further effect (default false)."`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty" yaml:"openWorldHint" doc:"The tool reaches outside systems, such as the web (default true)."`
 }
 
 // CallToolResult is the result of tools/call.

@@ -20,7 +20,13 @@ func init() {
 	runtime.RegisterBlock(runtime.BlockSpec{
 		Type:    "oauth-metadata",
 		Summary: "answers with OAuth protected resource metadata (RFC 9728) so MCP clients find the authorization server",
-		Build:   build,
+		Doc: "Answers GET and HEAD with the protected resource metadata document, built and " +
+			"checked once, that tells MCP clients which authorization server issues tokens for " +
+			"this server. Bind it to /.well-known/oauth-protected-resource/<mcp path> and the " +
+			"root /.well-known/oauth-protected-resource.",
+		Example: "type: oauth-metadata\nsettings:\n  resource: https://mcp.example.net/mcp\n" +
+			"  authorizationServers: [https://login.example.net/]\n  scopesSupported: [mcp:tools]\n",
+		Build: runtime.BlockFunc(build),
 	})
 }
 
@@ -32,14 +38,10 @@ type Block struct {
 	body []byte
 }
 
-func build(b *runtime.Build) (runtime.Block, error) {
-	var md jwtvalidate.Metadata
-	if !b.Decode(&md) {
-		return nil, nil
-	}
+func build(b *runtime.Build, md *jwtvalidate.Metadata) (runtime.Block, error) {
 	body, err := md.JSON()
 	if err != nil {
-		jwtvalidate.ReportSettingErrors(b, err)
+		jwtvalidate.ReportSettingErrors(b, md, err)
 		return nil, nil
 	}
 	return &Block{body: body}, nil

@@ -12,27 +12,23 @@ func init() {
 	runtime.RegisterBlock(runtime.BlockSpec{
 		Type:    "set-payload",
 		Summary: "replaces the body with the result of an expression (settings.value)",
-		Build:   build,
+		Doc: "Evaluates an expr-lang expression against the message (body, vars, headers, env) " +
+			"and makes its result the new body: a map or list becomes JSON, a string stays text.",
+		Example: "type: set-payload\nsettings:\n  value: '{\"city\": body.city, \"summary\": \"Sunny, 24C\"}'\n",
+		Build:   runtime.BlockFunc(build),
 	})
 }
 
-type settings struct {
-	Value string `yaml:"value" octo:"required"`
+// Settings are set-payload's settings.
+type Settings struct {
+	Value runtime.Expr `yaml:"value" octo:"required" doc:"The expression whose result becomes the body; it sees body, vars, headers and env." example:"{\"city\": body.city}"`
 }
 
 // Block sets the body to an expression's value.
 type Block struct{ value *runtime.Expr }
 
-func build(b *runtime.Build) (runtime.Block, error) {
-	var s settings
-	if !b.Decode(&s) {
-		return nil, nil
-	}
-	e := b.Expr(b.Setting("value"), b.At.Field("settings").Field("value"))
-	if e == nil {
-		return nil, nil
-	}
-	return &Block{value: e}, nil
+func build(_ *runtime.Build, s *Settings) (runtime.Block, error) {
+	return &Block{value: &s.Value}, nil
 }
 
 // Process evaluates the expression against the message and sets the body.

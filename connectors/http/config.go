@@ -4,81 +4,47 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/octo-run/octo/runtime"
 )
 
-const defaultMaxBody = 4 << 20
-
+// settings are the http connector's settings. Their bounds and defaults are in the tags; what
+// only the guard and the limits can check is checked when they are compiled.
 type settings struct {
-	Port              int           `yaml:"port" octo:"required"`
-	Host              string        `yaml:"host"`
-	MaxBodyBytes      int64         `yaml:"maxBodyBytes"`
-	MaxHeaderBytes    int           `yaml:"maxHeaderBytes"`
-	ReadHeaderTimeout time.Duration `yaml:"readHeaderTimeout"`
-	IdleTimeout       time.Duration `yaml:"idleTimeout"`
+	Port              int           `yaml:"port" octo:"required" min:"0" max:"65535" doc:"The TCP port to listen on; 0 takes any free port." example:"8080"`
+	Host              string        `yaml:"host" default:"127.0.0.1" doc:"The address to listen on: loopback unless set, since exposing a server is a decision (0.0.0.0 for every interface)."`
+	MaxBodyBytes      int64         `yaml:"maxBodyBytes" default:"4194304" min:">0" doc:"The largest request body taken; a larger one is answered 413."`
+	MaxHeaderBytes    int           `yaml:"maxHeaderBytes" default:"65536" min:">0" doc:"The most bytes of request headers read."`
+	ReadHeaderTimeout time.Duration `yaml:"readHeaderTimeout" default:"10s" min:">0" doc:"How long a client may take to send its request headers."`
+	IdleTimeout       time.Duration `yaml:"idleTimeout" default:"2m" min:">0" doc:"How long a kept-alive connection may wait for its next request."`
 	// Origin, Host and CORS policy (guard.go) and the caps (limits.go, clients.go).
-	Cors                corsSetting   `yaml:"cors"`
-	AllowedHosts        []string      `yaml:"allowedHosts"`
-	BodyTimeout         time.Duration `yaml:"bodyTimeout"`
-	MaxInFlight         int           `yaml:"maxInFlight"`
-	MaxStreams          int           `yaml:"maxStreams"`
-	MaxConnsPerClient   int           `yaml:"maxConnsPerClient"`
-	MaxStreamsPerClient int           `yaml:"maxStreamsPerClient"`
+	Cors                corsSetting   `yaml:"cors" doc:"Browsers on other origins: true lets any in, a list of origins (https://app.example.com) lets those in; both answer preflights and expose Mcp-Session-Id and WWW-Authenticate. Default: same-origin only."`
+	AllowedHosts        []string      `yaml:"allowedHosts" doc:"Host names clients may use to reach the server besides localhost, loopback addresses and the address a connection arrived on (a DNS name, a proxy's public name); [\"*\"] turns the Host check off."`
+	BodyTimeout         time.Duration `yaml:"bodyTimeout" default:"5s" min:">0" doc:"The longest silence between the bytes of a request body; then the request gets 408 and its connection closes."`
+	MaxInFlight         int           `yaml:"maxInFlight" default:"1024" min:">0" doc:"Requests worked on at once; past it a request gets 503."`
+	MaxStreams          int           `yaml:"maxStreams" default:"1024" min:">0" doc:"Event streams (SSE answers) open at once; past it 503."`
+	MaxConnsPerClient   int           `yaml:"maxConnsPerClient" default:"256" min:">0" doc:"Connections one remote address may hold; a connection past it is closed unanswered."`
+	MaxStreamsPerClient int           `yaml:"maxStreamsPerClient" default:"128" min:">0" doc:"Event streams one remote address may hold open; past it 503."`
 	guard               *guard        // compiled by check
 	limits              *limits       // compiled by check
 }
 
-func defaultSettings() settings {
-	return settings{
-		Host:                "127.0.0.1", // like the mock: exposing a server is a decision (host: 0.0.0.0)
-		MaxBodyBytes:        defaultMaxBody,
-		MaxHeaderBytes:      64 << 10,
-		ReadHeaderTimeout:   10 * time.Second,
-		IdleTimeout:         2 * time.Minute,
-		BodyTimeout:         defaultBodyTimeout,
-		MaxInFlight:         defaultMaxInFlight,
-		MaxStreams:          defaultMaxStreams,
-		MaxConnsPerClient:   defaultMaxConnsPerClient,
-		MaxStreamsPerClient: defaultMaxStreamsPerClient,
-	}
-}
-
+// check compiles the guard and the limits, reporting what they refuse.
 func (s *settings) check(b *runtime.ConnectorBuild) bool {
-	ok := true
-	at := b.At.Field("settings")
-	if s.Port < 0 || s.Port > 65535 {
-		b.Errorf(b.Setting("port"), at.Field("port"), "port %d is out of range 0-65535", s.Port)
-		ok = false
-	}
-	if s.MaxBodyBytes <= 0 {
-		b.Errorf(b.Setting("maxBodyBytes"), at.Field("maxBodyBytes"), "maxBodyBytes must be positive")
-		ok = false
-	}
-	if s.MaxHeaderBytes <= 0 {
-		b.Errorf(b.Setting("maxHeaderBytes"), at.Field("maxHeaderBytes"), "maxHeaderBytes must be positive")
-		ok = false
-	}
-	if s.ReadHeaderTimeout <= 0 || s.IdleTimeout <= 0 {
-		b.Errorf(nil, at, "readHeaderTimeout and idleTimeout must be positive")
-		ok = false
-	}
-	ok = s.compileLimits(b) && ok
+	ok := s.compileLimits()
 	return s.compileGuard(b) && ok
 }
 
+// sourceSettings are a flow source's settings on an http connector.
 type sourceSettings struct {
-	Path    string   `yaml:"path"`
-	Paths   []string `yaml:"paths"` // one flow on several paths (an MCP server's /mcp, /sse, /messages)
-	Methods []string `yaml:"methods"`
+	Path    string   `yaml:"path" doc:"The path the flow serves (exact match); set this or paths." example:"/mcp"`
+	Paths   []string `yaml:"paths" doc:"The paths the flow serves, when it serves several (an MCP server's /mcp, /sse and /messages)."`
+	Methods []string `yaml:"methods" doc:"The HTTP methods the flow takes (GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS); others get 405. Empty: any."`
 }
 
-// routed pairs each path the source serves with the node that wrote it.
+// routed is one path the source serves, and the setting that wrote it.
 type routed struct {
-	path string
-	node *yaml.Node
-	at   runtime.Where
+	path  string
+	field *string
 }
 
 var knownMethods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "OPTIONS": true}
@@ -86,27 +52,25 @@ var knownMethods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT
 // routes lists the source's paths, reporting a missing, doubled or
 // malformed one; nil when any is wrong.
 func (s *sourceSettings) routes(src *runtime.SourceBuild) []routed {
-	at := src.At.Field("settings")
 	var out []routed
 	switch {
 	case s.Path != "" && len(s.Paths) > 0:
-		src.Errorf(src.Setting("paths"), at.Field("paths"), "use path or paths, not both")
+		src.Errorf(&s.Paths, "use path or paths, not both")
 		return nil
 	case s.Path != "":
-		out = append(out, routed{s.Path, src.Setting("path"), at.Field("path")})
+		out = append(out, routed{s.Path, &s.Path})
 	case len(s.Paths) > 0:
-		list := src.Setting("paths")
-		for i, p := range s.Paths {
-			out = append(out, routed{p, list.Content[i], at.Field("paths").Index(i)})
+		for i := range s.Paths {
+			out = append(out, routed{s.Paths[i], &s.Paths[i]})
 		}
 	default:
-		src.Errorf(src.Settings(), at, `missing required key "path" (or "paths", a list)`)
+		src.Errorf(nil, `missing required key "path" (or "paths", a list)`)
 		return nil
 	}
 	ok := true
 	for _, r := range out {
 		if !strings.HasPrefix(r.path, "/") {
-			src.Errorf(r.node, r.at, "path %q must start with /", r.path)
+			src.Errorf(r.field, "path %q must start with /", r.path)
 			ok = false
 		}
 	}
@@ -118,15 +82,10 @@ func (s *sourceSettings) routes(src *runtime.SourceBuild) []routed {
 
 func (s *sourceSettings) check(src *runtime.SourceBuild) bool {
 	ok := true
-	at := src.At.Field("settings")
 	for i, m := range s.Methods {
 		up := strings.ToUpper(m)
 		if !knownMethods[up] {
-			var node *yaml.Node
-			if list := src.Setting("methods"); list != nil && i < len(list.Content) {
-				node = list.Content[i]
-			}
-			src.Errorf(node, at.Field("methods").Index(i), "unknown HTTP method %q", m)
+			src.Errorf(&s.Methods[i], "unknown HTTP method %q", m)
 			ok = false
 		}
 		s.Methods[i] = up

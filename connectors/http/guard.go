@@ -8,8 +8,6 @@ import (
 	"net/url"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
@@ -53,49 +51,35 @@ type guard struct {
 type corsSetting struct {
 	any     bool
 	origins []string
-	nodes   []*yaml.Node
 }
 
-// DecodeYAMLNode accepts a bool or a list of origin strings.
-func (c *corsSetting) DecodeYAMLNode(n *yaml.Node, at config.Where) config.Diags {
-	var ds config.Diags
-	switch {
-	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool":
-		if err := n.Decode(&c.any); err != nil {
-			ds.Addf(n, at, "expected true, false or a list of origins, got %q", n.Value)
-		}
-	case n.Kind == yaml.SequenceNode:
-		for i, item := range n.Content {
-			if item.Kind != yaml.ScalarNode {
-				ds.Addf(item, at.Index(i), "expected an origin such as https://app.example.com")
-				continue
-			}
-			c.origins = append(c.origins, item.Value)
-			c.nodes = append(c.nodes, item)
-		}
-	default:
-		ds.Addf(n, at, "expected true, false or a list of origins such as [https://app.example.com]")
+// Shape takes a bool or a list of origins.
+func (c *corsSetting) Shape(s config.Shape) (any, string) {
+	switch s {
+	case config.ShapeBool:
+		return &c.any, ""
+	case config.ShapeList:
+		return &c.origins, ""
 	}
-	return ds
+	return nil, "expected true, false or a list of origins such as [https://app.example.com]"
 }
 
 // compileGuard checks the guard settings and builds s.guard.
 func (s *settings) compileGuard(b *runtime.ConnectorBuild) bool {
-	at := b.At.Field("settings")
 	g := &guard{anyOrigin: s.Cors.any, cors: s.Cors.any || len(s.Cors.origins) > 0}
-	ok := s.compileOrigins(b, g, at.Field("cors"))
-	ok = s.compileHosts(b, g, at.Field("allowedHosts")) && ok
+	ok := s.compileOrigins(b, g)
+	ok = s.compileHosts(b, g) && ok
 	s.guard = g
 	return ok
 }
 
-func (s *settings) compileOrigins(b *runtime.ConnectorBuild, g *guard, at runtime.Where) bool {
+func (s *settings) compileOrigins(b *runtime.ConnectorBuild, g *guard) bool {
 	ok := true
 	g.origins = make(map[string]bool, len(s.Cors.origins))
 	for i, o := range s.Cors.origins {
 		norm, err := normaliseOrigin(o)
 		if err != nil {
-			b.Errorf(s.Cors.nodes[i], at.Index(i), "%v", err)
+			b.Errorf(&s.Cors.origins[i], "%v", err)
 			ok = false
 			continue
 		}
@@ -104,7 +88,7 @@ func (s *settings) compileOrigins(b *runtime.ConnectorBuild, g *guard, at runtim
 	return ok
 }
 
-func (s *settings) compileHosts(b *runtime.ConnectorBuild, g *guard, at runtime.Where) bool {
+func (s *settings) compileHosts(b *runtime.ConnectorBuild, g *guard) bool {
 	ok := true
 	g.hosts = make(map[string]bool, len(s.AllowedHosts))
 	for i, h := range s.AllowedHosts {
@@ -114,11 +98,7 @@ func (s *settings) compileHosts(b *runtime.ConnectorBuild, g *guard, at runtime.
 		}
 		name, valid := allowedHostName(h)
 		if !valid {
-			var node *yaml.Node
-			if list := b.Setting("allowedHosts"); list != nil && i < len(list.Content) {
-				node = list.Content[i]
-			}
-			b.Errorf(node, at.Index(i), "%q is not a host name: give the name alone, without scheme or port, or \"*\" to turn the check off", h)
+			b.Errorf(&s.AllowedHosts[i], "%q is not a host name: give the name alone, without scheme or port, or \"*\" to turn the check off", h)
 			ok = false
 			continue
 		}
@@ -296,3 +276,5 @@ func clip(s string) string {
 	}
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
+
+var _ config.Shaped = (*corsSetting)(nil)

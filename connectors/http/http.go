@@ -21,7 +21,14 @@ func init() {
 	runtime.RegisterConnector(runtime.ConnectorSpec{
 		Type:    "http",
 		Summary: "serves flows over HTTP, routing requests by path and method",
-		Build:   build,
+		Doc: "Listens on a port (loopback unless host says otherwise) and routes each request by " +
+			"its exact path, and method when the source names them, to a flow; the flow's final " +
+			"message is the response, a stream written as server-sent events. Every request " +
+			"passes the Origin, Host and CORS guard and the body, in-flight and stream limits.",
+		Example: "connectors:\n  - name: api\n    type: http\n    settings: { port: 8080 }\n" +
+			"flows:\n  - name: mcp\n    source: { connector: api, settings: { path: /mcp, methods: [POST] } }\n",
+		Build:  runtime.ConnectorFunc(build),
+		Source: runtime.SettingsOf[sourceSettings](),
 	})
 }
 
@@ -50,32 +57,25 @@ type route struct {
 	flow    *runtime.Flow
 }
 
-func build(b *runtime.ConnectorBuild) (runtime.Connector, error) {
-	s := defaultSettings()
-	if !b.Decode(&s) {
-		return nil, nil
-	}
+func build(b *runtime.ConnectorBuild, s *settings) (runtime.Connector, error) {
 	if !s.check(b) {
 		return nil, nil
 	}
-	c := &Connector{name: b.Name, settings: s, logger: b.Logger(), routes: map[string]*route{}}
+	c := &Connector{name: b.Name, settings: *s, logger: b.Logger(), routes: map[string]*route{}}
 	c.streamCtx, c.endStreams = context.WithCancel(context.Background())
 	return c, nil
 }
 
 // Attach routes a flow's source path (and methods) to it.
 func (c *Connector) Attach(src *runtime.SourceBuild, flow *runtime.Flow) error {
-	var s sourceSettings
-	if !src.Decode(&s) {
-		return nil
-	}
+	s := src.Settings().(*sourceSettings)
 	paths := s.routes(src)
 	if !s.check(src) || paths == nil {
 		return nil
 	}
 	for _, p := range paths {
 		if prev, dup := c.routes[p.path]; dup {
-			src.Errorf(p.node, p.at, "path %q is already served by flow %q on connector %q", p.path, prev.flow.Name, c.name)
+			src.Errorf(p.field, "path %q is already served by flow %q on connector %q", p.path, prev.flow.Name, c.name)
 			continue
 		}
 		r := &route{path: p.path, methods: s.Methods, flow: flow}

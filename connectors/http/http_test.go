@@ -16,24 +16,24 @@ import (
 // testBlocks answer with what the routing tests need: an empty 202, a
 // stream of events, and a failure.
 func init() {
-	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-accept", Summary: "test", Build: func(*runtime.Build) (runtime.Block, error) {
+	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-accept", Summary: "test", Build: runtime.BlockFunc(func(*runtime.Build, *struct{}) (runtime.Block, error) {
 		return blockFunc(func(_ context.Context, m *runtime.Message) (*runtime.Message, error) {
 			m.ClearBody()
 			m.Meta.Status = 202
 			return m, nil
 		}), nil
-	}})
-	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-stream", Summary: "test", Build: func(*runtime.Build) (runtime.Block, error) {
+	})})
+	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-stream", Summary: "test", Build: runtime.BlockFunc(func(*runtime.Build, *struct{}) (runtime.Block, error) {
 		return blockFunc(func(_ context.Context, m *runtime.Message) (*runtime.Message, error) {
 			m.SetStream(&ticker{})
 			return m, nil
 		}), nil
-	}})
-	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-fail", Summary: "test", Build: func(*runtime.Build) (runtime.Block, error) {
+	})})
+	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-fail", Summary: "test", Build: runtime.BlockFunc(func(*runtime.Build, *struct{}) (runtime.Block, error) {
 		return blockFunc(func(context.Context, *runtime.Message) (*runtime.Message, error) {
 			return nil, io.ErrUnexpectedEOF // an internal detail that must not leak
 		}), nil
-	}})
+	})})
 }
 
 type blockFunc func(context.Context, *runtime.Message) (*runtime.Message, error)

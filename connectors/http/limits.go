@@ -29,14 +29,6 @@ import (
 //   - maxConnsPerClient, maxStreamsPerClient: connections and event streams one remote address
 //     may hold (clients.go), so that one client cannot take every slot.
 
-const (
-	defaultBodyTimeout         = 5 * time.Second
-	defaultMaxInFlight         = 1024
-	defaultMaxStreams          = 1024
-	defaultMaxConnsPerClient   = 256
-	defaultMaxStreamsPerClient = 128
-)
-
 // limits holds the compiled caps and the connector's counters.
 type limits struct {
 	bodyTimeout             time.Duration
@@ -45,24 +37,11 @@ type limits struct {
 	conns, clientStreams    *clientCounts
 }
 
-// compileLimits checks the limit settings and builds s.limits.
-func (s *settings) compileLimits(b *runtime.ConnectorBuild) bool {
-	at := b.At.Field("settings")
-	ok := true
-	positive := func(key string, v int64) {
-		if v <= 0 {
-			b.Errorf(b.Setting(key), at.Field(key), "%s must be positive", key)
-			ok = false
-		}
-	}
-	positive("maxInFlight", int64(s.MaxInFlight))
-	positive("maxStreams", int64(s.MaxStreams))
-	positive("bodyTimeout", int64(s.BodyTimeout))
-	positive("maxConnsPerClient", int64(s.MaxConnsPerClient))
-	positive("maxStreamsPerClient", int64(s.MaxStreamsPerClient))
+// compileLimits builds s.limits from the limit settings, whose tags keep them positive.
+func (s *settings) compileLimits() bool {
 	s.limits = &limits{bodyTimeout: s.BodyTimeout, maxInFlight: int64(s.MaxInFlight), maxStreams: int64(s.MaxStreams),
 		conns: newClientCounts(s.MaxConnsPerClient), clientStreams: newClientCounts(s.MaxStreamsPerClient)}
-	return ok
+	return true
 }
 
 // readBody reads the whole request body: at most maxBodyBytes, with no more than bodyTimeout

@@ -37,7 +37,7 @@ func openGate(t *testing.T) (entered, release chan struct{}) {
 }
 
 func init() {
-	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-hold", Summary: "test", Build: func(*runtime.Build) (runtime.Block, error) {
+	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-hold", Summary: "test", Build: runtime.BlockFunc(func(*runtime.Build, *struct{}) (runtime.Block, error) {
 		return blockFunc(func(ctx context.Context, m *runtime.Message) (*runtime.Message, error) {
 			gate.Lock()
 			entered, release := gate.entered, gate.release
@@ -49,20 +49,20 @@ func init() {
 			}
 			return m, nil
 		}), nil
-	}})
-	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-panic", Summary: "test", Build: func(*runtime.Build) (runtime.Block, error) {
+	})})
+	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-panic", Summary: "test", Build: runtime.BlockFunc(func(*runtime.Build, *struct{}) (runtime.Block, error) {
 		return blockFunc(func(context.Context, *runtime.Message) (*runtime.Message, error) {
 			var m map[string]int
 			m["boom"]++ // a nil-map write: the kind of bug a block could have
 			return nil, nil
 		}), nil
-	}})
-	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-stream-panic", Summary: "test", Build: func(*runtime.Build) (runtime.Block, error) {
+	})})
+	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-stream-panic", Summary: "test", Build: runtime.BlockFunc(func(*runtime.Build, *struct{}) (runtime.Block, error) {
 		return blockFunc(func(_ context.Context, m *runtime.Message) (*runtime.Message, error) {
 			m.SetStream(&panicky{})
 			return m, nil
 		}), nil
-	}})
+	})})
 }
 
 // panicky sends one event, then panics.

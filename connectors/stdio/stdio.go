@@ -48,23 +48,22 @@ const (
 	MethodEnd  = "END"
 )
 
-// Defaults of the settings.
-const (
-	DefaultMaxLineBytes = 64 << 20 // DESIGN.md: 64 MB
-	DefaultStallTimeout = time.Minute
-)
-
 func init() {
 	runtime.RegisterConnector(runtime.ConnectorSpec{
 		Type:    "stdio",
 		Summary: "serves one flow over standard input and output, one message per line",
-		Build:   build,
+		Doc: "Reads standard input line by line and hands each line to its one flow, in order, " +
+			"and writes what the flow answers to standard output, one line per message (a stream, " +
+			"one line per event). Logs go to standard error.",
+		Example: "connectors:\n  - { name: stdio, type: stdio }\nflows:\n  - name: mcp\n    source: { connector: stdio }\n",
+		Build:   runtime.ConnectorFunc(build),
 	})
 }
 
-type settings struct {
-	MaxLineBytes int           `yaml:"maxLineBytes"`
-	StallTimeout time.Duration `yaml:"stallTimeout"`
+// Settings are the stdio connector's settings.
+type Settings struct {
+	MaxLineBytes int           `yaml:"maxLineBytes" default:"67108864" min:">0" doc:"The longest line read (64 MB); a longer one reaches the flow as a LINE with no body and status 413."`
+	StallTimeout time.Duration `yaml:"stallTimeout" default:"1m" min:">0" doc:"How long a write to standard output may wait for the client to read; then the connector ends, logging why."`
 }
 
 // Connector serves one flow over a pair of streams.
@@ -90,34 +89,13 @@ type Connector struct {
 	stalled atomic.Bool
 }
 
-func build(b *runtime.ConnectorBuild) (runtime.Connector, error) {
-	s := settings{MaxLineBytes: DefaultMaxLineBytes, StallTimeout: DefaultStallTimeout}
-	if !b.Decode(&s) {
-		return nil, nil
-	}
-	at := b.At.Field("settings")
-	ok := true
-	if s.MaxLineBytes <= 0 {
-		b.Errorf(b.Setting("maxLineBytes"), at.Field("maxLineBytes"), "maxLineBytes must be positive")
-		ok = false
-	}
-	if s.StallTimeout <= 0 {
-		b.Errorf(b.Setting("stallTimeout"), at.Field("stallTimeout"), "stallTimeout must be positive")
-		ok = false
-	}
-	if !ok {
-		return nil, nil
-	}
+func build(b *runtime.ConnectorBuild, s *Settings) (runtime.Connector, error) {
 	return &Connector{name: b.Name, maxLine: s.MaxLineBytes, stall: s.StallTimeout, logger: b.Logger(),
 		pumped: make(chan struct{}), done: make(chan struct{}), readEnd: make(chan struct{})}, nil
 }
 
 // Attach takes the connector's one flow.
-func (c *Connector) Attach(src *runtime.SourceBuild, flow *runtime.Flow) error {
-	var s struct{}
-	if !src.Decode(&s) {
-		return nil
-	}
+func (c *Connector) Attach(_ *runtime.SourceBuild, flow *runtime.Flow) error {
 	if c.flow != nil {
 		return fmt.Errorf("connector %q already serves flow %q: standard input goes to one flow", c.name, c.flow.Name)
 	}

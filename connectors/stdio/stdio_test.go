@@ -50,7 +50,7 @@ var (
 // The test block answers OPEN with a greeting stream, each line by what it
 // asks for, and counts END.
 func init() {
-	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-lines", Summary: "test", Build: func(*runtime.Build) (runtime.Block, error) {
+	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-lines", Summary: "test", Build: runtime.BlockFunc(func(*runtime.Build, *struct{}) (runtime.Block, error) {
 		return blockFunc(func(_ context.Context, m *runtime.Message) (*runtime.Message, error) {
 			switch m.Meta.Method {
 			case stdio.MethodOpen:
@@ -78,7 +78,7 @@ func init() {
 			}
 			return m, nil
 		}), nil
-	}})
+	})})
 }
 
 // owing is an OPEN stream that owes one last line: it writes it and ends
@@ -107,7 +107,7 @@ func (o *owing) Drain(context.Context) { o.once.Do(func() { close(o.drained) }) 
 // The draining block answers OPEN with an owing stream and lines with
 // nothing.
 func init() {
-	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-owing", Summary: "test", Build: func(*runtime.Build) (runtime.Block, error) {
+	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-owing", Summary: "test", Build: runtime.BlockFunc(func(*runtime.Build, *struct{}) (runtime.Block, error) {
 		return blockFunc(func(_ context.Context, m *runtime.Message) (*runtime.Message, error) {
 			if m.Meta.Method == stdio.MethodOpen {
 				m.SetStream(&owing{drained: make(chan struct{})})
@@ -116,7 +116,7 @@ func init() {
 			}
 			return m, nil
 		}), nil
-	}})
+	})})
 }
 
 func build(t *testing.T, yaml string) (*runtime.Service, error) {

@@ -1,8 +1,9 @@
 // Package config owns the user's YAML: it finds the files of a config, parses them keeping every
 // node's position, interpolates `${VAR}`, checks the shape of the document (sections, required
-// keys, duplicate names, references between items) and offers the strict decoder blocks and
-// connectors use for their settings. Every problem is reported at once, as
-// `file:line:col: path (kind "name"): what is wrong`.
+// keys, duplicate names, references between items) and offers the strict decoder the runtime
+// decodes every component's settings with: struct tags give keys, docs, defaults, enums and
+// bounds (fields.go), and a table keeps where each decoded field was written (positions.go).
+// Every problem is reported at once, as `file:line:col: path (kind "name"): what is wrong`.
 //
 // It must not import other octo packages and knows nothing of HTTP, MCP or any block type:
 // settings and the extra keys of composite blocks are kept as *yaml.Node for the runtime, which
@@ -82,6 +83,9 @@ type Block struct {
 	Extra      []Field    // other top-level keys, in order, for composite blocks
 	At         Where
 	Node       *yaml.Node
+	// SettingsAt locates Settings when they are not At's settings key: a config adapter sets it
+	// for settings written elsewhere in its files (a saved server's mcp section).
+	SettingsAt Where
 }
 
 // Field is one extra key of a block with its value.

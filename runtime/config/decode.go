@@ -3,17 +3,46 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
 )
 
-// NodeDecoder is implemented by setting types that decode themselves, such as a value that may
-// be written either as a string or as a mapping. Decode calls it with the node (never null) and
-// reports what it returns.
+// NodeDecoder is implemented by setting types that decode themselves from YAML. Decode calls it
+// with the node (never null) and reports what it returns. It is for YAML-aware code (config
+// adapters); blocks and connectors, which never see YAML, use Shaped or the runtime's typed
+// settings.
 type NodeDecoder interface {
 	DecodeYAMLNode(n *yaml.Node, at Where) Diags
 }
+
+// Shaped is implemented by a setting that may be written in more than one shape, such as true
+// or a list of origins. Shape returns where to decode a value of shape s, or nil and the problem
+// to report for a shape it does not take. It is called on the zero value too, to learn which
+// shapes the setting takes.
+type Shaped interface {
+	Shape(s Shape) (into any, problem string)
+}
+
+// Shape is the shape of a written value.
+type Shape uint8
+
+// The shapes a value may be written in.
+const (
+	ShapeString Shape = iota
+	ShapeNumber
+	ShapeBool
+	ShapeList
+	ShapeMapping
+)
+
+// Shapes lists every shape, in the order a schema offers them.
+var Shapes = []Shape{ShapeString, ShapeNumber, ShapeBool, ShapeList, ShapeMapping}
+
+// Hook decodes the values of the types it claims itself (the runtime's typed settings, compiled
+// as they are decoded), returning false for a type it leaves to the decoder.
+type Hook func(n *yaml.Node, at Where, v reflect.Value) (Diags, bool)
 
 // maxDepth bounds how deep Decode descends, so a hostile nesting ends with a diagnostic.
 const maxDepth = 1000
@@ -23,20 +52,41 @@ var (
 	nodeType        = reflect.TypeFor[yaml.Node]()
 	durationType    = reflect.TypeFor[time.Duration]()
 	nodeDecoderType = reflect.TypeFor[NodeDecoder]()
+	shapedType      = reflect.TypeFor[Shaped]()
 )
 
 // Decode decodes n strictly into out, a non-nil pointer, reporting every problem at its node:
 // unknown keys (with a suggestion), wrong types, out-of-range numbers and missing keys tagged
 // `octo:"required"` (a required string must also not be empty). Fields are matched by their
-// `yaml:"name"` tag (`yaml:",inline"` embeds a struct's keys, `yaml:"-"` skips a field).
-// Numbers and bools also accept quoted text, as `"${PORT}"` yields; durations take Go duration
-// text only. Null leaves a value unset; a nil or null n decodes as an empty mapping, so required
-// keys are still reported. It never stops at the first problem. n comes from Parse: aliases and
-// merge keys are already resolved.
+// `yaml:"name"` tag (`yaml:",inline"` embeds a struct's keys, `yaml:"-"` skips a field); the
+// other tags (see fields.go) give defaults, enums and bounds. Numbers and bools also accept
+// quoted text, as `"${PORT}"` yields; durations take Go duration text only. Null leaves a value
+// unset; a nil or null n decodes as an empty mapping, so required keys are still reported. It
+// never stops at the first problem. n comes from Parse: aliases and merge keys are already
+// resolved.
 func Decode(n *yaml.Node, out any, at Where) Diags {
-	d := &decoder{}
+	return (&Decoder{}).Decode(n, out, at)
+}
+
+// Decoder is Decode with the runtime's additions: a hook for the types it compiles and a table
+// of where every setting was written.
+type Decoder struct {
+	Hook Hook
+	// Positions, when not nil, gets the position of every value decoded and of every struct
+	// field left out.
+	Positions *Positions
+}
+
+// Decode decodes n into out as the package's Decode does.
+func (dc *Decoder) Decode(n *yaml.Node, out any, at Where) Diags {
+	d := &decoder{hook: dc.Hook, pos: dc.Positions}
 	d.decode(n, out, at)
 	return d.diags
+}
+
+// TypeError is the diagnostic for n written where want was expected.
+func TypeError(n *yaml.Node, at Where, want string) Diag {
+	return at.Diag(n, fmt.Sprintf("expected %s, got %s", want, describe(n)))
 }
 
 // decode is Decode collecting into d.
@@ -54,9 +104,19 @@ func (d *decoder) decode(n *yaml.Node, out any, at Where) {
 		}
 	}
 	if isNull(n) {
-		if t := indirectType(v.Type().Elem()); t.Kind() == reflect.Struct && !isSpecial(t) {
-			d.missing(infoOf(t), nil, n, at)
+		t := indirectType(v.Type().Elem())
+		if !plainStruct(t) {
+			return
 		}
+		if e := v.Elem(); e.Kind() == reflect.Struct {
+			if d.pos != nil {
+				d.pos.record(e, NodePosition(n, at))
+				d.pos.recordInline(e, NodePosition(n, at))
+			}
+			applyDefaults(e)
+			d.absent(e, nil, n, at)
+		}
+		d.missing(infoOf(t), nil, n, at)
 		return
 	}
 	d.value(v.Elem(), n, at)
@@ -67,6 +127,9 @@ type decoder struct {
 	diags   Diags
 	depth   int
 	tooDeep bool // reported once; after it nothing more is decoded
+	hook    Hook
+	pos     *Positions
+	key     *yaml.Node // the key of the value being decoded, for its position; nil for list items
 }
 
 func (d *decoder) addf(n *yaml.Node, at Where, format string, args ...any) {
@@ -75,6 +138,16 @@ func (d *decoder) addf(n *yaml.Node, at Where, format string, args ...any) {
 
 // value decodes n into v, which is settable.
 func (d *decoder) value(v reflect.Value, n *yaml.Node, at Where) {
+	if d.pos != nil {
+		p := NodePosition(n, at)
+		if d.key != nil {
+			p.KeyLine, p.KeyCol = d.key.Line, d.key.Column
+		}
+		d.pos.record(v, p)
+		if v.Kind() == reflect.Struct {
+			d.pos.recordInline(v, p)
+		}
+	}
 	if isNull(n) {
 		return // null leaves an optional value unset
 	}
@@ -88,9 +161,21 @@ func (d *decoder) value(v reflect.Value, n *yaml.Node, at Where) {
 		}
 		return
 	}
-	if v.CanAddr() && v.Addr().Type().Implements(nodeDecoderType) {
-		d.diags = append(d.diags, v.Addr().Interface().(NodeDecoder).DecodeYAMLNode(n, at)...)
-		return
+	if d.hook != nil {
+		if ds, ok := d.hook(n, at, v); ok {
+			d.diags = append(d.diags, ds...)
+			return
+		}
+	}
+	if v.CanAddr() {
+		switch traitsOf(v.Type()) {
+		case decodesItself:
+			d.diags = append(d.diags, v.Addr().Interface().(NodeDecoder).DecodeYAMLNode(n, at)...)
+			return
+		case shaped:
+			d.shaped(v.Addr().Interface().(Shaped), n, at)
+			return
+		}
 	}
 	switch v.Type() {
 	case nodePtrType:
@@ -159,9 +244,37 @@ func (d *decoder) list(v reflect.Value, n *yaml.Node, at Where) {
 	}
 	out := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, item := range n.Content {
+		d.key = nil
 		d.value(out.Index(i), item, at.Index(i))
 	}
 	v.Set(out)
+}
+
+// shaped decodes a value that may be written in several shapes into what s offers for n's.
+func (d *decoder) shaped(s Shaped, n *yaml.Node, at Where) {
+	into, problem := s.Shape(shapeOf(n))
+	if into == nil {
+		d.addf(n, at, "%s", problem)
+		return
+	}
+	d.value(reflect.ValueOf(into).Elem(), n, at)
+}
+
+// shapeOf is the shape n was written in.
+func shapeOf(n *yaml.Node) Shape {
+	switch {
+	case n.Kind == yaml.SequenceNode:
+		return ShapeList
+	case n.Kind == yaml.MappingNode:
+		return ShapeMapping
+	}
+	switch n.ShortTag() {
+	case "!!bool":
+		return ShapeBool
+	case "!!int", "!!float":
+		return ShapeNumber
+	}
+	return ShapeString
 }
 
 func (d *decoder) mapping(v reflect.Value, n *yaml.Node, at Where) {
@@ -178,8 +291,15 @@ func (d *decoder) mapping(v reflect.Value, n *yaml.Node, at Where) {
 	out := reflect.MakeMapWithSize(t, len(pairs))
 	for _, p := range pairs {
 		elem := reflect.New(t.Elem()).Elem()
-		d.value(elem, p.val, at.Field(p.key.Value))
+		kat := at.Field(p.key.Value)
+		d.key = p.key
+		d.value(elem, p.val, kat)
 		out.SetMapIndex(reflect.ValueOf(p.key.Value).Convert(t.Key()), elem)
+		if d.pos != nil {
+			pos := NodePosition(p.val, kat)
+			pos.KeyLine, pos.KeyCol = p.key.Line, p.key.Column
+			d.pos.recordEntry(out, p.key.Value, pos)
+		}
 	}
 	v.Set(out)
 }
@@ -190,6 +310,7 @@ func (d *decoder) structure(v reflect.Value, n *yaml.Node, at Where) {
 		return
 	}
 	info := infoOf(v.Type())
+	applyDefaults(v)
 	seen := make([]bool, len(info.fields))
 	for _, p := range d.pairs(n, at) {
 		key, kat := p.key.Value, at.Field(p.key.Value)
@@ -199,30 +320,36 @@ func (d *decoder) structure(v reflect.Value, n *yaml.Node, at Where) {
 			continue
 		}
 		seen[i] = true
-		f := info.fields[i]
-		fv := v.FieldByIndex(f.index)
-		if f.required && fv.Kind() == reflect.String {
-			d.requiredString(fv.Addr().Interface(), p.val, kat, key)
-			continue
-		}
-		if f.required && isNull(p.val) {
+		f := &info.fields[i]
+		fv := v.FieldByIndex(f.Index)
+		before := len(d.diags)
+		d.key = p.key
+		switch {
+		case f.Required && fv.Kind() == reflect.String:
+			d.requiredString(fv, p.val, kat, key)
+		case f.Required && isNull(p.val):
+			d.value(fv, p.val, kat) // for its position
 			d.addf(p.val, kat, "missing value for required key %q", key)
-			continue
+		default:
+			d.value(fv, p.val, kat)
 		}
-		d.value(fv, p.val, kat)
+		if len(d.diags) == before && !isNull(p.val) {
+			d.check(f, fv, p.val, kat)
+		}
 	}
+	d.key = nil
+	d.absent(v, seen, n, at)
 	d.missing(info, seen, n, at)
 }
 
 // requiredString decodes a required string key: null or empty text is reported, because an
 // empty name or type is never what the user meant.
-func (d *decoder) requiredString(out any, n *yaml.Node, at Where, key string) {
-	v := reflect.ValueOf(out).Elem()
+func (d *decoder) requiredString(v reflect.Value, n *yaml.Node, at Where, key string) {
+	d.value(v, n, at)
 	if isNull(n) {
 		d.addf(n, at, "missing value for required key %q", key)
 		return
 	}
-	d.value(v, n, at)
 	if n.Kind == yaml.ScalarNode && v.String() == "" {
 		d.addf(n, at, "%q must not be empty", key)
 	}
@@ -231,8 +358,30 @@ func (d *decoder) requiredString(out any, n *yaml.Node, at Where, key string) {
 // missing reports the required fields that were not seen, at the mapping that lacks them.
 func (d *decoder) missing(info *structInfo, seen []bool, n *yaml.Node, at Where) {
 	for i, f := range info.fields {
-		if f.required && (seen == nil || !seen[i]) {
-			d.addf(n, at, "missing required key %q", f.name)
+		if f.Required && (seen == nil || !seen[i]) {
+			d.addf(n, at, "missing required key %q", f.Key)
+		}
+	}
+}
+
+// absent positions the fields of struct v that were not seen (all when seen is nil) at the
+// mapping n that lacks them, with the path they would have had, and so the fields of a plain
+// struct among them.
+func (d *decoder) absent(v reflect.Value, seen []bool, n *yaml.Node, at Where) {
+	if d.pos == nil {
+		return
+	}
+	info := infoOf(v.Type())
+	for i, f := range info.fields {
+		if seen != nil && seen[i] {
+			continue
+		}
+		fv := v.FieldByIndex(f.Index)
+		p := NodePosition(n, at.Field(f.Key))
+		p.Written = false
+		d.pos.record(fv, p)
+		if plainStruct(fv.Type()) {
+			d.absent(fv, nil, n, at.Field(f.Key))
 		}
 	}
 }
@@ -274,7 +423,34 @@ func indirectType(t reflect.Type) reflect.Type {
 
 // isSpecial reports struct types decoded as a whole rather than key by key.
 func isSpecial(t reflect.Type) bool {
-	return t == nodeType || reflect.PointerTo(t).Implements(nodeDecoderType)
+	return t == nodeType || traitsOf(t) != plain
+}
+
+// traits say how a type's values decode besides by their kind.
+type traits uint8
+
+const (
+	plain         traits = iota
+	decodesItself        // a NodeDecoder
+	shaped               // a Shaped
+)
+
+var typeTraits sync.Map // reflect.Type → traits
+
+// traitsOf returns how values of type t decode, learnt once per type.
+func traitsOf(t reflect.Type) traits {
+	if tr, ok := typeTraits.Load(t); ok {
+		return tr.(traits)
+	}
+	tr := plain
+	switch p := reflect.PointerTo(t); {
+	case p.Implements(nodeDecoderType):
+		tr = decodesItself
+	case p.Implements(shapedType):
+		tr = shaped
+	}
+	typeTraits.Store(t, tr)
+	return tr
 }
 
 func isNull(n *yaml.Node) bool {

@@ -50,7 +50,7 @@ func (d *decoder) block(m *yaml.Node, at Where) *Block {
 		switch p.key.Value {
 		case "type":
 			hasType = true
-			d.requiredString(&b.Type, p.val, kw, "type")
+			d.requiredString(reflect.ValueOf(&b.Type).Elem(), p.val, kw, "type")
 		case "name":
 			d.value(reflect.ValueOf(&b.Name).Elem(), p.val, kw)
 		case "settings":

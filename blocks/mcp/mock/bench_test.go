@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/runtime"
 )
 
 // BenchmarkCallTool measures the hot path of a mock: one tools/call whose
@@ -22,7 +23,11 @@ tools:
 `), &doc); err != nil {
 		b.Fatal(err)
 	}
-	srv, ds := newServer(doc.Content[0], at, "bench", nil)
+	d, ds := runtime.DecodeBlockSettings("mcp-mock", doc.Content[0], at)
+	if len(ds) > 0 {
+		b.Fatal(ds)
+	}
+	srv, ds := newServer(d.Settings.(*Settings), d.Positions, "bench", nil)
 	if len(ds) > 0 {
 		b.Fatal(ds)
 	}

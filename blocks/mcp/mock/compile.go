@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"slices"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
-	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
 
@@ -37,14 +34,13 @@ type catalog struct {
 // item out and are collected; the rest of the server still serves.
 type compiler struct {
 	vars     map[string]string
-	node     *yaml.Node // the settings mapping
-	at       config.Where
+	pos      *config.Positions // where each setting was written
 	problems config.Diags
 }
 
-// compileCatalog builds the catalog of s, whose settings mapping is node.
-func compileCatalog(s *settings, node *yaml.Node, at config.Where) (*catalog, config.Diags) {
-	c := &compiler{vars: s.Variables, node: node, at: at}
+// compileCatalog builds the catalog of s, whose settings were written at pos.
+func compileCatalog(s *Settings, pos *config.Positions) (*catalog, config.Diags) {
+	c := &compiler{vars: s.Variables, pos: pos}
 	cat := &catalog{
 		toolByName:    map[string]*tool{},
 		resourceByURI: map[string]*resource{},
@@ -56,45 +52,14 @@ func compileCatalog(s *settings, node *yaml.Node, at config.Where) (*catalog, co
 	return cat, c.problems
 }
 
-// item returns the node of entry i of the list under key.
-func (c *compiler) item(key string, i int) (*yaml.Node, config.Where) {
-	return itemAt(field(c.node, key), i), c.at.Field(key).Index(i)
+// problem reports a problem at a setting (a pointer into the settings).
+func (c *compiler) problem(field any, format string, args ...any) {
+	c.problems = append(c.problems, c.pos.Diag(field, format, args...))
 }
 
-// itemAt returns entry i of a list node, or nil.
-func itemAt(list *yaml.Node, i int) *yaml.Node {
-	if list == nil || list.Kind != yaml.SequenceNode || i >= len(list.Content) {
-		return nil
-	}
-	return deref(list.Content[i])
-}
-
-func deref(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
-}
-
-// field returns the value node of key in mapping n (which may be nil).
-func field(n *yaml.Node, key string) *yaml.Node { return deref(runtime.MappingValue(deref(n), key)) }
-
-// fieldOr is field, or n itself when the key is absent, so a problem always
-// points somewhere near.
-func fieldOr(n *yaml.Node, key string) *yaml.Node {
-	if f := field(n, key); f != nil {
-		return f
-	}
-	return n
-}
-
-func (c *compiler) problem(n *yaml.Node, at config.Where, format string, args ...any) {
-	c.problems.Addf(n, at, format, args...)
-}
-
-// template compiles answer text, reporting each bad tag at its position in
-// the file.
-func (c *compiler) template(text string, n *yaml.Node, at config.Where) (*placeholder.Template, bool) {
+// template compiles answer text written at field, reporting each bad tag
+// at its position in the file.
+func (c *compiler) template(text string, field any) (*placeholder.Template, bool) {
 	t, err := placeholder.Compile(text, c.vars)
 	if err == nil {
 		return t, true
@@ -105,43 +70,25 @@ func (c *compiler) template(text string, n *yaml.Node, at config.Where) (*placeh
 	} else {
 		errs = []error{err}
 	}
+	at := c.pos.Of(field)
 	for _, e := range errs {
 		var pe *placeholder.Error
 		if !errors.As(e, &pe) {
-			c.problem(n, at, "%v", e)
+			c.problem(field, "%v", e)
 			continue
 		}
-		d := config.Diag{File: at.File, Path: at.Path, Kind: at.Kind, Name: at.Name, Msg: pe.Msg}
-		d.Line, d.Col = textPosition(n, pe.Line, pe.Column)
-		c.problems = append(c.problems, d)
+		c.problems = append(c.problems, at.DiagInside(pe.Line, pe.Column, pe.Msg))
 	}
 	return nil, false
-}
-
-// textPosition maps a line and column inside a scalar's text to the file:
-// the node's own position plus the offset, one column more for quotes.
-func textPosition(n *yaml.Node, line, col int) (int, int) {
-	if n == nil {
-		return 0, 0
-	}
-	switch {
-	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
-		return n.Line + line, n.Column + col - 1
-	case line == 1:
-		if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
-			col++
-		}
-		return n.Line, n.Column + col - 1
-	}
-	return n.Line + line - 1, col
 }
 
 // checkRefs reports tags that name what the item cannot have: URI parts
 // outside a resource template, arguments where there are none, or names the
 // item does not declare. A nil set accepts any name (a tool whose schema
 // lists no properties); an empty one accepts none.
-func (c *compiler) checkRefs(t *placeholder.Template, n *yaml.Node, at config.Where, args, params map[string]bool) bool {
+func (c *compiler) checkRefs(t *placeholder.Template, field any, args, params map[string]bool) bool {
 	ok := true
+	at := c.pos.Of(field)
 	for _, r := range t.Refs() {
 		set := args
 		if r.Source == "params" {
@@ -150,9 +97,7 @@ func (c *compiler) checkRefs(t *placeholder.Template, n *yaml.Node, at config.Wh
 		if set == nil || len(set) > 0 && (r.Name == "" || set[r.Name]) {
 			continue
 		}
-		line, col := textPosition(n, r.Pos.Line, r.Pos.Column)
-		c.problems = append(c.problems, config.Diag{File: at.File, Line: line, Col: col,
-			Path: at.Path, Kind: at.Kind, Name: at.Name, Msg: refProblem(r, set)})
+		c.problems = append(c.problems, at.DiagInside(r.Pos.Line, r.Pos.Column, refProblem(r, set)))
 		ok = false
 	}
 	return ok
@@ -201,30 +146,9 @@ func schemaProperties(raw []byte) map[string]bool {
 	return out
 }
 
-// enabled reads an enabled flag, default true.
-func enabled(b *bool) bool { return b == nil || *b }
-
-// duplicate reports a second item with a name already taken.
-func (c *compiler) duplicate(n *yaml.Node, at config.Where, what, name string, first config.Diag) {
-	c.problem(n, at, "duplicate %s %q; first declared at %d:%d, this one is left out", what, name, first.Line, first.Col)
-}
-
-// firstAt records where an item was declared, for duplicate messages.
-func firstAt(n *yaml.Node) config.Diag {
-	if n == nil {
-		return config.Diag{}
-	}
-	return config.Diag{Line: n.Line, Col: n.Column}
-}
-
-// compileSchema compiles a tool schema, reporting a problem at its key.
-func (c *compiler) compileSchema(j jsonText, at config.Where, key string) (*mcp.Schema, bool) {
-	s, err := mcp.CompileSchema(j.Text)
-	if err != nil {
-		c.problem(j.Node, at.Field(key), "%v", err)
-		return nil, false
-	}
-	return s, true
+// duplicate reports a second item with a name already taken, at its name.
+func (c *compiler) duplicate(name *string, what string, first config.Position) {
+	c.problem(name, "duplicate %s %q; first declared at %d:%d, this one is left out", what, *name, first.Line, first.Col)
 }
 
 // errf builds an error result's text.

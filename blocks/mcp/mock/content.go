@@ -4,8 +4,6 @@ import (
 	"encoding/base64"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/runtime/config"
@@ -58,73 +56,75 @@ func kindOf(cc *contentConfig) (string, string) {
 
 // checkContentShape reports what the strict decoder cannot: one kind per
 // item, and mimeType only where it means something. These are load errors.
-func checkContentShape(cc *contentConfig, n *yaml.Node, at config.Where, ds *config.Diags) {
+func checkContentShape(cc *contentConfig, pos *config.Positions, ds *config.Diags) {
 	kind, msg := kindOf(cc)
 	if msg != "" {
-		ds.Addf(n, at, "%s", msg)
+		*ds = append(*ds, pos.Diag(cc, "%s", msg))
 		return
 	}
 	if cc.MimeType != "" && kind != "image" && kind != "audio" {
-		ds.Addf(fieldOr(n, "mimeType"), at.Field("mimeType"), "mimeType belongs to image and audio items; a %s item sets it inside", kind)
+		*ds = append(*ds, pos.Diag(&cc.MimeType, "mimeType belongs to image and audio items; a %s item sets it inside", kind))
 	}
 	if (kind == "image" || kind == "audio") && cc.MimeType == "" {
-		ds.Addf(n, at, "an %s item needs a mimeType (e.g. %s)", kind, map[string]string{"image": "image/png", "audio": "audio/wav"}[kind])
+		*ds = append(*ds, pos.Diag(cc, "an %s item needs a mimeType (e.g. %s)", kind, map[string]string{"image": "image/png", "audio": "audio/wav"}[kind]))
 	}
 	if r := cc.Resource; r != nil && (r.Text == nil) == (r.Blob == nil) {
-		ds.Addf(fieldOr(n, "resource"), at.Field("resource"), "an embedded resource needs text or blob (one of them)")
+		*ds = append(*ds, pos.Diag(&cc.Resource, "an embedded resource needs text or blob (one of them)"))
 	}
 }
 
 // content compiles one item of a result or prompt message.
-func (c *compiler) content(cc *contentConfig, n *yaml.Node, at config.Where, r refs) (*content, bool) {
+func (c *compiler) content(cc *contentConfig, r refs) (*content, bool) {
 	kind, _ := kindOf(cc)
 	switch kind {
 	case "text":
-		t, ok := c.text(*cc.Text, field(n, "text"), at.Field("text"), r)
+		t, ok := c.text(*cc.Text, cc.Text, r)
 		return &content{kind: mcp.ContentText, text: t}, ok
-	case "image", "audio":
-		data, ok := c.base64(*map[string]*string{"image": cc.Image, "audio": cc.Audio}[kind], field(n, kind), at.Field(kind))
+	case "image":
+		data, ok := c.base64(*cc.Image, cc.Image)
+		return &content{kind: kind, data: data, mimeType: cc.MimeType}, ok
+	case "audio":
+		data, ok := c.base64(*cc.Audio, cc.Audio)
 		return &content{kind: kind, data: data, mimeType: cc.MimeType}, ok
 	case "resource":
-		return c.embedded(cc.Resource, field(n, "resource"), at.Field("resource"), r)
+		return c.embedded(cc.Resource, r)
 	case "resourceLink":
 		l := cc.ResourceLink
-		ln, lat := field(n, "resourceLink"), at.Field("resourceLink")
-		uri, ok := c.text(l.URI, field(ln, "uri"), lat.Field("uri"), r)
+		uri, ok := c.text(l.URI, &l.URI, r)
 		return &content{kind: mcp.ContentResourceLink, uri: uri, link: mcp.Resource{Name: l.Name,
 			Title: l.Title, Description: l.Description, MimeType: l.MimeType}}, ok
 	}
 	return nil, false
 }
 
-func (c *compiler) embedded(e *embeddedConfig, n *yaml.Node, at config.Where, r refs) (*content, bool) {
-	uri, ok := c.text(e.URI, field(n, "uri"), at.Field("uri"), r)
+func (c *compiler) embedded(e *embeddedConfig, r refs) (*content, bool) {
+	uri, ok := c.text(e.URI, &e.URI, r)
 	out := &content{kind: mcp.ContentResource, uri: uri, mimeType: e.MimeType}
 	if e.Blob != nil {
-		data, bok := c.base64(*e.Blob, field(n, "blob"), at.Field("blob"))
+		data, bok := c.base64(*e.Blob, e.Blob)
 		out.data = data
 		if out.data == nil {
 			out.data = []byte{}
 		}
 		return out, ok && bok
 	}
-	t, tok := c.text(*e.Text, field(n, "text"), at.Field("text"), r)
+	t, tok := c.text(*e.Text, e.Text, r)
 	out.text = t
 	return out, ok && tok
 }
 
-// text compiles a template and checks the names it uses.
-func (c *compiler) text(s string, n *yaml.Node, at config.Where, r refs) (*placeholder.Template, bool) {
-	t, ok := c.template(s, n, at)
+// text compiles a template written at field and checks the names it uses.
+func (c *compiler) text(s string, field any, r refs) (*placeholder.Template, bool) {
+	t, ok := c.template(s, field)
 	if !ok {
 		return nil, false
 	}
-	return t, c.checkRefs(t, n, at, r.args, r.params)
+	return t, c.checkRefs(t, field, r.args, r.params)
 }
 
-// base64 decodes media data written as base64 (line breaks allowed, so long
-// data can be a folded block).
-func (c *compiler) base64(s string, n *yaml.Node, at config.Where) ([]byte, bool) {
+// base64 decodes media data written at field as base64 (line breaks
+// allowed, so long data can be a folded block).
+func (c *compiler) base64(s string, field any) ([]byte, bool) {
 	clean := strings.Map(func(r rune) rune {
 		if r == ' ' || r == '\n' || r == '\r' || r == '\t' {
 			return -1
@@ -133,7 +133,7 @@ func (c *compiler) base64(s string, n *yaml.Node, at config.Where) ([]byte, bool
 	}, s)
 	b, err := base64.StdEncoding.DecodeString(clean)
 	if err != nil {
-		c.problem(n, at, "not valid base64: %v", err)
+		c.problem(field, "not valid base64: %v", err)
 		return nil, false
 	}
 	return b, true

@@ -12,7 +12,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
-	"gopkg.in/yaml.v3"
 
 	_ "github.com/octo-run/octo/blocks/all"
 	_ "github.com/octo-run/octo/connectors/all"
@@ -30,7 +29,7 @@ type served struct {
 	url  string // the Streamable HTTP endpoint
 	svc  *runtime.Service
 	log  *runtimetest.Buffer
-	node *yaml.Node // the settings node: the key of the live server
+	node *config.Block // the key of the live server
 }
 
 // flowYAML puts mock settings under one flow serving the server's three
@@ -60,7 +59,7 @@ func build(t testing.TB, settings string) (*runtime.Service, *runtimetest.Buffer
 	return svc, log, err
 }
 
-func buildNode(t testing.TB, settings string) (*runtime.Service, *runtimetest.Buffer, *yaml.Node, error) {
+func buildNode(t testing.TB, settings string) (*runtime.Service, *runtimetest.Buffer, *config.Block, error) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "flow.yaml"), []byte(flowYAML(settings)), 0o644); err != nil {
@@ -72,7 +71,7 @@ func buildNode(t testing.TB, settings string) (*runtime.Service, *runtimetest.Bu
 	}
 	log := &runtimetest.Buffer{}
 	svc, err := runtime.NewService(cfg, runtime.Options{Logger: slog.New(slog.NewJSONHandler(log, nil))})
-	return svc, log, cfg.Flows[0].Process[0].Settings, err
+	return svc, log, cfg.Flows[0].Process[0], err
 }
 
 // serve builds and starts the settings on a free port.

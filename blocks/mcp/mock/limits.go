@@ -3,21 +3,19 @@ package mock
 import (
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/octo-run/octo/blocks/mcp"
-	"github.com/octo-run/octo/runtime/config"
 )
 
 // limitSettings are the server's limits on sessions and requests, beside
 // its other settings; nil means the core's default (REFERENCE.md "Limits").
+// Each must be positive.
 type limitSettings struct {
-	MaxSessions          *int           `yaml:"maxSessions"`
-	MaxStreamsPerSession *int           `yaml:"maxStreamsPerSession"`
-	SessionIdleTimeout   *time.Duration `yaml:"sessionIdleTimeout"`
-	StallTimeout         *time.Duration `yaml:"stallTimeout"`
-	MaxBatch             *int           `yaml:"maxBatch"`
-	MaxResponseBytes     *int64         `yaml:"maxResponseBytes"`
+	MaxSessions          *int           `yaml:"maxSessions" min:">0" doc:"Live sessions; when all are taken a new one takes the place of the session idle the longest, and with none idle initialize gets 503. Default 10000."`
+	MaxStreamsPerSession *int           `yaml:"maxStreamsPerSession" min:">0" doc:"Event streams one session holds open at once (its GET stream and POSTs answered as SSE); past it a POST is answered as plain JSON, or 429. Default 16."`
+	SessionIdleTimeout   *time.Duration `yaml:"sessionIdleTimeout" min:">0" doc:"A Streamable HTTP session with no traffic, no open stream and no call running for this long ends. Default 30m."`
+	StallTimeout         *time.Duration `yaml:"stallTimeout" min:">0" doc:"How long a client may read nothing while the server waits on its full stream (256 events, 1 MiB); then it loses its session. Default 30s."`
+	MaxBatch             *int           `yaml:"maxBatch" min:">0" doc:"Messages in one JSON-RPC batch (2025-03-26 sessions); a longer batch gets one error and none of it runs. Default 100."`
+	MaxResponseBytes     *int64         `yaml:"maxResponseBytes" min:">0" doc:"Bytes of answers one POST body or stdio line may produce, or twice the body or line if that is more; an answer past it is error -32603. Default 16777216."`
 }
 
 // limits are the values a server is built with; zero means the default.
@@ -39,22 +37,6 @@ func value[T any](p *T) T {
 		return zero
 	}
 	return *p
-}
-
-// check reports a limit set to what cannot work: every one must be positive.
-func (l *limitSettings) check(n *yaml.Node, at config.Where, ds *config.Diags) {
-	positive(l.MaxSessions, "maxSessions", n, at, ds)
-	positive(l.MaxStreamsPerSession, "maxStreamsPerSession", n, at, ds)
-	positive(l.SessionIdleTimeout, "sessionIdleTimeout", n, at, ds)
-	positive(l.StallTimeout, "stallTimeout", n, at, ds)
-	positive(l.MaxBatch, "maxBatch", n, at, ds)
-	positive(l.MaxResponseBytes, "maxResponseBytes", n, at, ds)
-}
-
-func positive[T int | int64 | time.Duration](v *T, key string, n *yaml.Node, at config.Where, ds *config.Diags) {
-	if v != nil && *v <= 0 {
-		ds.Addf(fieldOr(n, key), at.Field(key), "%s must be positive, got %v", key, *v)
-	}
 }
 
 // apply sets the limits on the core server and the stateful options.

@@ -7,8 +7,19 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
+
+// load decodes settings as the runtime does for a block, then checks and
+// compiles them.
+func load(n *yaml.Node, at config.Where) (*version, config.Diags) {
+	d, ds := runtime.DecodeBlockSettings("mcp-mock", n, at)
+	if len(ds) > 0 {
+		return nil, ds
+	}
+	return newVersion(d.Settings.(*Settings), d.Positions)
+}
 
 func parse(t testing.TB, text string) *yaml.Node {
 	t.Helper()

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"weak"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/runtime"
@@ -20,7 +18,16 @@ func init() {
 	runtime.RegisterBlock(runtime.BlockSpec{
 		Type:    "mcp-mock",
 		Summary: "serves a stateful MCP server answered from settings (tools, resources, prompts), over every transport",
-		Build:   build,
+		Doc: "A complete MCP server answered from settings instead of code: sessions, Streamable " +
+			"HTTP with SSE, the legacy HTTP+SSE pair and stdio, templated answers, failed and slow " +
+			"calls, progress, logging, elicitation and sampling steps, subscriptions, live edits " +
+			"and a traffic log. A workspace saves one server per file (its mcp: section); in a " +
+			"flow it serves the paths its source routes to it.",
+		Example: "type: mcp-mock\nname: Weather mock\nsettings:\n  tools:\n    - name: get_weather\n" +
+			"      description: The current weather in a city\n" +
+			"      inputSchema: '{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}}'\n" +
+			"      result: '{\"city\": \"{{args.city}}\", \"forecast\": \"sunny\"}'\n",
+		Build: runtime.BlockFunc(build),
 	})
 }
 
@@ -30,50 +37,41 @@ func init() {
 const KindServer = "server"
 
 // Block is one flow's handle on a mock server. One flow normally serves all
-// of a server's paths (source paths: [/mcp, /sse, /messages]); blocks built
-// from the same settings node (a mapping and its YAML aliases) still share
-// one Server, so a session opened on /sse is found by a POST to /messages
-// even when flows are split per path.
+// of a server's paths (source paths: [/mcp, /sse, /messages]); every build
+// of one block of a config shares one Server.
 type Block struct {
 	srv *Server
 }
 
-// registry maps a settings node to the Server built from it. Keys are weak:
-// a config that is dropped (a failed build, a replaced edit) frees its entry.
+// registry maps the block of a config to the Server built from it. Keys are
+// weak: a config that is dropped (a failed build, a replaced edit) frees its
+// entry.
 var registry = struct {
 	sync.Mutex
-	m map[weak.Pointer[yaml.Node]]*Server
-}{m: map[weak.Pointer[yaml.Node]]*Server{}}
+	m map[weak.Pointer[config.Block]]*Server
+}{m: map[weak.Pointer[config.Block]]*Server{}}
 
-func build(b *runtime.Build) (runtime.Block, error) {
-	node := b.Settings()
-	if node == nil {
-		node = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	}
-	key := weak.Make(node)
+func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
+	key := weak.Make(b.Config())
 	registry.Lock()
 	srv, ok := registry.m[key]
 	registry.Unlock()
 	if ok {
 		if srv == nil {
-			return nil, nil // the first block of this server already reported why
+			return nil, nil // the first build of this server already reported why
 		}
 		return &Block{srv: srv}, nil
 	}
-	at := b.At.Field("settings")
-	if b.At.Kind == KindServer {
-		at = b.At
-	}
-	srv, ds := newServer(node, at, b.Name, b.Logger())
+	srv, ds := newServer(s, b.Positions(), b.Name, b.Logger())
 	if srv != nil && b.At.Kind != KindServer {
-		if ds = strict(srv, node, at); len(ds) > 0 {
+		if ds = strict(srv, s, b.Positions()); len(ds) > 0 {
 			srv = nil
 		}
 	}
 	registry.Lock()
 	registry.m[key] = srv
 	registry.Unlock()
-	goruntime.AddCleanup(node, forget, key)
+	goruntime.AddCleanup(b.Config(), forget, key)
 	if len(ds) > 0 {
 		return nil, ds
 	}
@@ -83,31 +81,26 @@ func build(b *runtime.Build) (runtime.Block, error) {
 // strict holds a flow config to its rule, nothing starts half built: an item
 // a workspace would leave out stops the build, and cors belongs to the http
 // connector there.
-func strict(srv *Server, node *yaml.Node, at config.Where) config.Diags {
+func strict(srv *Server, s *Settings, pos *config.Positions) config.Diags {
 	if srv.fixed.cors {
-		d := config.Diag{File: at.File, Path: at.Field("cors").Path, Kind: at.Kind, Name: at.Name,
-			Msg: "cors is a setting of the http connector (cors: true) in a flow config; mcp.cors applies to saved servers"}
-		if n := runtime.MappingValue(node, "cors"); n != nil {
-			d.Line, d.Col = n.Line, n.Column
-		}
-		return config.Diags{d}
+		return config.Diags{pos.Diag(&s.CORS, "cors is a setting of the http connector (cors: true) in a flow config; mcp.cors applies to saved servers")}
 	}
 	return srv.problems
 }
 
-// forget drops the entry of a settings node that is gone.
-func forget(key weak.Pointer[yaml.Node]) {
+// forget drops the entry of a block that is gone.
+func forget(key weak.Pointer[config.Block]) {
 	registry.Lock()
 	delete(registry.m, key)
 	registry.Unlock()
 }
 
-// Find returns the server built from the settings node, or nil. The
+// Find returns the server built from a config's block, or nil. The
 // workspace uses it to reach a running server for live edits.
-func Find(settings *yaml.Node) *Server {
+func Find(block *config.Block) *Server {
 	registry.Lock()
 	defer registry.Unlock()
-	return registry.m[weak.Make(settings)]
+	return registry.m[weak.Make(block)]
 }
 
 // Server is a live mock server: the MCP core with sessions, and the current
@@ -138,7 +131,7 @@ type fixedSettings struct {
 	limits                                  limits
 }
 
-func fixedOf(s *settings, fallbackName string) fixedSettings {
+func fixedOf(s *Settings, fallbackName string) fixedSettings {
 	f := fixedSettings{serverName: s.ServerName, version: s.Version, instructions: s.Instructions,
 		path: s.Path, cors: s.CORS, seed: s.Seed, limits: limitsOf(&s.limitSettings)}
 	if f.serverName == "" {
@@ -150,8 +143,8 @@ func fixedOf(s *settings, fallbackName string) fixedSettings {
 	return f
 }
 
-func newServer(node *yaml.Node, at config.Where, name string, logger *slog.Logger) (*Server, config.Diags) {
-	v, ds := load(node, at)
+func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Logger) (*Server, config.Diags) {
+	v, ds := newVersion(s, pos)
 	if len(ds) > 0 {
 		return nil, ds
 	}
@@ -180,7 +173,7 @@ func newServer(node *yaml.Node, at config.Where, name string, logger *slog.Logge
 	opts := mcp.StatefulOptions{Observer: srv.log.observe, AllowBatch: true}
 	f.limits.apply(srv.core, &opts)
 	if err := srv.core.Check(); err != nil {
-		return nil, config.Diags{{File: at.File, Path: at.Path, Kind: at.Kind, Name: at.Name, Msg: err.Error()}}
+		return nil, config.Diags{pos.Root().Diag(err.Error())}
 	}
 	srv.st = mcp.NewStateful(srv.core, opts)
 	return srv, nil

@@ -3,8 +3,6 @@ package mock
 import (
 	"slices"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/runtime/config"
@@ -24,42 +22,37 @@ type promptMessage struct {
 var roles = []string{"user", "assistant"}
 
 func (c *compiler) prompts(cat *catalog, confs []promptConfig) {
-	first := map[string]config.Diag{}
+	first := map[string]config.Position{}
 	for i := range confs {
 		pc := &confs[i]
-		n, at := c.item("prompts", i)
-		if !enabled(pc.Enabled) {
+		if !pc.Enabled {
 			continue
 		}
 		if f, dup := first[pc.Name]; dup {
-			c.duplicate(fieldOr(n, "name"), at.Field("name"), "prompt name", pc.Name, f)
+			c.duplicate(&pc.Name, "prompt name", f)
 			continue
 		}
-		p, ok := c.prompt(pc, n, at)
+		p, ok := c.prompt(pc)
 		if !ok {
 			continue
 		}
-		first[pc.Name] = firstAt(fieldOr(n, "name"))
+		first[pc.Name] = c.pos.Of(&pc.Name)
 		cat.prompts = append(cat.prompts, p)
 		cat.promptByName[p.def.Name] = p
 		cat.promptList = append(cat.promptList, p.def)
 	}
 }
 
-func (c *compiler) prompt(pc *promptConfig, n *yaml.Node, at config.Where) (*prompt, bool) {
-	p := &prompt{def: mcp.Prompt{Name: pc.Name, Title: pc.Title, Description: pc.Description}}
+func (c *compiler) prompt(pc *promptConfig) (*prompt, bool) {
+	p := &prompt{def: pc.Prompt()}
 	args := map[string]bool{}
 	for _, a := range pc.Arguments {
-		p.def.Arguments = append(p.def.Arguments, mcp.PromptArgument{Name: a.Name, Title: a.Title,
-			Description: a.Description, Required: a.Required})
 		args[a.Name] = true
 	}
 	ok := true
-	list := field(n, "messages")
 	for i := range pc.Messages {
 		mc := &pc.Messages[i]
-		item := itemAt(list, i)
-		ct, cok := c.content(&mc.contentConfig, item, at.Field("messages").Index(i), refs{args: args, params: noParams})
+		ct, cok := c.content(&mc.contentConfig, refs{args: args, params: noParams})
 		if !cok {
 			ok = false
 			continue
@@ -75,25 +68,16 @@ func (c *compiler) prompt(pc *promptConfig, n *yaml.Node, at config.Where) (*pro
 
 // checkPrompt reports load errors: roles, message shapes, argument names
 // declared twice.
-func checkPrompt(pc *promptConfig, n *yaml.Node, at config.Where, ds *config.Diags) {
-	seen := map[string]bool{}
-	args := field(n, "arguments")
-	for i, a := range pc.Arguments {
-		if seen[a.Name] {
-			an := fieldOr(itemAt(args, i), "name")
-			ds.Addf(an, at.Field("arguments").Index(i).Field("name"), "argument %q is declared twice", a.Name)
-		}
-		seen[a.Name] = true
+func checkPrompt(pc *promptConfig, pos *config.Positions, ds *config.Diags) {
+	for _, a := range pc.RepeatedArguments() {
+		*ds = append(*ds, pos.Diag(&a.Name, "argument %q is declared twice", a.Name))
 	}
-	list := field(n, "messages")
 	for i := range pc.Messages {
 		mc := &pc.Messages[i]
-		item := itemAt(list, i)
-		mat := at.Field("messages").Index(i)
 		if mc.Role != "" && !slices.Contains(roles, mc.Role) {
-			ds.Addf(fieldOr(item, "role"), mat.Field("role"), "role %q: a prompt message is from the user or the assistant", mc.Role)
+			*ds = append(*ds, pos.Diag(&mc.Role, "role %q: a prompt message is from the user or the assistant", mc.Role))
 		}
-		checkContentShape(&mc.contentConfig, item, mat, ds)
+		checkContentShape(&mc.contentConfig, pos, ds)
 	}
 }
 

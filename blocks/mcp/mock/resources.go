@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/runtime/config"
@@ -25,22 +23,21 @@ type resource struct {
 }
 
 func (c *compiler) resources(cat *catalog, confs []resourceConfig) {
-	first := map[string]config.Diag{}
+	first := map[string]config.Position{}
 	for i := range confs {
 		rc := &confs[i]
-		n, at := c.item("resources", i)
-		if !enabled(rc.Enabled) {
+		if !rc.Enabled {
 			continue
 		}
 		if f, dup := first[rc.URI]; dup {
-			c.duplicate(fieldOr(n, "uri"), at.Field("uri"), "resource uri", rc.URI, f)
+			c.duplicate(&rc.URI, "resource uri", f)
 			continue
 		}
-		r, ok := c.resource(rc, n, at)
+		r, ok := c.resource(rc)
 		if !ok {
 			continue
 		}
-		first[rc.URI] = firstAt(fieldOr(n, "uri"))
+		first[rc.URI] = c.pos.Of(&rc.URI)
 		if r.tmpl != nil {
 			cat.templates = append(cat.templates, r)
 			cat.templateList = append(cat.templateList, mcp.ResourceTemplate{URITemplate: rc.URI, Name: rc.Name,
@@ -54,13 +51,13 @@ func (c *compiler) resources(cat *catalog, confs []resourceConfig) {
 	}
 }
 
-func (c *compiler) resource(rc *resourceConfig, n *yaml.Node, at config.Where) (*resource, bool) {
+func (c *compiler) resource(rc *resourceConfig) (*resource, bool) {
 	r := &resource{uri: rc.URI, mimeType: rc.MimeType}
 	params := noParams
 	if strings.ContainsAny(rc.URI, "{}") {
 		t, err := mcp.ParseURITemplate(rc.URI)
 		if err != nil {
-			c.problem(fieldOr(n, "uri"), at.Field("uri"), "%v; this resource is left out", err)
+			c.problem(&rc.URI, "%v; this resource is left out", err)
 			return nil, false
 		}
 		r.tmpl = t
@@ -74,7 +71,7 @@ func (c *compiler) resource(rc *resourceConfig, n *yaml.Node, at config.Where) (
 			r.mimeType = "application/octet-stream"
 		}
 		var ok bool
-		if r.blob, ok = c.base64(*rc.Blob, field(n, "blob"), at.Field("blob")); !ok {
+		if r.blob, ok = c.base64(*rc.Blob, rc.Blob); !ok {
 			return nil, false
 		}
 		if r.blob == nil {
@@ -85,7 +82,7 @@ func (c *compiler) resource(rc *resourceConfig, n *yaml.Node, at config.Where) (
 			r.mimeType = "text/plain"
 		}
 		var ok bool
-		if r.text, ok = c.text(*rc.Text, field(n, "text"), at.Field("text"), refs{args: noParams, params: params}); !ok {
+		if r.text, ok = c.text(*rc.Text, rc.Text, refs{args: noParams, params: params}); !ok {
 			return nil, false
 		}
 	}
@@ -94,9 +91,9 @@ func (c *compiler) resource(rc *resourceConfig, n *yaml.Node, at config.Where) (
 }
 
 // checkResource reports load errors: text or blob, one of them.
-func checkResource(rc *resourceConfig, n *yaml.Node, at config.Where, ds *config.Diags) {
+func checkResource(rc *resourceConfig, pos *config.Positions, ds *config.Diags) {
 	if (rc.Text == nil) == (rc.Blob == nil) {
-		ds.Addf(n, at, "a resource needs text or blob (one of them)")
+		*ds = append(*ds, pos.Diag(rc, "a resource needs text or blob (one of them)"))
 	}
 }
 

@@ -1,27 +1,22 @@
 package mock
 
 import (
-	"strings"
-
-	"gopkg.in/yaml.v3"
-
 	"github.com/octo-run/octo/blocks/mcp"
-	"github.com/octo-run/octo/runtime/config"
 )
 
-// settings are the mcp-mock block's settings: in a workspace, the `mcp:`
-// section of a saved server file. REFERENCE.md documents every key.
-type settings struct {
-	ServerName    string            `yaml:"serverName"`
-	Version       string            `yaml:"version"`
-	Instructions  string            `yaml:"instructions"`
-	Path          string            `yaml:"path"`
-	CORS          bool              `yaml:"cors"`
-	Seed          *int64            `yaml:"seed"`
-	Variables     map[string]string `yaml:"variables"`
-	Tools         []toolConfig      `yaml:"tools"`
-	Resources     []resourceConfig  `yaml:"resources"`
-	Prompts       []promptConfig    `yaml:"prompts"`
+// Settings are the mcp-mock block's settings: in a workspace, the `mcp:` section of a saved
+// server file. REFERENCE.md explains them with examples.
+type Settings struct {
+	ServerName    string            `yaml:"serverName" doc:"serverInfo.name in the initialize answer; default: the block's name (a saved server's name), else octo-mock."`
+	Version       string            `yaml:"version" default:"1.0.0" doc:"serverInfo.version in the initialize answer."`
+	Instructions  string            `yaml:"instructions" doc:"Instructions for the model, sent in the initialize answer." example:"Use get_weather for the weather in a city."`
+	Path          string            `yaml:"path" default:"/mcp" doc:"The Streamable HTTP endpoint; /sse and /messages, the legacy HTTP+SSE pair, are served beside it and cannot be it."`
+	CORS          bool              `yaml:"cors" doc:"A saved server's: answer browsers on other origins (preflights, Mcp-Session-Id exposed). In a flow config this is the http connector's cors."`
+	Seed          *int64            `yaml:"seed" doc:"Makes {{$…}} values reproducible: the same seed gives the same values."`
+	Variables     map[string]string `yaml:"variables" doc:"Values for {{name}} tags in answers, filled in at load; they win over a workspace's variables. A name starts with a letter or _, then letters, digits, _, - or ." example:"{units: metric}"`
+	Tools         []toolConfig      `yaml:"tools" doc:"The tools, answered from settings: one result text or content items, after optional steps (log, progress, delay, elicit, sample)."`
+	Resources     []resourceConfig  `yaml:"resources" doc:"The resources: fixed URIs, and URI templates whose parts are {{params.x}}; each answers with text or base64 blob."`
+	Prompts       []promptConfig    `yaml:"prompts" doc:"The prompts, each a list of messages with one content item each."`
 	limitSettings `yaml:",inline"`
 }
 
@@ -33,143 +28,80 @@ const (
 )
 
 type toolConfig struct {
-	Name         string               `yaml:"name" octo:"required"`
-	Title        string               `yaml:"title"`
-	Description  string               `yaml:"description"`
-	InputSchema  jsonText             `yaml:"inputSchema"`
-	OutputSchema jsonText             `yaml:"outputSchema"`
-	Annotations  *mcp.ToolAnnotations `yaml:"annotations"` // YAML tags on the protocol type: one definition
-	Result       *string              `yaml:"result"`
-	Content      []contentConfig      `yaml:"content"`
-	IsError      bool                 `yaml:"isError"`
-	DelayMs      int64                `yaml:"delayMs"`
-	Enabled      *bool                `yaml:"enabled"`
-	Steps        []stepConfig         `yaml:"steps"`
+	mcp.ToolFields `yaml:",inline"`
+	Result         *string         `yaml:"result" doc:"The answer text (JSON text is fine), a template over {{args.x}}, variables and {{$…}} values. With outputSchema it must render to JSON that matches." example:"{\"city\": \"{{args.city}}\", \"forecast\": \"sunny\"}"`
+	Content        []contentConfig `yaml:"content" doc:"The answer as several content items instead of result."`
+	IsError        bool            `yaml:"isError" doc:"Send the answer as a failed call (isError, no structuredContent)."`
+	DelayMs        int64           `yaml:"delayMs" doc:"Milliseconds to wait before answering, at most 3600000 (an hour); a client that sent a progress token gets notifications/progress meanwhile. A cancellation or the session ending stops the wait."`
+	Enabled        bool            `yaml:"enabled" default:"true" doc:"false: the tool is neither listed nor callable."`
+	Steps          []stepConfig    `yaml:"steps" doc:"Things done during the call, in order, before the answer: each one of log, progress, delayMs, elicit or sample."`
 }
 
 // contentConfig is one content item of a result or a prompt message: exactly
 // one of text, image, audio, resource or resourceLink.
 type contentConfig struct {
-	Text         *string         `yaml:"text"`
-	Image        *string         `yaml:"image"`
-	Audio        *string         `yaml:"audio"`
-	MimeType     string          `yaml:"mimeType"`
-	Resource     *embeddedConfig `yaml:"resource"`
-	ResourceLink *linkConfig     `yaml:"resourceLink"`
+	Text         *string         `yaml:"text" doc:"A text item: a template."`
+	Image        *string         `yaml:"image" doc:"An image item: base64 data (line breaks allowed), with mimeType."`
+	Audio        *string         `yaml:"audio" doc:"An audio item: base64 data (line breaks allowed), with mimeType."`
+	MimeType     string          `yaml:"mimeType" doc:"The MIME type of an image or audio item (image/png, audio/wav)."`
+	Resource     *embeddedConfig `yaml:"resource" doc:"An embedded resource: its uri with text or blob."`
+	ResourceLink *linkConfig     `yaml:"resourceLink" doc:"A link to a resource (2025-06-18 and later; older clients get it as text)."`
 }
 
 // embeddedConfig is an embedded resource: its uri with text or blob.
 type embeddedConfig struct {
-	URI      string  `yaml:"uri" octo:"required"`
-	MimeType string  `yaml:"mimeType"`
-	Text     *string `yaml:"text"`
-	Blob     *string `yaml:"blob"`
+	URI      string  `yaml:"uri" octo:"required" doc:"The resource's URI: a template."`
+	MimeType string  `yaml:"mimeType" doc:"The MIME type of its contents."`
+	Text     *string `yaml:"text" doc:"Its text contents: a template. Set this or blob."`
+	Blob     *string `yaml:"blob" doc:"Its binary contents, base64. Set this or text."`
 }
 
 // linkConfig is a resource_link content item.
 type linkConfig struct {
-	URI         string `yaml:"uri" octo:"required"`
-	Name        string `yaml:"name" octo:"required"`
-	Title       string `yaml:"title"`
-	Description string `yaml:"description"`
-	MimeType    string `yaml:"mimeType"`
+	URI                string `yaml:"uri" octo:"required" doc:"The linked resource's URI: a template."`
+	mcp.ResourceFields `yaml:",inline"`
 }
 
 // stepConfig is one thing a tool does during a call, before it answers:
 // exactly one of log, progress, delayMs, elicit or sample, with the keys
 // that belong to it.
 type stepConfig struct {
-	Log    *string `yaml:"log"`
-	Level  string  `yaml:"level"`
-	Logger string  `yaml:"logger"`
+	Log    *string `yaml:"log" doc:"Send notifications/message with this text (a template), honouring the client's logging/setLevel."`
+	Level  string  `yaml:"level" doc:"A log step's level: debug, info (the default), notice, warning, error, critical, alert or emergency."`
+	Logger string  `yaml:"logger" doc:"A log step's logger name."`
 
-	Progress *float64 `yaml:"progress"`
-	Total    float64  `yaml:"total"`
-	Message  string   `yaml:"message"`
+	Progress *float64 `yaml:"progress" doc:"Send notifications/progress with this value, when the client sent a progress token."`
+	Total    float64  `yaml:"total" doc:"A progress step's total."`
+	Message  string   `yaml:"message" doc:"A progress step's message: a template."`
 
-	DelayMs *int64 `yaml:"delayMs"`
+	DelayMs *int64 `yaml:"delayMs" doc:"Wait this many milliseconds (at most an hour), without progress."`
 
-	Elicit *string  `yaml:"elicit"`
-	Schema jsonText `yaml:"schema"`
+	Elicit *string           `yaml:"elicit" doc:"Ask the user through elicitation/create (form mode) with this message, a template."`
+	Schema mcp.SchemaSetting `yaml:"schema" doc:"An elicit step's requestedSchema, as JSON text or a YAML mapping; default: no fields."`
 
-	Sample       *string `yaml:"sample"`
-	MaxTokens    int     `yaml:"maxTokens"`
-	SystemPrompt string  `yaml:"systemPrompt"`
+	Sample       *string `yaml:"sample" doc:"Ask the client's model through sampling/createMessage with this prompt, a template, as one user message."`
+	MaxTokens    int     `yaml:"maxTokens" doc:"A sample step's maxTokens; default 1000."`
+	SystemPrompt string  `yaml:"systemPrompt" doc:"A sample step's system prompt: a template."`
 
-	As string `yaml:"as"`
+	As string `yaml:"as" doc:"Keep an elicit or sample step's answer as {{args.<as>}} for later templates; not one of the tool's arguments."`
 }
 
 type resourceConfig struct {
-	URI         string  `yaml:"uri" octo:"required"`
-	Name        string  `yaml:"name" octo:"required"`
-	Title       string  `yaml:"title"`
-	Description string  `yaml:"description"`
-	MimeType    string  `yaml:"mimeType"`
-	Text        *string `yaml:"text"`
-	Blob        *string `yaml:"blob"`
-	Enabled     *bool   `yaml:"enabled"`
+	URI                string `yaml:"uri" octo:"required" doc:"The resource's URI: fixed (listed under resources/list), or with {parts} a URI template (under resources/templates/list) whose parts are {{params.x}}." example:"docs://readme"`
+	mcp.ResourceFields `yaml:",inline"`
+	Text               *string `yaml:"text" doc:"Its text contents: a template. Set this or blob; mimeType defaults to text/plain."`
+	Blob               *string `yaml:"blob" doc:"Its binary contents, base64. Set this or text; mimeType defaults to application/octet-stream."`
+	Enabled            bool    `yaml:"enabled" default:"true" doc:"false: the resource is neither listed nor readable."`
 }
 
 type promptConfig struct {
-	Name        string           `yaml:"name" octo:"required"`
-	Title       string           `yaml:"title"`
-	Description string           `yaml:"description"`
-	Arguments   []argumentConfig `yaml:"arguments"`
-	Messages    []messageConfig  `yaml:"messages"`
-	Enabled     *bool            `yaml:"enabled"`
-}
-
-type argumentConfig struct {
-	Name        string `yaml:"name" octo:"required"`
-	Title       string `yaml:"title"`
-	Description string `yaml:"description"`
-	Required    bool   `yaml:"required"`
+	mcp.PromptFields `yaml:",inline"`
+	Messages         []messageConfig `yaml:"messages" doc:"The prompt's messages, each a role and one content item; templates see {{args.name}}."`
+	Enabled          bool            `yaml:"enabled" default:"true" doc:"false: the prompt is neither listed nor available."`
 }
 
 // messageConfig is one prompt message: a role and one content item.
 type messageConfig struct {
-	Role          string `yaml:"role"`
+	Role          string `yaml:"role" doc:"user (the default) or assistant."`
 	contentConfig `yaml:",inline"`
-}
-
-// jsonText is a JSON document written either as text (kept verbatim) or as
-// a YAML mapping (encoded in key order), for schemas.
-type jsonText struct {
-	Text []byte
-	Node *yaml.Node
-}
-
-// DecodeYAMLNode implements config.NodeDecoder.
-func (j *jsonText) DecodeYAMLNode(n *yaml.Node, at config.Where) config.Diags {
-	j.Node = n
-	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
-		j.Text = []byte(n.Value)
-		return nil
-	}
-	if n.Kind != yaml.MappingNode {
-		var ds config.Diags
-		ds.Addf(n, at, "expected a JSON Schema as text or as a mapping, got %s", describeNode(n))
-		return ds
-	}
-	b, err := yamlJSON(n)
-	if err != nil {
-		var ds config.Diags
-		ds.Addf(n, at, "%v", err)
-		return ds
-	}
-	j.Text = b
-	return nil
-}
-
-// set reports whether anything was written.
-func (j *jsonText) set() bool { return j.Node != nil }
-
-func describeNode(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.MappingNode:
-		return "a mapping"
-	}
-	return strings.TrimPrefix(n.ShortTag(), "!!") + " " + quoteShort(n.Value)
 }

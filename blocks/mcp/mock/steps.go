@@ -2,11 +2,10 @@ package mock
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
@@ -58,7 +57,7 @@ const defaultMaxTokens = 1000
 
 // checkStep reports load errors in a step: one kind, its own keys only,
 // a known level, a delay within an hour, an `as` name used once.
-func checkStep(sc *stepConfig, n *yaml.Node, at config.Where, names map[string]bool, ds *config.Diags) {
+func checkStep(sc *stepConfig, pos *config.Positions, names map[string]bool, ds *config.Diags) {
 	var kinds []string
 	for i, set := range []bool{sc.Log != nil, sc.Progress != nil, sc.DelayMs != nil, sc.Elicit != nil, sc.Sample != nil} {
 		if set {
@@ -70,31 +69,28 @@ func checkStep(sc *stepConfig, n *yaml.Node, at config.Where, names map[string]b
 		if len(kinds) > 1 {
 			msg = "a step does one thing (" + strings.Join(stepKindKeys, ", ") + "); this one has " + strings.Join(kinds, " and ")
 		}
-		ds.Addf(n, at, "%s", msg)
+		*ds = append(*ds, pos.Diag(sc, "%s", msg))
 		return
 	}
 	kind := kinds[0]
-	if n != nil {
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i].Value
-			if k != kind && slices.Contains(allStepKeys(), k) && !slices.Contains(stepKeys[kind], k) {
-				ds.Addf(n.Content[i], at.Field(k), "%q does not belong to a %s step", k, kind)
-			}
+	for _, k := range allStepKeys() {
+		if p := pos.Key(sc, k); p.Written && k != kind && !slices.Contains(stepKeys[kind], k) {
+			*ds = append(*ds, p.KeyDiag(fmt.Sprintf("%q does not belong to a %s step", k, kind)))
 		}
 	}
 	switch {
 	case kind == "log" && sc.Level != "" && !slices.Contains(logLevels, sc.Level):
-		ds.Addf(fieldOr(n, "level"), at.Field("level"), "%s", config.Unknown("log level", sc.Level, logLevels))
+		*ds = append(*ds, pos.Diag(&sc.Level, "%s", config.Unknown("log level", sc.Level, logLevels)))
 	case kind == "delayMs" && (*sc.DelayMs < 0 || *sc.DelayMs > maxDelayMs):
-		ds.Addf(fieldOr(n, "delayMs"), at.Field("delayMs"), "delayMs must be from 0 to %d (an hour), got %d", maxDelayMs, *sc.DelayMs)
+		*ds = append(*ds, pos.Diag(sc.DelayMs, "delayMs must be from 0 to %d (an hour), got %d", maxDelayMs, *sc.DelayMs))
 	case kind == "sample" && sc.MaxTokens < 0:
-		ds.Addf(fieldOr(n, "maxTokens"), at.Field("maxTokens"), "maxTokens must be positive")
+		*ds = append(*ds, pos.Diag(&sc.MaxTokens, "maxTokens must be positive"))
 	}
 	if sc.As != "" {
 		if !validAs(sc.As) {
-			ds.Addf(fieldOr(n, "as"), at.Field("as"), "as %q: use letters, digits and _, starting with a letter", sc.As)
+			*ds = append(*ds, pos.Diag(&sc.As, "as %q: use letters, digits and _, starting with a letter", sc.As))
 		} else if names[sc.As] {
-			ds.Addf(fieldOr(n, "as"), at.Field("as"), "as %q is already used by an earlier step", sc.As)
+			*ds = append(*ds, pos.Diag(&sc.As, "as %q is already used by an earlier step", sc.As))
 		}
 		names[sc.As] = true
 	}
@@ -121,19 +117,16 @@ func validAs(s string) bool {
 
 // steps compiles a tool's steps; props are the input schema's properties,
 // which an `as` name must not shadow.
-func (c *compiler) steps(t *tool, confs []stepConfig, n *yaml.Node, at config.Where, props map[string]bool, r refs) bool {
+func (c *compiler) steps(t *tool, confs []stepConfig, props map[string]bool, r refs) bool {
 	ok := true
-	list := field(n, "steps")
 	for i := range confs {
 		sc := &confs[i]
-		item := itemAt(list, i)
-		sat := at.Field("steps").Index(i)
 		if sc.As != "" && props[sc.As] {
-			c.problem(fieldOr(item, "as"), sat.Field("as"), "as %q is also an argument of the tool; pick another name", sc.As)
+			c.problem(&sc.As, "as %q is also an argument of the tool; pick another name", sc.As)
 			ok = false
 			continue
 		}
-		s, sok := c.step(sc, item, sat, r)
+		s, sok := c.step(sc, r)
 		if !sok {
 			ok = false
 			continue
@@ -143,7 +136,7 @@ func (c *compiler) steps(t *tool, confs []stepConfig, n *yaml.Node, at config.Wh
 	return ok
 }
 
-func (c *compiler) step(sc *stepConfig, n *yaml.Node, at config.Where, r refs) (*step, bool) {
+func (c *compiler) step(sc *stepConfig, r refs) (*step, bool) {
 	s := &step{as: sc.As}
 	var ok bool
 	switch {
@@ -152,32 +145,32 @@ func (c *compiler) step(sc *stepConfig, n *yaml.Node, at config.Where, r refs) (
 		if s.level == "" {
 			s.level = "info"
 		}
-		s.text, ok = c.text(*sc.Log, field(n, "log"), at.Field("log"), r)
+		s.text, ok = c.text(*sc.Log, sc.Log, r)
 	case sc.Progress != nil:
 		s.kind, s.progress, s.total = stepProgress, *sc.Progress, sc.Total
-		s.text, ok = c.text(sc.Message, field(n, "message"), at.Field("message"), r)
+		s.text, ok = c.text(sc.Message, &sc.Message, r)
 	case sc.DelayMs != nil:
 		s.kind, s.delay, ok = stepDelay, time.Duration(*sc.DelayMs)*time.Millisecond, true
 	case sc.Elicit != nil:
 		s.kind = stepElicit
-		s.text, ok = c.text(*sc.Elicit, field(n, "elicit"), at.Field("elicit"), r)
+		s.text, ok = c.text(*sc.Elicit, sc.Elicit, r)
 		s.schema = json.RawMessage(`{"type":"object","properties":{}}`)
-		if sc.Schema.set() {
-			schema, sok := c.compileSchema(sc.Schema, at, "schema")
-			if sok {
-				s.schema = schema.Raw()
-			}
-			ok = ok && sok
+		switch {
+		case sc.Schema.Err != nil:
+			c.problem(&sc.Schema, "%v", sc.Schema.Err)
+			ok = false
+		case sc.Schema.Schema != nil:
+			s.schema = sc.Schema.Raw()
 		}
 	case sc.Sample != nil:
 		s.kind, s.maxTokens = stepSample, sc.MaxTokens
 		if s.maxTokens == 0 {
 			s.maxTokens = defaultMaxTokens
 		}
-		s.text, ok = c.text(*sc.Sample, field(n, "sample"), at.Field("sample"), r)
+		s.text, ok = c.text(*sc.Sample, sc.Sample, r)
 		if sc.SystemPrompt != "" {
 			var sok bool
-			s.system, sok = c.text(sc.SystemPrompt, field(n, "systemPrompt"), at.Field("systemPrompt"), r)
+			s.system, sok = c.text(sc.SystemPrompt, &sc.SystemPrompt, r)
 			ok = ok && sok
 		}
 	}

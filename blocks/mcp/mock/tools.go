@@ -4,8 +4,6 @@ import (
 	"maps"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/runtime/config"
@@ -24,27 +22,25 @@ type tool struct {
 }
 
 func (c *compiler) tools(cat *catalog, confs []toolConfig) {
-	first := map[string]config.Diag{}
+	first := map[string]config.Position{}
 	for i := range confs {
 		tc := &confs[i]
-		n, at := c.item("tools", i)
-		at = at.Label(at.Kind, at.Name)
-		if !enabled(tc.Enabled) {
+		if !tc.Enabled {
 			continue
 		}
 		if !validToolName(tc.Name) {
-			c.problem(fieldOr(n, "name"), at.Field("name"), "tool name %q would confuse clients: use 1 to 128 of A-Z a-z 0-9 _ - . (no spaces); this tool is left out", tc.Name)
+			c.problem(&tc.Name, "tool name %q would confuse clients: use 1 to 128 of A-Z a-z 0-9 _ - . (no spaces); this tool is left out", tc.Name)
 			continue
 		}
 		if f, dup := first[tc.Name]; dup {
-			c.duplicate(fieldOr(n, "name"), at.Field("name"), "tool name", tc.Name, f)
+			c.duplicate(&tc.Name, "tool name", f)
 			continue
 		}
-		t, ok := c.tool(tc, n, at)
+		t, ok := c.tool(tc)
 		if !ok {
 			continue
 		}
-		first[tc.Name] = firstAt(fieldOr(n, "name"))
+		first[tc.Name] = c.pos.Of(&tc.Name)
 		cat.tools = append(cat.tools, t)
 		cat.toolByName[t.def.Name] = t
 		cat.toolList = append(cat.toolList, t.def)
@@ -66,28 +62,25 @@ func validToolName(name string) bool {
 	return true
 }
 
-func (c *compiler) tool(tc *toolConfig, n *yaml.Node, at config.Where) (*tool, bool) {
+func (c *compiler) tool(tc *toolConfig) (*tool, bool) {
 	t := &tool{
-		def:     mcp.Tool{Name: tc.Name, Title: tc.Title, Description: tc.Description},
+		def:     tc.Tool(),
+		input:   tc.InputSchema.Schema,
+		output:  tc.OutputSchema.Schema,
 		isError: tc.IsError,
 		delay:   time.Duration(tc.DelayMs) * time.Millisecond,
 	}
 	ok := true
+	for _, schema := range []*mcp.SchemaSetting{&tc.InputSchema, &tc.OutputSchema} {
+		if schema.Err != nil {
+			c.problem(schema, "%v", schema.Err)
+			ok = false
+		}
+	}
 	var props map[string]bool
-	if tc.InputSchema.set() {
-		if t.input, ok = c.compileSchema(tc.InputSchema, at, "inputSchema"); ok {
-			t.def.InputSchema = t.input.Raw()
-			props = schemaProperties(t.input.Raw())
-		}
+	if t.input != nil {
+		props = schemaProperties(t.input.Raw())
 	}
-	if tc.OutputSchema.set() {
-		var sok bool
-		if t.output, sok = c.compileSchema(tc.OutputSchema, at, "outputSchema"); sok {
-			t.def.OutputSchema = t.output.Raw()
-		}
-		ok = ok && sok
-	}
-	t.def.Annotations = tc.Annotations
 	r := refs{args: props, params: noParams}
 	if props != nil {
 		r.args = maps.Clone(props)
@@ -97,27 +90,25 @@ func (c *compiler) tool(tc *toolConfig, n *yaml.Node, at config.Where) (*tool, b
 			}
 		}
 	}
-	if !c.steps(t, tc.Steps, n, at, props, r) {
+	if !c.steps(t, tc.Steps, props, r) {
 		ok = false
 	}
-	if !c.answer(t, tc, n, at, r) {
+	if !c.answer(t, tc, r) {
 		ok = false
 	}
 	return t, ok
 }
 
 // answer compiles what the tool answers: one result text or content items.
-func (c *compiler) answer(t *tool, tc *toolConfig, n *yaml.Node, at config.Where, r refs) bool {
+func (c *compiler) answer(t *tool, tc *toolConfig, r refs) bool {
 	if tc.Result != nil {
 		var ok bool
-		t.result, ok = c.text(*tc.Result, field(n, "result"), at.Field("result"), r)
+		t.result, ok = c.text(*tc.Result, tc.Result, r)
 		return ok
 	}
 	ok := true
-	list := field(n, "content")
 	for i := range tc.Content {
-		item := itemAt(list, i)
-		ct, cok := c.content(&tc.Content[i], item, at.Field("content").Index(i), r)
+		ct, cok := c.content(&tc.Content[i], r)
 		if !cok {
 			ok = false
 			continue
@@ -129,26 +120,22 @@ func (c *compiler) answer(t *tool, tc *toolConfig, n *yaml.Node, at config.Where
 
 // checkTool reports load errors in a tool's settings: what makes the file
 // unusable rather than one tool confusing.
-func checkTool(tc *toolConfig, n *yaml.Node, at config.Where, ds *config.Diags) {
+func checkTool(tc *toolConfig, pos *config.Positions, ds *config.Diags) {
 	if tc.DelayMs < 0 || tc.DelayMs > maxDelayMs {
-		ds.Addf(fieldOr(n, "delayMs"), at.Field("delayMs"), "delayMs must be from 0 to %d (an hour), got %d", maxDelayMs, tc.DelayMs)
+		*ds = append(*ds, pos.Diag(&tc.DelayMs, "delayMs must be from 0 to %d (an hour), got %d", maxDelayMs, tc.DelayMs))
 	}
 	if tc.Result != nil && len(tc.Content) > 0 {
-		ds.Addf(fieldOr(n, "content"), at.Field("content"), "a tool answers with result (one text) or content (items), not both")
+		*ds = append(*ds, pos.Diag(&tc.Content, "a tool answers with result (one text) or content (items), not both"))
 	}
-	if tc.OutputSchema.set() && tc.Result == nil {
-		ds.Addf(fieldOr(n, "outputSchema"), at.Field("outputSchema"), "outputSchema needs result: the JSON text checked against it and sent as structuredContent")
+	if tc.OutputSchema.Set() && tc.Result == nil {
+		*ds = append(*ds, pos.Diag(&tc.OutputSchema, "outputSchema needs result: the JSON text checked against it and sent as structuredContent"))
 	}
-	list := field(n, "content")
 	for i := range tc.Content {
-		item := itemAt(list, i)
-		checkContentShape(&tc.Content[i], item, at.Field("content").Index(i), ds)
+		checkContentShape(&tc.Content[i], pos, ds)
 	}
-	steps := field(n, "steps")
 	names := map[string]bool{}
 	for i := range tc.Steps {
-		item := itemAt(steps, i)
-		checkStep(&tc.Steps[i], item, at.Field("steps").Index(i), names, ds)
+		checkStep(&tc.Steps[i], pos, names, ds)
 	}
 }
 

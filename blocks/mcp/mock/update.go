@@ -3,20 +3,25 @@ package mock
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 
-	"gopkg.in/yaml.v3"
-
+	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
 
 // Update swaps in edited settings while sessions stay open, then tells
 // clients what changed: list_changed for tools, resources and prompts whose
 // lists differ, resources/updated for subscribed resources whose settings
-// changed. Settings that cannot be used come back as a config.Diags error
-// and the running version keeps serving; ErrRestart means the edit touched
-// what only a new build changes. problems are the items left out.
-func (s *Server) Update(node *yaml.Node, at config.Where) (problems config.Diags, err error) {
-	v, ds := load(node, at)
+// changed. d holds the settings decoded (runtime.DecodeBlockSettings).
+// Settings that cannot be used come back as a config.Diags error and the
+// running version keeps serving; ErrRestart means the edit touched what only
+// a new build changes. problems are the items left out.
+func (s *Server) Update(d runtime.Decoded) (problems config.Diags, err error) {
+	set, ok := d.Settings.(*Settings)
+	if !ok {
+		return nil, fmt.Errorf("mcp-mock: cannot update from %T", d.Settings)
+	}
+	v, ds := newVersion(set, d.Positions)
 	if len(ds) > 0 {
 		return nil, ds
 	}

@@ -11,8 +11,19 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/octo-run/octo/blocks/mcp/mock"
+	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
+
+// update decodes edited settings as the workspace does and hands them to
+// the live server.
+func update(live *mock.Server, n *yaml.Node, at config.Where) (config.Diags, error) {
+	d, ds := runtime.DecodeBlockSettings("mcp-mock", n, at)
+	if len(ds) > 0 {
+		return nil, ds
+	}
+	return live.Update(d)
+}
 
 func settingsNode(t *testing.T, text string) *yaml.Node {
 	t.Helper()
@@ -79,7 +90,7 @@ func TestAnEditReachesConnectedClients(t *testing.T) {
 	}
 	t.Run("renaming a tool sends tools/list_changed and the next list shows it", func(t *testing.T) {
 		edit := strings.Replace(before, "get_weather", "get_forecast", 1)
-		if _, err := live.Update(settingsNode(t, edit), where); err != nil {
+		if _, err := update(live, settingsNode(t, edit), where); err != nil {
 			t.Fatal(err)
 		}
 		waitFor(t, func() bool { return n.has("tools") })
@@ -93,7 +104,7 @@ func TestAnEditReachesConnectedClients(t *testing.T) {
 	})
 	t.Run("changing a subscribed resource sends resources/updated", func(t *testing.T) {
 		edit := strings.Replace(strings.Replace(before, "get_weather", "get_forecast", 1), `"v1"`, `"v2"`, 1)
-		if _, err := live.Update(settingsNode(t, edit), where); err != nil {
+		if _, err := update(live, settingsNode(t, edit), where); err != nil {
 			t.Fatal(err)
 		}
 		waitFor(t, func() bool { return n.has("updated docs://readme") })
@@ -103,7 +114,7 @@ func TestAnEditReachesConnectedClients(t *testing.T) {
 		}
 	})
 	t.Run("a broken edit is refused and the last good version keeps serving", func(t *testing.T) {
-		_, err := live.Update(settingsNode(t, "tools: [ { name: x, reslt: y } ]"), where)
+		_, err := update(live, settingsNode(t, "tools: [ { name: x, reslt: y } ]"), where)
 		var ds config.Diags
 		if !errors.As(err, &ds) || !strings.Contains(ds.Error(), `unknown key "reslt"`) {
 			t.Fatalf("err = %v", err)
@@ -114,7 +125,7 @@ func TestAnEditReachesConnectedClients(t *testing.T) {
 		}
 	})
 	t.Run("an edit with a bad item serves the rest and names the problem", func(t *testing.T) {
-		problems, err := live.Update(settingsNode(t, `tools: [ { name: ok, result: fine }, { name: bad, result: "{{$nope}}" } ]`), where)
+		problems, err := update(live, settingsNode(t, `tools: [ { name: ok, result: fine }, { name: bad, result: "{{$nope}}" } ]`), where)
 		if err != nil || len(problems) != 1 || !strings.Contains(problems.Error(), "$nope") {
 			t.Fatalf("problems %v, err %v", problems, err)
 		}
@@ -124,7 +135,7 @@ func TestAnEditReachesConnectedClients(t *testing.T) {
 		}
 	})
 	t.Run("changing the instructions asks for a restart", func(t *testing.T) {
-		_, err := live.Update(settingsNode(t, "instructions: new\n"+before), where)
+		_, err := update(live, settingsNode(t, "instructions: new\n"+before), where)
 		if !errors.Is(err, mock.ErrRestart) {
 			t.Fatalf("err = %v, want ErrRestart", err)
 		}

@@ -35,7 +35,9 @@ func init() {
 	runtime.RegisterConnector(runtime.ConnectorSpec{
 		Type:    "bench-capture",
 		Summary: "test: keeps attached flows for benchmarks",
-		Build:   func(*runtime.ConnectorBuild) (runtime.Connector, error) { return captured, nil },
+		// It stands in for the sample's http connector: any settings go.
+		Build:  runtime.ConnectorFunc(func(*runtime.ConnectorBuild, *map[string]any) (runtime.Connector, error) { return captured, nil }),
+		Source: runtime.SettingsOf[map[string]any](),
 	})
 }
 

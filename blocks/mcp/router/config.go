@@ -1,70 +1,34 @@
 package router
 
 import (
-	"gopkg.in/yaml.v3"
-
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/runtime"
 )
 
-// fields are the router's top-level keys (it is a composite block).
-type fields struct {
-	ServerName string           `yaml:"serverName"`
-	Tools      []toolConfig     `yaml:"tools"`
-	Resources  []resourceConfig `yaml:"resources"`
-	Prompts    []promptConfig   `yaml:"prompts"`
-	// Limits on one POST (mcp.Server.MaxBatch, MaxResponseBytes); nil means
-	// the default.
-	MaxBatch         *int   `yaml:"maxBatch"`
-	MaxResponseBytes *int64 `yaml:"maxResponseBytes"`
+// Settings are the router's keys, written at the block's top level (it is a composite block).
+type Settings struct {
+	ServerName string             `yaml:"serverName" doc:"serverInfo.name in the initialize answer; default: the block's name, else octo-mcp."`
+	Tools      []toolSettings     `yaml:"tools" doc:"The tools, each a branch of blocks run with the call's arguments as the body; its final body is the result."`
+	Resources  []resourceSettings `yaml:"resources" doc:"The resources, each a template resource rendered when read."`
+	Prompts    []promptSettings   `yaml:"prompts" doc:"The prompts, each a template resource rendered with the arguments as the body."`
+	// Limits on one POST (mcp.Server.MaxBatch, MaxResponseBytes); nil means the default.
+	MaxBatch         *int   `yaml:"maxBatch" min:"1" doc:"Messages one JSON-RPC batch may hold; a longer batch gets one error and none of it runs. Default 100."`
+	MaxResponseBytes *int64 `yaml:"maxResponseBytes" min:"1" doc:"Bytes of answers one POST may produce, or twice its body if that is more; an answer past it is error -32603. Default 16777216."`
 }
 
-// limits checks the limit keys and returns their values (0: the default).
-func (f *fields) limits(b *runtime.Build) (maxBatch int, maxResponseBytes int64) {
-	if f.MaxBatch != nil {
-		if maxBatch = *f.MaxBatch; maxBatch < 1 {
-			b.Errorf(b.Field("maxBatch"), b.At.Field("maxBatch"), "maxBatch must be at least 1, got %d", maxBatch)
-		}
-	}
-	if f.MaxResponseBytes != nil {
-		if maxResponseBytes = *f.MaxResponseBytes; maxResponseBytes < 1 {
-			b.Errorf(b.Field("maxResponseBytes"), b.At.Field("maxResponseBytes"), "maxResponseBytes must be at least 1, got %d", maxResponseBytes)
-		}
-	}
-	return maxBatch, maxResponseBytes
+type toolSettings struct {
+	mcp.ToolFields `yaml:",inline"`
+	Process        runtime.Branch `yaml:"process" octo:"required" doc:"The blocks that answer a call, run with the arguments as the body; a string body is the result's text, anything else its JSON."`
 }
 
-type toolConfig struct {
-	Name         string               `yaml:"name" octo:"required"`
-	Title        string               `yaml:"title"`
-	Description  string               `yaml:"description"`
-	InputSchema  string               `yaml:"inputSchema"`
-	OutputSchema string               `yaml:"outputSchema"`
-	Annotations  *mcp.ToolAnnotations `yaml:"annotations"` // YAML tags on the protocol type: one definition
-	Process      yaml.Node            `yaml:"process" octo:"required"`
+type resourceSettings struct {
+	URI                string `yaml:"uri" doc:"The resource's fixed URI, listed under resources/list; set this or uriTemplate." example:"octo://guide"`
+	URITemplate        string `yaml:"uriTemplate" doc:"An RFC 6570 level-1 URI template (octo://cities/{name}) listed under resources/templates/list; its parts are the body when rendered."`
+	mcp.ResourceFields `yaml:",inline"`
+	Resource           runtime.TemplateResource `yaml:"resource" octo:"required" doc:"The alias of the template resource (resources.templates[].as) rendered as its text."`
 }
 
-type resourceConfig struct {
-	URI         string `yaml:"uri"`
-	URITemplate string `yaml:"uriTemplate"`
-	Name        string `yaml:"name" octo:"required"`
-	Title       string `yaml:"title"`
-	Description string `yaml:"description"`
-	MimeType    string `yaml:"mimeType"`
-	Resource    string `yaml:"resource" octo:"required"`
-}
-
-type promptConfig struct {
-	Name        string           `yaml:"name" octo:"required"`
-	Title       string           `yaml:"title"`
-	Description string           `yaml:"description"`
-	Arguments   []argumentConfig `yaml:"arguments"`
-	Resource    string           `yaml:"resource" octo:"required"`
-}
-
-type argumentConfig struct {
-	Name        string `yaml:"name" octo:"required"`
-	Title       string `yaml:"title"`
-	Description string `yaml:"description"`
-	Required    bool   `yaml:"required"`
+type promptSettings struct {
+	mcp.PromptFields `yaml:",inline"`
+	Resource         runtime.TemplateResource `yaml:"resource" octo:"required" doc:"The alias of the template resource rendered, with the arguments as the body, as the prompt's one user message."`
 }

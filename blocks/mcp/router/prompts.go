@@ -18,29 +18,19 @@ type prompt struct {
 	text        *runtime.Template
 }
 
-func buildPrompts(b *runtime.Build, confs []promptConfig) *prompts {
+func buildPrompts(b *runtime.Build, confs []promptSettings) *prompts {
 	ps := &prompts{byName: map[string]*prompt{}}
-	items := b.Field("prompts")
-	for i, c := range confs {
-		at := b.At.Field("prompts").Index(i)
-		node := items.Content[i]
+	for i := range confs {
+		c := &confs[i]
 		if _, dup := ps.byName[c.Name]; dup {
-			b.Errorf(runtime.MappingValue(node, "name"), at.Field("name"), "duplicate prompt name %q", c.Name)
+			b.Errorf(&c.Name, "duplicate prompt name %q", c.Name)
 			continue
 		}
-		p := mcp.Prompt{Name: c.Name, Title: c.Title, Description: c.Description}
-		seen := map[string]bool{}
-		for j, a := range c.Arguments {
-			if seen[a.Name] {
-				args := runtime.MappingValue(node, "arguments")
-				b.Errorf(args.Content[j], at.Field("arguments").Index(j), "duplicate argument name %q", a.Name)
-			}
-			seen[a.Name] = true
-			p.Arguments = append(p.Arguments, mcp.PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
+		for _, a := range c.RepeatedArguments() {
+			b.Errorf(&a.Name, "argument %q is declared twice", a.Name)
 		}
-		text := b.ResourceTemplate(c.Resource, runtime.MappingValue(node, "resource"), at.Field("resource"))
-		ps.byName[c.Name] = &prompt{description: c.Description, text: text}
-		ps.list = append(ps.list, p)
+		ps.byName[c.Name] = &prompt{description: c.Description, text: &c.Resource.Template}
+		ps.list = append(ps.list, c.Prompt())
 	}
 	return ps
 }

@@ -23,21 +23,18 @@ type resource struct {
 	text     *runtime.Template
 }
 
-func buildResources(b *runtime.Build, confs []resourceConfig) *resources {
+func buildResources(b *runtime.Build, confs []resourceSettings) *resources {
 	rs := &resources{fixed: map[string]*resource{}, list: []mcp.Resource{}, templates: []mcp.ResourceTemplate{}}
-	items := b.Field("resources")
-	for i, c := range confs {
-		at := b.At.Field("resources").Index(i)
-		node := items.Content[i]
+	for i := range confs {
+		c := &confs[i]
 		if (c.URI == "") == (c.URITemplate == "") {
-			b.Errorf(node, at, "a resource needs exactly one of uri or uriTemplate")
+			b.Errorf(c, "a resource needs exactly one of uri or uriTemplate")
 			continue
 		}
-		r := &resource{uri: c.URI, mimeType: c.MimeType}
-		r.text = b.ResourceTemplate(c.Resource, runtime.MappingValue(node, "resource"), at.Field("resource"))
+		r := &resource{uri: c.URI, mimeType: c.MimeType, text: &c.Resource.Template}
 		if c.URI != "" {
 			if _, dup := rs.fixed[c.URI]; dup {
-				b.Errorf(runtime.MappingValue(node, "uri"), at.Field("uri"), "duplicate resource uri %q", c.URI)
+				b.Errorf(&c.URI, "duplicate resource uri %q", c.URI)
 				continue
 			}
 			rs.fixed[c.URI] = r
@@ -46,7 +43,7 @@ func buildResources(b *runtime.Build, confs []resourceConfig) *resources {
 		}
 		p, err := mcp.ParseURITemplate(c.URITemplate)
 		if err != nil {
-			b.Errorf(runtime.MappingValue(node, "uriTemplate"), at.Field("uriTemplate"), "%v", err)
+			b.Errorf(&c.URITemplate, "%v", err)
 			continue
 		}
 		r.pattern = p

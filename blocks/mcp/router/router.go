@@ -15,10 +15,17 @@ import (
 
 func init() {
 	runtime.RegisterBlock(runtime.BlockSpec{
-		Type:      "mcp-router",
-		Summary:   "serves a stateless MCP server: tools are flow branches, resources and prompts are templates",
+		Type:    "mcp-router",
+		Summary: "serves a stateless MCP server: tools are flow branches, resources and prompts are templates",
+		Doc: "Answers MCP over Streamable HTTP (stateless: no sessions) behind an http source. " +
+			"Each tool is a branch of blocks run with the call's arguments as the body; resources " +
+			"and prompts are template resources. Arguments are checked against the tool's " +
+			"inputSchema before its branch runs, results against its outputSchema.",
+		Example: "type: mcp-router\nname: weather\ntools:\n  - name: forecast\n    description: The forecast for a city\n" +
+			"    inputSchema: '{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}'\n" +
+			"    process:\n      - type: set-payload\n        settings: { value: '{\"city\": body.city, \"summary\": \"Sunny\"}' }\n",
 		Composite: true,
-		Build:     build,
+		Build:     runtime.BlockFunc(build),
 	})
 }
 
@@ -27,13 +34,9 @@ type Block struct {
 	server *mcp.Server
 }
 
-func build(b *runtime.Build) (runtime.Block, error) {
-	var f fields
-	if !b.DecodeFields(&f) {
-		return nil, nil
-	}
+func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 	if len(f.Tools)+len(f.Resources)+len(f.Prompts) == 0 {
-		b.Errorf(nil, b.At, "an mcp-router needs at least one tool, resource or prompt")
+		b.Errorf(nil, "an mcp-router needs at least one tool, resource or prompt")
 		return nil, nil
 	}
 	name := f.ServerName
@@ -52,21 +55,20 @@ func build(b *runtime.Build) (runtime.Block, error) {
 			b.Logger().Error("panic in MCP method", "method", method, "panic", recovered, "stack", string(stack))
 		},
 	}
-	s.MaxBatch, s.MaxResponseBytes = f.limits(b)
+	if f.MaxBatch != nil {
+		s.MaxBatch = *f.MaxBatch
+	}
+	if f.MaxResponseBytes != nil {
+		s.MaxResponseBytes = *f.MaxResponseBytes
+	}
 	if len(f.Tools) > 0 {
-		if t := buildTools(b, f.Tools); t != nil {
-			s.Tools = t
-		}
+		s.Tools = buildTools(b, f.Tools)
 	}
 	if len(f.Resources) > 0 {
-		if r := buildResources(b, f.Resources); r != nil {
-			s.Resources = r
-		}
+		s.Resources = buildResources(b, f.Resources)
 	}
 	if len(f.Prompts) > 0 {
-		if p := buildPrompts(b, f.Prompts); p != nil {
-			s.Prompts = p
-		}
+		s.Prompts = buildPrompts(b, f.Prompts)
 	}
 	if b.Failed() {
 		return nil, nil

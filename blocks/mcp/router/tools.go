@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/runtime"
 )
@@ -27,51 +25,24 @@ type tools struct {
 	logger *slog.Logger
 }
 
-func buildTools(b *runtime.Build, confs []toolConfig) *tools {
+func buildTools(b *runtime.Build, confs []toolSettings) *tools {
 	ts := &tools{byName: make(map[string]*tool, len(confs)), logger: b.Logger()}
-	items := b.Field("tools")
-	for i, c := range confs {
-		at := b.At.Field("tools").Index(i)
-		node := items.Content[i]
+	for i := range confs {
+		c := &confs[i]
 		if _, dup := ts.byName[c.Name]; dup {
-			b.Errorf(runtime.MappingValue(node, "name"), at.Field("name"), "duplicate tool name %q", c.Name)
+			b.Errorf(&c.Name, "duplicate tool name %q", c.Name)
 			continue
 		}
-		t := &tool{def: mcp.Tool{Name: c.Name, Title: c.Title, Description: c.Description}}
-		if c.InputSchema != "" {
-			t.input = compileSchema(b, node, at, "inputSchema")
-			if t.input != nil {
-				t.def.InputSchema = t.input.Raw()
+		for _, schema := range []*mcp.SchemaSetting{&c.InputSchema, &c.OutputSchema} {
+			if schema.Err != nil {
+				b.Errorf(schema, "%v", schema.Err)
 			}
 		}
-		if c.OutputSchema != "" {
-			t.output = compileSchema(b, node, at, "outputSchema")
-			if t.output != nil {
-				t.def.OutputSchema = t.output.Raw()
-			}
-		}
-		t.def.Annotations = c.Annotations
-		t.branch = b.Process(runtime.MappingValue(node, "process"), at.Field("process"))
+		t := &tool{def: c.Tool(), input: c.InputSchema.Schema, output: c.OutputSchema.Schema, branch: c.Process.Block}
 		ts.byName[c.Name] = t
 		ts.list = append(ts.list, t.def)
 	}
 	return ts
-}
-
-// compileSchema compiles the JSON Schema text under key of a tool's item,
-// where a `${VAR}` is a JSON value (see Build.JSONText).
-func compileSchema(b *runtime.Build, item *yaml.Node, at runtime.Where, key string) *mcp.Schema {
-	node := runtime.MappingValue(item, key)
-	text, ok := b.JSONText(node, at.Field(key))
-	if !ok {
-		return nil
-	}
-	s, err := mcp.CompileSchema([]byte(text))
-	if err != nil {
-		b.Errorf(node, at.Field(key), "%v", err)
-		return nil
-	}
-	return s
 }
 
 // ListTools lists every declared tool, in declaration order.

@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/octo-run/octo/blocks/mcp/mock"
+	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
 
@@ -26,16 +27,17 @@ const (
 // Adapt turns a saved server into the runtime's config: a connector and
 // one flow running mcp-mock on the server's path and the legacy /sse and
 // /messages pair. vars are the workspace variables, which the server's own
-// mcp.variables override. It returns the settings node, the key to the
-// server with mock.Find once the config is built.
-func Adapt(s *Server, vars map[string]string, t Transport) (*config.Config, *yaml.Node) {
-	settings := settingsNode(s.mcp, vars)
+// mcp.variables override. It returns the block running the server, the key
+// to the server with mock.Find once the config is built.
+func Adapt(s *Server, vars map[string]string, t Transport) (*config.Config, *config.Block) {
+	at := config.Where{File: s.File, Path: "mcp", Kind: mock.KindServer, Name: s.Name}
 	block := &config.Block{
-		Type:     "mcp-mock",
-		Name:     s.Name,
-		Settings: settings,
-		At:       config.Where{File: s.File, Path: "mcp", Kind: mock.KindServer, Name: s.Name},
-		Node:     s.mcp,
+		Type:       "mcp-mock",
+		Name:       s.Name,
+		Settings:   settingsNode(s.mcp, vars),
+		At:         at,
+		Node:       s.mcp,
+		SettingsAt: at,
 	}
 	cfg := &config.Config{
 		Dir:       filepath.Dir(s.File),
@@ -43,11 +45,11 @@ func Adapt(s *Server, vars map[string]string, t Transport) (*config.Config, *yam
 		Service:   config.Service{Name: s.Name, At: config.Where{File: s.File}, Node: s.root},
 		Templates: map[string]*config.Template{},
 	}
-	at := config.Where{File: s.File, Kind: "server", Name: s.Name}
+	at = config.Where{File: s.File, Kind: "server", Name: s.Name}
 	if t == Stdio {
 		cfg.Connectors = []*config.Connector{{Name: "stdio", Type: "stdio", At: at.Field("stdio"), Node: s.root}}
 		cfg.Flows = []*config.Flow{flow("stdio", "stdio", nil, block, at)}
-		return cfg, settings
+		return cfg, block
 	}
 	cfg.Connectors = []*config.Connector{{
 		Name: "http", Type: "http", At: at.Field("port"), Node: portNode(s),
@@ -59,7 +61,18 @@ func Adapt(s *Server, vars map[string]string, t Transport) (*config.Config, *yam
 	}
 	src := mapping("paths", paths)
 	cfg.Flows = []*config.Flow{flow("mcp", "http", src, block, at)}
-	return cfg, settings
+	return cfg, block
+}
+
+// update hands a saved server's edited settings to its running server; settings that cannot be
+// decoded come back as a config.Diags error, as mock.Server.Update's own problems do.
+func update(live *mock.Server, s *Server, vars map[string]string) (config.Diags, error) {
+	at := config.Where{File: s.File, Path: "mcp", Kind: mock.KindServer, Name: s.Name}
+	d, ds := runtime.DecodeBlockSettings("mcp-mock", settingsNode(s.mcp, vars), at)
+	if len(ds) > 0 {
+		return nil, ds
+	}
+	return live.Update(d)
 }
 
 func flow(name, connector string, src *yaml.Node, block *config.Block, at config.Where) *config.Flow {

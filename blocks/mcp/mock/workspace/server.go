@@ -36,12 +36,13 @@ type Server struct {
 	data []byte     // the file as read, to tell a real edit from a touch
 }
 
-// fileSettings are a saved server's top-level keys.
+// fileSettings are a saved server's top-level keys. The mcp section is
+// handed to the mcp-mock block as written.
 type fileSettings struct {
-	Name string     `yaml:"name"`
-	Kind string     `yaml:"kind"`
-	Port *int       `yaml:"port"`
-	MCP  *yaml.Node `yaml:"mcp"`
+	Name string     `yaml:"name" doc:"The server's name: its serverInfo.name unless mcp.serverName says otherwise; default: the file name without .yaml."`
+	Kind string     `yaml:"kind" doc:"The kind of saved server; mcp, the only one."`
+	Port *int       `yaml:"port" min:"0" max:"65535" doc:"The port it listens on, on 127.0.0.1; default: 3004 or the next one no other saved server uses; 0: any free port."`
+	MCP  *yaml.Node `yaml:"mcp" block:"mcp-mock" doc:"The server itself: the mcp-mock block's settings (tools, resources, prompts, limits)."`
 }
 
 // Kind is the only kind of saved server this adapter serves.
@@ -86,9 +87,6 @@ func parseServer(file string, data []byte) (*Server, config.Diags) {
 	}
 	if fset.Port != nil {
 		s.Port, s.PortSet = *fset.Port, true
-		if s.Port < 0 || s.Port > 65535 {
-			ds.Addf(value(root, "port"), at.Field("port"), "port %d is out of range 0-65535", s.Port)
-		}
 	}
 	s.readMCP(at, &ds)
 	if len(ds) > 0 {

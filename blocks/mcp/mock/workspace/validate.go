@@ -26,7 +26,7 @@ func Validate(dir, environment string) ([]string, config.Diags) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var ok []string
 	for _, s := range servers {
-		cfg, node := Adapt(s, vars, HTTP)
+		cfg, block := Adapt(s, vars, HTTP)
 		if _, err := runtime.NewService(cfg, runtime.Options{Logger: quiet, LookupEnv: noEnv}); err != nil {
 			var bds config.Diags
 			if !errors.As(err, &bds) {
@@ -35,7 +35,7 @@ func Validate(dir, environment string) ([]string, config.Diags) {
 			all = append(all, bds...)
 			continue
 		}
-		if live := mock.Find(node); live != nil && len(live.Problems()) > 0 {
+		if live := mock.Find(block); live != nil && len(live.Problems()) > 0 {
 			all = append(all, live.Problems()...)
 			continue
 		}

@@ -187,8 +187,7 @@ func (r *runner) apply(ctx context.Context, rs *running, s *Server) {
 		r.restart(ctx, rs, s)
 		return
 	}
-	at := config.Where{File: s.File, Path: "mcp", Kind: mock.KindServer, Name: s.Name}
-	_, err := rs.live.Update(settingsNode(s.mcp, r.vars), at)
+	_, err := update(rs.live, s, r.vars)
 	var ds config.Diags
 	switch {
 	case errors.Is(err, mock.ErrRestart):

@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
 
@@ -45,15 +46,26 @@ func Is(path string) bool {
 	return err == nil && info.IsDir()
 }
 
+func init() {
+	runtime.RegisterAdapter(runtime.AdapterSpec{
+		Type:    "mcp-workspace",
+		Summary: "a folder of saved MCP mock servers, one file per server, served each on its port",
+		Files: []runtime.AdapterFile{
+			{Pattern: SettingsFile, Doc: "The workspace's variables and named environments (optional).", Settings: runtime.SettingsOf[Settings]()},
+			{Pattern: ServersDir + "/*.yaml", Doc: "One saved server: its name, port and mcp-mock settings.", Settings: runtime.SettingsOf[fileSettings]()},
+		},
+	})
+}
+
 // Settings are the workspace settings file.
 type Settings struct {
 	// Variables fill {{name}} tags in every server's answers.
-	Variables map[string]string `yaml:"variables"`
+	Variables map[string]string `yaml:"variables" doc:"Values for {{name}} tags in every server's answers; a server's own mcp.variables win over them." example:"{token: dev-token}"`
 	// Environments are named sets of variables; the active one's values win
 	// over Variables.
-	Environments map[string]map[string]string `yaml:"environments"`
+	Environments map[string]map[string]string `yaml:"environments" doc:"Named sets of variables; the active environment's values win over variables." example:"{local: {apiBase: 'http://localhost:8080'}}"`
 	// Environment names the active environment ("" for none).
-	Environment string `yaml:"environment"`
+	Environment string `yaml:"environment" doc:"The active environment, one of environments; octo serve --env picks another."`
 }
 
 // readSettings reads workspace.yaml; a workspace without one has no

@@ -1,0 +1,100 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// The protocol's own fields of a tool, resource and prompt, as the MCP blocks (mcp-router,
+// mcp-mock) take them in their settings: one definition, tagged for the runtime's decoder and
+// reference. This package decodes no YAML itself; the tags are the settings' description.
+
+// ToolFields are what a tool is called, says and takes.
+type ToolFields struct {
+	Name         string           `yaml:"name" octo:"required" doc:"The tool's name, unique in the server; clients call it by this name. Use 1 to 128 of A-Z a-z 0-9 _ - ." example:"get_weather"`
+	Title        string           `yaml:"title" doc:"A human-readable name for clients to show."`
+	Description  string           `yaml:"description" doc:"What the tool does and when to use it, for the model."`
+	InputSchema  SchemaSetting    `yaml:"inputSchema" doc:"JSON Schema of the arguments (root type object), as JSON text (listed exactly as written) or as a YAML mapping; empty: any object. A call whose arguments do not match is answered as a failed call that names the problem." example:"{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}"`
+	OutputSchema SchemaSetting    `yaml:"outputSchema" doc:"JSON Schema of the result (root type object), as JSON text or a YAML mapping: the result must be JSON that matches it, and is sent as structuredContent too."`
+	Annotations  *ToolAnnotations `yaml:"annotations" doc:"Hints about the tool's behaviour for clients (readOnlyHint, destructiveHint, idempotentHint, openWorldHint, title)."`
+}
+
+// Tool is the tools/list entry the fields declare, with the schemas as written.
+func (f *ToolFields) Tool() Tool {
+	t := Tool{Name: f.Name, Title: f.Title, Description: f.Description, Annotations: f.Annotations}
+	if f.InputSchema.Schema != nil {
+		t.InputSchema = f.InputSchema.Raw()
+	}
+	if f.OutputSchema.Schema != nil {
+		t.OutputSchema = f.OutputSchema.Raw()
+	}
+	return t
+}
+
+// SchemaSetting is a JSON Schema in settings, compiled once when the settings are decoded. A
+// schema that does not compile keeps its problem in Err: the block reports it (mcp-router) or
+// leaves the tool out (mcp-mock, in a workspace).
+type SchemaSetting struct {
+	*Schema // nil when none was written or it did not compile
+	Err     error
+}
+
+// UnmarshalJSON compiles the schema text; empty text is no schema.
+func (s *SchemaSetting) UnmarshalJSON(text []byte) error {
+	if len(bytes.TrimSpace(text)) > 0 {
+		s.Schema, s.Err = CompileSchema(text)
+	}
+	return nil
+}
+
+// Set reports whether a schema was written, whether it compiled or not.
+func (s *SchemaSetting) Set() bool { return s.Schema != nil || s.Err != nil }
+
+// ResourceFields are what a resource is called and says, besides where it is.
+type ResourceFields struct {
+	Name        string `yaml:"name" octo:"required" doc:"The resource's name, for clients to show and pick." example:"readme"`
+	Title       string `yaml:"title" doc:"A human-readable name for clients to show."`
+	Description string `yaml:"description" doc:"What the resource holds."`
+	MimeType    string `yaml:"mimeType" doc:"The MIME type of its contents, e.g. text/markdown." example:"text/markdown"`
+}
+
+// PromptFields are what a prompt is called, says and takes.
+type PromptFields struct {
+	Name        string           `yaml:"name" octo:"required" doc:"The prompt's name, unique in the server; clients get it by this name." example:"plan_trip"`
+	Title       string           `yaml:"title" doc:"A human-readable name for clients to show."`
+	Description string           `yaml:"description" doc:"What the prompt is for."`
+	Arguments   []ArgumentFields `yaml:"arguments" doc:"The arguments the prompt takes, each by name."`
+}
+
+// ArgumentFields describe one argument of a prompt.
+type ArgumentFields struct {
+	Name        string `yaml:"name" octo:"required" doc:"The argument's name, unique in the prompt." example:"city"`
+	Title       string `yaml:"title" doc:"A human-readable name for clients to show."`
+	Description string `yaml:"description" doc:"What to pass."`
+	Required    bool   `yaml:"required" doc:"A prompts/get without it is refused with -32602."`
+}
+
+// Prompt is the prompts/list entry the fields declare.
+func (f *PromptFields) Prompt() Prompt {
+	p := Prompt{Name: f.Name, Title: f.Title, Description: f.Description}
+	for _, a := range f.Arguments {
+		p.Arguments = append(p.Arguments, PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
+	}
+	return p
+}
+
+// RepeatedArguments returns the arguments whose name an earlier one already has, in order.
+func (f *PromptFields) RepeatedArguments() []*ArgumentFields {
+	var out []*ArgumentFields
+	seen := make(map[string]bool, len(f.Arguments))
+	for i := range f.Arguments {
+		a := &f.Arguments[i]
+		if seen[a.Name] {
+			out = append(out, a)
+		}
+		seen[a.Name] = true
+	}
+	return out
+}
+
+var _ json.Unmarshaler = (*SchemaSetting)(nil)

@@ -1,0 +1,173 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"unsafe"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Position is where a decoded setting was written: its config path and item, the line and column
+// of its value and of its key. A setting left out is positioned at the mapping that lacks it,
+// with the path it would have had.
+type Position struct {
+	At              Where
+	Line, Col       int // the value's; 0 when unknown
+	KeyLine, KeyCol int // the key's; 0 for a list item and for the settings themselves
+	// Written is false for a setting left out.
+	Written bool
+	style   yaml.Style
+}
+
+// positionOf is the position of node n (which may be nil) at w.
+func NodePosition(n *yaml.Node, w Where) Position {
+	p := Position{At: w}
+	if n != nil {
+		p.Line, p.Col, p.style, p.Written = n.Line, n.Column, n.Style, true
+	}
+	return p
+}
+
+// Diag is a diagnostic at the setting's value.
+func (p Position) Diag(msg string) Diag {
+	return Diag{File: p.At.File, Line: p.Line, Col: p.Col, Path: p.At.Path, Kind: p.At.Kind, Name: p.At.Name, Msg: msg}
+}
+
+// KeyDiag is a diagnostic at the setting's key, or at its value when it has none.
+func (p Position) KeyDiag(msg string) Diag {
+	d := p.Diag(msg)
+	if p.KeyLine > 0 {
+		d.Line, d.Col = p.KeyLine, p.KeyCol
+	}
+	return d
+}
+
+// Inside maps a line and column inside the setting's text (both from 1, as a compiler reports
+// them) to the file: the value's own position plus the offset, one column more after an opening
+// quote, and the lines of a block scalar (| or >) starting below its indicator. The text of a
+// plain or quoted value has lines of its own only where it escapes a newline, which the file
+// does not show: a later line of it is reported at the value.
+func (p Position) Inside(line, col int) (int, int) {
+	switch {
+	case p.Line == 0:
+		return 0, 0
+	case p.style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		return p.Line + line, p.Col + col - 1
+	case line == 1:
+		if p.style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
+			col++
+		}
+		return p.Line, p.Col + col - 1
+	}
+	return p.Line, p.Col
+}
+
+// DiagInside is a diagnostic at a line and column inside the setting's text (see Inside).
+func (p Position) DiagInside(line, col int, msg string) Diag {
+	d := p.Diag(msg)
+	d.Line, d.Col = p.Inside(line, col)
+	return d
+}
+
+// Positions records where each setting of one decode was written, by the address of the value
+// it was decoded into: a check made after decoding finds its line from the field it checks
+// (&s.Port, &s.Tools[2].Name), with no YAML node at hand.
+type Positions struct {
+	root    Position
+	byAddr  map[addrKey]Position
+	entries map[entryKey]Position
+}
+
+// addrKey tells a struct from its first field, which share an address.
+type addrKey struct {
+	p unsafe.Pointer
+	t reflect.Type
+}
+
+// entryKey is a map entry: the map and its key.
+type entryKey struct {
+	m   unsafe.Pointer
+	key string
+}
+
+// NewPositions returns an empty table whose settings themselves are at root.
+func NewPositions(root Position) *Positions {
+	return &Positions{root: root, byAddr: map[addrKey]Position{}, entries: map[entryKey]Position{}}
+}
+
+// Root is the position of the settings themselves.
+func (ps *Positions) Root() Position { return ps.root }
+
+// Of returns the position of the value field points to (a pointer into the decoded settings:
+// a field, a list item, or what a pointer field was allocated). Anything else is positioned at
+// the settings themselves.
+func (ps *Positions) Of(field any) Position {
+	v := reflect.ValueOf(field)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return ps.root
+	}
+	if p, ok := ps.byAddr[addrKey{v.UnsafePointer(), v.Type().Elem()}]; ok {
+		return p
+	}
+	return ps.root
+}
+
+// Key returns the position of key inside container: a map of the settings (its entry), or a
+// pointer to a settings struct (its field of that yaml key). A key that was not written is
+// positioned at the container.
+func (ps *Positions) Key(container any, key string) Position {
+	v := reflect.ValueOf(container)
+	switch {
+	case v.Kind() == reflect.Map:
+		if p, ok := ps.entries[entryKey{v.UnsafePointer(), key}]; ok {
+			return p
+		}
+		return ps.Of(container)
+	case v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct:
+		info := infoOf(v.Elem().Type())
+		if i, ok := info.byName[key]; ok {
+			return ps.Of(v.Elem().FieldByIndex(info.fields[i].Index).Addr().Interface())
+		}
+	}
+	return ps.Of(container)
+}
+
+// Diag is a diagnostic at the value field points to (see Of), or at a Position.
+func (ps *Positions) Diag(field any, format string, args ...any) Diag {
+	p, ok := field.(Position)
+	if !ok {
+		p = ps.Of(field)
+	}
+	return p.Diag(fmt.Sprintf(format, args...))
+}
+
+// record notes where the value at v (when addressable) was written.
+func (ps *Positions) record(v reflect.Value, p Position) {
+	if ps != nil && v.CanAddr() {
+		ps.byAddr[addrKey{v.Addr().UnsafePointer(), v.Type()}] = p
+	}
+}
+
+// recordInline notes the structs struct v embeds inline (`yaml:",inline"`) as written where v
+// was, since their keys are v's.
+func (ps *Positions) recordInline(v reflect.Value, p Position) {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name != "-" && hasOpt(opts, "inline") && f.Type.Kind() == reflect.Struct {
+			fv := v.Field(i)
+			ps.record(fv, p)
+			ps.recordInline(fv, p)
+		}
+	}
+}
+
+// recordEntry notes where the entry key of map m was written.
+func (ps *Positions) recordEntry(m reflect.Value, key string, p Position) {
+	if ps != nil {
+		ps.entries[entryKey{m.UnsafePointer(), key}] = p
+	}
+}

@@ -1,0 +1,173 @@
+package runtime
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/octo-run/octo/runtime/config"
+)
+
+// Typed settings: a settings struct declares a field of one of these types and gets it compiled
+// when its settings are decoded, every problem reported at its line and column:
+//
+//   - Expr: an expr-lang expression (`value: body.city`);
+//   - Template: text with {{ expression }} tags;
+//   - TemplateResource: the alias of a template resource, compiled from its file;
+//   - Branch: a nested process list, built by the same builder;
+//   - any json.Unmarshaler (json.RawMessage, a JSON Schema type): JSON text, where a `${VAR}`
+//     is a JSON value, or YAML written as JSON (a mapping or list, its keys in written order).
+//
+// A Go duration (time.Duration) is text such as 250ms; bound it with min and max tags.
+
+// TemplateResource is a template resource named by its alias (resources.templates[].as),
+// compiled once.
+type TemplateResource struct {
+	Alias string
+	Template
+}
+
+// Branch is a nested process list: a composite block's tool or route, run like a flow.
+type Branch struct {
+	Block
+}
+
+var (
+	exprType     = reflect.TypeFor[Expr]()
+	templateType = reflect.TypeFor[Template]()
+	resourceType = reflect.TypeFor[TemplateResource]()
+	branchType   = reflect.TypeFor[Branch]()
+)
+
+// decoding is what the typed settings of one decode compile against: the service being built,
+// and the flow a branch belongs to ("" outside a build, where there are no branches).
+type decoding struct {
+	bd   *builder
+	flow string
+	// compiled counts the problems of typed settings: the settings' shape is sound without
+	// them, so the block's own checks still run and every problem is reported at once.
+	compiled int
+}
+
+// hook compiles the typed settings; it leaves every other type to the decoder.
+func (dc *decoding) hook(n *yaml.Node, at Where, v reflect.Value) (config.Diags, bool) {
+	var ds config.Diags
+	switch {
+	case v.Type() == exprType:
+		ds = compileText(dc, n, at, v, "an expression", compileExpr)
+	case v.Type() == templateType:
+		ds = compileText(dc, n, at, v, "a template (text)", compileTemplate)
+	case v.Type() == resourceType:
+		ds = dc.resource(n, at, v)
+	case v.Type() == branchType:
+		ds = dc.branch(n, at, v)
+	case v.CanAddr() && v.Addr().Type().Implements(unmarshalType):
+		ds = dc.json(n, at, v.Addr().Interface().(json.Unmarshaler))
+	default:
+		return nil, false
+	}
+	dc.compiled += len(ds)
+	return ds, true
+}
+
+// compileText compiles the text of scalar n, as written, into v, reporting a problem inside it
+// at its line and column.
+func compileText[T any](dc *decoding, n *yaml.Node, at Where, v reflect.Value, want string,
+	compile func(config.Interpolation, map[string]string) (*T, error)) config.Diags {
+	if n.Kind != yaml.ScalarNode {
+		return config.Diags{config.TypeError(n, at, want)}
+	}
+	compiled, err := compile(dc.written(n), dc.bd.env)
+	if err != nil {
+		return config.Diags{textDiag(n, at, err)}
+	}
+	v.Set(reflect.ValueOf(compiled).Elem())
+	return nil
+}
+
+// resource compiles the template resource an alias names; errors inside it point at its file.
+func (dc *decoding) resource(n *yaml.Node, at Where, v reflect.Value) config.Diags {
+	if n.Kind != yaml.ScalarNode {
+		return config.Diags{config.TypeError(n, at, "the alias of a template resource")}
+	}
+	alias := n.Value
+	res, ok := dc.bd.cfg.Templates[alias]
+	if !ok {
+		known := slices.Sorted(maps.Keys(dc.bd.cfg.Templates))
+		return config.Diags{at.Diag(n, config.Unknown("template resource", alias, known))}
+	}
+	t, err := CompileTemplate(res.Text, dc.bd.env)
+	if err != nil {
+		var ee *ExprError
+		errors.As(err, &ee)
+		return config.Diags{{File: res.File, Line: ee.Line, Col: ee.Column,
+			Path: at.Path, Kind: at.Kind, Name: at.Name, Msg: fmt.Sprintf("template %q: %s", alias, ee.Msg)}}
+	}
+	v.Set(reflect.ValueOf(TemplateResource{Alias: alias, Template: *t}))
+	return nil
+}
+
+// branch builds a nested process list with the builder of the service, in the same flow.
+func (dc *decoding) branch(n *yaml.Node, at Where, v reflect.Value) config.Diags {
+	if dc.flow == "" {
+		return config.Diags{at.Diag(n, "a process list is built only in a flow")}
+	}
+	blocks, ds := config.ParseProcess(n, at)
+	if len(ds) > 0 {
+		return ds
+	}
+	v.Set(reflect.ValueOf(Branch{Block: dc.bd.buildProcess(blocks, dc.flow)}))
+	return nil
+}
+
+// json hands a JSON value to u: JSON text as written (a `${VAR}` in it a JSON value where it
+// stands), or a YAML mapping or list written as JSON in key order.
+func (dc *decoding) json(n *yaml.Node, at Where, u json.Unmarshaler) config.Diags {
+	var text []byte
+	switch {
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str":
+		w := dc.written(n)
+		t, p := jsonText(w)
+		if p != nil {
+			return config.Diags{textDiag(n, at, p.in(w.Written))}
+		}
+		text = []byte(t)
+	case n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode:
+		var err *yamlJSONError
+		if text, err = yamlJSON(n); err != nil {
+			return config.Diags{at.Diag(err.node, err.msg)}
+		}
+	default:
+		return config.Diags{config.TypeError(n, at, "JSON text or a mapping")}
+	}
+	if err := u.UnmarshalJSON(text); err != nil {
+		return config.Diags{at.Diag(n, err.Error())}
+	}
+	return nil
+}
+
+// written is n's text as the user wrote it: with the `${VAR}`s the loader replaced in it, if any.
+func (dc *decoding) written(n *yaml.Node) config.Interpolation {
+	if w, ok := dc.bd.cfg.Interpolated[n]; ok {
+		return w
+	}
+	return plainText(n.Value)
+}
+
+// textDiag reports err at n; an *ExprError's line and column inside the text are mapped to the
+// file.
+func textDiag(n *yaml.Node, at Where, err error) config.Diag {
+	p := config.NodePosition(n, at)
+	var ee *ExprError
+	if !errors.As(err, &ee) {
+		return p.Diag(err.Error())
+	}
+	return p.DiagInside(ee.Line, ee.Column, ee.Msg)
+}
+
+var _ Block = Branch{}
