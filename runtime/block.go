@@ -34,6 +34,11 @@ type BlockSpec struct {
 	// Composite blocks take keys at the block's top level besides type, name
 	// and settings (e.g. mcp-router's tools); others get an error for them.
 	Composite bool
+	// SharedByName makes blocks of this type with the same name in one
+	// service one instance (built once, started once), as several flows
+	// serving the paths of one stateful server need; their settings must
+	// be the same, else the build fails. Unnamed blocks are never shared.
+	SharedByName bool
 	// Build compiles a block from its settings; problems are reported on b
 	// (or returned) and the block is not used.
 	Build func(b *Build) (Block, error)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strconv"
 
 	"gopkg.in/yaml.v3"
 
@@ -22,35 +23,53 @@ type builder struct {
 	diags     config.Diags
 	logger    *slog.Logger
 	lifecycle []any // blocks that implement Starter or Stopper
+	shared    *Shared
+	holder    Holder
+	instances map[string]any   // by address: Service.Instance
+	byName    map[string]named // blocks of a SharedByName type, by type and name
 }
 
 func (bd *builder) report(node *yaml.Node, at Where, format string, args ...any) {
 	bd.diags.Addf(node, at, format, args...)
 }
 
-// buildProcess builds a list of blocks into one pipeline.
-func (bd *builder) buildProcess(blocks []*config.Block, flow string) Block {
+// buildProcess builds a list of blocks into one pipeline; addr is the
+// list's address (flows.mcp.process), each block's is addr[i].
+func (bd *builder) buildProcess(blocks []*config.Block, flow, addr string) Block {
 	p := make(pipeline, 0, len(blocks))
-	for _, cb := range blocks {
-		if b := bd.buildBlock(cb, flow); b != nil {
+	for i, cb := range blocks {
+		if b := bd.buildBlock(cb, flow, addr+"["+strconv.Itoa(i)+"]"); b != nil {
 			p = append(p, b)
 		}
 	}
 	return p
 }
 
-func (bd *builder) buildBlock(cb *config.Block, flow string) Block {
+func (bd *builder) buildBlock(cb *config.Block, flow, addr string) Block {
 	spec, ok := lookupBlock(cb.Type)
 	if !ok {
 		bd.report(cb.Node, cb.At.Field("type"), "%s", config.Unknown("block type", cb.Type, blockNames()))
 		return nil
+	}
+	if s, ok := bd.sharedByName(spec, cb, addr); ok {
+		return s
 	}
 	if !spec.Composite {
 		for _, f := range cb.Extra {
 			bd.report(f.KeyNode, cb.At.Field(f.Key), "unknown key %q: %s takes its options under settings", f.Key, cb.Type)
 		}
 	}
-	b := &Build{Type: cb.Type, Name: cb.Name, Flow: flow, At: cb.At, bd: bd, cb: cb}
+	b := &Build{Type: cb.Type, Name: cb.Name, Flow: flow, At: cb.At, bd: bd, cb: cb, addr: addr}
+	s := bd.build(spec, b)
+	if spec.SharedByName && cb.Name != "" {
+		bd.byName[cb.Type+"\x00"+cb.Name] = named{cb: cb, step: s}
+	}
+	return s
+}
+
+// build runs a block type's Build; nil when it reported a problem.
+func (bd *builder) build(spec BlockSpec, b *Build) Block {
+	cb := b.cb
 	before := len(bd.diags)
 	blk, err := spec.Build(b)
 	if err != nil {
@@ -70,6 +89,7 @@ func (bd *builder) buildBlock(cb *config.Block, flow string) Block {
 	} else if _, ok := blk.(Stopper); ok {
 		bd.lifecycle = append(bd.lifecycle, blk)
 	}
+	bd.instances[b.addr] = blk
 	return step{block: blk, typ: cb.Type, name: cb.Name}
 }
 
@@ -82,6 +102,7 @@ type Build struct {
 	At   Where
 	bd   *builder
 	cb   *config.Block
+	addr string // the block's address (Service.Instance)
 }
 
 // Settings returns the raw settings node (nil when absent).
@@ -207,7 +228,7 @@ func (b *Build) Process(node *yaml.Node, at Where) Block {
 	if len(ds) > 0 {
 		return nil
 	}
-	return b.bd.buildProcess(blocks, b.Flow)
+	return b.bd.buildProcess(blocks, b.Flow, b.within(at))
 }
 
 // Logger returns a logger naming the flow and block.

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	goruntime "runtime"
 	"sync"
-	"weak"
 
 	"gopkg.in/yaml.v3"
 
@@ -18,9 +16,10 @@ import (
 
 func init() {
 	runtime.RegisterBlock(runtime.BlockSpec{
-		Type:    "mcp-mock",
-		Summary: "serves a stateful MCP server answered from settings (tools, resources, prompts), over every transport",
-		Build:   build,
+		Type:         "mcp-mock",
+		Summary:      "serves a stateful MCP server answered from settings (tools, resources, prompts), over every transport",
+		SharedByName: true,
+		Build:        build,
 	})
 }
 
@@ -29,36 +28,19 @@ func init() {
 // reported at paths like mcp.tools[0] rather than under settings.
 const KindServer = "server"
 
-// Block is one flow's handle on a mock server. One flow normally serves all
-// of a server's paths (source paths: [/mcp, /sse, /messages]); blocks built
-// from the same settings node (a mapping and its YAML aliases) still share
-// one Server, so a session opened on /sse is found by a POST to /messages
-// even when flows are split per path.
+// Block is a mock server in a flow. One flow normally serves all of a
+// server's paths (source paths: [/mcp, /sse, /messages]); when flows are
+// split per path, mcp-mock blocks with the same name in one service are one
+// server (runtime.BlockSpec.SharedByName: their settings must be the same),
+// so a session opened on /sse is found by a POST to /messages.
 type Block struct {
 	srv *Server
 }
-
-// registry maps a settings node to the Server built from it. Keys are weak:
-// a config that is dropped (a failed build, a replaced edit) frees its entry.
-var registry = struct {
-	sync.Mutex
-	m map[weak.Pointer[yaml.Node]]*Server
-}{m: map[weak.Pointer[yaml.Node]]*Server{}}
 
 func build(b *runtime.Build) (runtime.Block, error) {
 	node := b.Settings()
 	if node == nil {
 		node = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	}
-	key := weak.Make(node)
-	registry.Lock()
-	srv, ok := registry.m[key]
-	registry.Unlock()
-	if ok {
-		if srv == nil {
-			return nil, nil // the first block of this server already reported why
-		}
-		return &Block{srv: srv}, nil
 	}
 	at := b.At.Field("settings")
 	if b.At.Kind == KindServer {
@@ -66,19 +48,17 @@ func build(b *runtime.Build) (runtime.Block, error) {
 	}
 	srv, ds := newServer(node, at, b.Name, b.Logger())
 	if srv != nil && b.At.Kind != KindServer {
-		if ds = strict(srv, node, at); len(ds) > 0 {
-			srv = nil
-		}
+		ds = strict(srv, node, at)
 	}
-	registry.Lock()
-	registry.m[key] = srv
-	registry.Unlock()
-	goruntime.AddCleanup(node, forget, key)
 	if len(ds) > 0 {
 		return nil, ds
 	}
 	return &Block{srv: srv}, nil
 }
+
+// Server returns the live server the block serves: the workspace reaches it
+// through the service (runtime.Service.Instance) to apply edits.
+func (b *Block) Server() *Server { return b.srv }
 
 // strict holds a flow config to its rule, nothing starts half built: an item
 // a workspace would leave out stops the build, and cors belongs to the http
@@ -95,21 +75,6 @@ func strict(srv *Server, node *yaml.Node, at config.Where) config.Diags {
 	return srv.problems
 }
 
-// forget drops the entry of a settings node that is gone.
-func forget(key weak.Pointer[yaml.Node]) {
-	registry.Lock()
-	delete(registry.m, key)
-	registry.Unlock()
-}
-
-// Find returns the server built from the settings node, or nil. The
-// workspace uses it to reach a running server for live edits.
-func Find(settings *yaml.Node) *Server {
-	registry.Lock()
-	defer registry.Unlock()
-	return registry.m[weak.Make(settings)]
-}
-
 // Server is a live mock server: the MCP core with sessions, and the current
 // version of its settings.
 type Server struct {
@@ -123,7 +88,7 @@ type Server struct {
 	log      *trafficLog
 
 	mu       sync.Mutex // serialises Update, Start and Stop
-	running  int
+	running  bool
 	problems config.Diags
 	cat      *catalog
 	stdio    *mcp.StdioSession
@@ -196,30 +161,28 @@ func (s *Server) Problems() config.Diags {
 	return append(config.Diags(nil), s.problems...)
 }
 
-// Start starts the server's traffic log on first use.
+// Start starts the server's traffic log.
 func (b *Block) Start(context.Context) error {
 	s := b.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.running == 0 {
+	if !s.running {
 		s.log.start()
 		s.logProblems(s.problems)
+		s.running = true
 	}
-	s.running++
 	return nil
 }
 
-// Stop ends every session when the last block of the server stops.
+// Stop ends every session.
 func (b *Block) Stop(context.Context) error {
 	s := b.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.running == 0 {
-		return nil
-	}
-	if s.running--; s.running == 0 {
+	if s.running {
 		s.st.Close()
 		s.log.stop()
+		s.running = false
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/octo-run/octo/blocks/mcp/mock"
+	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
 
@@ -26,9 +27,9 @@ const (
 // Adapt turns a saved server into the runtime's config: a connector and
 // one flow running mcp-mock on the server's path and the legacy /sse and
 // /messages pair. vars are the workspace variables, which the server's own
-// mcp.variables override. It returns the settings node, the key to the
-// server with mock.Find once the config is built.
-func Adapt(s *Server, vars map[string]string, t Transport) (*config.Config, *yaml.Node) {
+// mcp.variables override. It also returns the address of the mcp-mock block,
+// where the built service holds the live server (see Live).
+func Adapt(s *Server, vars map[string]string, t Transport) (cfg *config.Config, mockAddr string) {
 	settings := settingsNode(s.mcp, vars)
 	block := &config.Block{
 		Type:     "mcp-mock",
@@ -37,7 +38,7 @@ func Adapt(s *Server, vars map[string]string, t Transport) (*config.Config, *yam
 		At:       config.Where{File: s.File, Path: "mcp", Kind: mock.KindServer, Name: s.Name},
 		Node:     s.mcp,
 	}
-	cfg := &config.Config{
+	cfg = &config.Config{
 		Dir:       filepath.Dir(s.File),
 		Files:     []string{s.File},
 		Service:   config.Service{Name: s.Name, At: config.Where{File: s.File}, Node: s.root},
@@ -47,7 +48,7 @@ func Adapt(s *Server, vars map[string]string, t Transport) (*config.Config, *yam
 	if t == Stdio {
 		cfg.Connectors = []*config.Connector{{Name: "stdio", Type: "stdio", At: at.Field("stdio"), Node: s.root}}
 		cfg.Flows = []*config.Flow{flow("stdio", "stdio", nil, block, at)}
-		return cfg, settings
+		return cfg, "flows.stdio.process[0]"
 	}
 	cfg.Connectors = []*config.Connector{{
 		Name: "http", Type: "http", At: at.Field("port"), Node: portNode(s),
@@ -59,7 +60,16 @@ func Adapt(s *Server, vars map[string]string, t Transport) (*config.Config, *yam
 	}
 	src := mapping("paths", paths)
 	cfg.Flows = []*config.Flow{flow("mcp", "http", src, block, at)}
-	return cfg, settings
+	return cfg, "flows.mcp.process[0]"
+}
+
+// Live returns the mock server a service built from Adapt's config serves,
+// or nil.
+func Live(svc *runtime.Service, mockAddr string) *mock.Server {
+	if b, ok := svc.Instance(mockAddr).(*mock.Block); ok {
+		return b.Server()
+	}
+	return nil
 }
 
 func flow(name, connector string, src *yaml.Node, block *config.Block, at config.Where) *config.Flow {

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/octo-run/octo/blocks/mcp/mock"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
@@ -79,7 +77,6 @@ type runner struct {
 type running struct {
 	srv  *Server
 	svc  *runtime.Service
-	node *yaml.Node // the settings node: the key of the live server
 	live *mock.Server
 	url  string
 }
@@ -216,14 +213,14 @@ func (r *runner) start(ctx context.Context, s *Server) bool {
 
 // build builds a server's service without starting it.
 func (r *runner) build(s *Server) (*running, bool) {
-	cfg, node := Adapt(s, r.vars, r.opts.Transport)
+	cfg, mockAddr := Adapt(s, r.vars, r.opts.Transport)
 	svc, err := runtime.NewService(cfg, runtime.Options{Logger: r.log, LookupEnv: noEnv})
 	if err != nil {
 		r.reportErr(err, s)
 		r.broken[s.File] = s.data
 		return nil, false
 	}
-	return &running{srv: s, svc: svc, node: node, live: mock.Find(node)}, true
+	return &running{srv: s, svc: svc, live: Live(svc, mockAddr)}, true
 }
 
 // noEnv keeps the process environment out: workspace files use
