@@ -42,7 +42,7 @@ type limits struct {
 	bodyTimeout             time.Duration
 	maxInFlight, maxStreams int64
 	inFlight, streams       atomic.Int64
-	conns, clientStreams    *clientCounts
+	clientStreams           *clientCounts
 }
 
 // compileLimits checks the limit settings and builds s.limits.
@@ -61,7 +61,7 @@ func (s *settings) compileLimits(b *runtime.ConnectorBuild) bool {
 	positive("maxConnsPerClient", int64(s.MaxConnsPerClient))
 	positive("maxStreamsPerClient", int64(s.MaxStreamsPerClient))
 	s.limits = &limits{bodyTimeout: s.BodyTimeout, maxInFlight: int64(s.MaxInFlight), maxStreams: int64(s.MaxStreams),
-		conns: newClientCounts(s.MaxConnsPerClient), clientStreams: newClientCounts(s.MaxStreamsPerClient)}
+		clientStreams: newClientCounts(s.MaxStreamsPerClient)}
 	return ok
 }
 
