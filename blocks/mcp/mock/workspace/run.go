@@ -13,6 +13,7 @@ import (
 	"github.com/octo-run/octo/blocks/mcp/mock"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/watch"
 )
 
 // Options tune Run.
@@ -40,6 +41,9 @@ type Options struct {
 	Settle time.Duration
 	// StopTimeout bounds how long a stopping server lets requests finish.
 	StopTimeout time.Duration
+	// Reload, when it delivers, applies the files as they are now, without
+	// waiting for them to settle (SIGHUP).
+	Reload <-chan struct{}
 }
 
 // ErrNothingServed is returned when no selected server could start.
@@ -68,9 +72,7 @@ type runner struct {
 	vars    map[string]string
 	running map[string]*running // by file
 	broken  map[string][]byte   // files that failed, by their content
-	stamps  map[string]stamp    // the files as last applied
-	pending map[string]seen     // files seen changing, not yet settled
-	now     func() time.Time
+	files   *watch.Settler      // the files as last applied
 }
 
 // running is one server that serves.
@@ -103,8 +105,7 @@ func newRunner(dir string, opts Options) (*runner, error) {
 		return nil, err
 	}
 	return &runner{dir: dir, opts: opts, log: opts.Logger, vars: vars,
-		running: map[string]*running{}, broken: map[string][]byte{}, stamps: map[string]stamp{},
-		pending: map[string]seen{}, now: time.Now}, nil
+		running: map[string]*running{}, broken: map[string][]byte{}, files: &watch.Settler{Settle: opts.Settle}}, nil
 }
 
 // startSelected starts the servers asked for: all, or those named.
@@ -124,7 +125,7 @@ func (r *runner) startSelected(ctx context.Context) error {
 			started++
 		}
 	}
-	r.stamps = r.scan()
+	r.files.Reset(r.scan())
 	if started == 0 {
 		return ErrNothingServed
 	}
