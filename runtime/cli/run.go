@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"os/signal"
 	"slices"
@@ -53,13 +54,12 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	if workspace.Is(*path) {
 		return runWorkspace(ctx, *path, logger, *grace)
 	}
-	cfg, err := config.Load(*path, env.LookupEnv)
+	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: env.LookupEnv, StopTimeout: *grace})
+	r := &reloader{path: *path, lookup: env.LookupEnv, sup: sup, log: logger, files: &watch.Settler{Settle: settleTime}}
+	cfg, err := r.load()
 	if err != nil {
 		return err
 	}
-	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: env.LookupEnv, StopTimeout: *grace})
-	r := &reloader{path: *path, lookup: env.LookupEnv, sup: sup, log: logger,
-		files: &watch.Settler{Settle: settleTime}, templates: templateFiles(cfg)}
 	return untilSignalled(ctx, logger, func(ctx context.Context, reload <-chan struct{}) error {
 		if err := sup.Start(ctx, *path, cfg); err != nil {
 			return err
@@ -69,7 +69,6 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 		ended := inputEnded(ctx, svc, cfg)
 		var tick <-chan time.Time
 		if *watchFiles {
-			r.files.Reset(watch.Stat(r.watched()))
 			t := time.NewTicker(pollEvery)
 			defer t.Stop()
 			tick = t.C
@@ -131,15 +130,29 @@ func (r *reloader) poll(ctx context.Context) {
 	}
 }
 
-// reload loads the config again and has it replace the running build. Problems are logged, one
-// per line at their file:line:col, and the running build keeps serving.
-func (r *reloader) reload(ctx context.Context, trigger string) {
+// load reads the config, and takes its files as they were read as the version applied: the
+// YAML files are stamped before they are read, so an edit made meanwhile is seen by the next
+// poll.
+func (r *reloader) load() (*config.Config, error) {
+	files, _ := config.Files(r.path)
+	yamls := watch.Stat(files)
 	cfg, err := config.Load(r.path, r.lookup)
 	if err == nil {
 		r.templates = templateFiles(cfg)
+	}
+	stamps := watch.Stat(r.templates)
+	maps.Copy(stamps, yamls)
+	r.files.Reset(stamps)
+	return cfg, err
+}
+
+// reload loads the config again and has it replace the running build. Problems are logged, one
+// per line at their file:line:col, and the running build keeps serving.
+func (r *reloader) reload(ctx context.Context, trigger string) {
+	cfg, err := r.load()
+	if err == nil {
 		err = r.sup.Replace(ctx, r.path, cfg)
 	}
-	r.files.Reset(watch.Stat(r.watched())) // what is applied, or found broken, is seen
 	if err != nil {
 		var ds config.Diags
 		if errors.As(err, &ds) {

@@ -146,27 +146,27 @@ func (r *runner) apply(ctx context.Context, rs *running, s *Server) {
 	}
 }
 
-// restart replaces a running server with a new build of s. The new one is
-// built before the old one stops, so a broken edit never stops it.
+// restart replaces a running server with a new build of s through the supervisor: the new
+// build is built and started (on a new port, bound before the old one is let go) before the
+// old one stops, so a broken edit never stops it and a restart drops no request.
 func (r *runner) restart(ctx context.Context, old *running, s *Server) {
 	if r.opts.Transport == Stdio {
 		r.log.Error("this edit changes what a stdio server can only change when started again; restart it",
 			"server", old.srv.Name, "file", s.File)
 		return
 	}
-	rs, ok := r.build(s)
-	if !ok {
+	cfg, mockAddr := Adapt(s, r.vars, r.opts.Transport)
+	if err := r.sup.Replace(ctx, s.File, cfg); err != nil {
+		var ds config.Diags
+		if errors.As(err, &ds) {
+			r.report(ds)
+		} else {
+			r.log.Error("server not restarted: "+err.Error(), "server", s.Name, "file", s.File)
+		}
 		r.log.Error("edit not applied; the last good version keeps serving", "server", old.srv.Name, "file", s.File)
-		delete(r.broken, s.File)
 		return
 	}
-	r.stop(old)
-	delete(r.running, old.srv.File)
-	if err := rs.svc.Start(ctx); err != nil {
-		r.log.Error("server not restarted: "+err.Error(), "server", s.Name, "file", s.File)
-		r.broken[s.File] = s.data
-		return
-	}
+	rs := r.serving(s, mockAddr)
 	r.running[s.File] = rs
 	r.log.Info("server restarted to apply the edit", "server", s.Name, "file", s.File)
 	r.announce(rs)
