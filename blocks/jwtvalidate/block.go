@@ -221,7 +221,8 @@ func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 }
 
 var (
-	_ runtime.Block   = (*Block)(nil)
-	_ runtime.Starter = (*Block)(nil)
-	_ runtime.Stopper = (*Block)(nil)
+	_ runtime.Block    = (*Block)(nil)
+	_ runtime.Starter  = (*Block)(nil)
+	_ runtime.Stopper  = (*Block)(nil)
+	_ runtime.Resource = (*keySet)(nil)
 )

@@ -18,6 +18,7 @@ import (
 
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 // unitConfig serves /v with answer on port, and /held with answer once the test's gate opens.
@@ -71,16 +72,6 @@ func stop(t *testing.T, svc *runtime.Service) {
 	}
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // fetch GETs url and says whether the connection was a kept-alive one.
 func fetch(client *http.Client, url string) (status int, body string, reused bool, err error) {
 	req, _ := http.NewRequest("GET", url, nil)
@@ -97,7 +88,7 @@ func fetch(client *http.Client, url string) (status int, body string, reused boo
 }
 
 func TestALaterBuildTakesTheAddressOverWithoutDroppingARequest(t *testing.T) {
-	shared, port := runtime.NewShared(), freePort(t)
+	shared, port := runtime.NewShared(), runtimetest.FreePort(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d/v", port)
 	first := startUnit(t, shared, "u", unitConfig(port, "one", ""))
 	client := newClient(t)
@@ -161,7 +152,7 @@ func TestALaterBuildTakesTheAddressOverWithoutDroppingARequest(t *testing.T) {
 }
 
 func TestAKeptAliveConnectionCarriesOnWithTheNewRoutes(t *testing.T) {
-	shared, port := runtime.NewShared(), freePort(t)
+	shared, port := runtime.NewShared(), runtimetest.FreePort(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d/v", port)
 	first := startUnit(t, shared, "u", unitConfig(port, "one", ""))
 	client := newClient(t)
@@ -177,7 +168,7 @@ func TestAKeptAliveConnectionCarriesOnWithTheNewRoutes(t *testing.T) {
 }
 
 func TestARequestInFlightFinishesOnTheBuildThatBeganIt(t *testing.T) {
-	shared, port := runtime.NewShared(), freePort(t)
+	shared, port := runtime.NewShared(), runtimetest.FreePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	entered, release := openGate(t)
 	first := startUnit(t, shared, "u", unitConfig(port, "one", ""))
@@ -212,7 +203,7 @@ func TestARequestInFlightFinishesOnTheBuildThatBeganIt(t *testing.T) {
 }
 
 func TestAStopOutOfTimeCutsOnlyItsOwnRequests(t *testing.T) {
-	shared, port := runtime.NewShared(), freePort(t)
+	shared, port := runtime.NewShared(), runtimetest.FreePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	entered, _ := openGate(t)
 	first := startUnit(t, shared, "u", unitConfig(port, "one", ""))
@@ -237,7 +228,7 @@ func TestAStopOutOfTimeCutsOnlyItsOwnRequests(t *testing.T) {
 }
 
 func TestAnotherUnitFindsTheAddressInUse(t *testing.T) {
-	shared, port := runtime.NewShared(), freePort(t)
+	shared, port := runtime.NewShared(), runtimetest.FreePort(t)
 	startUnit(t, shared, "u", unitConfig(port, "one", ""))
 	other := buildUnit(t, shared, "v", unitConfig(port, "two", ""))
 	err := other.Start(context.Background())
@@ -247,7 +238,7 @@ func TestAnotherUnitFindsTheAddressInUse(t *testing.T) {
 }
 
 func TestABuildThatFailsToStartGivesTheAddressBack(t *testing.T) {
-	shared, port := runtime.NewShared(), freePort(t)
+	shared, port := runtime.NewShared(), runtimetest.FreePort(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d/v", port)
 	startUnit(t, shared, "u", unitConfig(port, "one", ""))
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
@@ -266,7 +257,7 @@ func TestABuildThatFailsToStartGivesTheAddressBack(t *testing.T) {
 }
 
 func TestConnectionSettingsOfANewBuildApplyToNewConnections(t *testing.T) {
-	shared, port := runtime.NewShared(), freePort(t)
+	shared, port := runtime.NewShared(), runtimetest.FreePort(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d/v", port)
 	first := startUnit(t, shared, "u", unitConfig(port, "one", ""))
 	old := newClient(t)

@@ -467,4 +467,7 @@ func join(pieces [][]byte, n int) []byte {
 	return out
 }
 
-var _ runtime.Connector = (*Connector)(nil)
+var (
+	_ runtime.Connector = (*Connector)(nil)
+	_ runtime.Resource  = streams{}
+)

@@ -19,6 +19,7 @@ import (
 	_ "github.com/octo-run/octo/blocks/all"
 	_ "github.com/octo-run/octo/connectors/all"
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/runtimetest"
 	"github.com/octo-run/octo/runtime/supervisor"
 )
 
@@ -65,16 +66,6 @@ func newSupervisor(t *testing.T) *supervisor.Supervisor {
 	return sup
 }
 
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 func get(t *testing.T, url string) string {
 	t.Helper()
 	resp, err := http.Get(url)
@@ -87,7 +78,7 @@ func get(t *testing.T, url string) string {
 }
 
 func TestAReplacedUnitAnswersFromItsNewBuildOnTheSamePort(t *testing.T) {
-	sup, port := newSupervisor(t), freePort(t)
+	sup, port := newSupervisor(t), runtimetest.FreePort(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d/v", port)
 	ctx := context.Background()
 	if err := sup.Start(ctx, "app", load(t, answering(port, "one"))); err != nil {
@@ -109,7 +100,7 @@ func TestAReplacedUnitAnswersFromItsNewBuildOnTheSamePort(t *testing.T) {
 }
 
 func TestABrokenConfigLeavesTheRunningBuildServing(t *testing.T) {
-	sup, port := newSupervisor(t), freePort(t)
+	sup, port := newSupervisor(t), runtimetest.FreePort(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d/v", port)
 	ctx := context.Background()
 	if err := sup.Start(ctx, "app", load(t, answering(port, "one"))); err != nil {
@@ -130,7 +121,7 @@ func TestABrokenConfigLeavesTheRunningBuildServing(t *testing.T) {
 }
 
 func TestAStoppedUnitHoldsNothing(t *testing.T) {
-	sup, port := newSupervisor(t), freePort(t)
+	sup, port := newSupervisor(t), runtimetest.FreePort(t)
 	ctx := context.Background()
 	if err := sup.Start(ctx, "app", load(t, answering(port, "one"))); err != nil {
 		t.Fatal(err)
@@ -179,7 +170,7 @@ func TestUnitsAreNamedOnce(t *testing.T) {
 }
 
 func TestTwoUnitsCannotServeOnePort(t *testing.T) {
-	sup, port := newSupervisor(t), freePort(t)
+	sup, port := newSupervisor(t), runtimetest.FreePort(t)
 	ctx := context.Background()
 	if err := sup.Start(ctx, "a", load(t, answering(port, "one"))); err != nil {
 		t.Fatal(err)
