@@ -38,8 +38,9 @@ type port struct {
 	servers []*connServer // the last one takes new connections
 	open    map[net.Conn]*tracked
 
-	accepting chan struct{} // closed when the accept loop has returned
-	wg        sync.WaitGroup
+	acceptOnce sync.Once     // starts the accept loop once a server is there to take connections
+	accepting  chan struct{} // closed when the accept loop has returned (or never started)
+	wg         sync.WaitGroup
 }
 
 // connServer is one net/http server over some of the port's connections.
@@ -86,7 +87,8 @@ func acquirePort(c *Connector) (p *port, release runtime.Release, bound bool, er
 	return p, release, bound, err
 }
 
-// listen binds addr with c's per-client connection cap and starts accepting.
+// listen binds addr with c's per-client connection cap; the first holder to attach starts
+// accepting, so that no connection arrives before a server is there to take it.
 func listen(addr string, c *Connector) (*port, error) {
 	ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", addr)
 	if err != nil {
@@ -95,7 +97,6 @@ func listen(addr string, c *Connector) (*port, error) {
 	p := &port{addr: ln.Addr(), conns: newClientCounts(c.settings.MaxConnsPerClient),
 		open: map[net.Conn]*tracked{}, accepting: make(chan struct{})}
 	p.ln = &capListener{Listener: ln, conns: p.conns, log: c.logger}
-	go p.accept()
 	return p, nil
 }
 
@@ -191,6 +192,7 @@ func (p *port) serveLocked(c *Connector) {
 		},
 	}
 	p.servers = append(p.servers, cs)
+	p.acceptOnce.Do(func() { go p.accept() })
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -264,6 +266,7 @@ func (p *port) cut(c *Connector) {
 // connection left.
 func (p *port) Close(ctx context.Context) error {
 	_ = p.ln.Close()
+	p.acceptOnce.Do(func() { close(p.accepting) }) // no holder ever served it
 	<-p.accepting
 	p.mu.Lock()
 	servers := slices.Clone(p.servers)
