@@ -61,7 +61,6 @@ type connSettings struct {
 // tracked is one connection, with the connector whose request it carries now, so a connector
 // whose stop runs out of time can close the connections of its own requests and only those.
 type tracked struct {
-	conn  net.Conn
 	srv   *connServer
 	owner atomic.Pointer[Connector]
 }
@@ -169,12 +168,20 @@ func (p *port) serveLocked(c *Connector) {
 	p.cur.Store(c)
 	p.conns.setMax(c.settings.MaxConnsPerClient)
 	key := connSettings{c.settings.ReadHeaderTimeout, c.settings.IdleTimeout, c.settings.MaxHeaderBytes}
-	if n := len(p.servers); n > 0 && p.servers[n-1].key == key {
+	n := len(p.servers)
+	if n > 0 && p.servers[n-1].key == key {
 		return
 	}
-	if n := len(p.servers); n > 0 {
+	if n > 0 {
 		p.servers[n-1].in.Close() // it serves the connections it has, and takes no more
 	}
+	p.servers = append(p.servers, p.newServer(c, key))
+	p.acceptOnce.Do(func() { go p.accept() })
+}
+
+// newServer starts a net/http server with key's settings, serving the connections handed to it
+// until it is closed, and the requests on them until they close.
+func (p *port) newServer(c *Connector, key connSettings) *connServer {
 	cs := &connServer{key: key, in: &handoff{addr: p.addr, conns: make(chan net.Conn), closed: make(chan struct{})}, serving: true}
 	cs.srv = &http.Server{
 		Handler:           p,
@@ -191,8 +198,6 @@ func (p *port) serveLocked(c *Connector) {
 			}
 		},
 	}
-	p.servers = append(p.servers, cs)
-	p.acceptOnce.Do(func() { go p.accept() })
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -204,10 +209,11 @@ func (p *port) serveLocked(c *Connector) {
 		p.dropIfDone(cs)
 		p.mu.Unlock()
 	}()
+	return cs
 }
 
 func (p *port) track(conn net.Conn, cs *connServer) *tracked {
-	t := &tracked{conn: conn, srv: cs}
+	t := &tracked{srv: cs}
 	p.mu.Lock()
 	p.open[conn] = t
 	cs.conns++
@@ -238,16 +244,16 @@ func (p *port) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t, _ := r.Context().Value(trackedKey{}).(*tracked)
 	for {
 		c := p.cur.Load()
-		if c == nil {
+		if c != nil && c.begin() {
+			c.serveCounted(w, r, t)
+			return
+		}
+		if c == nil || p.cur.Load() == c { // no holder left to serve: the port is closing
 			w.Header().Set("Connection", "close")
 			writeError(w, http.StatusServiceUnavailable, "the server is stopping")
 			return
 		}
-		if c.begin() {
-			c.serveCounted(w, r, t)
-			return
-		}
-		// c stopped between the load and the count: the port has a new holder by now
+		// c stopped between the load and the count, and the port has a new holder
 	}
 }
 

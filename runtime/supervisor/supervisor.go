@@ -153,19 +153,19 @@ func (s *Supervisor) Replace(ctx context.Context, name string, cfg *config.Confi
 }
 
 // Stop stops the unit name, letting its requests finish while ctx lasts, and waits for its
-// replaced builds to stop as well: when it returns, the unit holds nothing.
+// replaced builds to stop as well: when it returns, the unit holds nothing. Until then the name
+// stays taken.
 func (s *Supervisor) Stop(ctx context.Context, name string) error {
 	u, err := s.lock(name)
 	if err != nil {
 		return err
 	}
 	defer u.mu.Unlock()
-	s.mu.Lock()
-	delete(s.units, name)
-	svc := u.svc
-	s.mu.Unlock()
-	err = svc.Stop(ctx)
+	err = u.svc.Stop(ctx)
 	u.stopping.Wait()
+	s.mu.Lock() // only now may a unit of the name start again: the ports are let go
+	delete(s.units, name)
+	s.mu.Unlock()
 	return err
 }
 
