@@ -66,28 +66,7 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 		}
 		svc := sup.Service(*path)
 		logger.Info("service started", "service", svc.Name)
-		ended := inputEnded(ctx, svc, cfg)
-		var tick <-chan time.Time
-		if *watchFiles {
-			t := time.NewTicker(pollEvery)
-			defer t.Stop()
-			tick = t.C
-			logger.Info("watching the config files for edits", "config", *path)
-		}
-	serve:
-		for {
-			select {
-			case <-ctx.Done():
-				break serve
-			case <-ended:
-				logger.Info("nothing left to serve: the input ended or the output stalled")
-				break serve
-			case <-reload:
-				r.reload(ctx, "SIGHUP")
-			case <-tick:
-				r.poll(ctx)
-			}
-		}
+		r.serve(ctx, reload, *watchFiles, inputEnded(ctx, svc, cfg))
 		logger.Info("shutting down", "grace", grace.String())
 		sctx, cancel := context.WithTimeout(context.Background(), *grace)
 		defer cancel()
@@ -114,6 +93,31 @@ type reloader struct {
 	log       *slog.Logger
 	files     *watch.Settler
 	templates []string // template files of the config last loaded
+}
+
+// serve reloads the config on each receive from reload and, with watchFiles, on each settled
+// edit, until ctx ends or ended is closed.
+func (r *reloader) serve(ctx context.Context, reload <-chan struct{}, watchFiles bool, ended <-chan struct{}) {
+	var tick <-chan time.Time
+	if watchFiles {
+		t := time.NewTicker(pollEvery)
+		defer t.Stop()
+		tick = t.C
+		r.log.Info("watching the config files for edits", "config", r.path)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ended:
+			r.log.Info("nothing left to serve: the input ended or the output stalled")
+			return
+		case <-reload:
+			r.reload(ctx, "SIGHUP")
+		case <-tick:
+			r.poll(ctx)
+		}
+	}
 }
 
 // watched lists the files the config is made of now: its YAML files, and the template
