@@ -57,7 +57,7 @@ func DecodeBlockSettings(blockType string, n *yaml.Node, at Where) (Decoded, con
 	if owner == nil {
 		owner = &yaml.Node{}
 	}
-	settings, _ := so.decode(spec.Settings(), n, at, owner, "")
+	settings, _ := so.decode(spec.Settings(), n, at, owner, nil)
 	if len(so.bd.diags) > 0 {
 		return Decoded{}, so.bd.diags
 	}

@@ -39,6 +39,11 @@ type BlockSpec struct {
 	// Composite blocks take their settings at the block's top level besides type and name
 	// (e.g. mcp-router's tools); others take them under settings.
 	Composite bool
+	// SharedByName makes blocks of this type with the same name in one
+	// service one instance (built once, started once), as several flows
+	// serving the paths of one stateful server need; their settings must
+	// be the same, else the build fails. Unnamed blocks are never shared.
+	SharedByName bool
 	// Build compiles a block from its decoded settings: BlockFunc(build).
 	Build BlockBuilder
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"reflect"
+	"strconv"
 
 	"gopkg.in/yaml.v3"
 
@@ -27,38 +28,56 @@ type builder struct {
 	diags     config.Diags
 	logger    *slog.Logger
 	lifecycle []any // blocks that implement Starter or Stopper
+	shared    *Shared
+	holder    Holder
+	instances map[string]any   // by address: Service.Instance
+	byName    map[string]named // blocks of a SharedByName type, by type and name
 }
 
 func (bd *builder) report(node *yaml.Node, at Where, format string, args ...any) {
 	bd.diags.Addf(node, at, format, args...)
 }
 
-// buildProcess builds a list of blocks into one pipeline.
-func (bd *builder) buildProcess(blocks []*config.Block, flow string) Block {
+// buildProcess builds a list of blocks into one pipeline; addr is the
+// list's address (flows.mcp.process), each block's is addr[i].
+func (bd *builder) buildProcess(blocks []*config.Block, flow, addr string) Block {
 	p := make(pipeline, 0, len(blocks))
-	for _, cb := range blocks {
-		if b := bd.buildBlock(cb, flow); b != nil {
+	for i, cb := range blocks {
+		if b := bd.buildBlock(cb, flow, addr+"["+strconv.Itoa(i)+"]"); b != nil {
 			p = append(p, b)
 		}
 	}
 	return p
 }
 
-func (bd *builder) buildBlock(cb *config.Block, flow string) Block {
+func (bd *builder) buildBlock(cb *config.Block, flow, addr string) Block {
 	spec, ok := lookupBlock(cb.Type)
 	if !ok {
 		bd.report(cb.Node, cb.At.Field("type"), "%s", config.Unknown("block type", cb.Type, blockNames()))
 		return nil
+	}
+	if s, ok := bd.sharedByName(spec, cb, addr); ok {
+		return s
 	}
 	if !spec.Composite {
 		for _, f := range cb.Extra {
 			bd.report(f.KeyNode, cb.At.Field(f.Key), "unknown key %q: %s takes its options under settings", f.Key, cb.Type)
 		}
 	}
-	b := &Build{Type: cb.Type, Name: cb.Name, Flow: flow, At: cb.At, cb: cb, settingsOf: settingsOf{bd: bd}}
+	b := &Build{Type: cb.Type, Name: cb.Name, Flow: flow, At: cb.At, cb: cb, settingsOf: settingsOf{bd: bd}, addr: addr}
+	s := bd.build(spec, b)
+	if spec.SharedByName && cb.Name != "" {
+		bd.byName[cb.Type+"\x00"+cb.Name] = named{cb: cb, step: s}
+	}
+	return s
+}
+
+// build decodes a block's settings and runs its type's Build; nil when it reported a problem.
+func (bd *builder) build(spec BlockSpec, b *Build) Block {
+	cb := b.cb
 	before := len(bd.diags)
 	node, at := blockSettings(cb, spec.Composite)
-	settings, ok := b.decode(spec.Settings(), node, at, cb.Node, flow)
+	settings, ok := b.decode(spec.Settings(), node, at, cb.Node, &branchScope{flow: b.Flow, block: b})
 	if !ok {
 		return nil
 	}
@@ -80,6 +99,7 @@ func (bd *builder) buildBlock(cb *config.Block, flow string) Block {
 	} else if _, ok := blk.(Stopper); ok {
 		bd.lifecycle = append(bd.lifecycle, blk)
 	}
+	bd.instances[b.addr] = blk
 	return step{block: blk, typ: cb.Type, name: cb.Name}
 }
 
@@ -104,6 +124,13 @@ func blockSettings(cb *config.Block, composite bool) (*yaml.Node, Where) {
 	return node, cb.At
 }
 
+// branchScope is where the branches of a block's settings are built: its flow, and the block
+// whose address theirs extend. Settings outside a flow (a connector's) have none.
+type branchScope struct {
+	flow  string
+	block *Build
+}
+
 // settingsOf is what a block's, connector's and source's build share: decoding their settings
 // and reporting problems at the fields they concern.
 type settingsOf struct {
@@ -115,7 +142,7 @@ type settingsOf struct {
 // type, compiling its typed settings. Problems are reported; ok is false when the settings'
 // shape is wrong (unknown keys, wrong types, values out of range), true when at most typed
 // settings failed to compile, so the block's own checks still report theirs.
-func (so *settingsOf) decode(spec *SettingsSpec, node *yaml.Node, at Where, owner *yaml.Node, flow string) (any, bool) {
+func (so *settingsOf) decode(spec *SettingsSpec, node *yaml.Node, at Where, owner *yaml.Node, scope *branchScope) (any, bool) {
 	root := config.NodePosition(node, at)
 	if node == nil {
 		root = config.NodePosition(owner, at)
@@ -124,7 +151,7 @@ func (so *settingsOf) decode(spec *SettingsSpec, node *yaml.Node, at Where, owne
 	}
 	so.pos = config.NewPositions(root)
 	out := reflect.New(spec.Type)
-	dc := &decoding{bd: so.bd, flow: flow}
+	dc := &decoding{bd: so.bd, scope: scope}
 	ds := (&config.Decoder{Hook: dc.hook, Positions: so.pos}).Decode(node, out.Interface(), at)
 	so.bd.diags = append(so.bd.diags, ds...)
 	return out.Interface(), len(ds) == dc.compiled
@@ -148,12 +175,8 @@ type Build struct {
 	At   Where
 	cb   *config.Block
 	settingsOf
+	addr string // the block's address (Service.Instance)
 }
-
-// Config is the block as the config holds it: the same pointer for every build of one config,
-// so it identifies what such builds share. Blocks read their settings from the decoded type,
-// never from it.
-func (b *Build) Config() *config.Block { return b.cb }
 
 // Failed reports whether any problem has been reported so far in this build.
 func (b *Build) Failed() bool { return len(b.bd.diags) > 0 }

@@ -40,7 +40,7 @@ func (bd *builder) buildConnector(cc *config.Connector) (conn Connector, spec Co
 	}
 	cb := &ConnectorBuild{Name: cc.Name, At: cc.At, settingsOf: settingsOf{bd: bd}}
 	before := len(bd.diags)
-	settings, ok := cb.decode(spec.Settings(), cc.Settings, cc.At.Field("settings"), cc.Node, "")
+	settings, ok := cb.decode(spec.Settings(), cc.Settings, cc.At.Field("settings"), cc.Node, nil)
 	if !ok {
 		return nil, spec, false
 	}
@@ -56,7 +56,7 @@ func (bd *builder) buildConnector(cc *config.Connector) (conn Connector, spec Co
 // flow; problems are reported.
 func (bd *builder) attach(conn Connector, spec ConnectorSpec, fc *config.Flow, flow *Flow) {
 	src := &SourceBuild{Flow: fc.Name, At: fc.Source.At, settingsOf: settingsOf{bd: bd}}
-	settings, ok := src.decode(spec.Source, fc.Source.Settings, fc.Source.At.Field("settings"), fc.Source.Node, "")
+	settings, ok := src.decode(spec.Source, fc.Source.Settings, fc.Source.At.Field("settings"), fc.Source.Node, nil)
 	if !ok {
 		return
 	}

@@ -16,6 +16,12 @@ type Options struct {
 	Logger *slog.Logger
 	// LookupEnv reads the process environment; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// Shared holds the resources this build shares with other builds (bound
+	// ports, key caches); nil gives the service a table of its own.
+	Shared *Shared
+	// Unit names what the service is a build of, so that a later build of
+	// the same unit may take over what this one holds (see Holder).
+	Unit string
 }
 
 // Service is a built config: connectors with their flows attached, ready to
@@ -25,6 +31,7 @@ type Service struct {
 	connectors []namedConnector
 	lifecycle  []any
 	logger     *slog.Logger
+	instances  map[string]any // by address: see Instance
 
 	mu      sync.Mutex
 	started []any
@@ -44,7 +51,11 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 	if opts.LookupEnv == nil {
 		opts.LookupEnv = os.LookupEnv
 	}
-	bd := &builder{cfg: cfg, env: resolveEnv(cfg, opts.LookupEnv), logger: opts.Logger}
+	if opts.Shared == nil {
+		opts.Shared = NewShared()
+	}
+	bd := &builder{cfg: cfg, env: resolveEnv(cfg, opts.LookupEnv), logger: opts.Logger, shared: opts.Shared,
+		holder: Holder{Unit: opts.Unit, Build: builds.Add(1)}, instances: map[string]any{}, byName: map[string]named{}}
 	svc := &Service{Name: cfg.Service.Name, logger: opts.Logger}
 
 	byName := map[string]Connector{}
@@ -56,12 +67,15 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 		}
 		byName[cc.Name], specs[cc.Name] = conn, spec
 		svc.connectors = append(svc.connectors, namedConnector{cc.Name, conn})
+		bd.instances["connectors."+cc.Name] = conn
 	}
 
 	for _, fc := range cfg.Flows {
 		flow := &Flow{Name: fc.Name, logger: opts.Logger.With("flow", fc.Name)}
 		before := len(bd.diags)
-		flow.process = bd.buildProcess(fc.Process, fc.Name)
+		addr := "flows." + fc.Name
+		bd.instances[addr] = flow
+		flow.process = bd.buildProcess(fc.Process, fc.Name, addr+".process")
 		conn, ok := byName[fc.Source.Connector]
 		if !ok || len(bd.diags) > before {
 			continue // the config or connector build already said why
@@ -78,7 +92,7 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 		bd.diags.Sort()
 		return nil, bd.diags
 	}
-	svc.lifecycle = bd.lifecycle
+	svc.lifecycle, svc.instances = bd.lifecycle, bd.instances
 	return svc, nil
 }
 

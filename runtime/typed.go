@@ -45,10 +45,10 @@ var (
 )
 
 // decoding is what the typed settings of one decode compile against: the service being built,
-// and the flow a branch belongs to ("" outside a build, where there are no branches).
+// and where its branches belong (nil outside a flow, where there are none).
 type decoding struct {
-	bd   *builder
-	flow string
+	bd    *builder
+	scope *branchScope
 	// compiled counts the problems of typed settings: the settings' shape is sound without
 	// them, so the block's own checks still run and every problem is reported at once.
 	compiled int
@@ -114,14 +114,14 @@ func (dc *decoding) resource(n *yaml.Node, at Where, v reflect.Value) config.Dia
 
 // branch builds a nested process list with the builder of the service, in the same flow.
 func (dc *decoding) branch(n *yaml.Node, at Where, v reflect.Value) config.Diags {
-	if dc.flow == "" {
+	if dc.scope == nil {
 		return config.Diags{at.Diag(n, "a process list is built only in a flow")}
 	}
 	blocks, ds := config.ParseProcess(n, at)
 	if len(ds) > 0 {
 		return ds
 	}
-	v.Set(reflect.ValueOf(Branch{Block: dc.bd.buildProcess(blocks, dc.flow)}))
+	v.Set(reflect.ValueOf(Branch{Block: dc.bd.buildProcess(blocks, dc.scope.flow, dc.scope.block.within(at))}))
 	return nil
 }
 

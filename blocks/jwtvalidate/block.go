@@ -39,7 +39,9 @@ type Block struct {
 	flow     string
 	log      *slog.Logger
 	bodies   failureBodies
-	v        *Validator // set by Start, before any connector takes traffic
+	shared   *runtime.Shared
+	v        *Validator      // set by Start, before any connector takes traffic
+	release  runtime.Release // gives the keys back
 }
 
 // failureBodies are the JSON answers to a refusal, built once: they carry the OAuth error code
@@ -83,7 +85,7 @@ func buildBlock(b *runtime.Build, settings *Settings) (runtime.Block, error) {
 		}
 	}
 	s.Logger = b.Logger()
-	return &Block{settings: s, flow: b.Flow, log: s.Logger, bodies: newFailureBodies(c.RequiredScopes)}, nil
+	return &Block{settings: s, flow: b.Flow, log: s.Logger, bodies: newFailureBodies(c.RequiredScopes), shared: b.Shared()}, nil
 }
 
 // withPath is the position at, named by the path of other: a problem written at one setting
@@ -146,20 +148,37 @@ func newFailureBodies(scopes []string) failureBodies {
 	}
 }
 
-// Start loads the keys (fetching a JWKS URL), so a server never takes traffic it cannot check.
+// Start loads the keys, so a server never takes traffic it cannot check. Keys fetched from a
+// JWKS URL are shared through the service's table with every block, of this build or the next,
+// that fetches the same URL alike: a reload does not fetch them again.
 func (b *Block) Start(context.Context) error {
-	v, err := New(b.settings)
-	if err != nil {
-		return fmt.Errorf("flow %q: jwt-validate: %w", b.flow, err)
+	c, err := b.settings.check()
+	if err == nil {
+		var keys *keySet
+		if keys, b.release, err = b.acquireKeys(c); err == nil {
+			b.v = validatorOn(c, keys)
+			return nil
+		}
 	}
-	b.v = v
-	return nil
+	return fmt.Errorf("flow %q: jwt-validate: %w", b.flow, err)
 }
 
-// Stop ends the background key refresh.
-func (b *Block) Stop(context.Context) error {
-	if b.v != nil {
-		return b.v.Close()
+// acquireKeys loads a key file, or takes the key set of the JWKS URL from the shared table.
+func (b *Block) acquireKeys(c config) (*keySet, runtime.Release, error) {
+	if c.JWKSURL == "" {
+		keys, err := c.loadKeys()
+		if err != nil {
+			return nil, nil, err
+		}
+		return keys, keys.Close, nil
+	}
+	return runtime.Acquire(b.shared, c.sharedKey(), c.loadKeys)
+}
+
+// Stop gives the keys back; the last holder of a JWKS key set ends its background refresh.
+func (b *Block) Stop(ctx context.Context) error {
+	if b.release != nil {
+		return b.release(ctx)
 	}
 	return nil
 }
@@ -208,7 +227,8 @@ func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 }
 
 var (
-	_ runtime.Block   = (*Block)(nil)
-	_ runtime.Starter = (*Block)(nil)
-	_ runtime.Stopper = (*Block)(nil)
+	_ runtime.Block    = (*Block)(nil)
+	_ runtime.Starter  = (*Block)(nil)
+	_ runtime.Stopper  = (*Block)(nil)
+	_ runtime.Resource = (*keySet)(nil)
 )

@@ -12,13 +12,10 @@ package jwtvalidate
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/lestrrat-go/jwx/v2/jws"
 )
@@ -26,15 +23,10 @@ import (
 // Validator checks bearer tokens; it is safe for concurrent use and must be closed.
 type Validator struct {
 	cfg        config
-	keys       atomic.Pointer[keyIndex]
-	remote     *remoteKeys // nil for a key file
+	keys       *keySet
+	ownKeys    bool // New loaded them: Close closes them
 	log        *slog.Logger
 	challenges challenges
-
-	life      context.Context // done once Close begins; stops refreshes
-	stop      context.CancelFunc
-	wg        sync.WaitGroup
-	closeOnce sync.Once
 }
 
 // Failure says why a request is refused and what to answer; it never holds token text.
@@ -79,58 +71,35 @@ func newChallenges(metadataURL string, scopes []string) challenges {
 }
 
 // New checks the settings, loads the keys (fetching a JWKS URL once, so a bad URL fails now,
-// not on the first request) and starts the background refresh.
+// not on the first request) and starts their background refresh.
 func New(s Settings) (*Validator, error) {
 	c, err := s.check()
 	if err != nil {
 		return nil, err
 	}
-	v := &Validator{
-		cfg:        c,
-		log:        s.Logger,
-		challenges: newChallenges(c.ResourceMetadataURL, c.RequiredScopes),
-	}
-	if v.log == nil {
-		v.log = slog.New(slog.DiscardHandler)
-	}
-	v.life, v.stop = context.WithCancel(context.Background())
-	if c.JWKSFile != "" {
-		ix, err := loadKeyFile(c.JWKSFile, c)
-		if err != nil {
-			v.stop()
-			return nil, fmt.Errorf("jwksFile: %w", err)
-		}
-		v.keys.Store(ix)
-		return v, nil
-	}
-	v.remote = newRemoteKeys(c)
-	v.remote.lastFetch = c.now()
-	ctx, cancel := context.WithTimeout(v.life, fetchTimeout)
-	ix, err := v.remote.load(ctx, c.algs)
-	cancel()
+	keys, err := c.loadKeys()
 	if err != nil {
-		_ = v.Close()
-		return nil, fmt.Errorf("jwksUrl: %w", err)
+		return nil, err
 	}
-	v.keys.Store(ix)
-	v.wg.Add(1)
-	go v.refreshLoop()
+	v := validatorOn(c, keys)
+	v.ownKeys = true
 	return v, nil
 }
 
-// Close stops the background refresh and waits for it; it is safe to call more than once.
-// Validate keeps working with the last keys afterwards but never fetches again.
+func validatorOn(c config, keys *keySet) *Validator {
+	v := &Validator{cfg: c, keys: keys, log: c.Logger, challenges: newChallenges(c.ResourceMetadataURL, c.RequiredScopes)}
+	if v.log == nil {
+		v.log = slog.New(slog.DiscardHandler)
+	}
+	return v
+}
+
+// Close closes the validator's keys if it loaded them itself; it is safe to call more than once.
+// Validate keeps working with the last keys afterwards.
 func (v *Validator) Close() error {
-	v.closeOnce.Do(func() {
-		if v.remote != nil {
-			v.remote.close()
-		}
-		v.stop()
-		v.wg.Wait() // the refresh loop and a fetch in flight, which stop cancelled
-		if v.remote != nil && v.remote.ownClient {
-			v.remote.client.CloseIdleConnections()
-		}
-	})
+	if v.ownKeys {
+		return v.keys.Close(context.Background())
+	}
 	return nil
 }
 
@@ -226,10 +195,10 @@ func (l *keyLookup) FetchKeys(ctx context.Context, sink jws.KeySink, sig *jws.Si
 		l.reason = "unencoded payload (b64) tokens are not accepted"
 		return errRefused
 	}
-	if l.v.keys.Load().offer(sink, l.kid, alg, kind) > 0 {
+	if l.v.keys.index.Load().offer(sink, l.kid, alg, kind) > 0 {
 		return nil
 	}
-	ix, err := l.v.refreshOnMiss(ctx)
+	ix, err := l.v.keys.refreshOnMiss(ctx)
 	if err != nil {
 		l.busy = true
 		return errRefused

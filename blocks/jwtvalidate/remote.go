@@ -5,12 +5,94 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lestrrat-go/jwx/v2/jwk"
 )
+
+// keySet is the signing keys validators check tokens against: a key file read once, or a JWKS
+// URL fetched at load and kept fresh in the background. Validators of one JWKS URL with the same
+// algorithms and refresh settings can share one (see sharedKey): it is fetched once, and a
+// reload's new build finds it fetched.
+type keySet struct {
+	index  atomic.Pointer[keyIndex]
+	remote *remoteKeys // nil for a key file
+	cfg    config      // the settings it was loaded for: algorithms, refresh, clock
+	log    *slog.Logger
+
+	life      context.Context // done once Close begins; stops refreshes
+	stop      context.CancelFunc
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+}
+
+// loadKeys reads the key file, or fetches the JWKS URL once (so a bad URL fails now, not on the
+// first request) and starts refreshing it.
+func (c config) loadKeys() (*keySet, error) {
+	k := &keySet{cfg: c, log: c.Logger}
+	if k.log == nil {
+		k.log = slog.New(slog.DiscardHandler)
+	}
+	k.life, k.stop = context.WithCancel(context.Background())
+	if c.JWKSFile != "" {
+		ix, err := loadKeyFile(c.JWKSFile, c)
+		if err != nil {
+			k.stop()
+			return nil, fmt.Errorf("jwksFile: %w", err)
+		}
+		k.index.Store(ix)
+		return k, nil
+	}
+	k.remote = newRemoteKeys(c)
+	k.remote.lastFetch = c.now()
+	ctx, cancel := context.WithTimeout(k.life, fetchTimeout)
+	ix, err := k.remote.load(ctx, c.algs)
+	cancel()
+	if err != nil {
+		_ = k.Close(context.Background())
+		return nil, fmt.Errorf("jwksUrl: %w", err)
+	}
+	k.index.Store(ix)
+	k.wg.Add(1)
+	go k.refreshLoop()
+	return k, nil
+}
+
+// sharedKey names what a remote key set depends on, for a runtime.Shared table: validators whose
+// keys are equal may share one key set.
+func (c config) sharedKey() string {
+	algs := slices.Sorted(func(yield func(string) bool) {
+		for a := range c.algs {
+			if !yield(a) {
+				return
+			}
+		}
+	})
+	return fmt.Sprintf("jwks:%s algorithms=%s refresh=%s min=%s", c.JWKSURL, strings.Join(algs, ","),
+		c.RefreshInterval, c.MinRefreshInterval)
+}
+
+// Close stops the background refresh and waits for it; it is safe to call more than once. The
+// keys stay usable, never fetched again.
+func (k *keySet) Close(context.Context) error {
+	k.closeOnce.Do(func() {
+		if k.remote != nil {
+			k.remote.close()
+		}
+		k.stop()
+		k.wg.Wait() // the refresh loop and a fetch in flight, which stop cancelled
+		if k.remote != nil && k.remote.ownClient {
+			k.remote.client.CloseIdleConnections()
+		}
+	})
+	return nil
+}
 
 const fetchTimeout = 10 * time.Second
 
@@ -104,14 +186,14 @@ var errRefreshBusy = errors.New("the signing keys are being fetched and too many
 // in flight, or starts one when the latest began at least minRefreshInterval ago, and waits for
 // it (a burst of unknown kids costs the JWKS host at most one request per window). Only
 // maxRefreshWaiters requests wait; the others get errRefreshBusy at once.
-func (v *Validator) refreshOnMiss(ctx context.Context) (*keyIndex, error) {
-	r := v.remote
+func (k *keySet) refreshOnMiss(ctx context.Context) (*keyIndex, error) {
+	r := k.remote
 	if r == nil {
-		return v.keys.Load(), nil
+		return k.index.Load(), nil
 	}
-	f := v.startOrJoin(r.minInterval)
+	f := k.startOrJoin(r.minInterval)
 	if f == nil {
-		return v.keys.Load(), nil
+		return k.index.Load(), nil
 	}
 	select {
 	case r.waiters <- struct{}{}:
@@ -122,43 +204,43 @@ func (v *Validator) refreshOnMiss(ctx context.Context) (*keyIndex, error) {
 	select {
 	case <-f.done:
 	case <-ctx.Done():
-	case <-v.life.Done():
+	case <-k.life.Done():
 	}
-	return v.keys.Load(), nil
+	return k.index.Load(), nil
 }
 
 // startOrJoin returns the fetch in flight, starting one when none is and the latest began at
 // least gap ago; nil when no fetch is due or the validator is closed. The fetch runs on its own,
 // so a caller that gives up (or an attacker cancelling requests) cannot waste the one fetch a
 // window allows; Close still ends it.
-func (v *Validator) startOrJoin(gap time.Duration) *flight {
-	r := v.remote
+func (k *keySet) startOrJoin(gap time.Duration) *flight {
+	r := k.remote
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.flight != nil {
 		return r.flight
 	}
-	if r.closed || v.cfg.now().Sub(r.lastFetch) < gap {
+	if r.closed || k.cfg.now().Sub(r.lastFetch) < gap {
 		return nil
 	}
 	f := &flight{done: make(chan struct{})}
-	r.flight, r.lastFetch = f, v.cfg.now()
-	v.wg.Add(1) // under mu and before closed: Close's Wait sees it
-	go v.runFetch(f)
+	r.flight, r.lastFetch = f, k.cfg.now()
+	k.wg.Add(1) // under mu and before closed: Close's Wait sees it
+	go k.runFetch(f)
 	return f
 }
 
-func (v *Validator) runFetch(f *flight) {
-	defer v.wg.Done()
-	r := v.remote
-	ctx, cancel := context.WithTimeout(v.life, fetchTimeout)
-	ix, err := r.load(ctx, v.cfg.algs)
+func (k *keySet) runFetch(f *flight) {
+	defer k.wg.Done()
+	r := k.remote
+	ctx, cancel := context.WithTimeout(k.life, fetchTimeout)
+	ix, err := r.load(ctx, k.cfg.algs)
 	cancel()
 	switch {
 	case err == nil:
-		v.keys.Store(ix)
-	case v.life.Err() == nil:
-		v.log.Warn("jwt-validate: jwks refresh failed, keeping the previous keys", "url", r.url, "error", err)
+		k.index.Store(ix)
+	case k.life.Err() == nil:
+		k.log.Warn("jwt-validate: jwks refresh failed, keeping the previous keys", "url", r.url, "error", err)
 	}
 	r.mu.Lock()
 	r.flight = nil
@@ -181,26 +263,26 @@ func (r *remoteKeys) close() {
 }
 
 // refreshLoop fetches the keys refreshInterval after the latest fetch, whatever started that
-// one, until the validator closes. Timing from the latest fetch keeps both promises exact: keys
+// one, until the key set closes. Timing from the latest fetch keeps both promises exact: keys
 // are never older than refreshInterval, and fetches never come closer than minRefreshInterval.
-func (v *Validator) refreshLoop() {
-	defer v.wg.Done()
-	interval := v.cfg.RefreshInterval
+func (k *keySet) refreshLoop() {
+	defer k.wg.Done()
+	interval := k.cfg.RefreshInterval
 	t := time.NewTimer(interval)
 	defer t.Stop()
 	for {
 		select {
-		case <-v.life.Done():
+		case <-k.life.Done():
 			return
 		case <-t.C:
 		}
-		if f := v.startOrJoin(interval); f != nil {
+		if f := k.startOrJoin(interval); f != nil {
 			select {
 			case <-f.done:
-			case <-v.life.Done():
+			case <-k.life.Done():
 				return
 			}
 		}
-		t.Reset(v.remote.lastFetchStart().Add(interval).Sub(v.cfg.now()))
+		t.Reset(k.remote.lastFetchStart().Add(interval).Sub(k.cfg.now()))
 	}
 }

@@ -39,6 +39,20 @@ func (c *clientCounts) take(a netip.Addr) (ok, firstRefusal bool) {
 	return true, false
 }
 
+// setMax changes the cap: a port's connection cap follows the connector that serves it.
+func (c *clientCounts) setMax(max int) {
+	c.mu.Lock()
+	c.max = max
+	c.mu.Unlock()
+}
+
+// limit returns the cap.
+func (c *clientCounts) limit() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.max
+}
+
 // give counts one less for a, forgetting a once it holds nothing.
 func (c *clientCounts) give(a netip.Addr) {
 	c.mu.Lock()
@@ -93,7 +107,7 @@ func (l *capListener) Accept() (net.Conn, error) {
 		}
 		_ = conn.Close()
 		if first {
-			l.log.Warn("too many connections from one address; closing new ones until some end", "remote", a.String(), "limit", l.conns.max)
+			l.log.Warn("too many connections from one address; closing new ones until some end", "remote", a.String(), "limit", l.conns.limit())
 		}
 	}
 }

@@ -32,22 +32,30 @@ func init() {
 	})
 }
 
-// Connector serves the flows attached to one listening address.
+// Connector serves the flows attached to one listening address. The address is a port
+// (listener.go) it holds with the other builds of its unit: started, it takes the port's
+// traffic over; stopped, it finishes what it began and lets go.
 type Connector struct {
 	name     string
 	settings settings
 	logger   *slog.Logger
 	routes   map[string]*route
+	shared   *runtime.Shared
+	holder   runtime.Holder
 
-	srv        *http.Server
-	ln         net.Listener
+	port       *port // set by Start
+	release    runtime.Release
 	streamCtx  context.Context
 	endStreams context.CancelFunc
 	stopCtx    atomic.Value // Stop's context, set before streamCtx ends (see drain)
-	serveDone  chan struct{}
 	stopOnce   sync.Once
-	addrMu     sync.Mutex
-	boundAddr  string
+
+	// busy counts the requests the connector has begun and not answered; once stopping is
+	// set it takes no more, and idle closes when the last one is answered.
+	busy     atomic.Int64
+	stopping atomic.Bool
+	idle     chan struct{}
+	idleOnce sync.Once
 }
 
 type route struct {
@@ -61,7 +69,8 @@ func build(b *runtime.ConnectorBuild, s *settings) (runtime.Connector, error) {
 	if !s.check(b) {
 		return nil, nil
 	}
-	c := &Connector{name: b.Name, settings: *s, logger: b.Logger(), routes: map[string]*route{}}
+	c := &Connector{name: b.Name, settings: *s, logger: b.Logger(), routes: map[string]*route{},
+		shared: b.Shared(), holder: b.Holder(), idle: make(chan struct{})}
 	c.streamCtx, c.endStreams = context.WithCancel(context.Background())
 	return c, nil
 }
@@ -87,60 +96,94 @@ func (c *Connector) Attach(src *runtime.SourceBuild, flow *runtime.Flow) error {
 	return nil
 }
 
-// Start listens and serves in the background, logging the address.
-func (c *Connector) Start(ctx context.Context) error {
-	addr := net.JoinHostPort(c.settings.Host, strconv.Itoa(c.settings.Port))
-	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
+// Start binds the connector's address, or takes it over from an earlier build of its unit,
+// and serves the attached flows there from now on.
+func (c *Connector) Start(context.Context) error {
+	p, release, bound, err := acquirePort(c)
 	if err != nil {
 		return fmt.Errorf("connector %q: %w", c.name, err)
 	}
-	ln = &capListener{Listener: ln, conns: c.settings.limits.conns, log: c.logger}
-	c.ln = ln
-	c.srv = &http.Server{
-		Handler:           c,
-		ReadHeaderTimeout: c.settings.ReadHeaderTimeout,
-		IdleTimeout:       c.settings.IdleTimeout,
-		MaxHeaderBytes:    c.settings.MaxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(c.logger.Handler(), slog.LevelDebug),
+	if err := p.attach(c); err != nil {
+		_ = release(context.Background())
+		return fmt.Errorf("connector %q: %w", c.name, err)
 	}
-	c.addrMu.Lock()
-	c.boundAddr = ln.Addr().String()
-	c.addrMu.Unlock()
-	c.serveDone = make(chan struct{})
-	go func() {
-		defer close(c.serveDone)
-		if err := c.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			c.logger.Error("serve failed", "err", err)
-		}
-	}()
-	c.logger.Info("listening", "addr", "http://"+displayAddr(ln.Addr()), "routes", len(c.routes))
+	c.port, c.release = p, release
+	if bound {
+		c.logger.Info("listening", "addr", "http://"+displayAddr(p.addr), "routes", len(c.routes))
+	} else {
+		c.logger.Debug("took over the address from the previous build", "addr", "http://"+displayAddr(p.addr), "routes", len(c.routes))
+	}
 	return nil
 }
 
 // Addr returns the bound address once started.
 func (c *Connector) Addr() string {
-	c.addrMu.Lock()
-	defer c.addrMu.Unlock()
-	return c.boundAddr
+	if c.port == nil {
+		return ""
+	}
+	return c.port.addr.String()
 }
 
-// Stop tells open streams to end (a stream that owes answers delivers them
-// first, see drain), stops accepting, and waits for in-flight requests until
-// ctx ends; then it closes whatever is left.
+// Stop tells open streams to end (a stream that owes answers delivers them first, see drain).
+// When a later build serves the address, it waits for the requests this connector began until
+// ctx ends, then closes their connections; otherwise it lets the port stop accepting and wait for
+// every request in flight until ctx ends, then close whatever is left.
 func (c *Connector) Stop(ctx context.Context) error {
 	var err error
 	c.stopOnce.Do(func() {
 		c.stopCtx.Store(ctx)
 		c.endStreams()
-		if c.srv == nil {
+		if c.port == nil {
 			return
 		}
-		if err = c.srv.Shutdown(ctx); err != nil {
-			err = errors.Join(err, c.srv.Close())
+		if c.port.handOver(c) {
+			err = c.finish(ctx)
 		}
-		<-c.serveDone
+		err = errors.Join(err, c.release(ctx))
 	})
 	return err
+}
+
+// begin counts a request as the connector's; false once it is stopping.
+func (c *Connector) begin() bool {
+	c.busy.Add(1)
+	if c.stopping.Load() { // Stop may have seen no request: leave it to the next holder
+		c.end()
+		return false
+	}
+	return true
+}
+
+// end counts an answered request.
+func (c *Connector) end() {
+	if c.busy.Add(-1) == 0 && c.stopping.Load() {
+		c.idleOnce.Do(func() { close(c.idle) })
+	}
+}
+
+// serveCounted serves a request begun on c, marking its connection as c's meanwhile.
+func (c *Connector) serveCounted(w http.ResponseWriter, r *http.Request, t *tracked) {
+	defer c.end()
+	if t != nil {
+		t.owner.Store(c)
+		defer t.owner.Store(nil)
+	}
+	c.ServeHTTP(w, r)
+}
+
+// finish waits for the requests c began until ctx ends, then cuts their connections.
+func (c *Connector) finish(ctx context.Context) error {
+	c.stopping.Store(true)
+	if c.busy.Load() == 0 {
+		c.idleOnce.Do(func() { close(c.idle) })
+	}
+	select {
+	case <-c.idle:
+		return nil
+	case <-ctx.Done():
+		c.port.cut(c)
+		return ctx.Err()
+	}
 }
 
 func joinMethods(ms []string) string {

@@ -34,13 +34,13 @@ type limits struct {
 	bodyTimeout             time.Duration
 	maxInFlight, maxStreams int64
 	inFlight, streams       atomic.Int64
-	conns, clientStreams    *clientCounts
+	clientStreams           *clientCounts
 }
 
 // compileLimits builds s.limits from the limit settings, whose tags keep them positive.
 func (s *settings) compileLimits() bool {
 	s.limits = &limits{bodyTimeout: s.BodyTimeout, maxInFlight: int64(s.MaxInFlight), maxStreams: int64(s.MaxStreams),
-		conns: newClientCounts(s.MaxConnsPerClient), clientStreams: newClientCounts(s.MaxStreamsPerClient)}
+		clientStreams: newClientCounts(s.MaxStreamsPerClient)}
 	return true
 }
 

@@ -87,11 +87,16 @@ type Connector struct {
 	lineMu  sync.Mutex    // held while a line is with the flow
 	closing bool          // under lineMu: no more lines go to the flow
 	stalled atomic.Bool
+
+	shared   *runtime.Shared
+	release  runtime.Release // the claim on the streams, let go by letGo
+	holds    atomic.Int32    // what keeps the claim: Stop not run, the reader not ended
+	stopOnce sync.Once
 }
 
 func build(b *runtime.ConnectorBuild, s *Settings) (runtime.Connector, error) {
 	return &Connector{name: b.Name, maxLine: s.MaxLineBytes, stall: s.StallTimeout, logger: b.Logger(),
-		pumped: make(chan struct{}), done: make(chan struct{}), readEnd: make(chan struct{})}, nil
+		pumped: make(chan struct{}), done: make(chan struct{}), readEnd: make(chan struct{}), shared: b.Shared()}, nil
 }
 
 // Attach takes the connector's one flow.
@@ -112,16 +117,22 @@ func WithStreams(ctx context.Context, in io.Reader, out io.Writer) context.Conte
 	return context.WithValue(ctx, streamsKey{}, [2]any{in, out})
 }
 
-// Start opens the flow's stream and starts reading lines.
+// Start claims the streams, opens the flow's stream and starts reading lines.
 func (c *Connector) Start(ctx context.Context) error {
 	c.in, c.out = os.Stdin, os.Stdout
+	key := "stdio:process"
 	if s, ok := ctx.Value(streamsKey{}).([2]any); ok {
 		c.in, c.out = s[0].(io.Reader), s[1].(io.Writer)
+		key = fmt.Sprintf("stdio:%p", s[0])
+	}
+	if err := c.claim(key); err != nil {
+		return err
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	if c.flow == nil {
 		close(c.pumped)
 		close(c.readEnd)
+		c.letGo()
 		c.finish()
 		return nil
 	}
@@ -130,6 +141,8 @@ func (c *Connector) Start(ctx context.Context) error {
 	ans, err := c.flow.Run(c.ctx, msg)
 	if err != nil {
 		c.cancel()
+		c.holds.Store(1)
+		c.letGo()
 		return fmt.Errorf("connector %q: opening flow %q: %w", c.name, c.flow.Name, err)
 	}
 	if c.open = ans.Stream(); c.open != nil {
@@ -146,8 +159,41 @@ func (c *Connector) Start(ctx context.Context) error {
 // what the flow still has to say.
 func (c *Connector) Done() <-chan struct{} { return c.done }
 
+// streams stand for a pair of streams in a runtime.Shared table: one connector reads them at
+// a time.
+type streams struct{}
+
+func (streams) Close(context.Context) error { return nil }
+
+// claim makes c the one reader of the streams under key. A stdio session stays with the build
+// that opened it, so a later build cannot take the streams over while an earlier one holds
+// them: it fails to start, and a reload leaves the running build serving.
+func (c *Connector) claim(key string) error {
+	first := false
+	_, release, err := runtime.Acquire(c.shared, key, func() (streams, error) { first = true; return streams{}, nil })
+	if err != nil {
+		return fmt.Errorf("connector %q: %w", c.name, err)
+	}
+	if !first {
+		_ = release(context.Background())
+		return fmt.Errorf("connector %q: standard input and output are served by a running build, which keeps its session: restart octo to serve another", c.name)
+	}
+	c.release = release
+	c.holds.Store(2)
+	return nil
+}
+
+// letGo drops one of the two holds on the streams: Stop, and the reader ending. A reader
+// blocked on the process's standard input keeps the claim, so no later build reads beside it.
+func (c *Connector) letGo() {
+	if c.holds.Add(-1) == 0 {
+		_ = c.release(context.Background())
+	}
+}
+
 // read hands each line to the flow, in order, until input ends.
 func (c *Connector) read() {
+	defer c.letGo()
 	defer close(c.readEnd)
 	r := bufio.NewReaderSize(c.in, 64<<10)
 	for {
@@ -305,6 +351,7 @@ func (c *Connector) Stop(ctx context.Context) error {
 	if c.cancel == nil {
 		return nil
 	}
+	defer c.stopOnce.Do(c.letGo)
 	defer c.finish()
 	defer c.cancel()
 	if d, ok := c.open.(runtime.Drainer); ok && !c.stalled.Load() {
@@ -398,4 +445,7 @@ func join(pieces [][]byte, n int) []byte {
 	return out
 }
 
-var _ runtime.Connector = (*Connector)(nil)
+var (
+	_ runtime.Connector = (*Connector)(nil)
+	_ runtime.Resource  = streams{}
+)

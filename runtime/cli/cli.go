@@ -39,7 +39,7 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"run", "serve a config folder or file until interrupted", "run --config DIR [--log-level L] [--log-format text|json]", cmdRun},
+		{"run", "serve a config folder or file until interrupted", "run --config DIR [--watch] [--log-level L] [--log-format text|json]", cmdRun},
 		{"validate", "build a config without listening and report every problem", "validate --config DIR", cmdValidate},
 		{"serve", "serve the saved MCP mock servers of a workspace folder", `serve WORKSPACE [SERVER...] [--port N] [--stdio] [--json] [--env NAME] [--shutdown-timeout 10s]`, cmdServe},
 		{"new", "write a starter: a mock server in a workspace, or a flow config", `new [mcp-mock WORKSPACE "NAME" | mcp-router DIR]`, cmdNew},

@@ -6,17 +6,21 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/supervisor"
+	"github.com/octo-run/octo/runtime/watch"
 )
 
-// load reads and builds a config; every problem comes back in one error.
+// load reads and builds a config without starting it; every problem comes back in one error.
 func load(path string, env *Env, logger *slog.Logger) (*runtime.Service, *config.Config, error) {
 	cfg, err := config.Load(path, env.LookupEnv)
 	if err != nil {
@@ -35,7 +39,8 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	path := configFlag(fs)
 	var lf logFlags
 	lf.register(fs)
-	grace := fs.Duration("shutdown-timeout", 10*time.Second, "how long to let in-flight requests finish on SIGINT/SIGTERM")
+	grace := fs.Duration("shutdown-timeout", 10*time.Second, "how long to let in-flight requests finish on SIGINT/SIGTERM, and on the replaced config after a reload")
+	watchFiles := fs.Bool("watch", false, "reload the config when its files change (SIGHUP reloads it too)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -49,29 +54,132 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	if workspace.Is(*path) {
 		return runWorkspace(ctx, *path, logger, *grace)
 	}
-	svc, cfg, err := load(*path, env, logger)
+	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: env.LookupEnv, StopTimeout: *grace})
+	r := &reloader{path: *path, lookup: env.LookupEnv, sup: sup, log: logger, files: &watch.Settler{Settle: settleTime}}
+	cfg, err := r.load()
 	if err != nil {
 		return err
 	}
-	return untilSignalled(ctx, logger, func(ctx context.Context) error {
-		if err := svc.Start(ctx); err != nil {
+	return untilSignalled(ctx, logger, func(ctx context.Context, reload <-chan struct{}) error {
+		if err := sup.Start(ctx, *path, cfg); err != nil {
 			return err
 		}
+		svc := sup.Service(*path)
 		logger.Info("service started", "service", svc.Name)
-		select {
-		case <-ctx.Done():
-		case <-inputEnded(ctx, svc, cfg):
-			logger.Info("nothing left to serve: the input ended or the output stalled")
-		}
+		r.serve(ctx, reload, *watchFiles, inputEnded(ctx, svc, cfg))
 		logger.Info("shutting down", "grace", grace.String())
 		sctx, cancel := context.WithTimeout(context.Background(), *grace)
 		defer cancel()
-		if err := svc.Stop(sctx); err != nil {
+		if err := sup.Close(sctx); err != nil {
 			logger.Warn("shutdown was not clean", "err", err)
 		}
 		logger.Info("stopped")
 		return nil
 	})
+}
+
+// How often --watch looks at the config's files, and how long an edit must stay the same
+// before it is applied (a file an editor is still writing is never loaded half written).
+const (
+	pollEvery  = 300 * time.Millisecond
+	settleTime = 500 * time.Millisecond
+)
+
+// reloader applies edits of a running config through the supervisor.
+type reloader struct {
+	path      string // the config, also the name of its unit
+	lookup    func(string) (string, bool)
+	sup       *supervisor.Supervisor
+	log       *slog.Logger
+	files     *watch.Settler
+	templates []string // template files of the config last loaded
+}
+
+// serve reloads the config on each receive from reload and, with watchFiles, on each settled
+// edit, until ctx ends or ended is closed.
+func (r *reloader) serve(ctx context.Context, reload <-chan struct{}, watchFiles bool, ended <-chan struct{}) {
+	var tick <-chan time.Time
+	if watchFiles {
+		t := time.NewTicker(pollEvery)
+		defer t.Stop()
+		tick = t.C
+		r.log.Info("watching the config files for edits", "config", r.path)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ended:
+			r.log.Info("nothing left to serve: the input ended or the output stalled")
+			return
+		case <-reload:
+			r.reload(ctx, "SIGHUP")
+		case <-tick:
+			r.poll(ctx)
+		}
+	}
+}
+
+// watched lists the files the config is made of now: its YAML files, and the template
+// resources of the version last loaded.
+func (r *reloader) watched() []string {
+	files, _ := config.Files(r.path)
+	return append(files, r.templates...)
+}
+
+// poll reloads once an edit of the config's files has settled.
+func (r *reloader) poll(ctx context.Context) {
+	if _, _, changed := r.files.Next(watch.Stat(r.watched())); changed {
+		r.reload(ctx, "edit")
+	}
+}
+
+// load reads the config, and takes its files as they were read as the version applied: the
+// YAML files are stamped before they are read, so an edit made meanwhile is seen by the next
+// poll.
+func (r *reloader) load() (*config.Config, error) {
+	files, _ := config.Files(r.path)
+	yamls := watch.Stat(files)
+	cfg, err := config.Load(r.path, r.lookup)
+	if err == nil {
+		r.templates = templateFiles(cfg)
+	}
+	stamps := watch.Stat(r.templates)
+	maps.Copy(stamps, yamls)
+	r.files.Reset(stamps)
+	return cfg, err
+}
+
+// reload loads the config again and has it replace the running build. Problems are logged, one
+// per line at their file:line:col, and the running build keeps serving.
+func (r *reloader) reload(ctx context.Context, trigger string) {
+	cfg, err := r.load()
+	if err == nil {
+		err = r.sup.Replace(ctx, r.path, cfg)
+	}
+	if err != nil {
+		var ds config.Diags
+		if errors.As(err, &ds) {
+			for _, d := range ds {
+				r.log.Error(d.String())
+			}
+		} else {
+			r.log.Error(err.Error())
+		}
+		r.log.Error("not reloaded: the running config keeps serving", "trigger", trigger)
+		return
+	}
+	r.log.Info("reloaded", "service", cfg.Service.Name, "trigger", trigger)
+}
+
+// templateFiles lists the template resources cfg reads.
+func templateFiles(cfg *config.Config) []string {
+	out := make([]string, 0, len(cfg.Templates))
+	for _, t := range cfg.Templates {
+		out = append(out, t.File)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // errStoppedAtOnce ends a command whose graceful stop a second signal cut short.
@@ -80,21 +188,35 @@ var errStoppedAtOnce = errors.New("stopped at once: requests still running were 
 // untilSignalled runs serve until it returns. The first SIGINT or SIGTERM ends serve's context,
 // so it stops gracefully, letting requests finish; a second one during that stop returns
 // errStoppedAtOnce without waiting for serve, and the process exits, cutting off whatever was
-// still running. A user pressing Ctrl-C twice means "now", as with most servers.
-func untilSignalled(ctx context.Context, logger *slog.Logger, serve func(context.Context) error) error {
+// still running. A user pressing Ctrl-C twice means "now", as with most servers. SIGHUP asks
+// serve to reload (a receive on reload) and never ends the process.
+func untilSignalled(ctx context.Context, logger *slog.Logger, serve func(ctx context.Context, reload <-chan struct{}) error) error {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	hups := make(chan os.Signal, 1)
+	signal.Notify(hups, syscall.SIGHUP)
+	defer signal.Stop(hups)
+	reload := make(chan struct{}, 1)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx) }()
-	select {
-	case err := <-done:
-		return err
-	case s := <-sigs:
-		logger.Info("stopping gracefully; send the signal again to stop at once", "signal", s.String())
-		cancel()
+	go func() { done <- serve(ctx, reload) }()
+	for stopping := false; !stopping; {
+		select {
+		case err := <-done:
+			return err
+		case <-hups:
+			logger.Info("SIGHUP: reloading")
+			select {
+			case reload <- struct{}{}:
+			default: // a reload is pending already
+			}
+		case s := <-sigs:
+			logger.Info("stopping gracefully; send the signal again to stop at once", "signal", s.String())
+			cancel()
+			stopping = true
+		}
 	}
 	select {
 	case err := <-done:

@@ -53,14 +53,17 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 	} else {
 		opts.Ready = printAddress(env.Stdout, *asJSON)
 	}
-	return workspaceErr(untilSignalled(ctx, logger, func(ctx context.Context) error { return workspace.Run(ctx, dir, opts) }))
+	return workspaceErr(untilSignalled(ctx, logger, func(ctx context.Context, reload <-chan struct{}) error {
+		opts.Reload = reload
+		return workspace.Run(ctx, dir, opts)
+	}))
 }
 
 // runWorkspace is `octo run --config <workspace>`: the same servers, logged
 // like any service.
 func runWorkspace(ctx context.Context, dir string, logger *slog.Logger, grace time.Duration) error {
-	err := untilSignalled(ctx, logger, func(ctx context.Context) error {
-		return workspace.Run(ctx, dir, workspace.Options{Logger: logger, StopTimeout: grace})
+	err := untilSignalled(ctx, logger, func(ctx context.Context, reload <-chan struct{}) error {
+		return workspace.Run(ctx, dir, workspace.Options{Logger: logger, StopTimeout: grace, Reload: reload})
 	})
 	if err == nil {
 		logger.Info("stopped")

@@ -55,6 +55,16 @@ func Load(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
 	return l.cfg, nil
 }
 
+// Files lists the YAML files Load reads for path, named as Load names them: what a watcher of
+// the config stamps, besides its template resources.
+func Files(path string) ([]string, error) {
+	files, _, problem := findFiles(path)
+	if problem != nil {
+		return nil, Diags{*problem}.Err()
+	}
+	return files, nil
+}
+
 // findFiles resolves path to the YAML files to read and the folder resources are relative to.
 // Paths stay as the user gave them, so diagnostics name files the way the user knows them.
 func findFiles(path string) (files []string, dir string, problem *Diag) {

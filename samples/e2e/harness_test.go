@@ -62,6 +62,7 @@ type proc struct {
 	cmd  *exec.Cmd
 	mu   sync.Mutex
 	log  bytes.Buffer
+	grew chan struct{} // closed, and replaced, when a line is logged
 	done chan struct{}
 	err  error
 }
@@ -76,7 +77,7 @@ func (p *proc) Log() string {
 // log says it listens (or fails).
 func startOcto(t testing.TB, env []string, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(octoBin, args...), done: make(chan struct{})}
+	p := &proc{cmd: exec.Command(octoBin, args...), done: make(chan struct{}), grew: make(chan struct{})}
 	p.cmd.Dir = repoRoot()
 	p.cmd.Env = append(os.Environ(), env...)
 	stderr, err := p.cmd.StderrPipe()
@@ -94,6 +95,8 @@ func startOcto(t testing.TB, env []string, args ...string) *proc {
 		for sc.Scan() {
 			p.mu.Lock()
 			p.log.WriteString(sc.Text() + "\n")
+			close(p.grew)
+			p.grew = make(chan struct{})
 			p.mu.Unlock()
 			if strings.Contains(sc.Text(), "service started") || strings.Contains(sc.Text(), "serving") {
 				once.Do(func() { close(ready) })
@@ -117,6 +120,27 @@ func startOcto(t testing.TB, env []string, args ...string) *proc {
 		t.Fatalf("octo not ready after 30s\n%s", p.Log())
 	}
 	return p
+}
+
+// waitCount waits until the log holds text n times, as each line is logged.
+func (p *proc) waitCount(t testing.TB, text string, n int) {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		p.mu.Lock()
+		count, grew := strings.Count(p.log.String(), text), p.grew
+		p.mu.Unlock()
+		if count >= n {
+			return
+		}
+		select {
+		case <-grew:
+		case <-p.done:
+			t.Fatalf("octo exited before its log showed %q %d times: %v\n%s", text, n, p.err, p.Log())
+		case <-deadline:
+			t.Fatalf("the log showed %q %d times, not %d:\n%s", text, count, n, p.Log())
+		}
+	}
 }
 
 // runSample starts a sample on a free port given through HTTP_PORT and

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	_ "github.com/octo-run/octo/blocks/all"
+	"github.com/octo-run/octo/blocks/mcp/mock"
 	_ "github.com/octo-run/octo/connectors/all"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
@@ -26,10 +27,18 @@ func TestMain(m *testing.M) {
 
 // served is a running flow config with one mock server.
 type served struct {
-	url  string // the Streamable HTTP endpoint
-	svc  *runtime.Service
-	log  *runtimetest.Buffer
-	node *config.Block // the key of the live server
+	url string // the Streamable HTTP endpoint
+	svc *runtime.Service
+	log *runtimetest.Buffer
+}
+
+// live is the running mock server, found at its block's address.
+func (s *served) live() *mock.Server {
+	b, _ := s.svc.Instance("flows.mcp.process[0]").(*mock.Block)
+	if b == nil {
+		return nil
+	}
+	return b.Server()
 }
 
 // flowYAML puts mock settings under one flow serving the server's three
@@ -55,11 +64,6 @@ flows:
 
 // build loads a flow config holding the settings and builds it.
 func build(t testing.TB, settings string) (*runtime.Service, *runtimetest.Buffer, error) {
-	svc, log, _, err := buildNode(t, settings)
-	return svc, log, err
-}
-
-func buildNode(t testing.TB, settings string) (*runtime.Service, *runtimetest.Buffer, *config.Block, error) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "flow.yaml"), []byte(flowYAML(settings)), 0o644); err != nil {
@@ -67,17 +71,17 @@ func buildNode(t testing.TB, settings string) (*runtime.Service, *runtimetest.Bu
 	}
 	cfg, err := config.Load(dir, func(string) (string, bool) { return "", false })
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	log := &runtimetest.Buffer{}
 	svc, err := runtime.NewService(cfg, runtime.Options{Logger: slog.New(slog.NewJSONHandler(log, nil))})
-	return svc, log, cfg.Flows[0].Process[0], err
+	return svc, log, err
 }
 
 // serve builds and starts the settings on a free port.
 func serve(t testing.TB, settings string) *served {
 	t.Helper()
-	svc, log, node, err := buildNode(t, settings)
+	svc, log, err := build(t, settings)
 	if err != nil {
 		t.Fatalf("build: %v", err)
 	}
@@ -92,7 +96,7 @@ func serve(t testing.TB, settings string) *served {
 		}
 	})
 	addr := svc.Connector("api").(interface{ Addr() string }).Addr()
-	return &served{url: "http://" + addr + "/mcp", svc: svc, log: log, node: node}
+	return &served{url: "http://" + addr + "/mcp", svc: svc, log: log}
 }
 
 // connect opens a Go SDK client session over Streamable HTTP.

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	goruntime "runtime"
 	"sync"
-	"weak"
 
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
@@ -27,7 +25,8 @@ func init() {
 			"      description: The current weather in a city\n" +
 			"      inputSchema: '{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}}'\n" +
 			"      result: '{\"city\": \"{{args.city}}\", \"forecast\": \"sunny\"}'\n",
-		Build: runtime.BlockFunc(build),
+		SharedByName: true,
+		Build:        runtime.BlockFunc(build),
 	})
 }
 
@@ -36,47 +35,29 @@ func init() {
 // reported at paths like mcp.tools[0] rather than under settings.
 const KindServer = "server"
 
-// Block is one flow's handle on a mock server. One flow normally serves all
-// of a server's paths (source paths: [/mcp, /sse, /messages]); every build
-// of one block of a config shares one Server.
+// Block is a mock server in a flow. One flow normally serves all of a
+// server's paths (source paths: [/mcp, /sse, /messages]); when flows are
+// split per path, mcp-mock blocks with the same name in one service are one
+// server (runtime.BlockSpec.SharedByName: their settings must be the same),
+// so a session opened on /sse is found by a POST to /messages.
 type Block struct {
 	srv *Server
 }
 
-// registry maps the block of a config to the Server built from it. Keys are
-// weak: a config that is dropped (a failed build, a replaced edit) frees its
-// entry.
-var registry = struct {
-	sync.Mutex
-	m map[weak.Pointer[config.Block]]*Server
-}{m: map[weak.Pointer[config.Block]]*Server{}}
-
 func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
-	key := weak.Make(b.Config())
-	registry.Lock()
-	srv, ok := registry.m[key]
-	registry.Unlock()
-	if ok {
-		if srv == nil {
-			return nil, nil // the first build of this server already reported why
-		}
-		return &Block{srv: srv}, nil
-	}
 	srv, ds := newServer(s, b.Positions(), b.Name, b.Logger())
 	if srv != nil && b.At.Kind != KindServer {
-		if ds = strict(srv, s, b.Positions()); len(ds) > 0 {
-			srv = nil
-		}
+		ds = strict(srv, s, b.Positions())
 	}
-	registry.Lock()
-	registry.m[key] = srv
-	registry.Unlock()
-	goruntime.AddCleanup(b.Config(), forget, key)
 	if len(ds) > 0 {
 		return nil, ds
 	}
 	return &Block{srv: srv}, nil
 }
+
+// Server returns the live server the block serves: the workspace reaches it
+// through the service (runtime.Service.Instance) to apply edits.
+func (b *Block) Server() *Server { return b.srv }
 
 // strict holds a flow config to its rule, nothing starts half built: an item
 // a workspace would leave out stops the build, and cors belongs to the http
@@ -86,21 +67,6 @@ func strict(srv *Server, s *Settings, pos *config.Positions) config.Diags {
 		return config.Diags{pos.Diag(&s.CORS, "cors is a setting of the http connector (cors: true) in a flow config; mcp.cors applies to saved servers")}
 	}
 	return srv.problems
-}
-
-// forget drops the entry of a block that is gone.
-func forget(key weak.Pointer[config.Block]) {
-	registry.Lock()
-	delete(registry.m, key)
-	registry.Unlock()
-}
-
-// Find returns the server built from a config's block, or nil. The
-// workspace uses it to reach a running server for live edits.
-func Find(block *config.Block) *Server {
-	registry.Lock()
-	defer registry.Unlock()
-	return registry.m[weak.Make(block)]
 }
 
 // Server is a live mock server: the MCP core with sessions, and the current
@@ -116,7 +82,7 @@ type Server struct {
 	log      *trafficLog
 
 	mu       sync.Mutex // serialises Update, Start and Stop
-	running  int
+	running  bool
 	problems config.Diags
 	cat      *catalog
 	stdio    *mcp.StdioSession
@@ -189,30 +155,28 @@ func (s *Server) Problems() config.Diags {
 	return append(config.Diags(nil), s.problems...)
 }
 
-// Start starts the server's traffic log on first use.
+// Start starts the server's traffic log.
 func (b *Block) Start(context.Context) error {
 	s := b.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.running == 0 {
+	if !s.running {
 		s.log.start()
 		s.logProblems(s.problems)
+		s.running = true
 	}
-	s.running++
 	return nil
 }
 
-// Stop ends every session when the last block of the server stops.
+// Stop ends every session.
 func (b *Block) Stop(context.Context) error {
 	s := b.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.running == 0 {
-		return nil
-	}
-	if s.running--; s.running == 0 {
+	if s.running {
 		s.st.Close()
 		s.log.stop()
+		s.running = false
 	}
 	return nil
 }

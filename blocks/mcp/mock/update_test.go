@@ -84,7 +84,7 @@ func TestAnEditReachesConnectedClients(t *testing.T) {
 	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: "docs://readme"}); err != nil {
 		t.Fatal(err)
 	}
-	live := mock.Find(s.node)
+	live := s.live()
 	if live == nil {
 		t.Fatal("no live server for the settings node")
 	}

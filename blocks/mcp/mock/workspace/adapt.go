@@ -27,9 +27,9 @@ const (
 // Adapt turns a saved server into the runtime's config: a connector and
 // one flow running mcp-mock on the server's path and the legacy /sse and
 // /messages pair. vars are the workspace variables, which the server's own
-// mcp.variables override. It returns the block running the server, the key
-// to the server with mock.Find once the config is built.
-func Adapt(s *Server, vars map[string]string, t Transport) (*config.Config, *config.Block) {
+// mcp.variables override. It also returns the address of the mcp-mock block,
+// where the built service holds the live server (see Live).
+func Adapt(s *Server, vars map[string]string, t Transport) (cfg *config.Config, mockAddr string) {
 	at := config.Where{File: s.File, Path: "mcp", Kind: mock.KindServer, Name: s.Name}
 	block := &config.Block{
 		Type:       "mcp-mock",
@@ -39,7 +39,7 @@ func Adapt(s *Server, vars map[string]string, t Transport) (*config.Config, *con
 		Node:       s.mcp,
 		SettingsAt: at,
 	}
-	cfg := &config.Config{
+	cfg = &config.Config{
 		Dir:       filepath.Dir(s.File),
 		Files:     []string{s.File},
 		Service:   config.Service{Name: s.Name, At: config.Where{File: s.File}, Node: s.root},
@@ -49,7 +49,7 @@ func Adapt(s *Server, vars map[string]string, t Transport) (*config.Config, *con
 	if t == Stdio {
 		cfg.Connectors = []*config.Connector{{Name: "stdio", Type: "stdio", At: at.Field("stdio"), Node: s.root}}
 		cfg.Flows = []*config.Flow{flow("stdio", "stdio", nil, block, at)}
-		return cfg, block
+		return cfg, "flows.stdio.process[0]"
 	}
 	cfg.Connectors = []*config.Connector{{
 		Name: "http", Type: "http", At: at.Field("port"), Node: portNode(s),
@@ -61,7 +61,16 @@ func Adapt(s *Server, vars map[string]string, t Transport) (*config.Config, *con
 	}
 	src := mapping("paths", paths)
 	cfg.Flows = []*config.Flow{flow("mcp", "http", src, block, at)}
-	return cfg, block
+	return cfg, "flows.mcp.process[0]"
+}
+
+// Live returns the mock server a service built from Adapt's config serves,
+// or nil.
+func Live(svc *runtime.Service, mockAddr string) *mock.Server {
+	if b, ok := svc.Instance(mockAddr).(*mock.Block); ok {
+		return b.Server()
+	}
+	return nil
 }
 
 // update hands a saved server's edited settings to its running server; settings that cannot be

@@ -114,7 +114,7 @@ func halfRunner(t *testing.T, dir string, c *clock) (*runner, context.Context) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.now = c.now
+	r.files.Clock = c.now
 	ctx := context.Background()
 	if err := r.startSelected(ctx); err != nil {
 		t.Fatal(err)
@@ -158,7 +158,7 @@ func TestAHalfWrittenFileIsNeverServed(t *testing.T) {
 	}
 	for _, s := range steps {
 		s.act()
-		r.poll(ctx)
+		r.poll(ctx, r.files.Next)
 		if got := strings.Join(runtimetest.ToolNames(t, cs), ","); got != s.tools {
 			t.Fatalf("%s: tools %s, want %s", s.name, got, s.tools)
 		}
@@ -179,7 +179,7 @@ func TestAFIFOAmongTheServersDoesNotBlockTheWatch(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		for range 3 {
-			r.poll(ctx)
+			r.poll(ctx, r.files.Next)
 			c.t = c.t.Add(2 * time.Second)
 		}
 		close(done)

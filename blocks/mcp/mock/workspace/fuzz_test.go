@@ -26,8 +26,8 @@ func FuzzParseServer(f *testing.F) {
 			return
 		}
 		for _, tr := range []Transport{HTTP, Stdio} {
-			cfg, node := Adapt(s, map[string]string{"v": "1"}, tr)
-			if cfg == nil || node == nil || len(cfg.Flows) == 0 {
+			cfg, addr := Adapt(s, map[string]string{"v": "1"}, tr)
+			if cfg == nil || addr == "" || len(cfg.Flows) == 0 {
 				t.Fatal("adapted to nothing")
 			}
 		}

@@ -13,6 +13,8 @@ import (
 	"github.com/octo-run/octo/blocks/mcp/mock"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/supervisor"
+	"github.com/octo-run/octo/runtime/watch"
 )
 
 // Options tune Run.
@@ -40,6 +42,9 @@ type Options struct {
 	Settle time.Duration
 	// StopTimeout bounds how long a stopping server lets requests finish.
 	StopTimeout time.Duration
+	// Reload, when it delivers, applies the files as they are now, without
+	// waiting for them to settle (SIGHUP).
+	Reload <-chan struct{}
 }
 
 // ErrNothingServed is returned when no selected server could start.
@@ -66,20 +71,18 @@ type runner struct {
 	opts    Options
 	log     *slog.Logger
 	vars    map[string]string
-	running map[string]*running // by file
-	broken  map[string][]byte   // files that failed, by their content
-	stamps  map[string]stamp    // the files as last applied
-	pending map[string]seen     // files seen changing, not yet settled
-	now     func() time.Time
+	running map[string]*running    // by file
+	broken  map[string][]byte      // files that failed, by their content
+	files   *watch.Settler         // the files as last applied
+	sup     *supervisor.Supervisor // a unit per served file, named by the file
 }
 
 // running is one server that serves.
 type running struct {
-	srv   *Server
-	svc   *runtime.Service
-	block *config.Block // the key of the live server
-	live  *mock.Server
-	url   string
+	srv  *Server
+	svc  *runtime.Service
+	live *mock.Server
+	url  string
 }
 
 func newRunner(dir string, opts Options) (*runner, error) {
@@ -104,8 +107,8 @@ func newRunner(dir string, opts Options) (*runner, error) {
 		return nil, err
 	}
 	return &runner{dir: dir, opts: opts, log: opts.Logger, vars: vars,
-		running: map[string]*running{}, broken: map[string][]byte{}, stamps: map[string]stamp{},
-		pending: map[string]seen{}, now: time.Now}, nil
+		running: map[string]*running{}, broken: map[string][]byte{}, files: &watch.Settler{Settle: opts.Settle},
+		sup: supervisor.New(supervisor.Options{Logger: opts.Logger, LookupEnv: noEnv, StopTimeout: opts.StopTimeout})}, nil
 }
 
 // startSelected starts the servers asked for: all, or those named.
@@ -125,7 +128,7 @@ func (r *runner) startSelected(ctx context.Context) error {
 			started++
 		}
 	}
-	r.stamps = r.scan()
+	r.files.Reset(r.scan())
 	if started == 0 {
 		return ErrNothingServed
 	}
@@ -195,33 +198,25 @@ func find(all []*Server, want string) *Server {
 	return nil
 }
 
-// start builds and starts one server; problems are logged.
+// start builds and starts one server as a unit of its own; problems are logged.
 func (r *runner) start(ctx context.Context, s *Server) bool {
-	rs, ok := r.build(s)
-	if !ok {
-		return false
-	}
-	if err := rs.svc.Start(ctx); err != nil {
-		r.log.Error("server not started: "+err.Error(), "server", s.Name, "file", s.File)
+	cfg, mockAddr := Adapt(s, r.vars, r.opts.Transport)
+	if err := r.sup.Start(ctx, s.File, cfg); err != nil {
+		r.reportErr(err, s)
 		r.broken[s.File] = s.data
 		return false
 	}
+	rs := r.serving(s, mockAddr)
 	r.running[s.File] = rs
 	delete(r.broken, s.File)
 	r.announce(rs)
 	return true
 }
 
-// build builds a server's service without starting it.
-func (r *runner) build(s *Server) (*running, bool) {
-	cfg, block := Adapt(s, r.vars, r.opts.Transport)
-	svc, err := runtime.NewService(cfg, runtime.Options{Logger: r.log, LookupEnv: noEnv})
-	if err != nil {
-		r.reportErr(err, s)
-		r.broken[s.File] = s.data
-		return nil, false
-	}
-	return &running{srv: s, svc: svc, block: block, live: mock.Find(block)}, true
+// serving is the server s as its unit's build serves it now.
+func (r *runner) serving(s *Server, mockAddr string) *running {
+	svc := r.sup.Service(s.File)
+	return &running{srv: s, svc: svc, live: Live(svc, mockAddr)}
 }
 
 // noEnv keeps the process environment out: workspace files use
@@ -249,16 +244,18 @@ func (r *runner) announce(rs *running) {
 func (r *runner) stop(rs *running) {
 	ctx, cancel := context.WithTimeout(context.Background(), r.opts.StopTimeout)
 	defer cancel()
-	if err := rs.svc.Stop(ctx); err != nil {
+	if err := r.sup.Stop(ctx, rs.srv.File); err != nil {
 		r.log.Warn("server did not stop cleanly", "server", rs.srv.Name, "err", err)
 	}
 }
 
 func (r *runner) stopAll() {
-	for file, rs := range r.running {
-		r.stop(rs)
-		delete(r.running, file)
+	ctx, cancel := context.WithTimeout(context.Background(), r.opts.StopTimeout)
+	defer cancel()
+	if err := r.sup.Close(ctx); err != nil {
+		r.log.Warn("servers did not stop cleanly", "err", err)
 	}
+	clear(r.running)
 }
 
 // report logs problems one per line, as file:line:col: what.

@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/octo-run/octo/blocks/mcp/mock"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
@@ -26,8 +25,9 @@ func Validate(dir, environment string) ([]string, config.Diags) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var ok []string
 	for _, s := range servers {
-		cfg, block := Adapt(s, vars, HTTP)
-		if _, err := runtime.NewService(cfg, runtime.Options{Logger: quiet, LookupEnv: noEnv}); err != nil {
+		cfg, mockAddr := Adapt(s, vars, HTTP)
+		svc, err := runtime.NewService(cfg, runtime.Options{Logger: quiet, LookupEnv: noEnv})
+		if err != nil {
 			var bds config.Diags
 			if !errors.As(err, &bds) {
 				bds = config.Diags{{File: s.File, Msg: err.Error()}}
@@ -35,7 +35,7 @@ func Validate(dir, environment string) ([]string, config.Diags) {
 			all = append(all, bds...)
 			continue
 		}
-		if live := mock.Find(block); live != nil && len(live.Problems()) > 0 {
+		if live := Live(svc, mockAddr); live != nil && len(live.Problems()) > 0 {
 			all = append(all, live.Problems()...)
 			continue
 		}

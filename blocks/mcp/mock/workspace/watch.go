@@ -5,31 +5,18 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/octo-run/octo/blocks/mcp/mock"
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/watch"
 )
 
-// stamp is what tells a file changed without reading it.
-type stamp struct {
-	mod  time.Time
-	size int64
-}
-
 // scan stamps workspace.yaml and every saved server file.
-func (r *runner) scan() map[string]stamp {
-	out := map[string]stamp{}
+func (r *runner) scan() map[string]watch.Stamp {
 	files, _ := serverFiles(r.dir)
-	for _, f := range append(files, filepath.Join(r.dir, SettingsFile)) {
-		if info, err := os.Stat(f); err == nil {
-			out[f] = stamp{info.ModTime(), info.Size()}
-		}
-	}
-	return out
+	return watch.Stat(append(files, filepath.Join(r.dir, SettingsFile)))
 }
 
 // watch polls the files until ctx ends (or a stdio server's input does),
@@ -48,62 +35,20 @@ func (r *runner) watch(ctx context.Context) error {
 		case <-r.done():
 			return nil
 		case <-tick:
-			r.poll(ctx)
+			r.poll(ctx, r.files.Next)
+		case <-r.opts.Reload:
+			r.log.Info("applying the files as they are now")
+			r.poll(ctx, r.files.Flush)
 		}
 	}
 }
 
-// seen is how a changed file looked when it was first seen so (gone, or
-// with stamp st), and since when.
-type seen struct {
-	st    stamp
-	gone  bool
-	since time.Time
-}
-
-// settled returns the files as they are to be applied: each change that has
-// stayed the same for opts.Settle, the rest as last applied.
-func (r *runner) settled(cur map[string]stamp) map[string]stamp {
-	out := maps.Clone(r.stamps)
-	t := r.now()
-	files := slices.Collect(maps.Keys(cur))
-	for file := range r.stamps {
-		if _, ok := cur[file]; !ok {
-			files = append(files, file)
-		}
-	}
-	for _, file := range files {
-		st, ok := cur[file]
-		if old, had := r.stamps[file]; ok == had && st == old {
-			delete(r.pending, file)
-			continue
-		}
-		p, was := r.pending[file]
-		if now := (seen{st, !ok, t}); !was || p.st != now.st || p.gone != now.gone {
-			p = now
-			r.pending[file] = p
-		}
-		if t.Sub(p.since) < r.opts.Settle {
-			continue
-		}
-		delete(r.pending, file)
-		if ok {
-			out[file] = st
-		} else {
-			delete(out, file)
-		}
-	}
-	return out
-}
-
-// poll applies what changed, and has settled, since the last poll.
-func (r *runner) poll(ctx context.Context) {
-	now := r.settled(r.scan())
-	if maps.Equal(now, r.stamps) {
+// poll applies what changed since the last poll: what has settled, with next = r.files.Next.
+func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (before, after map[string]watch.Stamp, changed bool)) {
+	prev, now, changed := next(r.scan())
+	if !changed {
 		return
 	}
-	prev := r.stamps
-	r.stamps = now
 	settingsFile := filepath.Join(r.dir, SettingsFile)
 	if now[settingsFile] != prev[settingsFile] && r.reloadSettings() {
 		for _, rs := range r.running {
@@ -200,27 +145,27 @@ func (r *runner) apply(ctx context.Context, rs *running, s *Server) {
 	}
 }
 
-// restart replaces a running server with a new build of s. The new one is
-// built before the old one stops, so a broken edit never stops it.
+// restart replaces a running server with a new build of s through the supervisor: the new
+// build is built and started (on a new port, bound before the old one is let go) before the
+// old one stops, so a broken edit never stops it and a restart drops no request.
 func (r *runner) restart(ctx context.Context, old *running, s *Server) {
 	if r.opts.Transport == Stdio {
 		r.log.Error("this edit changes what a stdio server can only change when started again; restart it",
 			"server", old.srv.Name, "file", s.File)
 		return
 	}
-	rs, ok := r.build(s)
-	if !ok {
+	cfg, mockAddr := Adapt(s, r.vars, r.opts.Transport)
+	if err := r.sup.Replace(ctx, s.File, cfg); err != nil {
+		var ds config.Diags
+		if errors.As(err, &ds) {
+			r.report(ds)
+		} else {
+			r.log.Error("server not restarted: "+err.Error(), "server", s.Name, "file", s.File)
+		}
 		r.log.Error("edit not applied; the last good version keeps serving", "server", old.srv.Name, "file", s.File)
-		delete(r.broken, s.File)
 		return
 	}
-	r.stop(old)
-	delete(r.running, old.srv.File)
-	if err := rs.svc.Start(ctx); err != nil {
-		r.log.Error("server not restarted: "+err.Error(), "server", s.Name, "file", s.File)
-		r.broken[s.File] = s.data
-		return
-	}
+	rs := r.serving(s, mockAddr)
 	r.running[s.File] = rs
 	r.log.Info("server restarted to apply the edit", "server", s.Name, "file", s.File)
 	r.announce(rs)
