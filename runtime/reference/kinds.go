@@ -34,6 +34,8 @@ func typeName(f *runtime.FieldSpec) string {
 		return "process list"
 	case runtime.KindSettings:
 		return f.Block + " settings"
+	case runtime.KindJSON:
+		return "JSON"
 	case runtime.KindAny:
 		return "any"
 	}
