@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/octo-run/octo/runtime/reference"
 	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
@@ -51,4 +52,47 @@ func TestSchemaPrintsTheCommittedSchemas(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, `unknown schema "servers" (did you mean "server"?)`) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
+}
+
+// `octo new` writes the schemas beside what it makes, and the modelines name them, so an
+// editor completes and checks the files offline with this octo's blocks.
+func TestNewWritesTheSchemasItsModelinesName(t *testing.T) {
+	resolves := func(t *testing.T, file, schema string) {
+		t.Helper()
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(string(text), "\n")
+		path, ok := strings.CutPrefix(first, "# yaml-language-server: $schema=")
+		if !ok {
+			t.Fatalf("%s starts with %q, not a modeline", file, first)
+		}
+		got, err := os.ReadFile(filepath.Join(filepath.Dir(file), path))
+		want, _ := reference.Schema(schema)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("%s names %s, which is not the %s schema (%v)", file, path, schema, err)
+		}
+	}
+	t.Run("mcp-router", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "router")
+		if code, _, errs := runCLI("new", "mcp-router", dir); code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		resolves(t, filepath.Join(dir, "mcp-router.yaml"), "config")
+		if code, out, errs := runCLI("validate", "--config", dir); code != 0 {
+			t.Fatalf("validate: exit %d\n%s%s", code, out, errs)
+		}
+	})
+	t.Run("mcp-mock", func(t *testing.T) {
+		ws := filepath.Join(t.TempDir(), "mocks")
+		if code, _, errs := runCLI("new", "mcp-mock", ws, "Weather mock"); code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		resolves(t, filepath.Join(ws, "servers", "Weather mock.yaml"), "server")
+		resolves(t, filepath.Join(ws, "workspace.yaml"), "workspace")
+		if code, out, errs := runCLI("validate", "--config", ws); code != 0 || !strings.Contains(out, "Weather mock: ok") {
+			t.Fatalf("validate: exit %d\n%s%s", code, out, errs)
+		}
+	})
 }

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 
 	"github.com/octo-run/octo/runtime/reference"
 )
@@ -27,4 +29,28 @@ func cmdSchema(_ context.Context, env *Env, args []string) error {
 	}
 	_, err = env.Stdout.Write(text)
 	return err
+}
+
+// writeSchemas writes the schemas named into dir, so that the modelines of the files `octo new`
+// makes there work offline and match this octo's blocks (`octo schema` writes them anew).
+func writeSchemas(dir string, names ...string) error {
+	for _, name := range names {
+		text, err := reference.Schema(name)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, reference.SchemaFile(name)), text, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pointModeline makes file's modeline name schema, a path relative to the file.
+func pointModeline(file, schema string) error {
+	text, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, reference.WithModeline(text, schema), 0o644)
 }

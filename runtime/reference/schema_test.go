@@ -231,3 +231,40 @@ func read(t *testing.T, file string) []byte {
 	}
 	return data
 }
+
+// Samples and starters name their schema on their first line; in a sample the path reaches the
+// committed schema (the mcp-mock starter's are written beside it by octo new, tested there).
+func TestSamplesAndStartersNameTheirSchema(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(repo, "samples", "*", "*.yaml"))
+	servers, _ := filepath.Glob(filepath.Join(repo, "samples", "*", "servers", "*.yaml"))
+	starters, _ := filepath.Glob(filepath.Join(repo, "templates", "*", "*.yaml"))
+	files = append(append(files, servers...), starters...)
+	if len(files) < 10 {
+		t.Fatalf("found %d files", len(files))
+	}
+	for _, file := range files {
+		schema := "config"
+		switch {
+		case filepath.Base(file) == "workspace.yaml":
+			schema = "workspace"
+		case filepath.Base(filepath.Dir(file)) == "servers", strings.HasSuffix(file, "mcp-mock/server.yaml"):
+			schema = "server"
+		}
+		first, _, _ := strings.Cut(string(read(t, file)), "\n")
+		path, ok := strings.CutPrefix(first, "# yaml-language-server: $schema=")
+		if !ok {
+			t.Errorf("%s: the first line is not a yaml-language-server modeline: %q", file, first)
+			continue
+		}
+		if strings.Contains(file, "templates/mcp-mock") {
+			if path != reference.SchemaFile(schema) && path != "../"+reference.SchemaFile(schema) {
+				t.Errorf("%s names %s", file, path)
+			}
+			continue
+		}
+		want := filepath.Join(docs, reference.SchemaFile(schema))
+		if got := filepath.Join(filepath.Dir(file), path); got != want {
+			t.Errorf("%s names %s, not %s", file, got, want)
+		}
+	}
+}
