@@ -123,7 +123,7 @@ func (g *gen) connector() *obj {
 	var ifs []any
 	for _, c := range runtime.ConnectorTypes() {
 		types = append(types, named{c.Type, c.Summary})
-		settings := g.def("connector."+c.Type, func() *obj { return g.component(c.Summary, c.Doc, c.Settings()) })
+		settings := g.def("connector."+c.Type, func() *obj { return g.component(c.Type+" connector settings", c.Summary, c.Doc, c.Settings()) })
 		ifs = append(ifs, g.when(c.Type, withSettings(newObj(), settings, c.Settings())))
 	}
 	props(s).set("type", typeChoice(props(s).vals["type"].(*obj), types))
@@ -147,7 +147,7 @@ func (g *gen) source() *obj {
 	for _, c := range runtime.ConnectorTypes() {
 		types = append(types, named{c.Type, c.Summary})
 		settings := g.def("source."+c.Type, func() *obj {
-			return g.component("A flow's source on a "+c.Type+" connector.", "", c.Source)
+			return g.component(c.Type+" source settings", "A flow's source on a "+c.Type+" connector.", "", c.Source)
 		})
 		ifs = append(ifs, g.when(c.Type, withSettings(newObj(), settings, c.Source)))
 		all = append(all, settings)
@@ -178,7 +178,7 @@ func (g *gen) block() *obj {
 			if b.Composite {
 				return g.composite(b)
 			}
-			return g.component(b.Summary, b.Doc, b.Settings())
+			return g.component(b.Type+" settings", b.Summary, b.Doc, b.Settings())
 		})
 		then := settings
 		if !b.Composite {
@@ -193,14 +193,15 @@ func (g *gen) block() *obj {
 
 // composite describes a composite block: its keys beside type and name.
 func (g *gen) composite(b runtime.BlockSpec) *obj {
-	s := g.component(b.Summary, b.Doc, b.Settings())
+	s := g.component(b.Type+" block", b.Summary, b.Doc, b.Settings())
 	p := newObj().set("type", true).set("name", true).merge(props(s))
 	return s.set("properties", p)
 }
 
-// component describes a component's settings, titled by what it is.
-func (g *gen) component(summary, doc string, spec *runtime.SettingsSpec) *obj {
-	s := newObj().set("description", strings.TrimSpace(summary+"\n\n"+doc))
+// component describes a component's settings, titled by what it is (editors name it so in
+// their messages).
+func (g *gen) component(title, summary, doc string, spec *runtime.SettingsSpec) *obj {
+	s := newObj().set("title", title).set("description", strings.TrimSpace(summary+"\n\n"+doc))
 	return s.merge(g.object(spec, nil))
 }
 
@@ -326,7 +327,7 @@ func (g *gen) value(f *runtime.FieldSpec) *obj {
 		return g.def("process", g.process)
 	case runtime.KindSettings:
 		b := blockSpec(f.Block)
-		return g.def("block."+b.Type, func() *obj { return g.component(b.Summary, b.Doc, b.Settings()) })
+		return g.def("block."+b.Type, func() *obj { return g.component(b.Type+" settings", b.Summary, b.Doc, b.Settings()) })
 	}
 	return s
 }
