@@ -45,9 +45,6 @@ type fileSettings struct {
 	MCP  *yaml.Node `yaml:"mcp" block:"mcp-mock" doc:"The server itself: the mcp-mock block's settings (tools, resources, prompts, limits)."`
 }
 
-// Kind is the only kind of saved server this adapter serves.
-const Kind = "mcp"
-
 // ReadServer reads and checks one saved server file, servers/<name>.yaml in
 // a workspace folder (see readServer).
 func ReadServer(file string) (*Server, config.Diags) {
