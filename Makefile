@@ -7,7 +7,7 @@ INTEROP := samples/e2e/node
 CONFORMANCE := samples/conformance/node
 FUZZTIME ?= 10s
 
-.PHONY: build test unit e2e lint bench fuzz fuzz-short interop-deps conformance conformance-deps clean
+.PHONY: build test unit e2e lint bench fuzz fuzz-short interop-deps conformance conformance-deps docs clean
 
 build:
 	$(GO) build -o $(BIN) .
@@ -35,6 +35,11 @@ conformance-deps:
 		echo "installing the MCP conformance suite in $(CONFORMANCE)"; \
 		cd $(CONFORMANCE) && npm ci --no-audit --no-fund --loglevel=error; \
 	fi
+
+# docs/reference (a page per block, connector and config adapter, the index and the JSON
+# Schemas) is generated from the settings types; a test fails when it is stale.
+docs:
+	$(GO) test ./runtime/reference -run '^TestTheCommittedReferenceIsCurrent$$' -count=1 -update
 
 lint:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \

@@ -19,6 +19,8 @@ type AdapterSpec struct {
 
 // AdapterFile is one kind of file an adapter reads.
 type AdapterFile struct {
+	// Name is what `octo schema NAME` and the reference call the file (server, workspace).
+	Name string
 	// Pattern names the files, relative to the adapter's folder: workspace.yaml, servers/*.yaml.
 	Pattern  string
 	Doc      string

@@ -29,6 +29,7 @@ type FieldSpec struct {
 	Required     bool
 	Default      string // as the tag writes it; "" for none
 	Enum         []string
+	EnumAnyCase  bool   // an enum entry matches without regard to case
 	Min, Max     string // as the tags write them; "" for none
 	MinExclusive bool   // the value must be more than Min
 	Example      string
@@ -108,7 +109,7 @@ func buildSpec(t reflect.Type) *SettingsSpec {
 	for _, k := range config.SettingsOf(t) {
 		f := fieldSpec(k.Field.Type)
 		f.Key, f.Doc, f.Required, f.Default, f.Example = k.Key, k.Doc, k.Required, k.Default, k.Example
-		f.Enum, f.Min, f.Max, f.MinExclusive = k.Enum, k.Min, k.Max, k.MinExclusive
+		f.Enum, f.EnumAnyCase, f.Min, f.Max, f.MinExclusive = k.Enum, k.EnumAnyCase, k.Min, k.Max, k.MinExclusive
 		if block := k.Field.Tag.Get("block"); block != "" {
 			f.Kind, f.Block = KindSettings, block
 		}

@@ -254,7 +254,7 @@ func TestBadBlockSettingsAreReportedAtTheirLines(t *testing.T) {
 		{"a missing audience is refused", `{ jwksUrl: "https://login.example.net/jwks" }`,
 			`c.yaml:9:19: flows[0].process[0].settings.audience (jwt-validate): required: this server's resource identifier`},
 		{"alg none is refused at its line", "\n          jwksUrl: https://login.example.net/jwks\n          audience: https://a.example/mcp\n          algorithms: [none]",
-			`c.yaml:12:23: flows[0].process[0].settings.algorithms (jwt-validate): "none" is never allowed: tokens must be signed`},
+			`c.yaml:12:24: flows[0].process[0].settings.algorithms[0] (jwt-validate): unknown algorithm "none"; expected one of: RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA, HS256, HS384, HS512`},
 		{"two key sources are refused", `{ jwksFile: k.jwks, jwksUrl: "https://login.example.net/jwks", audience: "https://a.example/mcp" }`,
 			`flows[0].process[0].settings.jwksUrl (jwt-validate): set exactly one of jwksUrl or jwksFile (both are set)`},
 		{"a missing key file is refused at build", `{ jwksFile: missing.jwks, audience: "https://a.example/mcp" }`,

@@ -25,7 +25,7 @@ type Settings struct {
 	// Audience is this server's resource identifier (RFC 8707); the token's aud must contain it.
 	Audience string `yaml:"audience" doc:"This server's resource identifier (RFC 8707), usually its MCP URL; the token's aud must contain it." example:"https://mcp.example.net/mcp"`
 	// Algorithms is the JWS allow-list; empty means RS256 and ES256.
-	Algorithms []string `yaml:"algorithms" doc:"The JWS algorithms accepted (RS256, PS256, ES256, EdDSA, HS256, ...); empty means RS256 and ES256. none is never accepted."`
+	Algorithms []string `yaml:"algorithms" enum:"RS256,RS384,RS512,PS256,PS384,PS512,ES256,ES384,ES512,EdDSA,HS256,HS384,HS512" doc:"The JWS algorithms accepted (RS256, PS256, ES256, EdDSA, HS256, ...); empty means RS256 and ES256. none is never accepted."`
 	// RequiredScopes must all be granted by the token's scope or scp claim.
 	RequiredScopes []string `yaml:"requiredScopes" doc:"Scopes the token's scope or scp claim must all grant; a valid token without them is refused with 403."`
 	// Leeway is the clock skew tolerated on exp, nbf and iat (at most 5m).

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -217,5 +218,15 @@ minRefreshInterval: 30s
 	}
 	if _, err := got.check(); err != nil {
 		t.Fatalf("the decoded settings do not check: %v", err)
+	}
+}
+
+// The algorithms key's enum, which the schema and the decoder use, is the set this package verifies.
+func TestTheAlgorithmsEnumIsEveryVerifiedAlgorithm(t *testing.T) {
+	f, _ := reflect.TypeFor[Settings]().FieldByName("Algorithms")
+	enum := strings.Split(f.Tag.Get("enum"), ",")
+	slices.Sort(enum)
+	if known := knownAlgorithms(); !slices.Equal(enum, known) {
+		t.Errorf("enum %v, verified %v", enum, known)
 	}
 }

@@ -38,7 +38,7 @@ func (s *settings) check(b *runtime.ConnectorBuild) bool {
 type sourceSettings struct {
 	Path    string   `yaml:"path" doc:"The path the flow serves (exact match); set this or paths." example:"/mcp"`
 	Paths   []string `yaml:"paths" doc:"The paths the flow serves, when it serves several (an MCP server's /mcp, /sse and /messages)."`
-	Methods []string `yaml:"methods" doc:"The HTTP methods the flow takes (GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS); others get 405. Empty: any."`
+	Methods []string `yaml:"methods" enum:"GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS" octo:"anycase" doc:"The HTTP methods the flow takes, in any case; others get 405. Empty: any."`
 }
 
 // routed is one path the source serves, and the setting that wrote it.
@@ -46,8 +46,6 @@ type routed struct {
 	path  string
 	field *string
 }
-
-var knownMethods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "OPTIONS": true}
 
 // routes lists the source's paths, reporting a missing, doubled or
 // malformed one; nil when any is wrong.
@@ -80,15 +78,10 @@ func (s *sourceSettings) routes(src *runtime.SourceBuild) []routed {
 	return out
 }
 
-func (s *sourceSettings) check(src *runtime.SourceBuild) bool {
-	ok := true
+// check spells the methods, which the decoder matched in any case, as HTTP does.
+func (s *sourceSettings) check(*runtime.SourceBuild) bool {
 	for i, m := range s.Methods {
-		up := strings.ToUpper(m)
-		if !knownMethods[up] {
-			src.Errorf(&s.Methods[i], "unknown HTTP method %q", m)
-			ok = false
-		}
-		s.Methods[i] = up
+		s.Methods[i] = strings.ToUpper(m)
 	}
-	return ok
+	return true
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
+	"github.com/octo-run/octo/runtime/reference"
 	"github.com/octo-run/octo/templates"
 )
 
@@ -67,6 +68,9 @@ func newMockServer(env *Env, dir, name string) error {
 		if err := writeStarterFile("mcp-mock", workspace.SettingsFile, settings); err != nil {
 			return err
 		}
+	}
+	if err := writeSchemas(dir, "server", "workspace"); err != nil { // the starter's modelines name them
+		return err
 	}
 	port := workspace.NextPort(dir)
 	text, err := templates.RenderMockServer(templates.MockServer{Name: name, Port: port})
@@ -145,6 +149,13 @@ func newRouter(env *Env, dir string) error {
 		return err
 	}
 	if err := os.CopyFS(dir, files); err != nil {
+		return err
+	}
+	// The starter is the sample, whose modeline points into the repository: point it beside.
+	if err := writeSchemas(dir, reference.ConfigSchema); err != nil {
+		return err
+	}
+	if err := pointModeline(filepath.Join(dir, "mcp-router.yaml"), reference.SchemaFile(reference.ConfigSchema)); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "Wrote an MCP router flow in %s.\n\nRun it:\n  octo run --config %s\n\nMCP address:\n  http://localhost:8080/mcp (set HTTP_PORT to change the port)\n", dir, shellQuote(dir))

@@ -275,19 +275,3 @@ func cmdValidate(_ context.Context, env *Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "%s: ok\n", *path)
 	return nil
 }
-
-func cmdBlocks(_ context.Context, env *Env, args []string) error {
-	fs := newFlags("blocks", env)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	fmt.Fprintln(env.Stdout, "Blocks:")
-	for _, b := range runtime.BlockTypes() {
-		fmt.Fprintf(env.Stdout, "  %-16s %s\n", b.Type, b.Summary)
-	}
-	fmt.Fprintln(env.Stdout, "\nConnectors:")
-	for _, c := range runtime.ConnectorTypes() {
-		fmt.Fprintf(env.Stdout, "  %-16s %s\n", c.Type, c.Summary)
-	}
-	return nil
-}

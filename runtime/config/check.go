@@ -130,9 +130,7 @@ func (d *decoder) check(f *fieldInfo, v reflect.Value, n *yaml.Node, at Where) {
 		v = v.Elem()
 	}
 	if f.Enum != nil {
-		if s := v.String(); !slices.Contains(f.Enum, s) {
-			d.addf(n, at, "%s", Unknown(f.Key, s, f.Enum))
-		}
+		d.checkEnum(f, v, n, at)
 		return
 	}
 	low := f.min != nil && (f.min.compare(v) < 0 || f.MinExclusive && f.min.compare(v) == 0)
@@ -140,6 +138,31 @@ func (d *decoder) check(f *fieldInfo, v reflect.Value, n *yaml.Node, at Where) {
 	if low || high {
 		d.addf(n, at, "%s", f.outOfRange(v))
 	}
+}
+
+// checkEnum reports a string, or each string of list v, that is not one of f's enum.
+func (d *decoder) checkEnum(f *fieldInfo, v reflect.Value, n *yaml.Node, at Where) {
+	if v.Kind() != reflect.Slice {
+		if s := v.String(); !f.inEnum(s) {
+			d.addf(n, at, "%s", Unknown(f.Key, s, f.Enum))
+		}
+		return
+	}
+	// An item is named by the key without its plural s: an unknown method, an unknown algorithm.
+	item := strings.TrimSuffix(f.Key, "s")
+	for i := range min(v.Len(), len(n.Content)) {
+		if s := v.Index(i).String(); !f.inEnum(s) {
+			d.addf(n.Content[i], at.Index(i), "%s", Unknown(item, s, f.Enum))
+		}
+	}
+}
+
+// inEnum reports whether s is one of f's enum.
+func (f *fieldInfo) inEnum(s string) bool {
+	if !f.EnumAnyCase {
+		return slices.Contains(f.Enum, s)
+	}
+	return slices.ContainsFunc(f.Enum, func(e string) bool { return strings.EqualFold(e, s) })
 }
 
 // outOfRange says which bounds v breaks, in the words of the bounds f has.

@@ -13,7 +13,8 @@ import (
 //	octo:"required"      the key must be written (a required string must not be empty)
 //	doc:"…"              what the key means, for `octo blocks` and the generated schema
 //	default:"…"          the value when the key is left out, parsed as the field's type would be
-//	enum:"a,b,c"         the only values a string takes
+//	enum:"a,b,c"         the only values a string (or each string of a list) takes;
+//	                     with octo:"anycase" they match without regard to case
 //	min:"0" max:"65535"  bounds of a number or duration; min:">0" excludes the bound
 //	example:"…"          a value to show in the reference
 //
@@ -46,7 +47,9 @@ type Setting struct {
 	Doc      string
 	Default  string // as written in the tag; "" for none
 	Enum     []string
-	Min, Max string // as written in the tags, without a leading ">"
+	// EnumAnyCase is set by octo:"anycase": a value matches an enum entry without regard to case.
+	EnumAnyCase bool
+	Min, Max    string // as written in the tags, without a leading ">"
 	// MinExclusive is set by min:">…": the value must be more than Min.
 	MinExclusive bool
 	Example      string
@@ -122,10 +125,11 @@ func readTags(owner reflect.Type, f reflect.StructField, key string, index []int
 		panic(fmt.Sprintf("config: %s.%s (%q): %s", owner, f.Name, key, fmt.Sprintf(format, args...)))
 	}
 	if enum, ok := f.Tag.Lookup("enum"); ok {
-		if indirect(f.Type).Kind() != reflect.String {
-			bad("enum on a %s; only strings take one", f.Type)
+		if t := indirect(f.Type); t.Kind() != reflect.String && (t.Kind() != reflect.Slice || t.Elem().Kind() != reflect.String) {
+			bad("enum on a %s; only strings and lists of strings take one", f.Type)
 		}
 		fi.Enum = strings.Split(enum, ",")
+		fi.EnumAnyCase = hasOpt(f.Tag.Get("octo"), "anycase")
 	}
 	var err error
 	if text, ok := f.Tag.Lookup("min"); ok {

@@ -4,13 +4,24 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
 
 // sectionNames are the top-level keys of a config file, in the order they are documented.
-var sectionNames = []string{"service", "env", "resources", "connectors", "flows"}
+var sectionNames = keysOf[FileKeys]()
+
+// keysOf lists the keys struct type S declares, in order.
+func keysOf[S any]() []string {
+	var keys []string
+	for _, s := range SettingsOf(reflect.TypeFor[S]()) {
+		keys = append(keys, s.Key)
+	}
+	return keys
+}
 
 // loader builds one Config from the sections of all its files.
 type loader struct {
@@ -31,7 +42,7 @@ type section struct {
 // sections splits a file's root mapping into its sections, reporting unknown ones.
 func (l *loader) sections(root *yaml.Node, at Where) []section {
 	if root.Kind != yaml.MappingNode {
-		l.d.addf(root, at, "expected a mapping of sections (service, env, resources, connectors, flows), got %s", describe(root))
+		l.d.addf(root, at, "expected a mapping of sections (%s), got %s", strings.Join(sectionNames, ", "), describe(root))
 		return nil
 	}
 	var out []section
@@ -56,11 +67,7 @@ func (l *loader) env(secs []section, lookup func(string) (string, bool)) *vars {
 		}
 		for i, item := range l.items(s.val, s.at) {
 			w := s.at.Index(i).Label("env", peek(item, "name"))
-			var raw struct {
-				Name        string  `yaml:"name" octo:"required"`
-				Default     *string `yaml:"default"`
-				Description string  `yaml:"description"`
-			}
+			var raw EnvKeys
 			l.decode(item, &raw, w)
 			nameKey, nameVal := entry(item, "name")
 			prev, dup := vs.declared[raw.Name]
@@ -111,17 +118,13 @@ func (l *loader) parse(secs []section) {
 }
 
 func (l *loader) service(s section) {
-	var raw struct {
-		Name string `yaml:"name"`
-	}
+	var raw ServiceKeys
 	l.decode(s.val, &raw, s.at)
 	l.cfg.Service = Service{Name: raw.Name, At: s.at, Node: s.val}
 }
 
 func (l *loader) resources(s section) {
-	var raw struct {
-		Templates *yaml.Node `yaml:"templates"`
-	}
+	var raw ResourcesKeys
 	l.decode(s.val, &raw, s.at)
 	at := s.at.Field("templates")
 	for i, item := range l.items(raw.Templates, at) {
@@ -132,10 +135,7 @@ func (l *loader) resources(s section) {
 }
 
 func (l *loader) template(item *yaml.Node, w Where) {
-	var raw struct {
-		Resource string `yaml:"resource" octo:"required"`
-		As       string `yaml:"as" octo:"required"`
-	}
+	var raw TemplateKeys
 	l.decode(item, &raw, w)
 	if raw.Resource == "" || raw.As == "" {
 		return
@@ -169,11 +169,7 @@ func (l *loader) template(item *yaml.Node, w Where) {
 func (l *loader) connectors(s section) {
 	for i, item := range l.items(s.val, s.at) {
 		w := s.at.Index(i).Label("connector", peek(item, "name"))
-		var raw struct {
-			Name     string     `yaml:"name" octo:"required"`
-			Type     string     `yaml:"type" octo:"required"`
-			Settings *yaml.Node `yaml:"settings"`
-		}
+		var raw ConnectorKeys
 		l.decode(item, &raw, w)
 		c := &Connector{Name: raw.Name, Type: raw.Type, Settings: raw.Settings, At: w, Node: item}
 		l.cfg.Connectors = append(l.cfg.Connectors, c)
@@ -194,11 +190,7 @@ func (l *loader) connectors(s section) {
 func (l *loader) flows(s section) {
 	for i, item := range l.items(s.val, s.at) {
 		w := s.at.Index(i).Label("flow", peek(item, "name"))
-		var raw struct {
-			Name    string     `yaml:"name" octo:"required"`
-			Source  *yaml.Node `yaml:"source" octo:"required"`
-			Process *yaml.Node `yaml:"process"`
-		}
+		var raw FlowKeys
 		l.decode(item, &raw, w)
 		f := &Flow{Name: raw.Name, At: w, Node: item}
 		f.Source = l.source(raw.Source, w.Field("source"))
@@ -222,11 +214,7 @@ func (l *loader) source(n *yaml.Node, at Where) Source {
 	if n == nil {
 		return Source{At: at}
 	}
-	var raw struct {
-		Connector string     `yaml:"connector" octo:"required"`
-		Type      string     `yaml:"type"`
-		Settings  *yaml.Node `yaml:"settings"`
-	}
+	var raw SourceKeys
 	l.decode(n, &raw, at)
 	return Source{Connector: raw.Connector, Type: raw.Type, Settings: raw.Settings, At: at, Node: n}
 }

@@ -117,6 +117,36 @@ func TestTagsRefuseValuesOutsideTheirEnumAndBounds(t *testing.T) {
 	}
 }
 
+func TestAnEnumChecksEachItemOfAList(t *testing.T) {
+	type listed struct {
+		Methods []string `yaml:"methods" enum:"GET,POST" octo:"anycase" doc:"choices in any case"`
+		Algs    []string `yaml:"algs" enum:"RS256,ES256" doc:"choices as written"`
+	}
+	tests := []struct{ name, src, want string }{
+		{"anycase takes an entry in any case", "methods: [get, Post]", ""},
+		{"an item is named by the key without its plural s", "methods: [get, PSOT]",
+			`t.yaml:1:16: settings.methods[1] (block): unknown method "PSOT" (did you mean "POST"?)`},
+		{"without anycase the case must match", "algs: [RS256, es256]",
+			`t.yaml:1:15: settings.algs[1] (block): unknown alg "es256" (did you mean "ES256"?)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var doc yaml.Node
+			if err := yaml.Unmarshal([]byte(tt.src), &doc); err != nil {
+				t.Fatal(err)
+			}
+			var s listed
+			got := Decode(&doc, &s, Where{File: "t.yaml", Path: "settings", Kind: "block"}).Error()
+			if got != tt.want {
+				t.Errorf("got %q, want %q (%+v)", got, tt.want, s)
+			}
+		})
+	}
+	if keys := SettingsOf(reflect.TypeFor[listed]()); !keys[0].EnumAnyCase || keys[1].EnumAnyCase {
+		t.Errorf("anycase: %+v", keys)
+	}
+}
+
 func TestAShapedSettingDecodesTheShapeWritten(t *testing.T) {
 	s, pos, ds := decodeTagged(t, "origins: true")
 	if len(ds) > 0 || !s.Origins.all {

@@ -56,10 +56,10 @@ sessionIdleTimeout: -5s`, `mcp.sessionIdleTimeout (server "Test"): sessionIdleTi
 sessionIdleTimeout: 30`, `mcp.sessionIdleTimeout (server "Test"): expected a duration such as "5s" or "250ms"`},
 		{"a delay over an hour is refused", `
 tools:
-  - { name: a, result: x, delayMs: 3600001 }`, `mcp.tools[0].delayMs (server "Test"): delayMs must be from 0 to 3600000 (an hour), got 3600001`},
+  - { name: a, result: x, delayMs: 3600001 }`, `mcp.tools[0].delayMs (server "Test"): delayMs 3600001 is out of range 0-3600000`},
 		{"a negative delay is refused", `
 tools:
-  - { name: a, result: x, delayMs: -1 }`, `delayMs must be from 0 to 3600000`},
+  - { name: a, result: x, delayMs: -1 }`, `delayMs -1 is out of range 0-3600000`},
 		{"result and content together are refused", `
 tools:
   - name: a
@@ -100,7 +100,7 @@ tools:
 tools:
   - name: a
     result: x
-    steps: [ { log: hi, level: loud } ]`, `unknown log level "loud"`},
+    steps: [ { log: hi, level: loud } ]`, `steps[0].level (server "Test"): unknown level "loud"; expected one of: debug, info, notice, warning, error, critical, alert, emergency`},
 		{"an as name used twice is refused", `
 tools:
   - name: a
@@ -112,7 +112,7 @@ resources:
 		{"a prompt message from a third party is refused", `
 prompts:
   - name: p
-    messages: [ { role: system, text: hi } ]`, `role "system": a prompt message is from the user or the assistant`},
+    messages: [ { role: system, text: hi } ]`, `messages[0].role (server "Test"): unknown role "system"; expected one of: user, assistant`},
 		{"a prompt argument declared twice is refused", `
 prompts:
   - name: p

@@ -1,8 +1,6 @@
 package mock
 
 import (
-	"slices"
-
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/runtime/config"
@@ -18,8 +16,6 @@ type promptMessage struct {
 	role    string
 	content *content
 }
-
-var roles = []string{"user", "assistant"}
 
 func (c *compiler) prompts(cat *catalog, confs []promptConfig) {
 	first := map[string]config.Position{}
@@ -57,16 +53,12 @@ func (c *compiler) prompt(pc *promptConfig) (*prompt, bool) {
 			ok = false
 			continue
 		}
-		role := mc.Role
-		if role == "" {
-			role = "user"
-		}
-		p.messages = append(p.messages, promptMessage{role: role, content: ct})
+		p.messages = append(p.messages, promptMessage{role: mc.Role, content: ct})
 	}
 	return p, ok
 }
 
-// checkPrompt reports load errors: roles, message shapes, argument names
+// checkPrompt reports load errors: message shapes, argument names
 // declared twice.
 func checkPrompt(pc *promptConfig, pos *config.Positions, ds *config.Diags) {
 	for _, a := range pc.RepeatedArguments() {
@@ -74,9 +66,6 @@ func checkPrompt(pc *promptConfig, pos *config.Positions, ds *config.Diags) {
 	}
 	for i := range pc.Messages {
 		mc := &pc.Messages[i]
-		if mc.Role != "" && !slices.Contains(roles, mc.Role) {
-			*ds = append(*ds, pos.Diag(&mc.Role, "role %q: a prompt message is from the user or the assistant", mc.Role))
-		}
 		checkContentShape(&mc.contentConfig, pos, ds)
 	}
 }

@@ -32,7 +32,7 @@ type toolConfig struct {
 	Result         *string         `yaml:"result" doc:"The answer text (JSON text is fine), a template over {{args.x}}, variables and {{$…}} values. With outputSchema it must render to JSON that matches." example:"{\"city\": \"{{args.city}}\", \"forecast\": \"sunny\"}"`
 	Content        []contentConfig `yaml:"content" doc:"The answer as several content items instead of result."`
 	IsError        bool            `yaml:"isError" doc:"Send the answer as a failed call (isError, no structuredContent)."`
-	DelayMs        int64           `yaml:"delayMs" doc:"Milliseconds to wait before answering, at most 3600000 (an hour); a client that sent a progress token gets notifications/progress meanwhile. A cancellation or the session ending stops the wait."`
+	DelayMs        int64           `yaml:"delayMs" min:"0" max:"3600000" doc:"Milliseconds to wait before answering, at most 3600000 (an hour); a client that sent a progress token gets notifications/progress meanwhile. A cancellation or the session ending stops the wait."`
 	Enabled        bool            `yaml:"enabled" default:"true" doc:"false: the tool is neither listed nor callable."`
 	Steps          []stepConfig    `yaml:"steps" doc:"Things done during the call, in order, before the answer: each one of log, progress, delayMs, elicit or sample."`
 }
@@ -67,14 +67,14 @@ type linkConfig struct {
 // that belong to it.
 type stepConfig struct {
 	Log    *string `yaml:"log" doc:"Send notifications/message with this text (a template), honouring the client's logging/setLevel."`
-	Level  string  `yaml:"level" doc:"A log step's level: debug, info (the default), notice, warning, error, critical, alert or emergency."`
+	Level  string  `yaml:"level" default:"info" enum:"debug,info,notice,warning,error,critical,alert,emergency" doc:"A log step's level, as MCP names them (RFC 5424)."`
 	Logger string  `yaml:"logger" doc:"A log step's logger name."`
 
 	Progress *float64 `yaml:"progress" doc:"Send notifications/progress with this value, when the client sent a progress token."`
 	Total    float64  `yaml:"total" doc:"A progress step's total."`
 	Message  string   `yaml:"message" doc:"A progress step's message: a template."`
 
-	DelayMs *int64 `yaml:"delayMs" doc:"Wait this many milliseconds (at most an hour), without progress."`
+	DelayMs *int64 `yaml:"delayMs" min:"0" max:"3600000" doc:"Wait this many milliseconds (at most an hour), without progress."`
 
 	Elicit *string           `yaml:"elicit" doc:"Ask the user through elicitation/create (form mode) with this message, a template."`
 	Schema mcp.SchemaSetting `yaml:"schema" doc:"An elicit step's requestedSchema, as JSON text or a YAML mapping; default: no fields."`
@@ -102,6 +102,6 @@ type promptConfig struct {
 
 // messageConfig is one prompt message: a role and one content item.
 type messageConfig struct {
-	Role          string `yaml:"role" doc:"user (the default) or assistant."`
+	Role          string `yaml:"role" default:"user" enum:"user,assistant" doc:"Who the message is from."`
 	contentConfig `yaml:",inline"`
 }

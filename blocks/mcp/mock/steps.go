@@ -37,9 +37,6 @@ type step struct {
 	as        string
 }
 
-// logLevels are the RFC 5424 levels of notifications/message, lowest first.
-var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-
 // stepKeys names, per kind, the keys a step of that kind may have besides
 // its own.
 var stepKeys = map[string][]string{
@@ -56,7 +53,7 @@ var stepKindKeys = []string{"log", "progress", "delayMs", "elicit", "sample"}
 const defaultMaxTokens = 1000
 
 // checkStep reports load errors in a step: one kind, its own keys only,
-// a known level, a delay within an hour, an `as` name used once.
+// a positive maxTokens, an `as` name used once (the decoder checks levels and delays).
 func checkStep(sc *stepConfig, pos *config.Positions, names map[string]bool, ds *config.Diags) {
 	var kinds []string
 	for i, set := range []bool{sc.Log != nil, sc.Progress != nil, sc.DelayMs != nil, sc.Elicit != nil, sc.Sample != nil} {
@@ -78,12 +75,7 @@ func checkStep(sc *stepConfig, pos *config.Positions, names map[string]bool, ds 
 			*ds = append(*ds, p.KeyDiag(fmt.Sprintf("%q does not belong to a %s step", k, kind)))
 		}
 	}
-	switch {
-	case kind == "log" && sc.Level != "" && !slices.Contains(logLevels, sc.Level):
-		*ds = append(*ds, pos.Diag(&sc.Level, "%s", config.Unknown("log level", sc.Level, logLevels)))
-	case kind == "delayMs" && (*sc.DelayMs < 0 || *sc.DelayMs > maxDelayMs):
-		*ds = append(*ds, pos.Diag(sc.DelayMs, "delayMs must be from 0 to %d (an hour), got %d", maxDelayMs, *sc.DelayMs))
-	case kind == "sample" && sc.MaxTokens < 0:
+	if kind == "sample" && sc.MaxTokens < 0 {
 		*ds = append(*ds, pos.Diag(&sc.MaxTokens, "maxTokens must be positive"))
 	}
 	if sc.As != "" {
@@ -142,9 +134,6 @@ func (c *compiler) step(sc *stepConfig, r refs) (*step, bool) {
 	switch {
 	case sc.Log != nil:
 		s.kind, s.level, s.logger = stepLog, sc.Level, sc.Logger
-		if s.level == "" {
-			s.level = "info"
-		}
 		s.text, ok = c.text(*sc.Log, sc.Log, r)
 	case sc.Progress != nil:
 		s.kind, s.progress, s.total = stepProgress, *sc.Progress, sc.Total

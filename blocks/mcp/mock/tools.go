@@ -121,9 +121,6 @@ func (c *compiler) answer(t *tool, tc *toolConfig, r refs) bool {
 // checkTool reports load errors in a tool's settings: what makes the file
 // unusable rather than one tool confusing.
 func checkTool(tc *toolConfig, pos *config.Positions, ds *config.Diags) {
-	if tc.DelayMs < 0 || tc.DelayMs > maxDelayMs {
-		*ds = append(*ds, pos.Diag(&tc.DelayMs, "delayMs must be from 0 to %d (an hour), got %d", maxDelayMs, tc.DelayMs))
-	}
 	if tc.Result != nil && len(tc.Content) > 0 {
 		*ds = append(*ds, pos.Diag(&tc.Content, "a tool answers with result (one text) or content (items), not both"))
 	}
@@ -138,6 +135,3 @@ func checkTool(tc *toolConfig, pos *config.Positions, ds *config.Diags) {
 		checkStep(&tc.Steps[i], pos, names, ds)
 	}
 }
-
-// maxDelayMs is the longest wait a tool or step may ask for: an hour.
-const maxDelayMs = 3_600_000

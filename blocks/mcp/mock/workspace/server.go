@@ -40,13 +40,10 @@ type Server struct {
 // handed to the mcp-mock block as written.
 type fileSettings struct {
 	Name string     `yaml:"name" doc:"The server's name: its serverInfo.name unless mcp.serverName says otherwise; default: the file name without .yaml."`
-	Kind string     `yaml:"kind" doc:"The kind of saved server; mcp, the only one."`
+	Kind string     `yaml:"kind" enum:"mcp" doc:"The kind of saved server; mcp, the only one."`
 	Port *int       `yaml:"port" min:"0" max:"65535" doc:"The port it listens on, on 127.0.0.1; default: 3004 or the next one no other saved server uses; 0: any free port."`
 	MCP  *yaml.Node `yaml:"mcp" block:"mcp-mock" doc:"The server itself: the mcp-mock block's settings (tools, resources, prompts, limits)."`
 }
-
-// Kind is the only kind of saved server this adapter serves.
-const Kind = "mcp"
 
 // ReadServer reads and checks one saved server file, servers/<name>.yaml in
 // a workspace folder (see readServer).
@@ -81,9 +78,6 @@ func parseServer(file string, data []byte) (*Server, config.Diags) {
 	s := &Server{Name: fset.Name, File: file, Path: "/mcp", root: root, data: data}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-	}
-	if fset.Kind != "" && fset.Kind != Kind {
-		ds.Addf(value(root, "kind"), at.Field("kind"), "unknown kind %q; a saved server is kind: %s", fset.Kind, Kind)
 	}
 	if fset.Port != nil {
 		s.Port, s.PortSet = *fset.Port, true
