@@ -113,6 +113,9 @@ func newRunner(dir string, opts Options) (*runner, error) {
 
 // startSelected starts the servers asked for: all, or those named.
 func (r *runner) startSelected(ctx context.Context) error {
+	// Stamped before the files are read: an edit made while the servers start is then a change
+	// the first poll applies, not the state it starts from.
+	stamps := r.scan()
 	servers, problems := ReadAll(r.dir)
 	r.report(r.relevant(problems))
 	chosen, err := r.choose(servers, problems)
@@ -128,7 +131,7 @@ func (r *runner) startSelected(ctx context.Context) error {
 			started++
 		}
 	}
-	r.files.Reset(r.scan())
+	r.files.Reset(stamps)
 	if started == 0 {
 		return ErrNothingServed
 	}
