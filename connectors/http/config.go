@@ -22,6 +22,7 @@ type settings struct {
 	Cors                corsSetting   `yaml:"cors"`
 	AllowedHosts        []string      `yaml:"allowedHosts"`
 	BodyTimeout         time.Duration `yaml:"bodyTimeout"`
+	WriteTimeout        time.Duration `yaml:"writeTimeout"`
 	MaxInFlight         int           `yaml:"maxInFlight"`
 	MaxStreams          int           `yaml:"maxStreams"`
 	MaxConnsPerClient   int           `yaml:"maxConnsPerClient"`
@@ -38,6 +39,7 @@ func defaultSettings() settings {
 		ReadHeaderTimeout:   10 * time.Second,
 		IdleTimeout:         2 * time.Minute,
 		BodyTimeout:         defaultBodyTimeout,
+		WriteTimeout:        defaultWriteTimeout,
 		MaxInFlight:         defaultMaxInFlight,
 		MaxStreams:          defaultMaxStreams,
 		MaxConnsPerClient:   defaultMaxConnsPerClient,

@@ -5,8 +5,14 @@ package e2e
 // shutdown deadline.
 
 import (
+	"bufio"
+	"errors"
+	"io"
+	"net/http"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // hostileNumbers are numbers a client can write to make a server work: a
@@ -73,4 +79,80 @@ func TestHostileNumbersAreRefusedAtDecode(t *testing.T) {
 			t.Fatalf("got %d %.400s, want 400 %s", a.status, a.body, want)
 		}
 	})
+}
+
+// stalledSSEConfig serves a mock's legacy SSE pair on a connector that gives
+// a client 1 s to accept each write and one event stream per address.
+const stalledSSEConfig = `
+env:
+  - { name: HTTP_PORT }
+connectors:
+  - { name: api, type: http, settings: { port: "${HTTP_PORT}", writeTimeout: 1s, maxStreamsPerClient: 1 } }
+flows:
+  - name: mcp
+    source: { connector: api, settings: { paths: [/sse, /messages] } }
+    process:
+      - type: mcp-mock
+        settings:
+          stallTimeout: 1s
+          tools: [ { name: echo, result: "{{args.s}}" } ]
+`
+
+// TestADroppedSSEClientLosesItsConnectionAndItsSlot opens a legacy SSE
+// stream from 127.0.0.3 over raw TCP, reads its endpoint event and nothing
+// more, and fills it with 512 KiB answers until octo holds the POSTs back.
+// The stream's writer, blocked on a client that does not read, gives up
+// after writeTimeout: the connection is closed and the address's one stream
+// slot is free again, so a new stream from 127.0.0.3 opens.
+func TestADroppedSSEClientLosesItsConnectionAndItsSlot(t *testing.T) {
+	base, _ := runConfig(t, stalledSSEConfig)
+	addr := strings.TrimPrefix(base, "http://")
+	conn := dialFrom(t, "127.0.0.3", addr)
+	if _, err := io.WriteString(conn, "GET /sse HTTP/1.1\r\nHost: "+addr+"\r\nAccept: text/event-stream\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	var endpoint string
+	for sc := bufio.NewScanner(conn); endpoint == "" && sc.Scan(); {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			endpoint = data
+		}
+	}
+	if !strings.HasPrefix(endpoint, "/messages?sessionId=") {
+		t.Fatalf("no endpoint event; got %q", endpoint)
+	}
+	// From here on nothing reads the stream.
+	if a := do(t, "POST", base+endpoint, "application/json", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05"}}`); a.status != 202 {
+		t.Fatalf("initialize: %d %s", a.status, a.body)
+	}
+	if status, _, body := openSSE(t, "127.0.0.3", addr); status != 503 {
+		t.Fatalf("a second stream from 127.0.0.3 while the first is open: %d %s", status, body)
+	}
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"s":"` + strings.Repeat("a", 512<<10) + `"}}}`
+	client := &http.Client{Timeout: 15 * time.Second}
+	for i := 0; i < 100; i++ { // until octo stops taking this session's POSTs
+		resp, err := client.Post(base+endpoint, "application/json", strings.NewReader(call))
+		if err != nil {
+			t.Fatalf("POST %d: %v", i, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 202 {
+			break
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		status, _, _ := openSSE(t, "127.0.0.3", addr)
+		if status == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("10s on, a new stream from 127.0.0.3 still gets %d: the stalled one holds its slot", status)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// What octo had buffered still arrives, then the end of the connection.
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.Copy(io.Discard, conn); err != nil && !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("the stalled connection was not closed: %v", err)
+	}
 }
