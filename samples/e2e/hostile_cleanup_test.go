@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"syscall"
@@ -81,6 +82,32 @@ func TestHostileNumbersAreRefusedAtDecode(t *testing.T) {
 	})
 }
 
+// openUnreadSSESession opens a legacy SSE stream over raw TCP from the
+// loopback address src, reads its endpoint event and nothing more, and
+// initializes the session; it returns the connection and the endpoint.
+func openUnreadSSESession(t *testing.T, src, base string) (net.Conn, string) {
+	t.Helper()
+	addr := strings.TrimPrefix(base, "http://")
+	conn := dialFrom(t, src, addr)
+	if _, err := io.WriteString(conn, "GET /sse HTTP/1.1\r\nHost: "+addr+"\r\nAccept: text/event-stream\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	var endpoint string
+	for sc := bufio.NewScanner(conn); endpoint == "" && sc.Scan(); {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			endpoint = data
+		}
+	}
+	if !strings.HasPrefix(endpoint, "/messages?sessionId=") {
+		t.Fatalf("no endpoint event; got %q", endpoint)
+	}
+	// From here on nothing reads the stream.
+	if a := do(t, "POST", base+endpoint, "application/json", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05"}}`); a.status != 202 {
+		t.Fatalf("initialize: %d %s", a.status, a.body)
+	}
+	return conn, endpoint
+}
+
 // stalledSSEConfig serves a mock's legacy SSE pair on a connector that gives
 // a client 1 s to accept each write and one event stream per address.
 const stalledSSEConfig = `
@@ -107,23 +134,7 @@ flows:
 func TestADroppedSSEClientLosesItsConnectionAndItsSlot(t *testing.T) {
 	base, _ := runConfig(t, stalledSSEConfig)
 	addr := strings.TrimPrefix(base, "http://")
-	conn := dialFrom(t, "127.0.0.3", addr)
-	if _, err := io.WriteString(conn, "GET /sse HTTP/1.1\r\nHost: "+addr+"\r\nAccept: text/event-stream\r\n\r\n"); err != nil {
-		t.Fatal(err)
-	}
-	var endpoint string
-	for sc := bufio.NewScanner(conn); endpoint == "" && sc.Scan(); {
-		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-			endpoint = data
-		}
-	}
-	if !strings.HasPrefix(endpoint, "/messages?sessionId=") {
-		t.Fatalf("no endpoint event; got %q", endpoint)
-	}
-	// From here on nothing reads the stream.
-	if a := do(t, "POST", base+endpoint, "application/json", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05"}}`); a.status != 202 {
-		t.Fatalf("initialize: %d %s", a.status, a.body)
-	}
+	conn, endpoint := openUnreadSSESession(t, "127.0.0.3", base)
 	if status, _, body := openSSE(t, "127.0.0.3", addr); status != 503 {
 		t.Fatalf("a second stream from 127.0.0.3 while the first is open: %d %s", status, body)
 	}
