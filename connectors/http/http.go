@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/octo-run/octo/runtime"
 )
@@ -37,6 +38,11 @@ type Connector struct {
 	streamCtx  context.Context
 	endStreams context.CancelFunc
 	stopCtx    atomic.Value // Stop's context, set before streamCtx ends (see drain)
+	// base is every request's context: Stop cancels it with
+	// runtime.ErrShuttingDown at three quarters of its grace period, so the
+	// flows still running end and the last quarter writes their answers.
+	base       context.Context
+	forceFlows context.CancelCauseFunc
 	serveDone  chan struct{}
 	stopOnce   sync.Once
 	addrMu     sync.Mutex
@@ -60,6 +66,7 @@ func build(b *runtime.ConnectorBuild) (runtime.Connector, error) {
 	}
 	c := &Connector{name: b.Name, settings: s, logger: b.Logger(), routes: map[string]*route{}}
 	c.streamCtx, c.endStreams = context.WithCancel(context.Background())
+	c.base, c.forceFlows = context.WithCancelCause(context.Background())
 	return c, nil
 }
 
@@ -102,6 +109,7 @@ func (c *Connector) Start(ctx context.Context) error {
 		IdleTimeout:       c.settings.IdleTimeout,
 		MaxHeaderBytes:    c.settings.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(c.logger.Handler(), slog.LevelDebug),
+		BaseContext:       func(net.Listener) context.Context { return c.base },
 	}
 	c.addrMu.Lock()
 	c.boundAddr = ln.Addr().String()
@@ -126,7 +134,9 @@ func (c *Connector) Addr() string {
 
 // Stop tells open streams to end (a stream that owes answers delivers them
 // first, see drain), stops accepting, and waits for in-flight requests until
-// ctx ends; then it closes whatever is left.
+// ctx ends; then it closes whatever is left. Flows still running at three
+// quarters of that time are cancelled with runtime.ErrShuttingDown, so they
+// are answered before it ends.
 func (c *Connector) Stop(ctx context.Context) error {
 	var err error
 	c.stopOnce.Do(func() {
@@ -135,12 +145,23 @@ func (c *Connector) Stop(ctx context.Context) error {
 		if c.srv == nil {
 			return
 		}
+		defer forceAt(ctx, func() { c.forceFlows(runtime.ErrShuttingDown) })()
 		if err = c.srv.Shutdown(ctx); err != nil {
 			err = errors.Join(err, c.srv.Close())
 		}
 		<-c.serveDone
 	})
 	return err
+}
+
+// forceAt calls force at three quarters of the time ctx has left, or when
+// it ends if it has no deadline; the returned func cancels that.
+func forceAt(ctx context.Context, force func()) (stop func() bool) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return context.AfterFunc(ctx, force)
+	}
+	return time.AfterFunc(time.Until(dl)*3/4, force).Stop
 }
 
 func joinMethods(ms []string) string {

@@ -3,6 +3,7 @@ package http
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"slices"
@@ -39,13 +40,21 @@ func (c *Connector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out, err := rt.flow.Run(r.Context(), msg)
 	if err != nil {
 		status, text := runtime.ErrorStatus(err)
-		if status >= 500 && r.Context().Err() == nil {
+		switch {
+		case shuttingDown(r.Context()):
+			status, text = http.StatusServiceUnavailable, runtime.ErrShuttingDown.Error()
+		case status >= 500 && r.Context().Err() == nil:
 			rt.flow.Logger().Error("flow failed", "err", err, "path", r.URL.Path)
 		}
 		writeError(w, status, text)
 		return
 	}
 	c.write(w, r, out)
+}
+
+// shuttingDown reports whether ctx, a request's, was ended by Stop.
+func shuttingDown(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), runtime.ErrShuttingDown)
 }
 
 // route finds the request's route, answering 404 or 405 itself when there is none.
@@ -117,8 +126,16 @@ func (c *Connector) writeStream(w http.ResponseWriter, r *http.Request, status i
 	if cw.write(nil) != nil {
 		return
 	}
-	ctx, cancel := context.WithCancel(r.Context())
+	// Stop ends the request's context before the stream is drained (see
+	// drain), so the writer keeps its own; a client that leaves still ends it.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	defer cancel()
+	left := context.AfterFunc(r.Context(), func() {
+		if !shuttingDown(r.Context()) {
+			cancel()
+		}
+	})
+	defer left()
 	stop := context.AfterFunc(c.streamCtx, func() { c.drain(s, cancel) })
 	defer stop()
 	if closer, ok := s.(io.Closer); ok {

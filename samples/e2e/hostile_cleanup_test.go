@@ -10,6 +10,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -165,5 +168,115 @@ func TestADroppedSSEClientLosesItsConnectionAndItsSlot(t *testing.T) {
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if _, err := io.Copy(io.Discard, conn); err != nil && !errors.Is(err, syscall.ECONNRESET) {
 		t.Fatalf("the stalled connection was not closed: %v", err)
+	}
+}
+
+// shutdownConfig serves, on one connector, a router whose tool waits a
+// minute, a mock whose tool waits ten, and a plain flow that waits a minute;
+// each logs when it has started.
+const shutdownConfig = `
+env:
+  - { name: HTTP_PORT }
+connectors:
+  - { name: api, type: http, settings: { port: "${HTTP_PORT}" } }
+flows:
+  - name: router
+    source: { connector: api, settings: { path: /router } }
+    process:
+      - type: mcp-router
+        tools:
+          - name: slow
+            process:
+              - { type: log, settings: { message: "slow tool {{ body.n }} running" } }
+              - { type: delay, settings: { duration: 1m } }
+  - name: mock
+    source: { connector: api, settings: { path: /mcp } }
+    process:
+      - type: mcp-mock
+        settings:
+          tools: [ { name: forever, result: never, delayMs: 600000 } ]
+  - name: wait
+    source: { connector: api, settings: { path: /wait } }
+    process:
+      - { type: log, settings: { message: "waiting a minute" } }
+      - { type: delay, settings: { duration: 1m } }
+`
+
+// TestSIGTERMAnswersPlainJSONCallsInFlight stops octo (SIGTERM, a 2 s grace
+// period) while a router batch, a mock call and a plain request, each
+// answered as plain JSON, are still running: at three quarters of the grace
+// period their flows are cancelled and each gets an answer, every MCP
+// request id a -32603 "the server is shutting down", and octo exits 0.
+func TestSIGTERMAnswersPlainJSONCallsInFlight(t *testing.T) {
+	port := strconv.Itoa(freePort(t))
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "octo.yaml"), []byte(shutdownConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startOcto(t, []string{"HTTP_PORT=" + port}, "run", "--config", dir, "--shutdown-timeout", "2s")
+	base := "http://127.0.0.1:" + port
+	sid := mcpInit(t, base+"/mcp", "2025-06-18")
+	type call struct {
+		name, url, body string
+		headers         []string
+		started         string // the log line saying it runs
+		status          int
+		want            string
+	}
+	calls := []call{
+		{"a router batch", base + "/router",
+			`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"n":1}}},` +
+				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"n":2}}}]`,
+			nil, "slow tool 1 running", 200,
+			`[{"jsonrpc":"2.0","id":1,` + shuttingDown + `},{"jsonrpc":"2.0","id":2,` + shuttingDown + `}]`},
+		{"a mock call", base + "/mcp", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"forever"}}`,
+			[]string{"Accept", "application/json", "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-06-18"},
+			"tools/call forever", 200, `{"jsonrpc":"2.0","id":7,` + shuttingDown + `}`},
+		{"a plain request", base + "/wait", `{}`, nil, "waiting a minute", 503,
+			`{"error":"the server is shutting down"}`},
+	}
+	got := make([]chan answer, len(calls))
+	for i, c := range calls {
+		got[i] = make(chan answer, 1)
+		go func() {
+			req, _ := http.NewRequest("POST", c.url, strings.NewReader(c.body))
+			req.Header.Set("Content-Type", "application/json")
+			for j := 0; j+1 < len(c.headers); j += 2 {
+				req.Header.Set(c.headers[j], c.headers[j+1])
+			}
+			a := answer{}
+			if resp, err := http.DefaultClient.Do(req); err != nil {
+				a.body = err.Error()
+			} else {
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				a = answer{resp.StatusCode, resp.Header, string(b)}
+			}
+			got[i] <- a
+		}()
+		waitLog(t, p, c.started)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range calls {
+		if a := <-got[i]; a.status != c.status || a.body != c.want {
+			t.Errorf("%s got %d %s\nwant %d %s", c.name, a.status, a.body, c.status, c.want)
+		}
+	}
+	exitsZero(t, p)
+}
+
+// exitsZero waits for octo, signalled to stop, to exit, and checks it
+// exited 0.
+func exitsZero(t *testing.T, p *proc) {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("octo did not exit after SIGTERM")
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("exit code %d, want 0", code)
 	}
 }

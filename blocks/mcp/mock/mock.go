@@ -171,6 +171,8 @@ func newServer(node *yaml.Node, at config.Where, name string, logger *slog.Logge
 		Prompts:      srv.prov,
 		UnknownTool:  mcp.UnknownToolAsError,
 		Capabilities: mcp.Capabilities{ToolsListChanged: true, ResourcesListChanged: true, PromptsListChanged: true},
+		// A call still running when the server must stop is answered so.
+		ShutdownCause: runtime.ErrShuttingDown,
 		OnPanic: func(method string, recovered any, stack []byte) {
 			logger.Error("panic in MCP method", "method", mcp.LogSafe(method), "panic", recovered, "stack", string(stack))
 		},
