@@ -49,12 +49,18 @@ func TestAnAnswerAClientDoesNotReadIsCutAfterWriteTimeout(t *testing.T) {
 	if _, err := io.WriteString(conn, "GET /big HTTP/1.1\r\nHost: "+base[len("http://"):]+"\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
+	// The answer has begun, so its request holds the slot; nothing more is
+	// read until the slot is free again.
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := conn.Read(make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
 	client := newClient(t)
 	eventually(t, func() bool {
 		status, _, _ := post(t, client, base+"/echo", `{"a":1}`)
 		return status == 200
 	})
-	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	n, err := io.Copy(io.Discard, conn)
 	if err != nil && !errors.Is(err, syscall.ECONNRESET) {
 		t.Fatalf("the connection was not closed: %v", err)
