@@ -86,6 +86,14 @@ func (e *BlockError) Error() string {
 
 func (e *BlockError) Unwrap() error { return e.Err }
 
+// ErrShuttingDown is the cause a stopping connector cancels the flows still
+// running with, at three quarters of its grace period, so the last quarter
+// writes their answers (the rule a Drainer's stream keeps too). A block that
+// owns a protocol answers such a request in its own words (mcp-router and
+// mcp-mock: a JSON-RPC -32603 for each request id); a flow that fails with
+// it is answered 503 with its text.
+var ErrShuttingDown = errors.New("the server is shutting down")
+
 // ErrorStatus says how a transport should answer an error from Flow.Run: a
 // *StatusError anywhere in the chain gives its status and message; anything
 // else is an internal error whose details must not reach the client.

@@ -1,14 +1,13 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
-	"strings"
+
+	"github.com/octo-run/octo/runtime/jsonv"
 )
 
 // Meta is the transport metadata of a message: what the request carried and
@@ -94,8 +93,8 @@ func NewMessage(raw []byte) *Message {
 }
 
 // Body returns the body as a JSON value, decoding raw bytes on first use
-// with DecodeJSON. A body that is not valid JSON, or holds a number out of
-// float64's range, yields a *StatusError with status 400.
+// with jsonv.Decode. A body that is not valid JSON, or holds a number the
+// number rule refuses, yields a *StatusError with status 400.
 func (m *Message) Body() (any, error) {
 	switch m.kind {
 	case bodyValue:
@@ -106,7 +105,7 @@ func (m *Message) Body() (any, error) {
 				m.value, m.decoded = nil, true
 				return nil, nil
 			}
-			v, err := DecodeJSON(m.raw)
+			v, err := jsonv.Decode(m.raw)
 			if err != nil {
 				return nil, &StatusError{Status: http.StatusBadRequest, Msg: "invalid JSON body: " + jsonErrorText(err)}
 			}
@@ -207,103 +206,4 @@ func jsonErrorText(err error) string {
 		return fmt.Sprintf("%s (at byte %d)", se.Error(), se.Offset)
 	}
 	return err.Error()
-}
-
-// DecodeJSON decodes JSON text into plain values (nil, bool, string, []any,
-// map[string]any and numbers) without rounding numbers the way float64 does
-// past 2^53: an integer is an int when it fits int64 and otherwise stays its
-// exact text as a json.Number (encoded back unchanged; expressions can pass
-// it on but not compute with it); any other number is a float64. A number
-// beyond float64's range is an error, so no consumer ever meets ±Inf.
-func DecodeJSON(data []byte) (any, error) {
-	var v any
-	if !hasNumber(data) {
-		// The common case (MCP arguments like {"city": "Lisbon"}) keeps the
-		// cheaper path: with no numbers there is nothing to round.
-		err := json.Unmarshal(data, &v)
-		return v, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	err := dec.Decode(&v)
-	if err == nil && dec.InputOffset() == int64(len(bytes.TrimRight(data, " \t\r\n"))) {
-		return exactNumbers(v)
-	}
-	// Not one JSON value: json.Unmarshal words the problem as everywhere else
-	// in octo, where the decoder would say "unexpected EOF" or miss trailing data.
-	if uerr := json.Unmarshal(data, new(any)); uerr != nil {
-		return nil, uerr
-	}
-	return nil, fmt.Errorf("invalid JSON: %v", err)
-}
-
-// hasNumber reports whether JSON text holds a number outside its strings.
-func hasNumber(data []byte) bool {
-	for i := 0; i < len(data); i++ {
-		switch c := data[i]; {
-		case c == '"':
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
-			}
-		case c == '-' || '0' <= c && c <= '9':
-			return true
-		}
-	}
-	return false
-}
-
-// exactNumbers replaces the json.Numbers of a decoded value, in place.
-func exactNumbers(v any) (any, error) {
-	var err error
-	switch v := v.(type) {
-	case json.Number:
-		return numberValue(v)
-	case map[string]any:
-		for k, e := range v {
-			if v[k], err = exactNumbers(e); err != nil {
-				return nil, err
-			}
-		}
-	case []any:
-		for i, e := range v {
-			if v[i], err = exactNumbers(e); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return v, nil
-}
-
-func numberValue(n json.Number) (any, error) {
-	s := string(n)
-	integer := !strings.ContainsAny(s, ".eE")
-	if integer {
-		if i, err := strconv.ParseInt(s, 10, 0); err == nil {
-			return int(i), nil
-		}
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return nil, &NumberRangeError{Number: s}
-	}
-	if integer {
-		return n, nil
-	}
-	return f, nil
-}
-
-// NumberRangeError is a JSON number beyond float64's range (such as 1e400).
-type NumberRangeError struct {
-	Number string // as written
-}
-
-func (e *NumberRangeError) Error() string {
-	const show = 32 // an attacker's number may be megabytes long
-	s := e.Number
-	if len(s) > show {
-		s = s[:show] + "…"
-	}
-	return "number " + s + " is out of range"
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -13,6 +14,12 @@ import (
 // errShuttingDown answers a request the server stopped, or did not start,
 // because it is shutting down.
 var errShuttingDown = NewError(CodeInternalError, "Internal error: the server is shutting down")
+
+// shuttingDown reports whether ctx ended because the server is shutting
+// down: its cause is the server's ShutdownCause.
+func (s *Server) shuttingDown(ctx context.Context) bool {
+	return s.ShutdownCause != nil && ctx.Err() != nil && errors.Is(context.Cause(ctx), s.ShutdownCause)
+}
 
 // forceAt returns a channel that closes when a drain bounded by ctx must stop
 // waiting for calls: at three quarters of the time ctx has left, so the last

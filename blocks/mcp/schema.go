@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/octo-run/octo/runtime/jsonv"
 )
 
 // Schema is a tool's input (or output) JSON Schema, compiled once at build
@@ -87,9 +89,9 @@ func (s *Schema) Validate(args json.RawMessage) error {
 	if isNull(args) {
 		args = emptyObject
 	}
-	v, err := DecodeValue(args)
+	v, err := jsonv.Decode(args)
 	if err != nil {
-		return &ArgumentError{Problems: []string{"arguments are not valid JSON: " + err.Error()}}
+		return &ArgumentError{Problems: []string{decodeProblem(err)}}
 	}
 	return s.ValidateValue(v)
 }
@@ -116,6 +118,16 @@ func (s *Schema) ValidateValue(v any) error {
 		return &ArgumentError{Problems: []string{err.Error()}}
 	}
 	return &ArgumentError{Problems: describe(ve)}
+}
+
+// decodeProblem words why arguments did not decode: a number the number
+// rule refuses names itself; anything else is not JSON.
+func decodeProblem(err error) string {
+	var ne *jsonv.NumberError
+	if errors.As(err, &ne) {
+		return err.Error()
+	}
+	return "arguments are not valid JSON: " + err.Error()
 }
 
 // ArgumentError lists why arguments failed a schema, one sentence each.

@@ -137,7 +137,7 @@ func hasType(t string, v any) bool {
 		return t == "boolean"
 	case string:
 		return t == "string"
-	case int: // runtime.DecodeJSON's integers
+	case int: // jsonv.Decode's integers
 		return t == "number" || t == "integer"
 	case float64:
 		return t == "number" || t == "integer" && v == math.Trunc(v) && !math.IsInf(v, 0)

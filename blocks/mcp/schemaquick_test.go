@@ -60,7 +60,7 @@ func TestSchemasWithOtherKeywordsUseTheFullValidator(t *testing.T) {
 	}
 }
 
-// The router decodes integers as int (runtime.DecodeJSON); they are numbers
+// Arguments decode integers as int (jsonv.Decode); they are numbers
 // and integers to the quick check as they are to the validator.
 func TestTheQuickCheckTakesIntegersAsInt(t *testing.T) {
 	s, err := CompileSchema([]byte(`{"type":"object","properties":{"n":{"type":"integer"},"x":{"type":"number"}}}`))

@@ -70,6 +70,11 @@ type Server struct {
 	// body or stdio line (0: DefaultMaxResponseBytes); an answer that does
 	// not fit becomes an error for its id.
 	MaxResponseBytes int64
+	// ShutdownCause is the cause a request's context is cancelled with when
+	// the server is shutting down (the runtime's ErrShuttingDown): such a
+	// request is answered -32603 "the server is shutting down" instead of
+	// being taken for one whose client left. Nil: never.
+	ShutdownCause error
 
 	initOnce sync.Once
 	initTail []byte
@@ -146,6 +151,9 @@ func (s *Server) Handle(ctx context.Context, req *Request, rc *RequestContext) (
 	result, err := s.dispatch(ctx, req, rc)
 	if err != nil {
 		resp.Error = toError(err)
+		if s.shuttingDown(ctx) {
+			resp.Error = errShuttingDown
+		}
 		return resp
 	}
 	resp.Result = result

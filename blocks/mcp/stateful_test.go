@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 	"unicode/utf8"
 )
@@ -313,27 +314,51 @@ func TestLogLevelFiltersMessages(t *testing.T) {
 	}
 }
 
+// TestSessionExpiry runs on synctest's clock, so the idle timeout passes
+// exactly when it should however loaded the machine is; the sessions are
+// served without a network for the same reason.
 func TestSessionExpiry(t *testing.T) {
 	leakCheck(t)
-	s, _ := newStatefulServer(t)
-	log := &trafficLog{}
-	f := newFront(t, NewStateful(s, StatefulOptions{IdleTimeout: 60 * time.Millisecond, Observer: log.add}))
-	idle, streaming := f.open(t, Version20251125, "{}"), f.open(t, Version20251125, "{}")
-	evs := streaming.stream(t)
-	time.Sleep(250 * time.Millisecond)
-	t.Run("an idle session expires and is 404", func(t *testing.T) {
-		if status, _ := idle.call(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); status != 404 {
-			t.Fatalf("status %d", status)
+	synctest.Test(t, func(t *testing.T) {
+		s, _ := newStatefulServer(t)
+		log := &trafficLog{}
+		st := NewStateful(s, StatefulOptions{IdleTimeout: 60 * time.Millisecond, Observer: log.add})
+		defer st.Close()
+		serve := func(method, sid, accept, body string) StreamReply {
+			h := http.Header{"Accept": {accept}, "Content-Type": {"application/json"}, HeaderProtocolVersion: {Version20251125}}
+			if sid != "" {
+				h.Set(HeaderSessionID, sid)
+			}
+			return st.ServeStreamable(context.Background(), HTTPRequest{Method: method, Header: h, Body: []byte(body)})
+		}
+		open := func() string {
+			sid := serve(http.MethodPost, "", "application/json", fmt.Sprintf(initBody, Version20251125, "{}")).Header.Get(HeaderSessionID)
+			if r := serve(http.MethodPost, sid, "application/json", `{"jsonrpc":"2.0","method":"notifications/initialized"}`); sid == "" || r.Status != 202 {
+				t.Fatalf("opening a session: %q %d %s", sid, r.Status, r.Body)
+			}
+			return sid
+		}
+		idle, streaming := open(), open()
+		get := serve(http.MethodGet, streaming, "text/event-stream", "")
+		if get.Stream == nil {
+			t.Fatalf("GET: %d %s", get.Status, get.Body)
+		}
+		defer get.Stream.Close()
+		time.Sleep(250 * time.Millisecond)
+		synctest.Wait() // the idle timers have done their work
+		ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+		if r := serve(http.MethodPost, idle, "application/json", ping); r.Status != 404 {
+			t.Fatalf("an idle session: %d %s, want 404", r.Status, r.Body)
 		}
 		if !slices.Contains(log.summaries(), " session closed (expired)") {
 			t.Fatalf("log %q", log.summaries())
 		}
-	})
-	t.Run("a session with an open stream stays", func(t *testing.T) {
-		if status, _ := streaming.call(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); status != 200 {
-			t.Fatalf("status %d", status)
+		if r := serve(http.MethodPost, streaming, "application/json", ping); r.Status != 200 {
+			t.Fatalf("a session with an open stream: %d %s, want 200", r.Status, r.Body)
 		}
-		within(t, evs) // the priming event
+		if ev, err := get.Stream.Next(context.Background()); err != nil || ev.ID == "" {
+			t.Fatalf("the stream's priming event: %+v %v", ev, err)
+		}
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -43,44 +44,53 @@ func TestQueueBounds(t *testing.T) {
 			t.Fatalf("push after it: %v", err)
 		}
 	})
+	// These run in a synctest bubble, where synctest.Wait returns once the
+	// producer is blocked for good: it surely waits, not just for a while.
 	t.Run("a blocked producer goes on once the reader takes an event", func(t *testing.T) {
-		q := newQueue("", nil)
-		for range 4 {
-			_ = q.push(ctx, "message", big, false)
-		}
-		done := make(chan error, 1)
-		go func() { done <- q.push(ctx, "message", big, true) }()
-		select {
-		case err := <-done:
-			t.Fatalf("push did not wait: %v", err)
-		case <-time.After(50 * time.Millisecond):
-		}
-		if _, err := q.Next(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			q := newQueue("", nil)
+			for range 4 {
+				_ = q.push(ctx, "message", big, false)
+			}
+			done := make(chan error, 1)
+			go func() { done <- q.push(ctx, "message", big, true) }()
+			waiting(t, done)
+			if _, err := q.Next(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		})
 	})
 	t.Run("waitRoom waits while the queue is full", func(t *testing.T) {
-		q := newQueue("", nil)
-		for range 4 {
-			_ = q.push(ctx, "message", big, false)
-		}
-		done := make(chan error, 1)
-		go func() { done <- q.waitRoom(ctx) }()
-		select {
-		case err := <-done:
-			t.Fatalf("waitRoom did not wait: %v", err)
-		case <-time.After(50 * time.Millisecond):
-		}
-		if _, err := q.Next(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			q := newQueue("", nil)
+			for range 4 {
+				_ = q.push(ctx, "message", big, false)
+			}
+			done := make(chan error, 1)
+			go func() { done <- q.waitRoom(ctx) }()
+			waiting(t, done)
+			if _, err := q.Next(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		})
 	})
+}
+
+// waiting fails unless the goroutine that reports on done is blocked.
+func waiting(t *testing.T, done <-chan error) {
+	t.Helper()
+	synctest.Wait()
+	select {
+	case err := <-done:
+		t.Fatalf("did not wait: %v", err)
+	default:
+	}
 }
 
 func TestAQueueWhoseReaderStallsIsDropped(t *testing.T) {
@@ -90,51 +100,65 @@ func TestAQueueWhoseReaderStallsIsDropped(t *testing.T) {
 			_ = q.push(ctx, "message", []byte("x"), false)
 		}
 	}
+	// On synctest's clock a reader is as quick or as slow as the test says,
+	// however loaded the machine is.
 	t.Run("a waiting producer gives up after the stall timeout and the queue closes", func(t *testing.T) {
-		stalled := make(chan struct{})
-		q := newQueue("", nil).stallAfter(30*time.Millisecond, func() { close(stalled) })
-		fill(q)
-		if err := q.push(ctx, "message", []byte("y"), true); !errors.Is(err, errStalled) {
-			t.Fatalf("push = %v, want errStalled", err)
-		}
-		if err := q.waitRoom(ctx); !errors.Is(err, errStalled) {
-			t.Fatalf("waitRoom = %v, want errStalled", err)
-		}
-		select {
-		case <-stalled:
-		case <-time.After(5 * time.Second):
-			t.Fatal("onStall did not run")
-		}
-		waitFor(t, "the queue to close", q.isClosed)
+		synctest.Test(t, func(t *testing.T) {
+			stalled := make(chan struct{})
+			q := newQueue("", nil).stallAfter(30*time.Millisecond, func() { close(stalled) })
+			fill(q)
+			start := time.Now()
+			if err := q.push(ctx, "message", []byte("y"), true); !errors.Is(err, errStalled) {
+				t.Fatalf("push = %v, want errStalled", err)
+			}
+			if waited := time.Since(start); waited != 30*time.Millisecond {
+				t.Fatalf("the producer gave up after %v, want the stall timeout, 30ms", waited)
+			}
+			if err := q.waitRoom(ctx); !errors.Is(err, errStalled) {
+				t.Fatalf("waitRoom = %v, want errStalled", err)
+			}
+			<-stalled
+			synctest.Wait()
+			if !q.isClosed() {
+				t.Fatal("the queue is still open")
+			}
+		})
 	})
 	t.Run("a reader that keeps taking is not stalled", func(t *testing.T) {
-		q := newQueue("", nil).stallAfter(100*time.Millisecond, func() { t.Error("stalled") })
-		go func() {
-			for range 2 * queueMaxEvents {
-				time.Sleep(time.Millisecond)
-				if _, err := q.Next(ctx); err != nil {
-					return
+		synctest.Test(t, func(t *testing.T) {
+			q := newQueue("", nil).stallAfter(100*time.Millisecond, func() { t.Error("stalled") })
+			read := make(chan struct{})
+			go func() {
+				defer close(read)
+				for range 2 * queueMaxEvents {
+					time.Sleep(time.Millisecond)
+					if _, err := q.Next(ctx); err != nil {
+						return
+					}
+				}
+			}()
+			for i := range 2 * queueMaxEvents {
+				if err := q.push(ctx, "message", []byte(strings.Repeat("z", 10)), true); err != nil {
+					t.Fatalf("push %d: %v", i, err)
 				}
 			}
-		}()
-		for i := range 2 * queueMaxEvents {
-			if err := q.push(ctx, "message", []byte(strings.Repeat("z", 10)), true); err != nil {
-				t.Fatalf("push %d: %v", i, err)
-			}
-		}
+			<-read
+		})
 	})
 	t.Run("a burst into a queue idle for longer than the timeout gives the reader a fresh window", func(t *testing.T) {
-		q := newQueue("", nil).stallAfter(200*time.Millisecond, func() { t.Error("stalled") })
-		time.Sleep(250 * time.Millisecond)
-		fill(q)
-		done := make(chan error, 1)
-		go func() { done <- q.push(ctx, "message", []byte("y"), true) }()
-		time.Sleep(20 * time.Millisecond)
-		if _, err := q.Next(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if err := <-done; err != nil {
-			t.Fatalf("push = %v", err)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			q := newQueue("", nil).stallAfter(200*time.Millisecond, func() { t.Error("stalled") })
+			time.Sleep(250 * time.Millisecond)
+			fill(q)
+			done := make(chan error, 1)
+			go func() { done <- q.push(ctx, "message", []byte("y"), true) }()
+			time.Sleep(150 * time.Millisecond) // a slow reader, within the window
+			if _, err := q.Next(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; err != nil {
+				t.Fatalf("push = %v", err)
+			}
+		})
 	})
 }

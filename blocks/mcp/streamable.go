@@ -281,13 +281,18 @@ func (s *ServerSession) post(ctx context.Context, in HTTPRequest, msgs []Message
 }
 
 // reply waits until the exchange knows its form. If the caller gives up
-// first (the client left), the stream is closed so no handler blocks on it.
+// first (the client left), the stream is closed so no handler blocks on it;
+// if the server is shutting down, the calls are stopped, to be answered so.
 func (e *exchange) reply(ctx context.Context, batch bool) StreamReply {
 	select {
 	case <-e.decided:
 	case <-ctx.Done():
-		e.q.Close()
-		return errorReply(http.StatusServiceUnavailable, NewError(CodeInternalError, "Internal error: the request was abandoned"))
+		if !e.s.st.srv.shuttingDown(ctx) {
+			e.q.Close()
+			return errorReply(http.StatusServiceUnavailable, NewError(CodeInternalError, "Internal error: the request was abandoned"))
+		}
+		e.s.stopCalls(func(c *call) bool { return c.out == outlet(e) })
+		<-e.decided
 	}
 	if e.isSSE() {
 		return streamReply(e.q)

@@ -199,6 +199,7 @@ func TestGuardSettingsAreCheckedAtBuild(t *testing.T) {
 		{"maxInFlight must be positive", `maxInFlight: 0`, `c.yaml:6:20: connectors[0].settings.maxInFlight (connector "api"): maxInFlight must be positive`},
 		{"maxStreams must be positive", `maxStreams: -1`, `c.yaml:6:19: connectors[0].settings.maxStreams (connector "api"): maxStreams must be positive`},
 		{"bodyTimeout must be positive", `bodyTimeout: 0s`, `c.yaml:6:20: connectors[0].settings.bodyTimeout (connector "api"): bodyTimeout must be positive`},
+		{"writeTimeout must be positive", `writeTimeout: -1s`, `c.yaml:6:21: connectors[0].settings.writeTimeout (connector "api"): writeTimeout must be positive`},
 		{"maxStreamsPerClient must be positive", `maxStreamsPerClient: -2`, `c.yaml:6:28: connectors[0].settings.maxStreamsPerClient (connector "api"): maxStreamsPerClient must be positive`},
 		{"maxConnsPerClient must be positive", `maxConnsPerClient: 0`, `c.yaml:6:26: connectors[0].settings.maxConnsPerClient (connector "api"): maxConnsPerClient must be positive`},
 	}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/octo-run/octo/runtime"
 )
@@ -48,6 +49,11 @@ type Connector struct {
 	streamCtx  context.Context
 	endStreams context.CancelFunc
 	stopCtx    atomic.Value // Stop's context, set before streamCtx ends (see drain)
+	// base ends every request's flow: Stop cancels it with runtime.ErrShuttingDown at three
+	// quarters of its grace period, so the flows still running end and the last quarter
+	// writes their answers (serveCounted joins it to each request's own context).
+	base       context.Context
+	forceFlows context.CancelCauseFunc
 	stopOnce   sync.Once
 
 	// busy counts the requests the connector has begun and not answered; once stopping is
@@ -72,6 +78,7 @@ func build(b *runtime.ConnectorBuild, s *settings) (runtime.Connector, error) {
 	c := &Connector{name: b.Name, settings: *s, logger: b.Logger(), routes: map[string]*route{},
 		shared: b.Shared(), holder: b.Holder(), idle: make(chan struct{})}
 	c.streamCtx, c.endStreams = context.WithCancel(context.Background())
+	c.base, c.forceFlows = context.WithCancelCause(context.Background())
 	return c, nil
 }
 
@@ -127,7 +134,9 @@ func (c *Connector) Addr() string {
 // Stop tells open streams to end (a stream that owes answers delivers them first, see drain).
 // When a later build serves the address, it waits for the requests this connector began until
 // ctx ends, then closes their connections; otherwise it lets the port stop accepting and wait for
-// every request in flight until ctx ends, then close whatever is left.
+// every request in flight until ctx ends, then close whatever is left. Either way, flows still
+// running at three quarters of that time are cancelled with runtime.ErrShuttingDown, so they are
+// answered before it ends.
 func (c *Connector) Stop(ctx context.Context) error {
 	var err error
 	c.stopOnce.Do(func() {
@@ -136,6 +145,7 @@ func (c *Connector) Stop(ctx context.Context) error {
 		if c.port == nil {
 			return
 		}
+		defer forceAt(ctx, func() { c.forceFlows(runtime.ErrShuttingDown) })()
 		if c.port.handOver(c) {
 			err = c.finish(ctx)
 		}
@@ -168,7 +178,12 @@ func (c *Connector) serveCounted(w http.ResponseWriter, r *http.Request, t *trac
 		t.owner.Store(c)
 		defer t.owner.Store(nil)
 	}
-	c.ServeHTTP(w, r)
+	// The port's server is shared by the builds of a unit, so a request's context cannot come
+	// from this connector's base: join them, so Stop's force ends this connector's flows only.
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	defer context.AfterFunc(c.base, func() { cancel(context.Cause(c.base)) })()
+	c.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // finish waits for the requests c began until ctx ends, then cuts their connections.
@@ -184,6 +199,16 @@ func (c *Connector) finish(ctx context.Context) error {
 		c.port.cut(c)
 		return ctx.Err()
 	}
+}
+
+// forceAt calls force at three quarters of the time ctx has left, or when
+// it ends if it has no deadline; the returned func cancels that.
+func forceAt(ctx context.Context, force func()) (stop func() bool) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return context.AfterFunc(ctx, force)
+	}
+	return time.AfterFunc(time.Until(dl)*3/4, force).Stop
 }
 
 func joinMethods(ms []string) string {

@@ -20,6 +20,10 @@ import (
 //   - bodyTimeout: a request body may go this long without a byte arriving; then the request
 //     gets 408 and its connection closes. It bounds silence, not the whole body, so a slow but
 //     steady upload still gets through.
+//   - writeTimeout: the client must accept each piece of an answer (a plain body's 64 KiB, or
+//     one event of a stream) within this long; then its connection closes. A client that reads
+//     nothing, such as one whose MCP session was dropped for not reading its stream, would
+//     otherwise hold the writing goroutine and its slots until it disconnects.
 //   - maxInFlight: requests being worked on at once. A request counts from when its body is in
 //     until its answer is written, so a client that stalls its body holds a connection (capped
 //     per client, below) but never a slot the others need. When its flow answers with a stream

@@ -63,6 +63,7 @@ type connSettings struct {
 type tracked struct {
 	srv   *connServer
 	owner atomic.Pointer[Connector]
+	fresh atomic.Bool // accepted, and no request read from it yet (http.StateNew)
 }
 
 type trackedKey struct{}
@@ -193,8 +194,11 @@ func (p *port) newServer(c *Connector, key connSettings) *connServer {
 			return context.WithValue(ctx, trackedKey{}, p.track(conn, cs))
 		},
 		ConnState: func(conn net.Conn, s http.ConnState) {
-			if s == http.StateClosed || s == http.StateHijacked {
+			switch s {
+			case http.StateClosed, http.StateHijacked:
 				p.untrack(conn)
+			default:
+				p.mark(conn, s == http.StateNew)
 			}
 		},
 	}
@@ -228,6 +232,28 @@ func (p *port) untrack(conn net.Conn) {
 		delete(p.open, conn)
 		t.srv.conns--
 		p.dropIfDone(t.srv)
+	}
+}
+
+// mark records whether conn has yet to send its first request.
+func (p *port) mark(conn net.Conn, fresh bool) {
+	p.mu.Lock()
+	t := p.open[conn]
+	p.mu.Unlock()
+	if t != nil {
+		t.fresh.Store(fresh)
+	}
+}
+
+// closeFresh closes the connections that have sent no request: net/http's Shutdown would wait
+// up to five seconds for each to send one, though a stopping port will take none.
+func (p *port) closeFresh() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for conn, t := range p.open {
+		if t.fresh.Load() {
+			_ = conn.Close()
+		}
 	}
 }
 
@@ -274,6 +300,7 @@ func (p *port) Close(ctx context.Context) error {
 	_ = p.ln.Close()
 	p.acceptOnce.Do(func() { close(p.accepting) }) // no holder ever served it
 	<-p.accepting
+	p.closeFresh()
 	p.mu.Lock()
 	servers := slices.Clone(p.servers)
 	p.mu.Unlock()

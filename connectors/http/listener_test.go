@@ -285,3 +285,23 @@ func TestConnectionSettingsOfANewBuildApplyToNewConnections(t *testing.T) {
 		}
 	})
 }
+
+// A connection that was opened and has sent nothing holds no request, so a
+// stop does not wait for it: net/http alone would give it five seconds.
+func TestStopDoesNotWaitForAConnectionThatSentNothing(t *testing.T) {
+	base, svc := start(t, routes)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// The echo answer proves the server has accepted connections, this one among them.
+	if status, _, _ := post(t, newClient(t), base+"/echo", `{"a":1}`); status != 200 {
+		t.Fatalf("echo status %d", status)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := svc.Stop(ctx); err != nil {
+		t.Fatalf("stop with a connection that sent nothing: %v", err)
+	}
+}

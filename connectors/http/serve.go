@@ -3,10 +3,12 @@ package http
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/octo-run/octo/runtime"
 )
@@ -38,13 +40,21 @@ func (c *Connector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out, err := rt.flow.Run(r.Context(), msg)
 	if err != nil {
 		status, text := runtime.ErrorStatus(err)
-		if status >= 500 && r.Context().Err() == nil {
+		switch {
+		case shuttingDown(r.Context()):
+			status, text = http.StatusServiceUnavailable, runtime.ErrShuttingDown.Error()
+		case status >= 500 && r.Context().Err() == nil:
 			rt.flow.Logger().Error("flow failed", "err", err, "path", r.URL.Path)
 		}
 		writeError(w, status, text)
 		return
 	}
 	c.write(w, r, out)
+}
+
+// shuttingDown reports whether ctx, a request's, was ended by Stop.
+func shuttingDown(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), runtime.ErrShuttingDown)
 }
 
 // route finds the request's route, answering 404 or 405 itself when there is none.
@@ -101,7 +111,7 @@ func (c *Connector) write(w http.ResponseWriter, r *http.Request, m *runtime.Mes
 	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	_ = c.clientWriter(w).write(body)
 }
 
 // writeStream writes events as server-sent events until the stream ends,
@@ -112,10 +122,20 @@ func (c *Connector) writeStream(w http.ResponseWriter, r *http.Request, status i
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(status)
-	rc := http.NewResponseController(w)
-	_ = rc.Flush()
-	ctx, cancel := context.WithCancel(r.Context())
+	cw := c.clientWriter(w)
+	if cw.write(nil) != nil {
+		return
+	}
+	// Stop ends the request's context before the stream is drained (see
+	// drain), so the writer keeps its own; a client that leaves still ends it.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	defer cancel()
+	left := context.AfterFunc(r.Context(), func() {
+		if !shuttingDown(r.Context()) {
+			cancel()
+		}
+	})
+	defer left()
 	stop := context.AfterFunc(c.streamCtx, func() { c.drain(s, cancel) })
 	defer stop()
 	if closer, ok := s.(io.Closer); ok {
@@ -128,12 +148,45 @@ func (c *Connector) writeStream(w http.ResponseWriter, r *http.Request, status i
 			return
 		}
 		buf = appendEvent(buf[:0], ev)
-		if _, err := w.Write(buf); err != nil {
+		if cw.write(buf) != nil {
 			return
 		}
-		if err := rc.Flush(); err != nil {
-			return
+	}
+}
+
+// writeChunk is how much of an answer the client must accept within
+// writeTimeout: a large body to a slow but reading client goes through.
+const writeChunk = 64 << 10
+
+// deadlineWriter writes an answer to a client that must accept each
+// writeChunk of it within the connector's writeTimeout. A client that reads
+// nothing, such as one whose MCP session was dropped for not reading its
+// stream, then loses its connection instead of holding the writing goroutine
+// and its slots until it leaves. net/http lifts the deadline once the answer
+// is finished, so a kept-alive connection's next request starts without one.
+type deadlineWriter struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func (c *Connector) clientWriter(w http.ResponseWriter) deadlineWriter {
+	return deadlineWriter{w: w, rc: http.NewResponseController(w), timeout: c.settings.WriteTimeout}
+}
+
+// write writes b and flushes it to the client.
+func (d deadlineWriter) write(b []byte) error {
+	for {
+		// A writer without deadlines (a test recorder) just writes.
+		_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
+		n := min(len(b), writeChunk)
+		if n == 0 {
+			return d.rc.Flush()
 		}
+		if _, err := d.w.Write(b[:n]); err != nil {
+			return err
+		}
+		b = b[n:]
 	}
 }
 

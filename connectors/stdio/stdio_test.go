@@ -167,6 +167,9 @@ flows: [ { name: lines, source: { connector: io }, process: [ { type: test-lines
 `
 
 func TestLinesGoToTheFlowAndItsAnswersComeBackAsLines(t *testing.T) {
+	endsMu.Lock()
+	ends = 0 // counted afresh on each run (-count)
+	endsMu.Unlock()
 	p := startPiped(t, oneFlow, io.Discard)
 	defer p.svc.Stop(context.Background())
 	out := bufio.NewReader(p.out)
@@ -265,13 +268,17 @@ func TestStopEndsTheConnectorWhileInputIsOpen(t *testing.T) {
 	}
 }
 
-const owingFlow = `
-connectors: [ { name: io, type: stdio, settings: { stallTimeout: 100ms } } ]
+// owingFlow is a flow whose stream owes a last answer, on a connector
+// that gives the client stall to take each line.
+func owingFlow(stall string) string {
+	return `
+connectors: [ { name: io, type: stdio, settings: { stallTimeout: ` + stall + ` } } ]
 flows: [ { name: lines, source: { connector: io }, process: [ { type: test-owing } ] } ]
 `
+}
 
 func TestStopWritesWhatADrainedStreamStillOwes(t *testing.T) {
-	p := startPiped(t, owingFlow, io.Discard)
+	p := startPiped(t, owingFlow("1m"), io.Discard) // the reader below may be slow to run, not stalled
 	got := make(chan string, 1)
 	go func() {
 		b, _ := io.ReadAll(p.out)
@@ -296,7 +303,7 @@ func TestStopWritesWhatADrainedStreamStillOwes(t *testing.T) {
 
 func TestAWriteTheClientDoesNotTakeEndsTheConnector(t *testing.T) {
 	var logs runtimetest.Buffer
-	p := startPiped(t, owingFlow, &logs)
+	p := startPiped(t, owingFlow("100ms"), &logs) // nothing reads: it stalls for sure
 	defer p.in.Close()
 	// Draining makes the stream write a line nobody reads.
 	if err := p.svc.Connector("io").(*stdio.Connector).Stop(context.Background()); err != nil {

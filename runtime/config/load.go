@@ -75,6 +75,9 @@ func findFiles(path string) (files []string, dir string, problem *Diag) {
 	if err != nil {
 		return nil, "", &Diag{File: path, Msg: "cannot read config path: " + osMessage(err)}
 	}
+	if info.Mode()&special != 0 {
+		return nil, "", &Diag{File: path, Msg: "config path is " + fileKind(info.Mode()) + ", not a file or folder"}
+	}
 	if !info.IsDir() {
 		return []string{path}, filepath.Dir(path), nil
 	}
@@ -84,8 +87,10 @@ func findFiles(path string) (files []string, dir string, problem *Diag) {
 	}
 	for _, e := range entries {
 		ext := strings.ToLower(filepath.Ext(e.Name()))
-		// Dotfiles are editor backups and lock files, not config.
-		if e.IsDir() || strings.HasPrefix(e.Name(), ".") || ext != ".yaml" && ext != ".yml" {
+		// Dotfiles are editor backups and lock files, not config. FIFOs,
+		// devices and sockets are left out too; a link is followed when read.
+		listed := e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0
+		if !listed || strings.HasPrefix(e.Name(), ".") || ext != ".yaml" && ext != ".yml" {
 			continue
 		}
 		files = append(files, filepath.Join(path, e.Name()))
@@ -100,8 +105,9 @@ func findFiles(path string) (files []string, dir string, problem *Diag) {
 // reporting read and syntax errors.
 func (l *loader) readFile(file string) []*yaml.Node {
 	data, err := ReadFile(file)
+	var notRegular *NotRegularError
 	switch {
-	case errors.Is(err, ErrTooLarge):
+	case errors.Is(err, ErrTooLarge), errors.As(err, &notRegular):
 		l.d.diags = append(l.d.diags, Diag{File: file, Msg: "config file is " + err.Error()})
 		return nil
 	case err != nil:

@@ -152,11 +152,12 @@ func (l *loader) template(item *yaml.Node, w Where) {
 	}
 	_, resVal := entry(item, "resource")
 	text, err := ReadFile(file)
+	var notRegular *NotRegularError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		l.d.addf(resVal, w.Field("resource"), "template file %q does not exist", file)
 		return
-	case errors.Is(err, ErrTooLarge):
+	case errors.Is(err, ErrTooLarge), errors.As(err, &notRegular):
 		l.d.addf(resVal, w.Field("resource"), "template file %q is %v", file, err)
 		return
 	case err != nil:

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 func TestHelloSampleAnswersOverHTTP(t *testing.T) {
@@ -61,14 +60,7 @@ func TestSIGTERMLetsASlowRequestFinish(t *testing.T) {
 	if r.err != nil || r.a.status != 200 || r.a.body != `{"done":true}` {
 		t.Fatalf("slow request during shutdown: %+v", r)
 	}
-	select {
-	case <-p.done:
-	case <-time.After(15 * time.Second):
-		t.Fatal("octo did not exit after SIGTERM")
-	}
-	if p.cmd.ProcessState.ExitCode() != 0 {
-		t.Fatalf("exit code %d, want 0\n%s", p.cmd.ProcessState.ExitCode(), p.Log())
-	}
+	exitsZero(t, p)
 	if _, err := http.Get(base + "/slow"); err == nil {
 		t.Fatal("still accepting after shutdown")
 	}

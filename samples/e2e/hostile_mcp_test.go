@@ -7,7 +7,6 @@ package e2e
 // binary over loopback, with bounded counts.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -351,23 +350,7 @@ func TestALegacySSEClientThatNeverReadsIsHeldBackThenDropped(t *testing.T) {
     - { name: get_weather, result: sunny }
 `)
 	base := strings.TrimSuffix(url, "/mcp")
-	conn := dialFrom(t, "127.0.0.2", strings.TrimPrefix(base, "http://"))
-	if _, err := io.WriteString(conn, "GET /sse HTTP/1.1\r\nHost: "+strings.TrimPrefix(base, "http://")+"\r\nAccept: text/event-stream\r\n\r\n"); err != nil {
-		t.Fatal(err)
-	}
-	var endpoint string
-	for sc := bufio.NewScanner(conn); endpoint == "" && sc.Scan(); {
-		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-			endpoint = data
-		}
-	}
-	if !strings.HasPrefix(endpoint, "/messages?sessionId=") {
-		t.Fatalf("no endpoint event; got %q", endpoint)
-	}
-	// From here on nothing reads the stream.
-	if a := do(t, "POST", base+endpoint, "application/json", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05"}}`); a.status != 202 {
-		t.Fatalf("initialize: %d %s", a.status, a.body)
-	}
+	_, endpoint := openUnreadSSESession(t, "127.0.0.2", base)
 	good := mcpInit(t, url, "2025-06-18")
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"s":"` + strings.Repeat("a", 512<<10) + `"}}}`
 	var (

@@ -444,14 +444,7 @@ func TestSIGTERMAnswersStreamedHTTPCallsInFlight(t *testing.T) {
 			t.Errorf("%s: the stream ended with:\n%s\nwant an event %s", tool, body, want[tool])
 		}
 	}
-	select {
-	case <-p.done:
-	case <-time.After(15 * time.Second):
-		t.Fatal("octo did not exit after SIGTERM")
-	}
-	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
-		t.Fatalf("exit code %d, want 0", code)
-	}
+	exitsZero(t, p)
 }
 
 // TestStdioAClientThatDoesNotReadIsNotReadEither writes thousands of calls

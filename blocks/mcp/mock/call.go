@@ -9,6 +9,7 @@ import (
 
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
+	"github.com/octo-run/octo/runtime/jsonv"
 )
 
 // progressEvery is how often a waiting tool reports progress to a client
@@ -19,7 +20,11 @@ const progressEvery = time.Second
 // delayMs, then render the answer. A cancelled call returns ctx's error.
 func (t *tool) call(ctx context.Context, rc *mcp.RequestContext, args json.RawMessage, r *placeholder.Rand) (*mcp.CallToolResult, error) {
 	// Decoded once, for the check and the answer: arguments may be megabytes.
-	in := placeholder.Input{Args: decodeArgs(args)}
+	decoded, err := decodeArgs(args)
+	if err != nil {
+		return errf("Invalid arguments for tool %s: %v", t.def.Name, err), nil
+	}
+	in := placeholder.Input{Args: decoded}
 	if t.input != nil {
 		if err := t.input.ValidateValue(in.Args); err != nil {
 			return errf("Invalid arguments for tool %s: %v", t.def.Name, err), nil
@@ -57,13 +62,15 @@ func (t *tool) answerSize(in placeholder.Input) int {
 	return n
 }
 
-// decodeArgs decodes a call's arguments object, keeping numbers exact.
-func decodeArgs(raw json.RawMessage) map[string]any {
-	v, _ := mcp.DecodeValue(raw)
-	if args, ok := v.(map[string]any); ok {
-		return args
+// decodeArgs decodes a call's arguments object (the server has checked it is
+// one) under the number rule, which may refuse a number.
+func decodeArgs(raw json.RawMessage) (map[string]any, error) {
+	v, err := jsonv.Decode(raw)
+	if err != nil {
+		return nil, err
 	}
-	return map[string]any{}
+	args, _ := v.(map[string]any)
+	return args, nil
 }
 
 // answer renders the result. With an output schema the text must be JSON
@@ -184,7 +191,7 @@ func (s *step) ask(ctx context.Context, rc *mcp.RequestContext, in *placeholder.
 // decodeReply decodes a client's answer for templates; anything but an
 // object is kept as it came.
 func decodeReply(raw json.RawMessage) any {
-	v, err := mcp.DecodeValue(raw)
+	v, err := jsonv.Decode(raw)
 	if err != nil {
 		return fmt.Sprintf("%s", raw)
 	}

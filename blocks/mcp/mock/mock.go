@@ -130,6 +130,8 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 		Prompts:      srv.prov,
 		UnknownTool:  mcp.UnknownToolAsError,
 		Capabilities: mcp.Capabilities{ToolsListChanged: true, ResourcesListChanged: true, PromptsListChanged: true},
+		// A call still running when the server must stop is answered so.
+		ShutdownCause: runtime.ErrShuttingDown,
 		OnPanic: func(method string, recovered any, stack []byte) {
 			logger.Error("panic in MCP method", "method", mcp.LogSafe(method), "panic", recovered, "stack", string(stack))
 		},

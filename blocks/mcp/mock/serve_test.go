@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -176,30 +177,36 @@ func TestADelayedToolReportsProgressAndStopsWhenCancelled(t *testing.T) {
 		progress = append(progress, r.Params.Progress)
 		mu.Unlock()
 	}})
-	t.Run("a client with a progress token hears at the start, each second and at the end", func(t *testing.T) {
+	// When the ticks come is the wait's own business (TestAWaitReports...);
+	// over the wire the start and the end always come, and a tick between.
+	t.Run("a client with a progress token hears at the start, between and at the end", func(t *testing.T) {
 		res, err := cs.CallTool(testCtx(t), &sdk.CallToolParams{Name: "paced", Meta: sdk.Meta{"progressToken": "p"}})
 		if err != nil || texts(res)[0] != "Done." {
 			t.Fatalf("%v %v", res, err)
 		}
-		waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(progress) >= 3 })
+		waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return slices.Contains(progress, 1200) })
 		mu.Lock()
 		defer mu.Unlock()
-		if len(progress) != 3 || progress[0] != 0 || progress[1] < 900 || progress[2] != 1200 {
-			t.Fatalf("progress = %v, want 0, ~1000, 1200", progress)
+		got := slices.Sorted(slices.Values(progress))
+		n := len(got)
+		if n < 2 || n > 3 || got[0] != 0 || got[n-1] != 1200 || n == 3 && (got[1] <= 0 || got[1] >= 1200) {
+			t.Fatalf("progress = %v, want 0, at most one tick between, then 1200", progress)
 		}
 	})
 	t.Run("cancelling the call ends the wait at once", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(200*time.Millisecond, cancel)
-		start := time.Now()
-		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "slow"})
-		if err == nil {
+		done := make(chan error, 1)
+		go func() {
+			_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "slow"})
+			done <- err
+		}()
+		waitForLog(t, s, `"msg":"tools/call slow"`) // the server has the call
+		cancel()
+		if err := <-done; err == nil {
 			t.Fatal("the call answered")
 		}
+		// The call waits a minute; the log says it ended once cancelled.
 		waitForLog(t, s, `"kind":"cancelled"`)
-		if time.Since(start) > 5*time.Second {
-			t.Fatalf("took %v", time.Since(start))
-		}
 	})
 }
 

@@ -194,7 +194,7 @@ func BenchmarkToolsCallOverHTTP(b *testing.B) {
 }
 
 // BenchmarkToolsCallWithNumbers is the forecast call with numeric arguments
-// as well, which take the exact-number decode (runtime.DecodeJSON).
+// as well, which take the number rule (jsonv.Decode).
 func BenchmarkToolsCallWithNumbers(b *testing.B) {
 	const call = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"forecast","arguments":{"city":"Lisbon","days":3,"id":9007199254740993,"lat":38.72}}}`
 	benchmarkCall(b, call, func(got []byte) bool { return string(got) == forecastWant })

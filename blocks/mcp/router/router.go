@@ -51,6 +51,8 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 		Versions:    mcp.RouterVersions,
 		UnknownTool: mcp.UnknownToolAsResult,
 		CacheLists:  true,
+		// A call still running when the server must stop is answered so.
+		ShutdownCause: runtime.ErrShuttingDown,
 		OnPanic: func(method string, recovered any, stack []byte) {
 			b.Logger().Error("panic in MCP method", "method", method, "panic", recovered, "stack", string(stack))
 		},

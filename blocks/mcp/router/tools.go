@@ -8,6 +8,7 @@ import (
 
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/jsonv"
 )
 
 // tool is one declared tool with its compiled schemas and branch.
@@ -57,7 +58,7 @@ func (ts *tools) CallTool(ctx context.Context, _ *mcp.RequestContext, name strin
 	if t == nil {
 		return nil, mcp.ErrUnknownTool
 	}
-	body, err := runtime.DecodeJSON(args)
+	body, err := jsonv.Decode(args)
 	if err != nil {
 		return errorResult(fmt.Sprintf("invalid arguments for tool %q: %v", name, err)), nil
 	}
@@ -93,7 +94,7 @@ func (t *tool) result(m *runtime.Message) (*mcp.CallToolResult, error) {
 		text = string(raw)
 		if t.output != nil {
 			var err error
-			if value, err = runtime.DecodeJSON(raw); err != nil {
+			if value, err = jsonv.Decode(raw); err != nil {
 				return errorResult(fmt.Sprintf("tool %q returned text that is not JSON, but it declares an outputSchema", t.def.Name)), nil
 			}
 		}

@@ -197,7 +197,8 @@ func firstOf(a, b string) string {
 }
 
 // waitReady posts the measured call until it is answered correctly, the
-// process exits (exited is closed) or the timeout passes.
+// process exits (exited is closed) or the timeout passes. A wrong answer
+// ends it at once: a server that answers is up, and answers so for good.
 func waitReady(ctx context.Context, url string, exited <-chan struct{}, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	client := &http.Client{Timeout: time.Second}
@@ -212,8 +213,9 @@ func waitReady(ctx context.Context, url string, exited <-chan struct{}, timeout 
 		default:
 		}
 		last = checkOnce(client, url)
-		if last == nil {
-			return nil
+		var wrong *wrongAnswer
+		if last == nil || errors.As(last, &wrong) {
+			return last
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -231,10 +233,18 @@ func checkOnce(client *http.Client, url string) error {
 		return err
 	}
 	if resp.StatusCode != http.StatusOK || string(b) != wantBody {
-		return fmt.Errorf("got %d %s", resp.StatusCode, b)
+		return &wrongAnswer{status: resp.StatusCode, body: b}
 	}
 	return nil
 }
+
+// wrongAnswer is an answer other than wantBody.
+type wrongAnswer struct {
+	status int
+	body   []byte
+}
+
+func (w *wrongAnswer) Error() string { return fmt.Sprintf("got %d %s", w.status, w.body) }
 
 func loopbackURL(port int) string {
 	return "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"

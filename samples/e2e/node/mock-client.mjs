@@ -15,9 +15,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 const VERSION = '2025-11-25';
 const SERVER = { name: 'Weather mock', version: '1.0.0' };
 const INSTRUCTIONS = 'Use get_weather for the weather in a city.';
-// How long a cancelled call may take to reject, and the server to close the
-// stream that carried it; slow_report alone waits 5 s.
-const PROMPT_MS = 1000;
+// slow_report waits this long; a cancelled call must end well before.
+const SLOW_REPORT_MS = 5000;
+// How long to wait for something that is bound to happen: a deadline for a
+// failure, never a window the check depends on, so a loaded machine that is
+// merely slow does not fail it.
+const EVENTUALLY_MS = 15000;
 
 const base = process.argv[2];
 if (!base) {
@@ -251,9 +254,9 @@ const streamableChecks = [
 
 // slowReportCancelled calls the 5 s tool with a progress token, aborts it
 // after the first progress notification and checks the client side (the
-// call rejects at once with the abort reason) and the server side (it got
-// notifications/cancelled, closed the call's stream promptly and never sent
-// its result).
+// call rejects with the abort reason) and the server side (it got
+// notifications/cancelled, closed the call's stream before the tool's 5 s
+// were up and never sent its result).
 async function slowReportCancelled() {
   const progress = [];
   const abort = new AbortController();
@@ -262,15 +265,11 @@ async function slowReportCancelled() {
     signal: abort.signal,
     onprogress: (p) => progress.push(p),
   }));
-  assert.ok(await waitFor(() => progress.length > 0, 3000), 'no progress notification within 3 s');
-  const aborted = Date.now();
+  assert.ok(await waitFor(() => progress.length > 0, EVENTUALLY_MS), 'no progress notification');
   abort.abort('user stopped the report');
   const { value, err } = await call;
-  const rejected = Date.now();
   assert.ok(err, `the cancelled call answered ${JSON.stringify(value)}`);
   assert.match(err.message, /user stopped the report/);
-  assert.ok(rejected - aborted < PROMPT_MS, `rejected ${rejected - aborted} ms after the abort`);
-  assert.ok(rejected - started < 5000 - PROMPT_MS, `rejected ${rejected - started} ms after the call`);
   assert.equal(typeof progress[0].progress, 'number', `progress ${JSON.stringify(progress[0])}`);
 
   const callEntry = wire.find((e) => e.label === 'http' && e.rpc?.params?.name === 'slow_report');
@@ -281,10 +280,13 @@ async function slowReportCancelled() {
   assert.ok(cancel, 'notifications/cancelled was sent');
   assert.equal(cancel.rpc.params.requestId, callEntry.rpc.id, 'cancelled names the call');
   // The SDK sends it without waiting for the answer.
-  assert.ok(await waitFor(() => cancel.status !== undefined, PROMPT_MS), 'notifications/cancelled got no answer');
+  assert.ok(await waitFor(() => cancel.status !== undefined, EVENTUALLY_MS), 'notifications/cancelled got no answer');
   assert.equal(cancel.status, 202, 'notifications/cancelled status');
-  assert.ok(await waitFor(() => callEntry.ended, 2 * PROMPT_MS),
-    `the server kept the call's stream open ${Date.now() - aborted} ms after the abort`);
+  assert.ok(await waitFor(() => callEntry.ended, EVENTUALLY_MS), 'the server never closed the call\'s stream');
+  // A server that let the call run would close its stream only once the
+  // tool's time was up: the cancel has to have ended it before.
+  assert.ok(callEntry.ended - started < SLOW_REPORT_MS,
+    `the server closed the call's stream ${callEntry.ended - started} ms after the call, when the tool was done anyway`);
   assert.ok(!callEntry.received.includes('Done.'), `the cancelled call's result was sent: ${callEntry.received}`);
 }
 
@@ -292,20 +294,20 @@ async function slowReportCancelled() {
 // call's stream carried an event id (a 2025-11-25 priming event) and ended
 // without an answer, the SDK resumes it with GET + Last-Event-ID after the
 // server's retry hint (SEP-1699). That GET must get a stream or 405 ("no
-// stream here"), not an error the client reports and retries.
+// stream here"), not an error the client reports and retries. Neither
+// leads to another resume: the SDK gives up on a 405 at once, and a
+// stream still open has not ended to be resumed.
 async function resumeOfCancelledStream() {
   const callEntry = wire.find((e) => e.label === 'http' && e.rpc?.params?.name === 'slow_report');
   const lastId = [...callEntry.received.matchAll(/^id: (\S+)$/gm)].map((m) => m[1]).at(-1);
   if (!lastId) return; // nothing to resume: the SDK does not try
-  const retry = Number(/^retry: (\d+)$/m.exec(callEntry.received)?.[1] ?? 1000);
   const isResume = (e) => e.label === 'http' && e.method === 'GET' && e.sentLastEventId === lastId;
-  assert.ok(await waitFor(() => wire.some((e) => isResume(e) && e.status !== undefined), retry + 2000),
-    `the SDK did not resume with Last-Event-ID ${lastId} within ${retry + 2000} ms`);
-  // Room for the retry that follows a refused resume.
-  await new Promise((r) => setTimeout(r, retry + 500));
+  assert.ok(await waitFor(() => wire.some((e) => isResume(e) && e.status !== undefined), EVENTUALLY_MS),
+    `the SDK did not resume with Last-Event-ID ${lastId}`);
   const resumes = wire.filter(isResume);
   assert.ok([200, 405].includes(resumes[0].status),
     `GET with Last-Event-ID ${lastId} answered ${resumes[0].status} ${resumes[0].received}`);
+  assert.ok(resumes[0].status === 405 || !resumes[0].ended, 'the resumed stream ended, so the SDK would resume again');
   assert.equal(resumes.length, 1, `resume GETs: ${resumes.map((e) => e.status).join(', ')}`);
   assert.deepEqual(http.errors.map(String), [], 'errors reported by the client');
 }
@@ -332,7 +334,7 @@ const sseChecks = [
     const ours = wire.filter((e) => e.label === 'sse');
     const posts = ours.filter((e) => e.method === 'POST');
     // The answer to a POST can arrive on the stream before the 202 does.
-    assert.ok(await waitFor(() => posts.every((e) => e.status !== undefined), PROMPT_MS), 'a POST got no answer');
+    assert.ok(await waitFor(() => posts.every((e) => e.status !== undefined), EVENTUALLY_MS), 'a POST got no answer');
     assert.deepEqual(posts.map((e) => e.rpc.method), ['initialize', 'notifications/initialized', 'tools/list', 'tools/call']);
     for (const e of posts) {
       assert.equal(e.path, '/messages', `path of ${e.rpc.method}`);

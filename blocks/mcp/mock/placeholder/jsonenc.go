@@ -28,6 +28,8 @@ func appendJSON(dst []byte, v any, depth int) []byte {
 		return appendQuoted(dst, v)
 	case bool:
 		return strconv.AppendBool(dst, v)
+	case int:
+		return strconv.AppendInt(dst, int64(v), 10)
 	case float64:
 		return appendFloat(dst, v)
 	case json.Number:
