@@ -1,0 +1,281 @@
+package httprequest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/octo-run/octo/runtime"
+)
+
+// request is the request as compiled from the settings; render fills it in for one message.
+type request struct {
+	method  string
+	url     *runtime.Template
+	headers []header // in name order, so every request is written alike
+	query   []param  // in key order
+	body    *runtime.Expr
+	raw     *runtime.Template
+	// contentType is sent with a body unless headers set one.
+	contentType string
+}
+
+type header struct {
+	name      string // canonical
+	value     *runtime.Template
+	sensitive bool
+}
+
+type param struct {
+	key   string
+	value *runtime.Template
+}
+
+// outgoing is one message's request, rendered once and sent as it is on every attempt.
+type outgoing struct {
+	method string
+	url    string
+	header http.Header
+	host   string // a Host header's value; "" for the URL's host
+	body   []byte
+	// shown is the method and the redacted URL: what logs and errors name.
+	shown string
+	// secrets are values the request carried that no error or log may repeat: sensitive
+	// header and query values, the URL's user and password.
+	secrets []string
+}
+
+const userAgent = "octo"
+
+func buildRequest(b *runtime.Build, s *Settings) request {
+	r := request{method: strings.ToUpper(s.Method), url: &s.URL, body: s.Body, raw: s.RawBody}
+	if text, static := s.URL.Static(); static {
+		if _, err := parseURL(text); err != nil {
+			b.Errorf(&s.URL, "%v", err)
+		}
+	}
+	pos := b.Positions()
+	seen := map[string]string{}
+	for _, name := range sortedKeys(s.Headers) {
+		canonical := http.CanonicalHeaderKey(name)
+		switch {
+		case !isToken(name):
+			b.Errorf(atKey(pos.Key(s.Headers, name)), "header name %q: only letters, digits and !#$%%&'*+-.^_`|~ are allowed", name)
+		case seen[canonical] != "":
+			b.Errorf(atKey(pos.Key(s.Headers, name)), "header %q is written twice (as %q too); header names are caseless", name, seen[canonical])
+		}
+		seen[canonical] = name
+		t := s.Headers[name]
+		r.headers = append(r.headers, header{name: canonical, value: &t, sensitive: sensitive(name)})
+	}
+	for _, key := range sortedKeys(s.Query) {
+		if key == "" {
+			b.Errorf(atKey(pos.Key(s.Query, key)), "a query parameter needs a name")
+		}
+		t := s.Query[key]
+		r.query = append(r.query, param{key: key, value: &t})
+	}
+	switch {
+	case s.Body != nil && s.RawBody != nil:
+		b.Errorf(&s.RawBody, "set body (sent as JSON) or rawBody (sent as text), not both")
+	case seen["Content-Type"] != "":
+	case s.Body != nil:
+		r.contentType = "application/json"
+	case s.RawBody != nil:
+		r.contentType = "text/plain; charset=utf-8"
+	}
+	return r
+}
+
+// atKey is p moved to its key: a problem with a name, not with its value.
+func atKey(p runtime.Position) runtime.Position {
+	if p.KeyLine > 0 {
+		p.Line, p.Col = p.KeyLine, p.KeyCol
+	}
+	return p
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// render builds the request for message m. Its errors are the flow's own (a tag that fails, a
+// URL that renders wrong): they name no value the request would carry.
+func (r *request) render(m *runtime.Message) (*outgoing, error) {
+	text, err := r.url.Render(m)
+	if err != nil {
+		return nil, err
+	}
+	u, err := parseURL(text)
+	if err != nil {
+		return nil, err
+	}
+	out := &outgoing{method: r.method, header: make(http.Header, len(r.headers)+2)}
+	if err := r.addQuery(m, u, out); err != nil {
+		return nil, err
+	}
+	if err := r.addHeaders(m, out); err != nil {
+		return nil, err
+	}
+	if err := r.addBody(m, out); err != nil {
+		return nil, err
+	}
+	out.secrets = urlSecrets(out.secrets, u)
+	out.url, out.shown = u.String(), r.method+" "+redactURL(u)
+	return out, nil
+}
+
+func (r *request) addQuery(m *runtime.Message, u *url.URL, out *outgoing) error {
+	if len(r.query) == 0 {
+		return nil
+	}
+	var q strings.Builder
+	q.WriteString(u.RawQuery)
+	for _, p := range r.query {
+		v, err := p.value.Render(m)
+		if err != nil {
+			return err
+		}
+		if q.Len() > 0 {
+			q.WriteByte('&')
+		}
+		q.WriteString(url.QueryEscape(p.key))
+		q.WriteByte('=')
+		q.WriteString(url.QueryEscape(v))
+	}
+	u.RawQuery = q.String()
+	return nil
+}
+
+func (r *request) addHeaders(m *runtime.Message, out *outgoing) error {
+	out.header.Set("User-Agent", userAgent)
+	if r.contentType != "" {
+		out.header.Set("Content-Type", r.contentType)
+	}
+	for _, h := range r.headers {
+		v, err := h.value.Render(m)
+		if err != nil {
+			return err
+		}
+		if strings.ContainsAny(v, "\r\n\x00") {
+			return fmt.Errorf("header %s renders a value with a line break or NUL, which would split the request", h.name)
+		}
+		if h.name == "Host" {
+			out.host = v
+			continue
+		}
+		out.header[h.name] = []string{v}
+		if h.sensitive {
+			out.secrets = appendSecret(out.secrets, v)
+			if _, cred, ok := strings.Cut(v, " "); ok { // "Bearer <token>": the token alone too
+				out.secrets = appendSecret(out.secrets, strings.TrimSpace(cred))
+			}
+		}
+	}
+	return nil
+}
+
+func (r *request) addBody(m *runtime.Message, out *outgoing) error {
+	switch {
+	case r.body != nil:
+		v, err := r.body.Eval(m)
+		if err != nil {
+			return err
+		}
+		if out.body, err = json.Marshal(v); err != nil {
+			return fmt.Errorf("body: %w", err)
+		}
+	case r.raw != nil:
+		text, err := r.raw.Render(m)
+		if err != nil {
+			return err
+		}
+		out.body = []byte(text)
+	}
+	return nil
+}
+
+// parseURL accepts an absolute http or https URL; its error names no part of the URL, which may
+// hold a secret.
+func parseURL(text string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(text))
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("the url is not a valid URL: %v", err)
+	}
+	if s := strings.ToLower(u.Scheme); s != "http" && s != "https" {
+		return nil, errors.New("the url must start with http:// or https://")
+	}
+	if u.Host == "" {
+		return nil, errors.New("the url names no host")
+	}
+	u.Fragment, u.RawFragment = "", "" // never sent
+	return u, nil
+}
+
+// isToken reports whether s is an HTTP token (RFC 9110), what a header name must be.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// sensitive reports whether a header or query parameter's name says it carries a credential,
+// whose value must never show in an error.
+func sensitive(name string) bool {
+	n := strings.ToLower(name)
+	for _, word := range []string{"auth", "token", "key", "secret", "passw", "cookie", "session", "signature", "credential"} {
+		if strings.Contains(n, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// urlSecrets adds the URL's user and password, and the values of its query parameters whose
+// names say they are credentials, to secrets.
+func urlSecrets(secrets []string, u *url.URL) []string {
+	if u.User != nil {
+		pw, _ := u.User.Password()
+		secrets = appendSecret(secrets, u.User.Username(), pw)
+	}
+	if u.RawQuery == "" {
+		return secrets
+	}
+	for key, values := range u.Query() {
+		if sensitive(key) {
+			secrets = appendSecret(secrets, values...)
+		}
+	}
+	return secrets
+}
+
+// minSecret is the shortest value masked: shorter ones ("1", "on") would mask ordinary words.
+const minSecret = 4
+
+func appendSecret(secrets []string, values ...string) []string {
+	for _, v := range values {
+		if len(v) >= minSecret && !slices.Contains(secrets, v) {
+			secrets = append(secrets, v)
+		}
+	}
+	return secrets
+}
