@@ -26,6 +26,8 @@ func TestSettingsMistakesAreBuildErrors(t *testing.T) {
 			[]string{`9:22: ` + at + `headers["X Bad"] (http-request): header name "X Bad": only letters, digits and !#$%&'*+-.^_` + "`" + `|~ are allowed`}},
 		{"a header written twice in two cases", "url: http://x\n          headers: { Accept: a, accept: b }",
 			[]string{`9:33: ` + at + `headers.accept (http-request): header "accept" is written twice (as "Accept" too); header names are caseless`}},
+		{"a fixed header value with a line break", "url: http://x\n          headers: { X-A: \"a\\nInjected: 1\" }",
+			[]string{`9:27: ` + at + `headers.X-A (http-request): header X-A: a value must not hold a line break or NUL, which would split the request`}},
 		{"a fixed url that is not http", "url: ftp://files.example.com/x",
 			[]string{`8:16: ` + at + `url (http-request): the url must start with http:// or https://`}},
 		{"a fixed url without a host", "url: 'http:///x'",

@@ -21,13 +21,14 @@ type request struct {
 	body    *runtime.Expr
 	raw     *runtime.Template
 	// contentType is sent with a body unless headers set one.
-	contentType string
+	contentType []string
 }
 
 type header struct {
-	name      string // canonical
-	value     *runtime.Template
-	sensitive bool
+	name  string // canonical
+	value *runtime.Template
+	// fixed is the value of a template without tags, made once and sent with every request.
+	fixed []string
 }
 
 type param struct {
@@ -35,21 +36,23 @@ type param struct {
 	value *runtime.Template
 }
 
-// outgoing is one message's request, rendered once and sent as it is on every attempt.
+// outgoing is one message's request, rendered once and sent as it is on every attempt. What
+// only a failure needs (the redacted URL, the secrets to mask) is worked out from it then.
 type outgoing struct {
 	method string
-	url    string
+	url    *url.URL
 	header http.Header
 	host   string // a Host header's value; "" for the URL's host
 	body   []byte
-	// shown is the method and the redacted URL: what logs and errors name.
-	shown string
-	// secrets are values the request carried that no error or log may repeat: sensitive
-	// header and query values, the URL's user and password.
-	secrets []string
 }
 
-const userAgent = "octo"
+// Values of the headers the block sets itself, shared by every request: a transport never
+// changes a request's headers.
+var (
+	userAgent = []string{"octo"}
+	jsonType  = []string{"application/json"}
+	textType  = []string{"text/plain; charset=utf-8"}
+)
 
 func buildRequest(b *runtime.Build, s *Settings) request {
 	r := request{method: strings.ToUpper(s.Method), url: &s.URL, body: s.Body, raw: s.RawBody}
@@ -70,7 +73,14 @@ func buildRequest(b *runtime.Build, s *Settings) request {
 		}
 		seen[canonical] = name
 		t := s.Headers[name]
-		r.headers = append(r.headers, header{name: canonical, value: &t, sensitive: sensitive(name)})
+		h := header{name: canonical, value: &t}
+		if text, static := t.Static(); static {
+			if strings.ContainsAny(text, "\r\n\x00") {
+				b.Errorf(pos.Key(s.Headers, name), "header %s: a value must not hold a line break or NUL, which would split the request", name)
+			}
+			h.fixed = []string{text}
+		}
+		r.headers = append(r.headers, h)
 	}
 	for _, key := range sortedKeys(s.Query) {
 		if key == "" {
@@ -84,9 +94,9 @@ func buildRequest(b *runtime.Build, s *Settings) request {
 		b.Errorf(&s.RawBody, "set body (sent as JSON) or rawBody (sent as text), not both")
 	case seen["Content-Type"] != "":
 	case s.Body != nil:
-		r.contentType = "application/json"
+		r.contentType = jsonType
 	case s.RawBody != nil:
-		r.contentType = "text/plain; charset=utf-8"
+		r.contentType = textType
 	}
 	return r
 }
@@ -129,8 +139,7 @@ func (r *request) render(m *runtime.Message) (*outgoing, error) {
 	if err := r.addBody(m, out); err != nil {
 		return nil, err
 	}
-	out.secrets = urlSecrets(out.secrets, u)
-	out.url, out.shown = u.String(), r.method+" "+redactURL(u)
+	out.url = u
 	return out, nil
 }
 
@@ -157,11 +166,15 @@ func (r *request) addQuery(m *runtime.Message, u *url.URL, out *outgoing) error 
 }
 
 func (r *request) addHeaders(m *runtime.Message, out *outgoing) error {
-	out.header.Set("User-Agent", userAgent)
-	if r.contentType != "" {
-		out.header.Set("Content-Type", r.contentType)
+	out.header["User-Agent"] = userAgent
+	if r.contentType != nil {
+		out.header["Content-Type"] = r.contentType
 	}
 	for _, h := range r.headers {
+		if h.fixed != nil && h.name != "Host" {
+			out.header[h.name] = h.fixed
+			continue
+		}
 		v, err := h.value.Render(m)
 		if err != nil {
 			return err
@@ -174,12 +187,6 @@ func (r *request) addHeaders(m *runtime.Message, out *outgoing) error {
 			continue
 		}
 		out.header[h.name] = []string{v}
-		if h.sensitive {
-			out.secrets = appendSecret(out.secrets, v)
-			if _, cred, ok := strings.Cut(v, " "); ok { // "Bearer <token>": the token alone too
-				out.secrets = appendSecret(out.secrets, strings.TrimSpace(cred))
-			}
-		}
 	}
 	return nil
 }
@@ -250,19 +257,34 @@ func sensitive(name string) bool {
 	return false
 }
 
-// urlSecrets adds the URL's user and password, and the values of its query parameters whose
-// names say they are credentials, to secrets.
-func urlSecrets(secrets []string, u *url.URL) []string {
-	if u.User != nil {
-		pw, _ := u.User.Password()
-		secrets = appendSecret(secrets, u.User.Username(), pw)
+// shown is the request as logs and errors name it: its method and redacted URL.
+func (out *outgoing) shown() string { return out.method + " " + redactURL(out.url) }
+
+// secrets are the values the request carried that no error or log may repeat: those of the
+// headers and query parameters whose names say they are credentials, and the URL's user and
+// password.
+func (out *outgoing) secrets() []string {
+	var secrets []string
+	for name, values := range out.header {
+		if !sensitive(name) {
+			continue
+		}
+		for _, v := range values {
+			secrets = appendSecret(secrets, v)
+			if _, cred, ok := strings.Cut(v, " "); ok { // "Bearer <token>": the token alone too
+				secrets = appendSecret(secrets, strings.TrimSpace(cred))
+			}
+		}
 	}
-	if u.RawQuery == "" {
-		return secrets
+	if u := out.url.User; u != nil {
+		pw, _ := u.Password()
+		secrets = appendSecret(secrets, u.Username(), pw)
 	}
-	for key, values := range u.Query() {
-		if sensitive(key) {
-			secrets = appendSecret(secrets, values...)
+	if out.url.RawQuery != "" {
+		for key, values := range out.url.Query() {
+			if sensitive(key) {
+				secrets = appendSecret(secrets, values...)
+			}
 		}
 	}
 	return secrets

@@ -2,6 +2,7 @@ package httprequest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -40,11 +41,13 @@ func (blk *Block) attempt(ctx context.Context, out *outgoing) (*answer, error) {
 	if out.body != nil {
 		body = bytes.NewReader(out.body)
 	}
-	req, err := http.NewRequestWithContext(ctx, out.method, out.url, body)
+	// The URL is parsed already: the request takes it as it is, rather than as text to parse
+	// again. Neither it nor the headers are changed by sending them.
+	req, err := http.NewRequestWithContext(ctx, out.method, "", body)
 	if err != nil {
-		return nil, &RequestError{Reason: "the request could not be built", Request: out.shown, Err: unwrapURL(err)}
+		return nil, &RequestError{Reason: "the request could not be built", Request: out.shown(), Err: unwrapURL(err)}
 	}
-	req.Header, req.Host = out.header, out.host
+	req.URL, req.Header, req.Host = out.url, out.header, cmp.Or(out.host, out.url.Host)
 	resp, err := blk.pool.client.Do(req)
 	if err != nil {
 		return nil, connectionError(out, err)
@@ -53,15 +56,15 @@ func (blk *Block) attempt(ctx context.Context, out *outgoing) (*answer, error) {
 	res := &answer{status: resp.StatusCode, header: resp.Header}
 	if !blk.accepted(resp.StatusCode) {
 		head, _ := io.ReadAll(io.LimitReader(resp.Body, excerptRead))
-		return res, &StatusError{Status: resp.StatusCode, Excerpt: excerpt(head, out.secrets), Request: out.shown}
+		return res, &StatusError{Status: resp.StatusCode, Excerpt: excerpt(head, out.secrets()), Request: out.shown()}
 	}
 	if res.body, err = blk.read(resp); err != nil {
 		var re *RequestError
 		if errors.As(err, &re) {
-			re.Request = out.shown
+			re.Request = out.shown()
 			return nil, re
 		}
-		return nil, &RequestError{Reason: "the backend's answer broke off", Request: out.shown, Err: err, retry: true}
+		return nil, &RequestError{Reason: "the backend's answer broke off", Request: out.shown(), Err: err, retry: true}
 	}
 	return res, nil
 }
@@ -99,9 +102,9 @@ func connectionError(out *outgoing, err error) *RequestError {
 		verify   *tls.CertificateVerificationError
 	)
 	if errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) || errors.As(err, &verify) {
-		return &RequestError{Reason: "the backend's TLS certificate is not trusted", Request: out.shown, Err: err}
+		return &RequestError{Reason: "the backend's TLS certificate is not trusted", Request: out.shown(), Err: err}
 	}
-	return &RequestError{Reason: "could not reach the backend", Request: out.shown, Err: err, retry: true}
+	return &RequestError{Reason: "could not reach the backend", Request: out.shown(), Err: err, retry: true}
 }
 
 // unwrapURL drops the *url.Error net/http wraps its errors in: its text repeats the URL, query
@@ -119,9 +122,9 @@ func unwrapURL(err error) error {
 func (blk *Block) deliver(m *runtime.Message, res *answer, out *outgoing) error {
 	isJSON, err := jsonBody(res)
 	if err != nil {
-		return &RequestError{Reason: err.Error(), Request: out.shown}
+		return &RequestError{Reason: err.Error(), Request: out.shown()}
 	}
-	headers := make(map[string]any, len(res.header))
+	headers := make(map[string]string, len(res.header))
 	for k, v := range res.header {
 		if len(v) > 0 {
 			headers[k] = v[0]
@@ -144,7 +147,7 @@ func (blk *Block) deliver(m *runtime.Message, res *answer, out *outgoing) error 
 	case len(res.body) == 0:
 	case isJSON:
 		if body, err = jsonv.Decode(res.body); err != nil {
-			return &RequestError{Reason: "the backend's answer holds JSON octo does not take", Request: out.shown, Err: err}
+			return &RequestError{Reason: "the backend's answer holds JSON octo does not take", Request: out.shown(), Err: err}
 		}
 	default:
 		body = string(res.body)

@@ -116,10 +116,10 @@ func (blk *Block) call(ctx context.Context, out *outgoing) (*answer, error) {
 		}
 		deadline, _ := ctx.Deadline()
 		if left := deadline.Sub(blk.clock.now()); wait >= left {
-			blk.log.Warn("not retrying: the wait is past the timeout", "request", out.shown, "attempt", attempt, "wait", wait, "left", left, "err", err)
+			blk.log.Warn("not retrying: the wait is past the timeout", "request", out.shown(), "attempt", attempt, "wait", wait, "left", left, "err", err)
 			return nil, err
 		}
-		blk.log.Warn("retrying", "request", out.shown, "attempt", attempt, "wait", wait, "err", err)
+		blk.log.Warn("retrying", "request", out.shown(), "attempt", attempt, "wait", wait, "err", err)
 		if blk.clock.sleep(ctx, wait) != nil {
 			return nil, blk.ended(ctx, out, attempt, err)
 		}
@@ -137,7 +137,7 @@ func (blk *Block) ended(ctx context.Context, out *outgoing, attempt int, last er
 		return ctx.Err()
 	}
 	te := &RequestError{Reason: "the backend did not answer within " + blk.timeout.String(), Timeout: true,
-		Request: out.shown, Attempts: attempt}
+		Request: out.shown(), Attempts: attempt}
 	var re *RequestError
 	if errors.As(last, &re) && re.Err != nil && !errors.Is(re.Err, errTimeout) && !errors.Is(re.Err, context.DeadlineExceeded) {
 		te.Err = re.Err
