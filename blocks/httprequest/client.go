@@ -62,7 +62,36 @@ func (c clientSpec) open() (*pool, error) {
 		MaxResponseHeaderBytes: maxHeaderBytes,
 		TLSClientConfig:        c.tls,
 	}
-	return &pool{client: &http.Client{Transport: tr}, transport: tr}, nil
+	return &pool{client: &http.Client{Transport: tr, CheckRedirect: checkRedirect}, transport: tr}, nil
+}
+
+// maxRedirects is how many redirects one call follows, as browsers and Go's default do.
+const maxRedirects = 10
+
+// redirectError is a redirect the block does not follow.
+type redirectError struct{ reason string }
+
+func (e *redirectError) Error() string { return e.reason }
+
+// checkRedirect follows a redirect unless it leaves https for plain http, and lets no
+// credential go to another host: net/http drops Authorization and Cookie there, but not an
+// X-Api-Key or a token header, which the block drops too (the names sensitive says).
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	switch {
+	case len(via) >= maxRedirects:
+		return &redirectError{"the backend redirected more than " + strconv.Itoa(maxRedirects) + " times"}
+	case first.Scheme == "https" && req.URL.Scheme != "https":
+		return &redirectError{"the backend redirected from https to plain http"}
+	}
+	if req.URL.Host != first.Host {
+		for name := range req.Header {
+			if sensitive(name) {
+				delete(req.Header, name)
+			}
+		}
+	}
+	return nil
 }
 
 // buildClientSpec reads the TLS files now, so a missing or unusable one is a build error at its

@@ -100,17 +100,22 @@ func (p *testPKI) writeFile(t *testing.T, name string, data []byte) {
 	}
 }
 
-// server is an https backend with the PKI's server certificate; mutual asks for a client
-// certificate the CA signed.
+// server is an https backend with the PKI's server certificate that says who called; mutual
+// asks for a client certificate the CA signed.
 func (p *testPKI) server(t *testing.T, mutual bool) *httptest.Server {
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return p.serve(t, mutual, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		who := "anonymous"
 		if len(r.TLS.PeerCertificates) > 0 {
 			who = r.TLS.PeerCertificates[0].Subject.CommonName
 		}
 		io.WriteString(w, `{"client": "`+who+`"}`)
-	}))
+	})
+}
+
+// serve is an https backend with the PKI's server certificate answering with h.
+func (p *testPKI) serve(t *testing.T, mutual bool, h http.HandlerFunc) *httptest.Server {
+	srv := httptest.NewUnstartedServer(h)
 	srv.TLS = &tls.Config{Certificates: []tls.Certificate{p.serverCert}}
 	if mutual {
 		srv.TLS.ClientAuth, srv.TLS.ClientCAs = tls.RequireAndVerifyClientCert, p.caPool
@@ -235,4 +240,63 @@ func startShared(t *testing.T, dir, text string, env map[string]string, shared *
 	}
 	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
 	return svc
+}
+
+func TestRedirects(t *testing.T) {
+	pki := newPKI(t)
+	other, otherSrv := newRecorder(t, answerJSON(200, `{"from": "other"}`))
+	redirectTo := func(target string) func(http.ResponseWriter, *http.Request) {
+		return func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, target, http.StatusFound) }
+	}
+	var loop *httptest.Server
+	loop = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, loop.URL+"/again", http.StatusFound)
+	}))
+	t.Cleanup(loop.Close)
+	cases := []struct {
+		name string
+		url  string
+		// want is the answer's body, or the error's message when fail is set
+		want string
+		fail bool
+	}{
+		{"a redirect to another host is followed without the credentials", "", `{"from": "other"}`, false},
+		{"a redirect from https to http is refused", "https", "the backend redirected from https to plain http", true},
+		{"a redirect loop ends after 10", loop.URL, "the backend redirected more than 10 times", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			url := c.url
+			switch url {
+			case "":
+				_, srv := newRecorder(t, redirectTo(otherSrv.URL+"/moved"))
+				url = srv.URL
+			case "https":
+				url = pki.serve(t, false, redirectTo(otherSrv.URL+"/moved")).URL
+			}
+			env := map[string]string{"BACKEND": url}
+			r := startIn(t, pki.dir, flowOf(blockOf(`          url: ${BACKEND}/start
+          retries: 2
+          headers: { Authorization: "Bearer tok-1234", X-Api-Key: key-5678, X-Trace: t-1 }
+          tls: { caFile: ca.pem }
+`), env), env)
+			m, err := r.run(t, `{}`)
+			if c.fail {
+				var re *RequestError
+				if !errors.As(err, &re) || re.Message() != c.want || re.Attempts != 1 {
+					t.Fatalf("got %v, want %q after one attempt", err, c.want)
+				}
+				return
+			}
+			if err != nil || string(m.Raw()) != c.want {
+				t.Fatalf("got %s %v, want %s", m.Raw(), err, c.want)
+			}
+			got := other.requests()
+			h := got[len(got)-1].header
+			if h.Get("Authorization") != "" || h.Get("X-Api-Key") != "" || h.Get("X-Trace") != "t-1" {
+				t.Errorf("the other host got Authorization %q, X-Api-Key %q, X-Trace %q; want only X-Trace",
+					h.Get("Authorization"), h.Get("X-Api-Key"), h.Get("X-Trace"))
+			}
+		})
+	}
 }

@@ -95,6 +95,10 @@ func (blk *Block) read(resp *http.Response) ([]byte, error) {
 // same way every time, so only other failures are retried.
 func connectionError(out *outgoing, err error) *RequestError {
 	err = unwrapURL(err)
+	var redirect *redirectError
+	if errors.As(err, &redirect) {
+		return &RequestError{Reason: redirect.reason, Request: out.shown()}
+	}
 	var (
 		unknown  x509.UnknownAuthorityError
 		hostname x509.HostnameError
