@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -61,9 +62,34 @@ func buildRequest(b *runtime.Build, s *Settings) request {
 			b.Errorf(&s.URL, "%v", err)
 		}
 	}
+	var contentType bool
+	r.headers, contentType = buildHeaders(b, s)
+	pos := b.Positions()
+	for _, key := range slices.Sorted(maps.Keys(s.Query)) {
+		if key == "" {
+			b.Errorf(atKey(pos.Key(s.Query, key)), "a query parameter needs a name")
+		}
+		t := s.Query[key]
+		r.query = append(r.query, param{key: key, value: &t})
+	}
+	switch {
+	case s.Body != nil && s.RawBody != nil:
+		b.Errorf(&s.RawBody, "set body (sent as JSON) or rawBody (sent as text), not both")
+	case contentType:
+	case s.Body != nil:
+		r.contentType = jsonType
+	case s.RawBody != nil:
+		r.contentType = textType
+	}
+	return r
+}
+
+// buildHeaders checks the header names and makes the values without tags once; contentType
+// reports whether the headers set a Content-Type.
+func buildHeaders(b *runtime.Build, s *Settings) (headers []header, contentType bool) {
 	pos := b.Positions()
 	seen := map[string]string{}
-	for _, name := range sortedKeys(s.Headers) {
+	for _, name := range slices.Sorted(maps.Keys(s.Headers)) {
 		canonical := http.CanonicalHeaderKey(name)
 		switch {
 		case !isToken(name):
@@ -80,25 +106,9 @@ func buildRequest(b *runtime.Build, s *Settings) request {
 			}
 			h.fixed = []string{text}
 		}
-		r.headers = append(r.headers, h)
+		headers = append(headers, h)
 	}
-	for _, key := range sortedKeys(s.Query) {
-		if key == "" {
-			b.Errorf(atKey(pos.Key(s.Query, key)), "a query parameter needs a name")
-		}
-		t := s.Query[key]
-		r.query = append(r.query, param{key: key, value: &t})
-	}
-	switch {
-	case s.Body != nil && s.RawBody != nil:
-		b.Errorf(&s.RawBody, "set body (sent as JSON) or rawBody (sent as text), not both")
-	case seen["Content-Type"] != "":
-	case s.Body != nil:
-		r.contentType = jsonType
-	case s.RawBody != nil:
-		r.contentType = textType
-	}
-	return r
+	return headers, seen["Content-Type"] != ""
 }
 
 // atKey is p moved to its key: a problem with a name, not with its value.
@@ -107,15 +117,6 @@ func atKey(p runtime.Position) runtime.Position {
 		p.Line, p.Col = p.KeyLine, p.KeyCol
 	}
 	return p
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // render builds the request for message m. Its errors are the flow's own (a tag that fails, a
