@@ -40,15 +40,7 @@ func benchFlow(b *testing.B, backend string) *runtime.Service {
           headers: { Authorization: "Bearer bench-token" }
           body: '{"city": body.city}'
 `), env)
-	svc, err := buildIn(b, b.TempDir(), text, env, runtime.Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := svc.Start(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = svc.Stop(context.Background()) })
-	return svc
+	return startService(b, b.TempDir(), text, env, runtime.Options{Logger: slog.New(slog.DiscardHandler)})
 }
 
 // post sends benchBody to url and checks the answer is benchAnswer.

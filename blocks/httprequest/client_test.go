@@ -193,7 +193,8 @@ func TestBlocksShareOnePooledClient(t *testing.T) {
         settings: { url: "${BACKEND}/c", tls: { caFile: ca.pem } }
 `
 	shared := runtime.NewShared()
-	first := startShared(t, pki.dir, text, env, shared)
+	opts := runtime.Options{Shared: shared, Unit: "u", Logger: slog.New(slog.DiscardHandler)}
+	first := startService(t, pki.dir, text, env, opts)
 	blocks := func(svc *runtime.Service) (a, b, c *Block) {
 		return svc.Instance("flows.f.process[0]").(*Block), svc.Instance("flows.f.process[1]").(*Block), svc.Instance("flows.g.process[0]").(*Block)
 	}
@@ -208,7 +209,7 @@ func TestBlocksShareOnePooledClient(t *testing.T) {
 	}
 	run(first)
 
-	second := startShared(t, pki.dir, text, env, shared)
+	second := startService(t, pki.dir, text, env, opts)
 	if err := first.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -227,19 +228,6 @@ func TestBlocksShareOnePooledClient(t *testing.T) {
 			t.Errorf("%s is still held after the last build stopped", k)
 		}
 	}
-}
-
-func startShared(t *testing.T, dir, text string, env map[string]string, shared *runtime.Shared) *runtime.Service {
-	t.Helper()
-	svc, err := buildIn(t, dir, text, env, runtime.Options{Shared: shared, Unit: "u", Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
-	return svc
 }
 
 func TestRedirects(t *testing.T) {

@@ -72,6 +72,21 @@ func buildIn(t testing.TB, dir, text string, env map[string]string, opts runtime
 	return runtime.NewService(cfg, opts)
 }
 
+// startService builds and starts a config of one file, c.yaml in dir, and stops it when the
+// test ends.
+func startService(t testing.TB, dir, text string, env map[string]string, opts runtime.Options) *runtime.Service {
+	t.Helper()
+	svc, err := buildIn(t, dir, text, env, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
+	return svc
+}
+
 // start builds and starts text, whose first block is an http-request, with a clock that does
 // not wait; the service stops when the test ends.
 func start(t testing.TB, text string, env map[string]string) *running {
@@ -83,14 +98,7 @@ func start(t testing.TB, text string, env map[string]string) *running {
 func startIn(t testing.TB, dir, text string, env map[string]string) *running {
 	t.Helper()
 	r := &running{log: &runtimetest.Buffer{}, clock: &fakeClock{}}
-	svc, err := buildIn(t, dir, text, env, runtime.Options{Logger: slog.New(slog.NewTextHandler(r.log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
+	svc := startService(t, dir, text, env, runtime.Options{Logger: slog.New(slog.NewTextHandler(r.log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	r.svc, r.flow = svc, svc.Instance("flows.f").(*runtime.Flow)
 	r.block = svc.Instance("flows.f.process[0]").(*Block)
 	r.block.clock = r.clock
