@@ -21,6 +21,8 @@ type HTTPRequest struct {
 	// Query is the URL query; the legacy SSE message endpoint reads its
 	// sessionId from it.
 	Query url.Values
+	// Caller reaches providers as RequestContext.Caller.
+	Caller any
 }
 
 // HTTPResponse is what to write back. Body is nil for 202 Accepted.
@@ -69,7 +71,7 @@ func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPRespons
 	if !announced {
 		version = Version20250326 // what a stateless server must assume (§7.2.5)
 	}
-	rc := RequestContext{Vars: in.Vars, Header: in.Header, Version: version}
+	rc := RequestContext{Vars: in.Vars, Header: in.Header, Version: version, Caller: in.Caller}
 	if !batch {
 		return s.serveOne(ctx, &msgs[0], rc, len(in.Body))
 	}

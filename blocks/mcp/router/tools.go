@@ -53,7 +53,7 @@ func (ts *tools) ListTools(context.Context, *mcp.RequestContext, string) ([]mcp.
 
 // CallTool checks the arguments, runs the tool's branch with them as the
 // body, and turns the branch's final body into the result.
-func (ts *tools) CallTool(ctx context.Context, _ *mcp.RequestContext, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+func (ts *tools) CallTool(ctx context.Context, rc *mcp.RequestContext, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	t := ts.byName[name]
 	if t == nil {
 		return nil, mcp.ErrUnknownTool
@@ -67,16 +67,16 @@ func (ts *tools) CallTool(ctx context.Context, _ *mcp.RequestContext, name strin
 			return errorResult(fmt.Sprintf("invalid arguments for tool %q: %v", name, err)), nil
 		}
 	}
-	out, err := t.branch.Process(ctx, parentOf(ctx).Derive(body))
+	out, err := t.branch.Process(ctx, parentOf(rc).Derive(body))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		status, text := runtime.ErrorStatus(err)
-		if status >= 500 {
+		e := runtime.ErrorOf(err)
+		if e.Kind.ServerFault() {
 			ts.logger.Error("tool failed", "tool", name, "err", err)
 		}
-		return errorResult(fmt.Sprintf("tool %q failed: %s", name, text)), nil
+		return errorResult(fmt.Sprintf("tool %q failed: %s", name, e.Msg)), nil
 	}
 	return t.result(out)
 }
