@@ -72,12 +72,12 @@ type Message struct {
 	// Vars holds what blocks leave for later ones (e.g. JWT claims).
 	Vars map[string]any
 
-	kind     bodyKind
 	raw      []byte
 	value    any
-	decoded  bool
 	stream   Stream
 	headers  map[string]string
+	kind     bodyKind
+	decoded  bool
 	finished bool
 }
 

@@ -87,6 +87,9 @@ func (c *Connector) route(w http.ResponseWriter, r *http.Request) *route {
 
 func (c *Connector) write(w http.ResponseWriter, r *http.Request, ex *httpmsg.Exchange, m *runtime.Message) {
 	h := w.Header()
+	if ex.ContentType != "" {
+		h["Content-Type"] = contentType(ex.ContentType)
+	}
 	for k, v := range ex.ReplyHeader {
 		h[k] = v
 	}
@@ -256,6 +259,18 @@ func indexNewline(b []byte) int {
 		}
 	}
 	return -1
+}
+
+// jsonContentType is the usual Content-Type value, shared: a full slice expression, so a
+// caller that appends to it gets a copy.
+var jsonContentType = []string{"application/json"}[:1:1]
+
+// contentType is the header value of media type t.
+func contentType(t string) []string {
+	if t == jsonContentType[0] {
+		return jsonContentType
+	}
+	return []string{t}
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {

@@ -114,9 +114,9 @@ func (r *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 		Vars:   m.Vars,
 		Caller: m,
 	})
-	ex.Status = resp.Status
+	ex.Status, ex.ContentType = resp.Status, resp.ContentType
 	if ex.ReplyHeader == nil {
-		ex.ReplyHeader, resp.Header = resp.Header, nil // fresh per response: take it
+		ex.ReplyHeader, resp.Header = resp.Header, nil // fresh per response (or nil): take it
 	}
 	for k, v := range resp.Header {
 		ex.ReplyHeader[k] = v

@@ -32,6 +32,10 @@ type Exchange struct {
 
 	// Status is the status to answer with; 0 means the connector's default, 200.
 	Status int
+	// ContentType is the reply's media type, when a block says it apart from ReplyHeader: the
+	// usual answer then needs no header map of its own. A Content-Type in ReplyHeader wins;
+	// with neither, a body is answered as application/json.
+	ContentType string
 	// ReplyHeader holds the headers to answer with; nil until one is set.
 	ReplyHeader http.Header
 
