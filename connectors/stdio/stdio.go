@@ -277,7 +277,7 @@ func (l lineReply) Nack(_ context.Context, err error) error {
 	c := l.c
 	if c.ctx.Err() == nil {
 		e := runtime.ErrorOf(err)
-		c.logger.Error("flow failed for a line", "flow", c.flow.Name, "kind", e.Kind, "err", e.Msg)
+		c.logger.Error("flow failed for a line", "flow", c.flow.Name, "errKind", e.Kind, "err", e.Msg)
 	}
 	return nil
 }
