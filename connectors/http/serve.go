@@ -282,3 +282,5 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
+
+var _ runtime.Delivery = (*reply)(nil)
