@@ -32,6 +32,7 @@ type builder struct {
 	holder    Holder
 	instances map[string]any   // by address: Service.Instance
 	byName    map[string]named // blocks of a SharedByName type, by type and name
+	source    flowSource       // the source of the flow being built
 }
 
 func (bd *builder) report(node *yaml.Node, at Where, format string, args ...any) {
@@ -56,6 +57,7 @@ func (bd *builder) buildBlock(cb *config.Block, flow, addr string) Block {
 		bd.report(cb.Node, cb.At.Field("type"), "%s", config.Unknown("block type", cb.Type, blockNames()))
 		return nil
 	}
+	bd.checkTransport(spec, cb)
 	if s, ok := bd.sharedByName(spec, cb, addr); ok {
 		return s
 	}

@@ -75,6 +75,7 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 		before := len(bd.diags)
 		addr := "flows." + fc.Name
 		bd.instances[addr] = flow
+		bd.source = sourceOf(fc, specs)
 		flow.process = bd.buildProcess(fc.Process, fc.Name, addr+".process")
 		conn, ok := byName[fc.Source.Connector]
 		if !ok || len(bd.diags) > before {

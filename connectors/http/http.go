@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -28,8 +29,9 @@ func init() {
 			"passes the Origin, Host and CORS guard and the body, in-flight and stream limits.",
 		Example: "connectors:\n  - name: api\n    type: http\n    settings: { port: 8080 }\n" +
 			"flows:\n  - name: mcp\n    source: { connector: api, settings: { path: /mcp, methods: [POST] } }\n",
-		Build:  runtime.ConnectorFunc(build),
-		Source: runtime.SettingsOf[sourceSettings](),
+		Build:     runtime.ConnectorFunc(build),
+		Transport: httpmsg.Transport,
+		Source:    runtime.SettingsOf[sourceSettings](),
 	})
 }
 
