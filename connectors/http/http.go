@@ -147,7 +147,9 @@ func (c *Connector) Stop(ctx context.Context) error {
 		if c.port == nil {
 			return
 		}
-		defer forceAt(ctx, func() { c.forceFlows(runtime.ErrShuttingDown) })()
+		if ctx.Err() == nil { // with no time left there is none to answer in: finish cuts at once
+			defer forceAt(ctx, func() { c.forceFlows(runtime.ErrShuttingDown) })()
+		}
 		if c.port.handOver(c) {
 			err = c.finish(ctx)
 		}
@@ -193,6 +195,15 @@ func (c *Connector) finish(ctx context.Context) error {
 	c.stopping.Store(true)
 	if c.busy.Load() == 0 {
 		c.idleOnce.Do(func() { close(c.idle) })
+	}
+	if ctx.Err() != nil { // a select would pick an idle that a forced answer made at random
+		select {
+		case <-c.idle:
+			return nil
+		default:
+			c.port.cut(c)
+			return ctx.Err()
+		}
 	}
 	select {
 	case <-c.idle:
