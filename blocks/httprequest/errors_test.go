@@ -58,8 +58,8 @@ func TestAFailedStatusCarriesTheStatusAndAnExcerpt(t *testing.T) {
 			if want := "GET " + srv.URL + "/cities/x: " + msg; se.Error() != want {
 				t.Errorf("error %q, want %q", se.Error(), want)
 			}
-			if status, text := runtime.ErrorStatus(err); status != http.StatusBadGateway || text != msg {
-				t.Errorf("the flow answers %d %q, want 502 %q", status, text, msg)
+			if e := runtime.ErrorOf(err); e.Kind != runtime.KindUpstream || e.Msg != msg {
+				t.Errorf("the flow answers %s %q, want upstream %q", e.Kind, e.Msg, msg)
 			}
 		})
 	}
@@ -92,7 +92,7 @@ func TestSecretsNeverShowInErrorsOrLogs(t *testing.T) {
 				t.Fatal("the call succeeded")
 			}
 			r.flow.Logger().Error("flow failed", "err", err) // as the connector logs it
-			_, text := runtime.ErrorStatus(err)
+			text := runtime.ErrorOf(err).Msg
 			if text != c.want {
 				t.Errorf("the caller reads %q\nwant %q", text, c.want)
 			}
@@ -125,8 +125,8 @@ func TestASlowBackendRunsOutOfTime(t *testing.T) {
 	if want := "GET " + srv.URL + "/slow: the backend did not answer within 100ms"; re.Error() != want {
 		t.Errorf("error %q\nwant %q", re.Error(), want)
 	}
-	if status, text := runtime.ErrorStatus(err); status != http.StatusGatewayTimeout || text != "the backend did not answer within 100ms" {
-		t.Errorf("the flow answers %d %q", status, text)
+	if e := runtime.ErrorOf(err); e.Kind != runtime.KindTimeout || e.Msg != "the backend did not answer within 100ms" {
+		t.Errorf("the flow answers %s %q", e.Kind, e.Msg)
 	}
 }
 
