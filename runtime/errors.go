@@ -25,6 +25,7 @@ const (
 	KindUnavailable                   // not now: stopping, starting, or overloaded
 	KindTimeout                       // what the request waited on took too long
 	KindCancelled                     // the request was cancelled before it finished
+	KindUpstream                      // a service this one called failed or answered badly
 )
 
 var kindNames = [...]string{
@@ -38,6 +39,7 @@ var kindNames = [...]string{
 	KindUnavailable:  "unavailable",
 	KindTimeout:      "timeout",
 	KindCancelled:    "cancelled",
+	KindUpstream:     "upstream",
 }
 
 // String names the kind, as logs show it.
@@ -53,7 +55,7 @@ func (k ErrorKind) String() string {
 // the message, which can then succeed.
 func (k ErrorKind) ServerFault() bool {
 	switch k {
-	case KindInternal, KindUnavailable, KindTimeout, KindCancelled:
+	case KindInternal, KindUnavailable, KindTimeout, KindCancelled, KindUpstream:
 		return true
 	}
 	return false

@@ -4,6 +4,7 @@ package all
 
 import (
 	_ "github.com/octo-run/octo/blocks/delay"
+	_ "github.com/octo-run/octo/blocks/httprequest"
 	_ "github.com/octo-run/octo/blocks/jwtvalidate"
 	_ "github.com/octo-run/octo/blocks/log"
 	_ "github.com/octo-run/octo/blocks/mcp/mock"

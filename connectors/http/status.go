@@ -20,6 +20,7 @@ var statuses = [...]int{
 	runtime.KindUnavailable:  http.StatusServiceUnavailable,
 	runtime.KindTimeout:      http.StatusGatewayTimeout,
 	runtime.KindCancelled:    http.StatusServiceUnavailable,
+	runtime.KindUpstream:     http.StatusBadGateway,
 }
 
 // statusOf is the status that answers an error of kind k.

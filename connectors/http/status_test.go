@@ -48,7 +48,7 @@ func init() {
 func errorRoutes() string {
 	var b strings.Builder
 	b.WriteString("connectors:\n  - { name: api, type: http, settings: { port: 0, host: 127.0.0.1 } }\nflows:\n")
-	for k := runtime.KindInternal; k <= runtime.KindCancelled; k++ {
+	for k := runtime.KindInternal; k <= runtime.KindUpstream; k++ {
 		details := ""
 		if k == runtime.KindUnauthorized {
 			details = `, retryAfter: 1500ms, challenge: 'Bearer realm="x"'`
@@ -65,9 +65,9 @@ func TestEachErrorKindIsAnsweredWithItsStatus(t *testing.T) {
 	want := map[runtime.ErrorKind]int{
 		runtime.KindInternal: 500, runtime.KindInvalid: 400, runtime.KindUnauthorized: 401, runtime.KindForbidden: 403,
 		runtime.KindNotFound: 404, runtime.KindConflict: 409, runtime.KindTooLarge: 413, runtime.KindUnavailable: 503,
-		runtime.KindTimeout: 504, runtime.KindCancelled: 503,
+		runtime.KindTimeout: 504, runtime.KindCancelled: 503, runtime.KindUpstream: 502,
 	}
-	for k := runtime.KindInternal; k <= runtime.KindCancelled; k++ {
+	for k := runtime.KindInternal; k <= runtime.KindUpstream; k++ {
 		t.Run(fmt.Sprintf("a %s error is a %d with its message", k, want[k]), func(t *testing.T) {
 			resp, err := http.Get(fmt.Sprintf("%s/k%d", base, k))
 			if err != nil {
