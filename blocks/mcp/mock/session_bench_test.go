@@ -22,6 +22,8 @@ import (
 
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/config"
+	"gopkg.in/yaml.v3"
 )
 
 // These benchmarks measure what a mock costs while clients hold it: memory
@@ -48,6 +50,7 @@ func startWeather(b *testing.B) string {
 	}
 	s.Port = 0
 	cfg, _ := workspace.Adapt(s, nil, workspace.HTTP)
+	liftClientCaps(cfg.Connectors[0])
 	svc, err := runtime.NewService(cfg, runtime.Options{
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
 		LookupEnv: func(string) (string, bool) { return "", false },
@@ -66,6 +69,20 @@ func startWeather(b *testing.B) string {
 		}
 	})
 	return svc.Connector("http").(interface{ Addr() string }).Addr()
+}
+
+// liftClientCaps lets the one benchmark client hold every idle session's connection and
+// stream: the per-client caps guard against one hostile address, which is what this client
+// looks like.
+func liftClientCaps(c *config.Connector) {
+	if c.Settings == nil {
+		c.Settings = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	}
+	for _, key := range []string{"maxConnsPerClient", "maxStreamsPerClient", "maxStreams"} {
+		c.Settings.Content = append(c.Settings.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key},
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(2 * idleSessions)})
+	}
 }
 
 // rawClient is one keep-alive loopback connection spoken to by hand.
