@@ -143,7 +143,7 @@ type settingsOf struct {
 // shape is wrong (unknown keys, wrong types, values out of range), true when at most typed
 // settings failed to compile, so the block's own checks still report theirs.
 func (so *settingsOf) decode(spec *SettingsSpec, node *yaml.Node, at Where, owner *yaml.Node, scope *branchScope) (any, bool) {
-	root := config.NodePosition(node, at)
+	root := so.bd.cfg.Sources.Position(node, at)
 	if node == nil {
 		root = config.NodePosition(owner, at)
 		root.Written = false
@@ -152,7 +152,7 @@ func (so *settingsOf) decode(spec *SettingsSpec, node *yaml.Node, at Where, owne
 	so.pos = config.NewPositions(root)
 	out := reflect.New(spec.Type)
 	dc := &decoding{bd: so.bd, scope: scope}
-	ds := (&config.Decoder{Hook: dc.hook, Positions: so.pos}).Decode(node, out.Interface(), at)
+	ds := (&config.Decoder{Hook: dc.hook, Positions: so.pos, Sources: so.bd.cfg.Sources}).Decode(node, out.Interface(), at)
 	so.bd.diags = append(so.bd.diags, ds...)
 	return out.Interface(), len(ds) == dc.compiled
 }

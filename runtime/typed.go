@@ -84,7 +84,7 @@ func compileText[T any](dc *decoding, n *yaml.Node, at Where, v reflect.Value, w
 	}
 	compiled, err := compile(dc.written(n), dc.bd.env)
 	if err != nil {
-		return config.Diags{textDiag(n, at, err)}
+		return config.Diags{dc.textDiag(n, at, err)}
 	}
 	v.Set(reflect.ValueOf(compiled).Elem())
 	return nil
@@ -134,7 +134,7 @@ func (dc *decoding) json(n *yaml.Node, at Where, u json.Unmarshaler) config.Diag
 		w := dc.written(n)
 		t, p := jsonText(w)
 		if p != nil {
-			return config.Diags{textDiag(n, at, p.in(w.Written))}
+			return config.Diags{dc.textDiag(n, at, p.in(w.Written))}
 		}
 		text = []byte(t)
 	case n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode:
@@ -161,8 +161,8 @@ func (dc *decoding) written(n *yaml.Node) config.Interpolation {
 
 // textDiag reports err at n; an *ExprError's line and column inside the text are mapped to the
 // file.
-func textDiag(n *yaml.Node, at Where, err error) config.Diag {
-	p := config.NodePosition(n, at)
+func (dc *decoding) textDiag(n *yaml.Node, at Where, err error) config.Diag {
+	p := dc.bd.cfg.Sources.Position(n, at)
 	var ee *ExprError
 	if !errors.As(err, &ee) {
 		return p.Diag(err.Error())

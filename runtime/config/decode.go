@@ -75,11 +75,14 @@ type Decoder struct {
 	// Positions, when not nil, gets the position of every value decoded and of every struct
 	// field left out.
 	Positions *Positions
+	// Sources, when not nil, holds the text of the files decoded, so that a position inside a
+	// setting's text is found where it was written (see Position.Inside).
+	Sources Sources
 }
 
 // Decode decodes n into out as the package's Decode does.
 func (dc *Decoder) Decode(n *yaml.Node, out any, at Where) Diags {
-	d := &decoder{hook: dc.Hook, pos: dc.Positions}
+	d := &decoder{hook: dc.Hook, pos: dc.Positions, sources: dc.Sources}
 	d.decode(n, out, at)
 	return d.diags
 }
@@ -110,8 +113,8 @@ func (d *decoder) decode(n *yaml.Node, out any, at Where) {
 		}
 		if e := v.Elem(); e.Kind() == reflect.Struct {
 			if d.pos != nil {
-				d.pos.record(e, NodePosition(n, at))
-				d.pos.recordInline(e, NodePosition(n, at))
+				d.pos.record(e, d.sources.Position(n, at))
+				d.pos.recordInline(e, d.sources.Position(n, at))
 			}
 			applyDefaults(e)
 			d.absent(e, nil, n, at)
@@ -129,6 +132,7 @@ type decoder struct {
 	tooDeep bool // reported once; after it nothing more is decoded
 	hook    Hook
 	pos     *Positions
+	sources Sources
 	key     *yaml.Node // the key of the value being decoded, for its position; nil for list items
 }
 
@@ -139,7 +143,7 @@ func (d *decoder) addf(n *yaml.Node, at Where, format string, args ...any) {
 // value decodes n into v, which is settable.
 func (d *decoder) value(v reflect.Value, n *yaml.Node, at Where) {
 	if d.pos != nil {
-		p := NodePosition(n, at)
+		p := d.sources.Position(n, at)
 		if d.key != nil {
 			p.KeyLine, p.KeyCol = d.key.Line, d.key.Column
 		}
@@ -296,7 +300,7 @@ func (d *decoder) mapping(v reflect.Value, n *yaml.Node, at Where) {
 		d.value(elem, p.val, kat)
 		out.SetMapIndex(reflect.ValueOf(p.key.Value).Convert(t.Key()), elem)
 		if d.pos != nil {
-			pos := NodePosition(p.val, kat)
+			pos := d.sources.Position(p.val, kat)
 			pos.KeyLine, pos.KeyCol = p.key.Line, p.key.Column
 			d.pos.recordEntry(out, p.key.Value, pos)
 		}
@@ -377,7 +381,7 @@ func (d *decoder) absent(v reflect.Value, seen []bool, n *yaml.Node, at Where) {
 			continue
 		}
 		fv := v.FieldByIndex(f.Index)
-		p := NodePosition(n, at.Field(f.Key))
+		p := d.sources.Position(n, at.Field(f.Key))
 		p.Written = false
 		d.pos.record(fv, p)
 		if plainStruct(fv.Type()) {

@@ -28,7 +28,7 @@ func Load(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
 		return nil, Diags{*problem}.Err()
 	}
 	l := &loader{
-		cfg: &Config{Dir: dir, Files: files, Templates: map[string]*Template{}},
+		cfg: &Config{Dir: dir, Files: files, Templates: map[string]*Template{}, Sources: Sources{}},
 		d:   &decoder{},
 	}
 	var secs []section
@@ -114,6 +114,7 @@ func (l *loader) readFile(file string) []*yaml.Node {
 		l.d.diags = append(l.d.diags, Diag{File: file, Msg: "cannot read file: " + osMessage(err)})
 		return nil
 	}
+	l.cfg.Sources[file] = data
 	roots, ds := Parse(file, data)
 	l.parsed = append(l.parsed, ds...)
 	return roots
