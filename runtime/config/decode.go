@@ -41,8 +41,9 @@ const (
 var Shapes = []Shape{ShapeString, ShapeNumber, ShapeBool, ShapeList, ShapeMapping}
 
 // Hook decodes the values of the types it claims itself (the runtime's typed settings, compiled
-// as they are decoded), returning false for a type it leaves to the decoder.
-type Hook func(n *yaml.Node, at Where, v reflect.Value) (Diags, bool)
+// as they are decoded), returning false for a type it leaves to the decoder. tag is the struct
+// tag of the field v belongs to (the list's or map's, for an element), "" at the root.
+type Hook func(n *yaml.Node, at Where, v reflect.Value, tag reflect.StructTag) (Diags, bool)
 
 // maxDepth bounds how deep Decode descends, so a hostile nesting ends with a diagnostic.
 const maxDepth = 1000
@@ -133,7 +134,8 @@ type decoder struct {
 	hook    Hook
 	pos     *Positions
 	sources Sources
-	key     *yaml.Node // the key of the value being decoded, for its position; nil for list items
+	key     *yaml.Node        // the key of the value being decoded, for its position; nil for list items
+	tag     reflect.StructTag // the tag of the field being decoded, for the hook
 }
 
 func (d *decoder) addf(n *yaml.Node, at Where, format string, args ...any) {
@@ -166,7 +168,7 @@ func (d *decoder) value(v reflect.Value, n *yaml.Node, at Where) {
 		return
 	}
 	if d.hook != nil {
-		if ds, ok := d.hook(n, at, v); ok {
+		if ds, ok := d.hook(n, at, v, d.tag); ok {
 			d.diags = append(d.diags, ds...)
 			return
 		}
@@ -247,8 +249,9 @@ func (d *decoder) list(v reflect.Value, n *yaml.Node, at Where) {
 		return
 	}
 	out := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+	tag := d.tag
 	for i, item := range n.Content {
-		d.key = nil
+		d.key, d.tag = nil, tag
 		d.value(out.Index(i), item, at.Index(i))
 	}
 	v.Set(out)
@@ -293,10 +296,11 @@ func (d *decoder) mapping(v reflect.Value, n *yaml.Node, at Where) {
 	}
 	pairs := d.pairs(n, at)
 	out := reflect.MakeMapWithSize(t, len(pairs))
+	tag := d.tag
 	for _, p := range pairs {
 		elem := reflect.New(t.Elem()).Elem()
 		kat := at.Field(p.key.Value)
-		d.key = p.key
+		d.key, d.tag = p.key, tag
 		d.value(elem, p.val, kat)
 		out.SetMapIndex(reflect.ValueOf(p.key.Value).Convert(t.Key()), elem)
 		if d.pos != nil {
@@ -327,7 +331,7 @@ func (d *decoder) structure(v reflect.Value, n *yaml.Node, at Where) {
 		f := &info.fields[i]
 		fv := v.FieldByIndex(f.Index)
 		before := len(d.diags)
-		d.key = p.key
+		d.key, d.tag = p.key, f.Field.Tag
 		switch {
 		case f.Required && fv.Kind() == reflect.String:
 			d.requiredString(fv, p.val, kat, key)
@@ -341,7 +345,7 @@ func (d *decoder) structure(v reflect.Value, n *yaml.Node, at Where) {
 			d.check(f, fv, p.val, kat)
 		}
 	}
-	d.key = nil
+	d.key, d.tag = nil, ""
 	d.absent(v, seen, n, at)
 	d.missing(info, seen, n, at)
 }

@@ -134,11 +134,7 @@ func (vs *vars) value(name string) (string, string) {
 	}
 	v, ok := vs.declared[name]
 	if !ok {
-		msg := fmt.Sprintf("undeclared variable %q", name)
-		if s := Suggest(name, vs.names); s != "" {
-			return "", msg + fmt.Sprintf(" (did you mean %q?)", s)
-		}
-		return "", msg + "; declare it under env"
+		return "", Undeclared(name, vs.names)
 	}
 	if val, ok := vs.lookup(name); ok {
 		return val, ""
@@ -147,6 +143,16 @@ func (vs *vars) value(name string) (string, string) {
 		return *v.Default, ""
 	}
 	return "", fmt.Sprintf("variable %q is not set and has no default", name)
+}
+
+// Undeclared says that variable name is not declared, suggesting the closest of declared: the
+// complaint about `${NAME}`, and about env.NAME in an expression.
+func Undeclared(name string, declared []string) string {
+	msg := fmt.Sprintf("undeclared variable %q", name)
+	if s := Suggest(name, declared); s != "" {
+		return msg + fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return msg + "; declare it under env"
 }
 
 // validEnvName reports whether name is a shell-style variable name.
