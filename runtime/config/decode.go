@@ -90,7 +90,7 @@ func (dc *Decoder) Decode(n *yaml.Node, out any, at Where) Diags {
 
 // TypeError is the diagnostic for n written where want was expected.
 func TypeError(n *yaml.Node, at Where, want string) Diag {
-	return at.Diag(n, fmt.Sprintf("expected %s, got %s", want, describe(n)))
+	return at.Diag(n, fmt.Sprintf("expected %s, got %s%s", want, describe(n), spacingHint(n)))
 }
 
 // decode is Decode collecting into d.
@@ -418,7 +418,7 @@ func (d *decoder) pairs(n *yaml.Node, at Where) []pair {
 }
 
 func (d *decoder) typeErr(n *yaml.Node, at Where, want string) {
-	d.addf(n, at, "expected %s, got %s", want, describe(n))
+	d.diags = append(d.diags, TypeError(n, at, want))
 }
 
 // indirectType strips pointers, so a nil *Settings still reports its required keys.

@@ -1,11 +1,14 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // addSeeds adds every YAML file under testdata to the fuzz corpus, plus a few hostile shapes.
@@ -101,6 +104,35 @@ func FuzzDecode(f *testing.F) {
 			if d.Msg == "" || d.File != "f.yaml" {
 				t.Errorf("diagnostic without message or file: %+v", d)
 			}
+		}
+	})
+}
+
+// FuzzInside maps positions inside every scalar of any YAML to its file: it must not panic, and
+// a position it finds is a position of the file.
+func FuzzInside(f *testing.F) {
+	addSeeds(f)
+	f.Add([]byte("v: |2-\n    x\n\n   y\r\nw: >\n\n  a\n    b\n  c\n"))
+	f.Add([]byte("v: \"a\\\n  b\\x41\\u00e9 'c''\"\nw: 'it''s\n\n  more'\n- plain\n  folded # c\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		roots, _ := Parse("f.yaml", data)
+		lines := bytes.Count(data, []byte("\n")) + 1
+		var walk func(n *yaml.Node)
+		walk = func(n *yaml.Node) {
+			if n.Kind == yaml.ScalarNode {
+				p := Sources{"f.yaml": data}.Position(n, Where{File: "f.yaml"})
+				for _, at := range [][2]int{{1, 1}, {1, 3}, {2, 1}, {2, 5}, {1, len(n.Value) + 1}} {
+					if l, c := p.Inside(at[0], at[1]); l < 0 || l > lines+1 || c < 0 {
+						t.Fatalf("%q at %v: %d:%d outside the file", n.Value, at, l, c)
+					}
+				}
+			}
+			for _, c := range n.Content {
+				walk(c)
+			}
+		}
+		for _, r := range roots {
+			walk(r)
 		}
 	})
 }

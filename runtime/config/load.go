@@ -1,14 +1,11 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -118,57 +115,6 @@ func (l *loader) readFile(file string) []*yaml.Node {
 	roots, ds := Parse(file, data)
 	l.parsed = append(l.parsed, ds...)
 	return roots
-}
-
-var (
-	yamlLineRe   = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-	yamlAnchorRe = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$`)
-)
-
-// syntaxDiag turns a yaml.v3 syntax error into a diagnostic. yaml.v3 gives a line and no
-// column; for an unknown anchor it gives neither, so the alias is looked up in the text.
-func syntaxDiag(file string, data []byte, err error) Diag {
-	msg := err.Error()
-	d := Diag{File: file, Msg: "invalid YAML: " + yamlMessage(err)}
-	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
-		d.Line, _ = strconv.Atoi(m[1])
-	}
-	if isParserError(yamlMessage(err)) {
-		// yaml.v3 adds one to scanner lines only; parser lines come out zero-based (and are left
-		// out when zero). At the end of the text they name the line after the last one.
-		d.Line = min(d.Line+1, max(bytes.Count(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))+1, 1))
-	} else if m := yamlAnchorRe.FindStringSubmatch(msg); m != nil {
-		if i := bytes.Index(data, []byte("*"+m[1])); i >= 0 {
-			d.Line = bytes.Count(data[:i], []byte("\n")) + 1
-			d.Col = len([]rune(string(data[bytes.LastIndexByte(data[:i], '\n')+1:i]))) + 1
-		}
-	}
-	line := lineText(data, d.Line)
-	if strings.Contains(line, "${") && strings.ContainsAny(strings.ReplaceAll(line, "${", ""), "{[") {
-		// `{ port: ${PORT} }` is the usual cause: in flow style `{` is YAML syntax.
-		d.Msg += ` (inside { } or [ ], quote values that use "${...}")`
-	}
-	return d
-}
-
-// lineText returns line n (1-based) of data, or "".
-func lineText(data []byte, n int) string {
-	if n < 1 {
-		return ""
-	}
-	lines := bytes.SplitN(data, []byte("\n"), n+1)
-	if len(lines) < n {
-		return ""
-	}
-	return string(lines[n-1])
-}
-
-// isParserError reports the messages yaml.v3's parser (not its scanner) produces.
-func isParserError(msg string) bool {
-	return strings.HasPrefix(msg, "did not find expected") ||
-		strings.HasPrefix(msg, "found undefined tag handle") ||
-		strings.HasPrefix(msg, "found duplicate %") ||
-		strings.HasPrefix(msg, "found incompatible YAML document")
 }
 
 // yamlMessage strips yaml.v3's "yaml: line N:" prefix; the position is reported separately.
