@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 
+	_ "github.com/octo-run/octo/blocks/all"     // the standard blocks, with their commands
+	_ "github.com/octo-run/octo/connectors/all" // the standard connectors
 	"github.com/octo-run/octo/runtime/cli"
 )
 

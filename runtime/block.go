@@ -44,6 +44,10 @@ type BlockSpec struct {
 	// serving the paths of one stateful server need; their settings must
 	// be the same, else the build fails. Unnamed blocks are never shared.
 	SharedByName bool
+	// Transports are the transports whose typed view the block needs (ConnectorSpec.Transport:
+	// "http", "stdio"); empty, it works on any message. A block of this type in a flow whose
+	// source's connector gives another transport is a build error.
+	Transports []string
 	// Build compiles a block from its decoded settings: BlockFunc(build).
 	Build BlockBuilder
 }
@@ -73,6 +77,10 @@ type ConnectorSpec struct {
 	Example string
 	// Build compiles a connector from its decoded settings: ConnectorFunc(build).
 	Build ConnectorBuilder
+	// Transport names the typed view the connector sets on the messages it delivers
+	// (Message.Transport: "http" for an *httpmsg.Exchange, "stdio" for a *stdiomsg.Event), so
+	// a block that needs another is refused at build time; "" promises none.
+	Transport string
 	// Source describes the settings of a flow's source on this connector (SettingsOf), which
 	// Attach finds decoded in SourceBuild.Settings; nil when a source takes none.
 	Source *SettingsSpec

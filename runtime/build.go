@@ -33,6 +33,7 @@ type builder struct {
 	holder    Holder
 	instances map[string]any   // by address: Service.Instance
 	byName    map[string]named // blocks of a SharedByName type, by type and name
+	source    flowSource       // the source of the flow being built
 }
 
 func (bd *builder) report(node *yaml.Node, at Where, format string, args ...any) {
@@ -63,6 +64,7 @@ func (bd *builder) buildBlock(cb *config.Block, flow, addr string, known varSet)
 		bd.report(cb.Node, cb.At.Field("type"), "%s", config.Unknown("block type", cb.Type, blockNames()))
 		return nil, anyVars // what it would set is not known
 	}
+	bd.checkTransport(spec, cb)
 	if s, sets, ok := bd.sharedByName(spec, cb, addr); ok {
 		return s, known.union(sets)
 	}

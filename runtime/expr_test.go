@@ -1,14 +1,13 @@
 package runtime
 
 import (
-	"net/http"
 	"strings"
 	"testing"
 )
 
 func TestExpressionsSeeTheMessage(t *testing.T) {
 	m := NewMessage([]byte(`{"city":"Lisbon","n":2}`))
-	m.Meta.Headers = http.Header{"X-User": {"ada"}}
+	m.Attrs = Attributes{"X-User": {"ada"}}
 	m.SetVar("jwt", map[string]any{"sub": "user-1"})
 	env := map[string]string{"REGION": "eu"}
 	cases := []struct {
@@ -69,9 +68,9 @@ func TestABodyThatIsNotJSONIsA400(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.Eval(NewMessage([]byte(`{"city":`)))
-	status, msg := ErrorStatus(err)
-	if status != 400 || !strings.HasPrefix(msg, "invalid JSON body:") {
-		t.Fatalf("got %d %q", status, msg)
+	ee := ErrorOf(err)
+	if ee.Kind != KindInvalid || !strings.HasPrefix(ee.Msg, "invalid JSON body:") {
+		t.Fatalf("got %v %q", ee.Kind, ee.Msg)
 	}
 }
 

@@ -18,8 +18,8 @@ type Flow struct {
 func (f *Flow) Logger() *slog.Logger { return f.logger }
 
 // Run passes msg through the flow's blocks and returns the final message.
-// Errors are *BlockError values naming the failing block; use ErrorStatus
-// to learn what a transport should answer.
+// Errors are *BlockError values naming the failing block; use ErrorOf to
+// learn what a transport should answer. A source runs its flows with Deliver.
 func (f *Flow) Run(ctx context.Context, msg *Message) (*Message, error) {
 	return f.process.Process(ctx, msg)
 }
@@ -93,17 +93,3 @@ func (e *BlockError) Unwrap() error { return e.Err }
 // mcp-mock: a JSON-RPC -32603 for each request id); a flow that fails with
 // it is answered 503 with its text.
 var ErrShuttingDown = errors.New("the server is shutting down")
-
-// ErrorStatus says how a transport should answer an error from Flow.Run: a
-// *StatusError anywhere in the chain gives its status and message; anything
-// else is an internal error whose details must not reach the client.
-func ErrorStatus(err error) (int, string) {
-	var se *StatusError
-	if errors.As(err, &se) {
-		return se.Status, se.Msg
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return 503, "request cancelled"
-	}
-	return 500, "internal error"
-}

@@ -4,33 +4,23 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/url"
 
 	"github.com/octo-run/octo/runtime/jsonv"
 )
 
-// Meta is the transport metadata of a message: what the request carried and
-// what the answer should carry. Connectors fill the request side and read the
-// reply side; blocks may read and set both.
-type Meta struct {
-	Method     string
-	Path       string
-	Host       string
-	RemoteAddr string
-	Query      url.Values
-	Headers    http.Header // request headers
+// Attributes are the named values a message carries beside its body, as its transport gave
+// them: an HTTP request's headers (names in canonical form, "Content-Type"), a message
+// system's headers. A name may have several values. Expressions see them as `headers`, each
+// name with its first value; what else a transport knows (an HTTP method, a stdio line's
+// event) is in the message's typed view, Message.Transport.
+type Attributes map[string][]string
 
-	Status       int         // status to answer with; 0 means the connector's default
-	ReplyHeaders http.Header // headers to answer with
-}
-
-// SetReplyHeader sets one reply header, creating the map on first use.
-func (m *Meta) SetReplyHeader(key, value string) {
-	if m.ReplyHeaders == nil {
-		m.ReplyHeaders = make(http.Header, 2)
+// Get returns the first value of name, or "".
+func (a Attributes) Get(name string) string {
+	if v := a[name]; len(v) > 0 {
+		return v[0]
 	}
-	m.ReplyHeaders.Set(key, value)
+	return ""
 }
 
 // Event is one item of a stream body: written by the http connector as a
@@ -72,16 +62,22 @@ const (
 // Message flows through the blocks of a flow. Its body is a JSON value, raw
 // bytes or a stream; raw bytes are decoded as JSON once, when first asked for.
 type Message struct {
-	Meta Meta
+	// Attrs are the message's neutral attributes (see Attributes); set by the connector.
+	Attrs Attributes
+	// Transport is the connector's typed view of the message, set by the connector that
+	// received it: the http connector's *httpmsg.Exchange (request and reply), the stdio
+	// connector's *stdiomsg.Event. The runtime never looks inside; a block that needs a
+	// transport finds its view through that transport's package (httpmsg.From).
+	Transport any
 	// Vars holds what blocks leave for later ones (e.g. JWT claims).
 	Vars map[string]any
 
-	kind     bodyKind
 	raw      []byte
 	value    any
-	decoded  bool
 	stream   Stream
 	headers  map[string]string
+	kind     bodyKind
+	decoded  bool
 	finished bool
 }
 
@@ -94,7 +90,7 @@ func NewMessage(raw []byte) *Message {
 
 // Body returns the body as a JSON value, decoding raw bytes on first use
 // with jsonv.Decode. A body that is not valid JSON, or holds a number the
-// number rule refuses, yields a *StatusError with status 400.
+// number rule refuses, yields an *Error of KindInvalid.
 func (m *Message) Body() (any, error) {
 	switch m.kind {
 	case bodyValue:
@@ -107,7 +103,7 @@ func (m *Message) Body() (any, error) {
 			}
 			v, err := jsonv.Decode(m.raw)
 			if err != nil {
-				return nil, &StatusError{Status: http.StatusBadRequest, Msg: "invalid JSON body: " + jsonErrorText(err)}
+				return nil, &Error{Kind: KindInvalid, Msg: "invalid JSON body: " + jsonErrorText(err)}
 			}
 			m.value, m.decoded = v, true
 		}
@@ -162,10 +158,11 @@ func (m *Message) ClearBody() {
 	m.kind, m.stream, m.raw, m.value, m.decoded = bodyNone, nil, nil, nil, false
 }
 
-// Derive returns a new message that shares m's metadata and variables but
-// has the given body value; composite blocks use it to start a branch.
+// Derive returns a new message that shares m's attributes, typed view and
+// variables but has the given body value; composite blocks use it to start a
+// branch.
 func (m *Message) Derive(body any) *Message {
-	d := &Message{Meta: m.Meta, Vars: m.Vars, headers: m.headers}
+	d := &Message{Attrs: m.Attrs, Transport: m.Transport, Vars: m.Vars, headers: m.headers}
 	d.SetBody(body)
 	return d
 }
@@ -178,12 +175,12 @@ func (m *Message) SetVar(key string, v any) {
 	m.Vars[key] = v
 }
 
-// headerMap gives expressions the request headers as single strings, built
-// once per message and only when an expression asks for them.
+// headerMap gives expressions the attributes as single strings (`headers`),
+// built once per message and only when an expression asks for them.
 func (m *Message) headerMap() map[string]string {
 	if m.headers == nil {
-		m.headers = make(map[string]string, len(m.Meta.Headers))
-		for k, v := range m.Meta.Headers {
+		m.headers = make(map[string]string, len(m.Attrs))
+		for k, v := range m.Attrs {
 			if len(v) > 0 {
 				m.headers[k] = v[0]
 			}
@@ -191,15 +188,6 @@ func (m *Message) headerMap() map[string]string {
 	}
 	return m.headers
 }
-
-// StatusError is an error that carries the status a transport should answer
-// with; its message is safe to show to the client.
-type StatusError struct {
-	Status int
-	Msg    string
-}
-
-func (e *StatusError) Error() string { return e.Msg }
 
 func jsonErrorText(err error) string {
 	if se, ok := err.(*json.SyntaxError); ok {

@@ -3,7 +3,6 @@ package runtime
 import (
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strings"
 	"testing"
 )
@@ -70,8 +69,8 @@ func TestBodyNumbersOutOfRangeAreA400(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := NewMessage([]byte(c.body)).Body()
-			var se *StatusError
-			if !errors.As(err, &se) || se.Status != http.StatusBadRequest || se.Msg != c.want {
+			var se *Error
+			if !errors.As(err, &se) || se.Kind != KindInvalid || se.Msg != c.want {
 				t.Fatalf("got %v, want a 400 %q", err, c.want)
 			}
 		})

@@ -75,6 +75,7 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 		before := len(bd.diags)
 		addr := "flows." + fc.Name
 		bd.instances[addr] = flow
+		bd.source = sourceOf(fc, specs)
 		flow.process, _ = bd.buildProcess(fc.Process, fc.Name, addr+".process", varSet{}) // a source sets no vars
 		conn, ok := byName[fc.Source.Connector]
 		if !ok || len(bd.diags) > before {

@@ -67,6 +67,10 @@ func compileTemplate(w config.Interpolation, sc *exprScope) (*Template, error) {
 	return t, nil
 }
 
+// Static returns the text of a template without tags, and reports whether it has none: such a
+// template renders the same for every message, so a block can check its value once, at build.
+func (t *Template) Static() (string, bool) { return t.text, t.ft == nil }
+
 // Render fills every tag from the message: strings as they are, other
 // values as JSON, nil as nothing.
 func (t *Template) Render(m *Message) (string, error) {

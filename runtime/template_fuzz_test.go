@@ -43,7 +43,7 @@ func FuzzTemplate(f *testing.F) {
 		}
 		m := NewMessage(body)
 		m.SetVar("jwt", map[string]any{"sub": "user-1", "scope": "a b"})
-		m.Meta.Headers = map[string][]string{"Authorization": {"Bearer x"}}
+		m.Attrs = Attributes{"Authorization": {"Bearer x"}}
 		out, err := tp.Render(m)
 		if !strings.Contains(text, "{{") && (err != nil || out != text) {
 			t.Fatalf("text without tags rendered as %q, %v", out, err)

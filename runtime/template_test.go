@@ -32,6 +32,27 @@ func TestTemplatesRenderTags(t *testing.T) {
 	}
 }
 
+func TestATemplateWithoutTagsIsStatic(t *testing.T) {
+	cases := []struct {
+		name, text, want string
+		static           bool
+	}{
+		{"plain text is static", "https://api.example.com/v1", "https://api.example.com/v1", true},
+		{"a tag makes it dynamic", "https://api.example.com/{{ body.city }}", "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tp, err := CompileTemplate(c.text, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, static := tp.Static(); static != c.static || static && got != c.want {
+				t.Fatalf("Static() = %q, %v; want %q, %v", got, static, c.want, c.static)
+			}
+		})
+	}
+}
+
 func TestTemplateErrorsPointAtTheTag(t *testing.T) {
 	cases := []struct {
 		name, text string

@@ -39,14 +39,7 @@ func Files(starter string) (fs.FS, error) {
 	return fs.Sub(files, starter)
 }
 
-func known(name string) bool {
-	for _, s := range Starters {
-		if s.Name == name {
-			return true
-		}
-	}
-	return false
-}
+func known(name string) bool { return Lookup(name).Name != "" }
 
 // MockServer is what the mcp-mock server starter is filled with.
 type MockServer struct {
@@ -75,4 +68,14 @@ func RenderMockServer(v MockServer) ([]byte, error) {
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// Lookup returns the starter named name; the zero Starter when there is none.
+func Lookup(name string) Starter {
+	for _, s := range Starters {
+		if s.Name == name {
+			return s
+		}
+	}
+	return Starter{}
 }

@@ -1,11 +1,14 @@
-// Package all imports the standard set of blocks so they register.
+// Package all imports the standard set of blocks so they register, with the mock workspace
+// (the config adapter for saved mock servers); each registers its commands too.
 package all
 
 import (
 	_ "github.com/octo-run/octo/blocks/delay"
+	_ "github.com/octo-run/octo/blocks/httprequest"
 	_ "github.com/octo-run/octo/blocks/jwtvalidate"
 	_ "github.com/octo-run/octo/blocks/log"
 	_ "github.com/octo-run/octo/blocks/mcp/mock"
+	_ "github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	_ "github.com/octo-run/octo/blocks/mcp/router"
 	_ "github.com/octo-run/octo/blocks/oauthmetadata"
 	_ "github.com/octo-run/octo/blocks/setpayload"

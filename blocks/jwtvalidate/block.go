@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -26,7 +27,8 @@ func init() {
 			"kept fresh, or from a local file.",
 		Example: "type: jwt-validate\nsettings:\n  jwksUrl: https://login.example.net/.well-known/jwks.json\n" +
 			"  issuer: https://login.example.net/\n  audience: https://mcp.example.net/mcp\n  requiredScopes: [mcp:tools]\n",
-		Build: runtime.BlockFunc(buildBlock),
+		Transports: []string{httpmsg.Transport},
+		Build:      runtime.BlockFunc(buildBlock),
 	})
 }
 
@@ -190,13 +192,17 @@ func (b *Block) Stop(ctx context.Context) error {
 // any other with 401 or 403 and the challenge. OPTIONS passes untouched: a CORS preflight
 // carries no token, and the answer to it must not be a challenge.
 func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Message, error) {
-	if m.Meta.Method == http.MethodOptions {
+	ex, err := httpmsg.Need(m)
+	if err != nil {
+		return nil, err
+	}
+	if ex.Method == http.MethodOptions {
 		return m, nil
 	}
 	if b.v == nil {
-		return nil, &runtime.StatusError{Status: http.StatusServiceUnavailable, Msg: "token validation is not started"}
+		return nil, &runtime.Error{Kind: runtime.KindUnavailable, Msg: "token validation is not started"}
 	}
-	claims, f := b.v.ValidateHeader(ctx, m.Meta.Headers.Values("Authorization"))
+	claims, f := b.v.ValidateHeader(ctx, ex.Header.Values("Authorization"))
 	if f == nil {
 		m.SetVar(ClaimsVar, claims)
 		return m, nil
@@ -209,7 +215,7 @@ func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 		body = b.bodies.invalidRequest
 	case f.Status == http.StatusServiceUnavailable:
 		body = b.bodies.busy
-		m.Meta.SetReplyHeader("Retry-After", "1")
+		ex.SetReplyHeader("Retry-After", "1")
 	case f.WWWAuthenticate == b.v.challenges.missing:
 		body = b.bodies.missing
 	}
@@ -218,12 +224,12 @@ func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 		level = slog.LevelDebug // every OAuth client's first request: it learns where to log in
 	}
 	b.log.Log(ctx, level, "request refused", "status", f.Status, "reason", f.Reason, "kid", f.Kid)
-	m.Meta.Status = f.Status
+	ex.Status = f.Status
 	if f.WWWAuthenticate != "" {
-		m.Meta.SetReplyHeader("WWW-Authenticate", f.WWWAuthenticate)
+		ex.SetReplyHeader("WWW-Authenticate", f.WWWAuthenticate)
 	}
-	m.Meta.SetReplyHeader("Cache-Control", "no-store")
-	m.Meta.SetReplyHeader("Content-Type", "application/json")
+	ex.SetReplyHeader("Cache-Control", "no-store")
+	ex.SetReplyHeader("Content-Type", "application/json")
 	m.SetRaw(body)
 	m.Finish()
 	return m, nil

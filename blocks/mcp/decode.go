@@ -108,7 +108,10 @@ func invalid(id ID, format string, args ...any) Message {
 }
 
 func decodeCall(m Message, env envelope) Message {
-	method, ok := unquote(env.method)
+	method, ok := knownMethod(env.method)
+	if !ok {
+		method, ok = unquote(env.method)
+	}
 	if !ok {
 		return invalid(m.ID, `Invalid Request: "method" must be a string, got %s`, jsonKind(env.method))
 	}
@@ -126,6 +129,27 @@ func decodeCall(m Message, env envelope) Message {
 		m.Kind = KindNotification
 	}
 	return m
+}
+
+// knownMethods are the method names clients send most, each kept once: a request naming one
+// costs no string of its own.
+var knownMethods = func() map[string]string {
+	m := map[string]string{}
+	for name := range coreMethods {
+		m[`"`+name+`"`] = name
+	}
+	for _, name := range []string{"notifications/initialized", "notifications/cancelled", "notifications/progress",
+		"logging/setLevel", "completion/complete", "resources/subscribe", "resources/unsubscribe"} {
+		m[`"`+name+`"`] = name
+	}
+	return m
+}()
+
+// knownMethod returns the method a raw JSON string names when it is one of knownMethods,
+// written without escapes.
+func knownMethod(raw []byte) (string, bool) {
+	name, ok := knownMethods[string(raw)]
+	return name, ok
 }
 
 func decodeResponse(m Message, env envelope) Message {

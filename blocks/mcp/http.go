@@ -21,14 +21,23 @@ type HTTPRequest struct {
 	// Query is the URL query; the legacy SSE message endpoint reads its
 	// sessionId from it.
 	Query url.Values
+	// Caller reaches providers as RequestContext.Caller.
+	Caller any
 }
 
 // HTTPResponse is what to write back. Body is nil for 202 Accepted.
 type HTTPResponse struct {
 	Status int
+	// ContentType is the body's media type, kept apart from Header so the usual answer, a
+	// JSON body, needs no header map of its own.
+	ContentType string
+	// Header holds any other headers (Allow); nil when there are none.
 	Header http.Header
 	Body   []byte
 }
+
+// ContentTypeJSON is the media type of a JSON answer.
+const ContentTypeJSON = "application/json"
 
 var (
 	// Full slice expressions: a caller appending to a header value gets a copy.
@@ -48,9 +57,10 @@ var (
 func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPResponse {
 	if in.Method != http.MethodPost {
 		return HTTPResponse{
-			Status: http.StatusMethodNotAllowed,
-			Header: http.Header{"Allow": allowPost, "Content-Type": jsonContentType},
-			Body:   notAllowedBody,
+			Status:      http.StatusMethodNotAllowed,
+			ContentType: ContentTypeJSON,
+			Header:      http.Header{"Allow": allowPost},
+			Body:        notAllowedBody,
 		}
 	}
 	msgs, batch, perr := Decode(in.Body)
@@ -69,7 +79,7 @@ func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPRespons
 	if !announced {
 		version = Version20250326 // what a stateless server must assume (§7.2.5)
 	}
-	rc := RequestContext{Vars: in.Vars, Header: in.Header, Version: version}
+	rc := RequestContext{Vars: in.Vars, Header: in.Header, Version: version, Caller: in.Caller}
 	if !batch {
 		return s.serveOne(ctx, &msgs[0], rc, len(in.Body))
 	}
@@ -95,11 +105,11 @@ func headerVersion(h http.Header) (string, bool) {
 func isInitialize(m *Message) bool { return m.Kind == KindRequest && m.Method == "initialize" }
 
 func jsonResponse(status int, body []byte) HTTPResponse {
-	return HTTPResponse{Status: status, Header: http.Header{"Content-Type": jsonContentType}, Body: body}
+	return HTTPResponse{Status: status, ContentType: ContentTypeJSON, Body: body}
 }
 
 func accepted() HTTPResponse {
-	return HTTPResponse{Status: http.StatusAccepted, Header: http.Header{}}
+	return HTTPResponse{Status: http.StatusAccepted}
 }
 
 // serveOne answers a body of size bytes holding one message. Its answer is
@@ -111,8 +121,10 @@ func (s *Server) serveOne(ctx context.Context, m *Message, rc RequestContext, si
 		return jsonResponse(http.StatusBadRequest, AppendError(nil, m.ID, m.Error))
 	case KindRequest:
 		resp := s.Handle(ctx, &m.Request, &rc)
-		msg := AppendResponse(make([]byte, 0, 256), resp)
-		if b := s.newBudget(size); !b.take(int64(len(msg))) {
+		// {"jsonrpc":"2.0","id":…,"result":…}: 33 bytes around the id and the result.
+		msg := AppendResponse(make([]byte, 0, len(resp.Result)+len(m.ID.raw)+40), resp)
+		if limit, scaled := s.answerLimit(size); int64(len(msg)) > limit {
+			b := &budget{limit: limit, scaled: scaled}
 			msg = AppendError(nil, m.ID, b.overBudget(int64(len(msg))))
 		}
 		return jsonResponse(http.StatusOK, msg)

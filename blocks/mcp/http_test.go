@@ -85,7 +85,7 @@ func TestServeStateless(t *testing.T) {
 			if got := out.Header.Get("Allow"); got != tt.allow {
 				t.Fatalf("Allow = %q, want %q", got, tt.allow)
 			}
-			ct := out.Header.Get("Content-Type")
+			ct := out.ContentType
 			if (tt.body != "") != (ct == "application/json") {
 				t.Fatalf("Content-Type = %q with body %q", ct, out.Body)
 			}
@@ -105,6 +105,9 @@ func statelessHandler(s *Server) http.Handler {
 		out := s.ServeStateless(r.Context(), HTTPRequest{Method: r.Method, Header: r.Header, Body: body})
 		for k, v := range out.Header {
 			w.Header()[k] = v
+		}
+		if out.ContentType != "" {
+			w.Header().Set("Content-Type", out.ContentType)
 		}
 		w.WriteHeader(out.Status)
 		_, _ = w.Write(out.Body)

@@ -68,12 +68,20 @@ type budget struct {
 // answer as large as its request (an echo) is no amplification; what the
 // budget stops is a small request made to build a huge answer.
 func (s *Server) newBudget(size int) *budget {
-	b := &budget{limit: s.maxResponseBytes()}
-	if twice := 2 * int64(size); twice > b.limit {
-		b.limit, b.scaled = twice, true
-	}
+	b := &budget{}
+	b.limit, b.scaled = s.answerLimit(size)
 	b.left.Store(b.limit)
 	return b
+}
+
+// answerLimit is how many bytes the answers to a request of size bytes may take: the
+// server's maxResponseBytes, or twice the request when that is more (scaled).
+func (s *Server) answerLimit(size int) (limit int64, scaled bool) {
+	limit = s.maxResponseBytes()
+	if twice := 2 * int64(size); twice > limit {
+		return twice, true
+	}
+	return limit, false
 }
 
 // take claims n bytes; it reports false, claiming nothing, when they do not

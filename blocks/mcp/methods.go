@@ -166,7 +166,7 @@ func (s *Server) tools(ctx context.Context, method string, p params, rc *Request
 		r.Content = c
 		res = &r
 	}
-	if b, ok := res.appendPlain(make([]byte, 0, 128)); ok {
+	if b, ok := res.appendPlain(make([]byte, 0, res.plainSize())); ok {
 		return b, nil
 	}
 	b, err := json.Marshal(res)

@@ -71,6 +71,10 @@ type RequestContext struct {
 	ProgressToken json.RawMessage
 	// Vars are request variables the runtime set, e.g. JWT claims.
 	Vars map[string]any
+	// Caller is what the block serving the request handed in for its own providers
+	// (mcp-router: the message being served, whose branches start from it); the core never
+	// looks at it. Stateless requests carry it (HTTPRequest.Caller).
+	Caller any
 	// Header holds the HTTP request headers; nil on other transports.
 	Header http.Header
 	// Version is the negotiated (or, stateless, the announced) protocol

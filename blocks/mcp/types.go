@@ -87,6 +87,20 @@ func (r CallToolResult) MarshalJSON() ([]byte, error) {
 	return json.Marshal(callToolResultJSON(r))
 }
 
+// plainSize is about what appendPlain writes for r, so its buffer is allocated once: the
+// text blocks with room for some escapes, and the structured content.
+func (r *CallToolResult) plainSize() int {
+	n := 50 // {"content":[],"structuredContent":,"isError":true}
+	if raw, ok := r.StructuredContent.(json.RawMessage); ok {
+		n += len(raw)
+	}
+	for i := range r.Content {
+		t := len(r.Content[i].Text)
+		n += 26 + t + t/4 // {"type":"text","text":""},
+	}
+	return n
+}
+
 // appendPlain encodes r by hand when it is only plain text blocks (the usual
 // answer of a flow-backed tool), sparing reflection on the hot path. It
 // reports false for anything richer, which encoding/json handles.

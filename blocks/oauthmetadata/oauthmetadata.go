@@ -13,6 +13,7 @@ import (
 	"net/http"
 
 	"github.com/octo-run/octo/blocks/jwtvalidate"
+	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -26,7 +27,8 @@ func init() {
 			"root /.well-known/oauth-protected-resource.",
 		Example: "type: oauth-metadata\nsettings:\n  resource: https://mcp.example.net/mcp\n" +
 			"  authorizationServers: [https://login.example.net/]\n  scopesSupported: [mcp:tools]\n",
-		Build: runtime.BlockFunc(build),
+		Transports: []string{httpmsg.Transport},
+		Build:      runtime.BlockFunc(build),
 	})
 }
 
@@ -47,25 +49,32 @@ func build(b *runtime.Build, md *jwtvalidate.Metadata) (runtime.Block, error) {
 	return &Block{body: body}, nil
 }
 
-// Process answers GET and HEAD with the document and refuses other methods with 405.
+// Process answers GET and HEAD with the document and refuses other methods with 405. A
+// message from a connector that promises no typed view has no method to refuse and gets the
+// document (a flow on a non-http connector that promises one is refused at build time).
 func (b *Block) Process(_ context.Context, m *runtime.Message) (*runtime.Message, error) {
-	switch m.Meta.Method {
-	case http.MethodGet, http.MethodHead, "": // "": a connector without methods
+	ex, ok := httpmsg.From(m)
+	if !ok {
+		m.SetRaw(b.body)
+		return m, nil
+	}
+	switch ex.Method {
+	case http.MethodGet, http.MethodHead:
 	case http.MethodOptions:
 		m.ClearBody()
-		m.Meta.Status = http.StatusNoContent
-		m.Meta.SetReplyHeader("Allow", allow+", OPTIONS")
+		ex.Status = http.StatusNoContent
+		ex.SetReplyHeader("Allow", allow+", OPTIONS")
 		m.Finish()
 		return m, nil
 	default:
-		m.Meta.Status = http.StatusMethodNotAllowed
-		m.Meta.SetReplyHeader("Allow", allow)
-		m.SetBody(map[string]string{"error": "method " + m.Meta.Method + " is not allowed on protected resource metadata; allowed: " + allow})
+		ex.Status = http.StatusMethodNotAllowed
+		ex.SetReplyHeader("Allow", allow)
+		m.SetBody(map[string]string{"error": "method " + ex.Method + " is not allowed on protected resource metadata; allowed: " + allow})
 		m.Finish()
 		return m, nil
 	}
-	m.Meta.Status = http.StatusOK
-	m.Meta.SetReplyHeader("Content-Type", "application/json")
+	ex.Status = http.StatusOK
+	ex.SetReplyHeader("Content-Type", "application/json")
 	m.SetRaw(b.body)
 	return m, nil
 }

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -28,8 +29,9 @@ func init() {
 			"passes the Origin, Host and CORS guard and the body, in-flight and stream limits.",
 		Example: "connectors:\n  - name: api\n    type: http\n    settings: { port: 8080 }\n" +
 			"flows:\n  - name: mcp\n    source: { connector: api, settings: { path: /mcp, methods: [POST] } }\n",
-		Build:  runtime.ConnectorFunc(build),
-		Source: runtime.SettingsOf[sourceSettings](),
+		Build:     runtime.ConnectorFunc(build),
+		Transport: httpmsg.Transport,
+		Source:    runtime.SettingsOf[sourceSettings](),
 	})
 }
 
@@ -145,7 +147,9 @@ func (c *Connector) Stop(ctx context.Context) error {
 		if c.port == nil {
 			return
 		}
-		defer forceAt(ctx, func() { c.forceFlows(runtime.ErrShuttingDown) })()
+		if ctx.Err() == nil { // with no time left there is none to answer in: finish cuts at once
+			defer forceAt(ctx, func() { c.forceFlows(runtime.ErrShuttingDown) })()
+		}
 		if c.port.handOver(c) {
 			err = c.finish(ctx)
 		}
@@ -191,6 +195,15 @@ func (c *Connector) finish(ctx context.Context) error {
 	c.stopping.Store(true)
 	if c.busy.Load() == 0 {
 		c.idleOnce.Do(func() { close(c.idle) })
+	}
+	if ctx.Err() != nil { // a select would pick an idle that a forced answer made at random
+		select {
+		case <-c.idle:
+			return nil
+		default:
+			c.port.cut(c)
+			return ctx.Err()
+		}
 	}
 	select {
 	case <-c.idle:

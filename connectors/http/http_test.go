@@ -10,6 +10,7 @@ import (
 	"time"
 
 	_ "github.com/octo-run/octo/blocks/all"
+	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -19,7 +20,8 @@ func init() {
 	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-accept", Summary: "test", Build: runtime.BlockFunc(func(*runtime.Build, *struct{}) (runtime.Block, error) {
 		return blockFunc(func(_ context.Context, m *runtime.Message) (*runtime.Message, error) {
 			m.ClearBody()
-			m.Meta.Status = 202
+			ex, _ := httpmsg.From(m)
+			ex.Status = 202
 			return m, nil
 		}), nil
 	})})

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -28,28 +29,40 @@ func (c *Connector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer c.leave()
-	msg := runtime.NewMessage(body)
-	msg.Meta = runtime.Meta{
-		Method:     r.Method,
-		Path:       r.URL.Path,
-		Host:       r.Host,
-		RemoteAddr: r.RemoteAddr,
-		Query:      r.URL.Query(),
-		Headers:    r.Header,
+	msg, ex := httpmsg.NewMessage(body, httpmsg.Exchange{Method: r.Method, Path: r.URL.Path, Host: r.Host,
+		RemoteAddr: r.RemoteAddr, Header: r.Header, RawQuery: r.URL.RawQuery})
+	_ = rt.flow.Deliver(r.Context(), msg, &reply{c: c, w: w, r: r, flow: rt.flow, ex: ex})
+}
+
+// reply settles a request's message: the answer or the error is the response.
+type reply struct {
+	c    *Connector
+	w    http.ResponseWriter
+	r    *http.Request
+	flow *runtime.Flow
+	ex   *httpmsg.Exchange
+}
+
+// Ack writes the flow's answer with the status and headers its blocks set on the exchange.
+func (a *reply) Ack(_ context.Context, answer *runtime.Message) error {
+	a.c.write(a.w, a.r, a.ex, answer)
+	return nil
+}
+
+// Nack answers the flow's error with the status of its kind (status.go); an error that is the
+// server's fault is logged, unless the client left.
+func (a *reply) Nack(_ context.Context, err error) error {
+	ctx := a.r.Context()
+	e := runtime.ErrorOf(err)
+	if shuttingDown(ctx) {
+		writeError(a.w, http.StatusServiceUnavailable, runtime.ErrShuttingDown.Error())
+		return nil
 	}
-	out, err := rt.flow.Run(r.Context(), msg)
-	if err != nil {
-		status, text := runtime.ErrorStatus(err)
-		switch {
-		case shuttingDown(r.Context()):
-			status, text = http.StatusServiceUnavailable, runtime.ErrShuttingDown.Error()
-		case status >= 500 && r.Context().Err() == nil:
-			rt.flow.Logger().Error("flow failed", "err", err, "path", r.URL.Path)
-		}
-		writeError(w, status, text)
-		return
+	if e.Kind.ServerFault() && ctx.Err() == nil {
+		a.flow.Logger().Error("flow failed", "err", err, "path", a.r.URL.Path)
 	}
-	c.write(w, r, out)
+	writeErrorOf(a.w, e)
+	return nil
 }
 
 // shuttingDown reports whether ctx, a request's, was ended by Stop.
@@ -72,12 +85,15 @@ func (c *Connector) route(w http.ResponseWriter, r *http.Request) *route {
 	return rt
 }
 
-func (c *Connector) write(w http.ResponseWriter, r *http.Request, m *runtime.Message) {
+func (c *Connector) write(w http.ResponseWriter, r *http.Request, ex *httpmsg.Exchange, m *runtime.Message) {
 	h := w.Header()
-	for k, v := range m.Meta.ReplyHeaders {
+	if ex.ContentType != "" {
+		h["Content-Type"] = contentType(ex.ContentType)
+	}
+	for k, v := range ex.ReplyHeader {
 		h[k] = v
 	}
-	status := m.Meta.Status
+	status := ex.Status
 	if status == 0 {
 		status = http.StatusOK
 	}
@@ -245,6 +261,18 @@ func indexNewline(b []byte) int {
 	return -1
 }
 
+// jsonContentType is the usual Content-Type value, shared: a full slice expression, so a
+// caller that appends to it gets a copy.
+var jsonContentType = []string{"application/json"}[:1:1]
+
+// contentType is the header value of media type t.
+func contentType(t string) []string {
+	if t == jsonContentType[0] {
+		return jsonContentType
+	}
+	return []string{t}
+}
+
 func writeError(w http.ResponseWriter, status int, msg string) {
 	b, _ := json.Marshal(struct {
 		Error string `json:"error"`
@@ -254,3 +282,5 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
+
+var _ runtime.Delivery = (*reply)(nil)

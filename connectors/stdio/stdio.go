@@ -3,21 +3,25 @@
 // the flow answers to standard output, one line per message. It knows
 // nothing of the protocols the lines carry (MCP over stdio is one).
 //
-// A flow talks to it through three message methods (Meta.Method):
+// A flow gets three events (the message's typed view, a *stdiomsg.Event):
 //
-//	OPEN  sent once at start, without a body. If the flow answers with a
-//	      stream, every event's data is written as a line until the stream
-//	      ends: a block keeps a channel to the other side this way.
-//	LINE  one line read, without its \n or \r\n, as the raw body. A body in
-//	      the answer is written as one line; a stream answer, each event.
-//	      Lines go to the flow one at a time, in order, and the next line is
-//	      read only once the flow has answered: a flow that waits holds the
-//	      client back. A line longer than maxLineBytes (default 64 MB) is not
-//	      read: the flow gets a LINE with no body, Meta.Status 413 and the
-//	      limit in Vars["maxLineBytes"].
-//	END   sent once when input ends; Done then closes. Stopping the
-//	      connector writes what is left of the OPEN stream: a stream that is
-//	      a runtime.Drainer is drained until Stop's context ends.
+//	Opened  once at start, without a body. If the flow answers with a stream,
+//	        every event's data is written as a line until the stream ends: a
+//	        block keeps a channel to the other side this way.
+//	Line    one line read, without its \n or \r\n, as the raw body. A body in
+//	        the answer is written as one line; a stream answer, each event.
+//	        Lines go to the flow one at a time, in order, and the next line is
+//	        read only once the flow has answered: a flow that waits holds the
+//	        client back. A line longer than maxLineBytes (default 64 MB) is not
+//	        read: the flow gets a Line with no body, TooLong set and the limit.
+//	Ended   once when input ends; Done then closes. Stopping the connector
+//	        writes what is left of the Opened stream: a stream that is a
+//	        runtime.Drainer is drained until Stop's context ends.
+//
+// Each message is settled through runtime.Flow.Deliver: the answer is
+// written (Ack), and a flow that fails (Nack) gets nothing written, its
+// error logged with its kind; a protocol that answers its own errors (MCP's
+// JSON-RPC errors in mcp-mock) does so in the answer instead.
 //
 // A write to standard output that the client does not take for
 // stallTimeout (default 1m) ends the connector with a logged reason.
@@ -38,14 +42,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/runtime"
-)
-
-// The message methods; see the package documentation.
-const (
-	MethodOpen = "OPEN"
-	MethodLine = "LINE"
-	MethodEnd  = "END"
 )
 
 func init() {
@@ -55,14 +53,15 @@ func init() {
 		Doc: "Reads standard input line by line and hands each line to its one flow, in order, " +
 			"and writes what the flow answers to standard output, one line per message (a stream, " +
 			"one line per event). Logs go to standard error.",
-		Example: "connectors:\n  - { name: stdio, type: stdio }\nflows:\n  - name: mcp\n    source: { connector: stdio }\n",
-		Build:   runtime.ConnectorFunc(build),
+		Example:   "connectors:\n  - { name: stdio, type: stdio }\nflows:\n  - name: mcp\n    source: { connector: stdio }\n",
+		Build:     runtime.ConnectorFunc(build),
+		Transport: stdiomsg.Transport,
 	})
 }
 
 // Settings are the stdio connector's settings.
 type Settings struct {
-	MaxLineBytes int           `yaml:"maxLineBytes" default:"67108864" min:">0" doc:"The longest line read (64 MB); a longer one reaches the flow as a LINE with no body and status 413."`
+	MaxLineBytes int           `yaml:"maxLineBytes" default:"67108864" min:">0" doc:"The longest line read (64 MB); a longer one reaches the flow as a line event with no body, marked too long."`
 	StallTimeout time.Duration `yaml:"stallTimeout" default:"1m" min:">0" doc:"How long a write to standard output may wait for the client to read; then the connector ends, logging why."`
 }
 
@@ -136,23 +135,33 @@ func (c *Connector) Start(ctx context.Context) error {
 		c.finish()
 		return nil
 	}
-	msg := runtime.NewMessage(nil)
-	msg.Meta.Method = MethodOpen
-	ans, err := c.flow.Run(c.ctx, msg)
-	if err != nil {
+	if err := c.flow.Deliver(c.ctx, stdiomsg.NewMessage(nil, stdiomsg.Event{Kind: stdiomsg.Opened}), opening{c}); err != nil {
 		c.cancel()
 		c.holds.Store(1)
 		c.letGo()
 		return fmt.Errorf("connector %q: opening flow %q: %w", c.name, c.flow.Name, err)
 	}
-	if c.open = ans.Stream(); c.open != nil {
+	go c.read()
+	return nil
+}
+
+// opening settles the Opened message: a stream in the answer is written out from now on, and
+// a failure fails Start.
+type opening struct{ c *Connector }
+
+// Ack starts writing the answer's stream, if it has one.
+func (o opening) Ack(_ context.Context, answer *runtime.Message) error {
+	c := o.c
+	if c.open = answer.Stream(); c.open != nil {
 		go func() { defer close(c.pumped); c.pump(c.open) }()
 	} else {
 		close(c.pumped)
 	}
-	go c.read()
 	return nil
 }
+
+// Nack returns the flow's error, which Start returns.
+func (opening) Nack(_ context.Context, err error) error { return err }
 
 // Done is closed once input has ended and the flow has heard so (END), or
 // the connector gave up on standard output or stopped. Stop then writes
@@ -211,11 +220,7 @@ func (c *Connector) read() {
 		}
 	}
 	if c.ctx.Err() == nil {
-		msg := runtime.NewMessage(nil)
-		msg.Meta.Method = MethodEnd
-		if _, err := c.flow.Run(c.ctx, msg); err != nil {
-			c.logger.Debug("flow failed at end of input", "err", err)
-		}
+		_ = c.flow.Deliver(c.ctx, stdiomsg.NewMessage(nil, stdiomsg.Event{Kind: stdiomsg.Ended}), ending{c})
 	}
 	c.finish()
 }
@@ -232,38 +237,61 @@ func (c *Connector) handle(line []byte, tooLong bool) bool {
 	if c.closing {
 		return false
 	}
-	msg := runtime.NewMessage(line)
-	msg.Meta.Method = MethodLine
+	ev := stdiomsg.Event{Kind: stdiomsg.Line}
 	if tooLong {
-		msg.ClearBody()
-		msg.Meta.Status = 413
-		msg.SetVar("maxLineBytes", c.maxLine)
+		ev.TooLong, ev.Limit, line = true, c.maxLine, nil
 	}
-	ans, err := c.flow.Run(c.ctx, msg)
-	if err != nil {
-		if c.ctx.Err() == nil {
-			status, text := runtime.ErrorStatus(err)
-			c.logger.Error("flow failed for a line", "flow", c.flow.Name, "status", status, "err", text)
-		}
-		return true
-	}
+	_ = c.flow.Deliver(c.ctx, stdiomsg.NewMessage(line, ev), lineReply{c})
+	return true
+}
+
+// lineReply settles a Line: the answer is written, a failure logged.
+type lineReply struct{ c *Connector }
+
+// Ack writes the answer: a stream one line per event, a body as one line, nothing for none.
+func (l lineReply) Ack(_ context.Context, ans *runtime.Message) error {
+	c := l.c
 	if s := ans.Stream(); s != nil {
 		c.pump(s)
-		return true
+		return nil
 	}
 	if ans.IsEmpty() {
-		return true
+		return nil
 	}
 	body := ans.Raw()
 	if !ans.IsRaw() {
 		v, _ := ans.Body()
+		var err error
 		if body, err = json.Marshal(v); err != nil {
 			c.logger.Error("encoding the answer failed", "err", err)
-			return true
+			return nil
 		}
 	}
 	c.writeLine(body)
-	return true
+	return nil
+}
+
+// Nack logs the failure with its kind and writes nothing: a line-based protocol has no room
+// for an answer the client did not ask for.
+func (l lineReply) Nack(_ context.Context, err error) error {
+	c := l.c
+	if c.ctx.Err() == nil {
+		e := runtime.ErrorOf(err)
+		c.logger.Error("flow failed for a line", "flow", c.flow.Name, "errKind", e.Kind, "err", e.Msg)
+	}
+	return nil
+}
+
+// ending settles Ended: nothing is written.
+type ending struct{ c *Connector }
+
+// Ack has nothing to write.
+func (ending) Ack(context.Context, *runtime.Message) error { return nil }
+
+// Nack logs the failure at debug level: the session is over anyway.
+func (e ending) Nack(_ context.Context, err error) error {
+	e.c.logger.Debug("flow failed at end of input", "err", err)
+	return nil
 }
 
 // pump writes each event of s as a line until it ends or the connector
@@ -448,4 +476,7 @@ func join(pieces [][]byte, n int) []byte {
 var (
 	_ runtime.Connector = (*Connector)(nil)
 	_ runtime.Resource  = streams{}
+	_ runtime.Delivery  = opening{}
+	_ runtime.Delivery  = lineReply{}
+	_ runtime.Delivery  = ending{}
 )

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/octo-run/octo/connectors/stdio"
+	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 	"github.com/octo-run/octo/runtime/runtimetest"
@@ -52,18 +53,19 @@ var (
 func init() {
 	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-lines", Summary: "test", Build: runtime.BlockFunc(func(*runtime.Build, *struct{}) (runtime.Block, error) {
 		return blockFunc(func(_ context.Context, m *runtime.Message) (*runtime.Message, error) {
-			switch m.Meta.Method {
-			case stdio.MethodOpen:
+			ev, _ := stdiomsg.From(m)
+			switch ev.Kind {
+			case stdiomsg.Opened:
 				m.SetStream(&events{lines: []string{"hello"}})
-			case stdio.MethodEnd:
+			case stdiomsg.Ended:
 				endsMu.Lock()
 				ends++
 				endsMu.Unlock()
 				m.ClearBody()
-			case stdio.MethodLine:
+			case stdiomsg.Line:
 				switch line := string(m.Raw()); {
-				case m.Meta.Status == 413:
-					m.SetRaw(fmt.Appendf(nil, "too long for %v", m.Vars["maxLineBytes"]))
+				case ev.TooLong:
+					m.SetRaw(fmt.Appendf(nil, "too long for %v", ev.Limit))
 				case line == "stream":
 					m.SetStream(&events{lines: []string{"one", "two"}})
 				case line == "value":
@@ -109,7 +111,7 @@ func (o *owing) Drain(context.Context) { o.once.Do(func() { close(o.drained) }) 
 func init() {
 	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-owing", Summary: "test", Build: runtime.BlockFunc(func(*runtime.Build, *struct{}) (runtime.Block, error) {
 		return blockFunc(func(_ context.Context, m *runtime.Message) (*runtime.Message, error) {
-			if m.Meta.Method == stdio.MethodOpen {
+			if ev, _ := stdiomsg.From(m); ev.Kind == stdiomsg.Opened {
 				m.SetStream(&owing{drained: make(chan struct{})})
 			} else {
 				m.ClearBody()

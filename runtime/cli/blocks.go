@@ -10,8 +10,8 @@ import (
 
 // cmdBlocks lists the block and connector types, or prints the reference of the one named.
 func cmdBlocks(_ context.Context, env *Env, args []string) error {
-	fs := newFlags("blocks", env)
-	pos, err := parseInterleaved(fs, args)
+	fs := NewFlags("blocks", env)
+	pos, err := ParseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}

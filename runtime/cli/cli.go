@@ -1,6 +1,9 @@
-// Package cli is octo's command line: one function per subcommand, each
-// returning an error, so tests call them directly. It wires the runtime to
-// the standard blocks and connectors; it holds no protocol logic.
+// Package cli is octo's command line: a registry of subcommands (RegisterCommand), each a
+// function returning an error, and what commands share (Env, NewFlags, Parse, Usagef,
+// UntilSignalled). It holds the engine's own commands (run, validate, new, blocks, schema,
+// version, help); a block's or adapter's commands are registered by their package (serve and
+// `new mcp-mock` by the mock workspace, token by jwt-validate, `new mcp-router` by the
+// router), so it imports no block or connector: main.go imports those.
 package cli
 
 import (
@@ -12,9 +15,6 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-
-	_ "github.com/octo-run/octo/blocks/all"     // the standard blocks
-	_ "github.com/octo-run/octo/connectors/all" // the standard connectors
 )
 
 // version is set at build time with -ldflags "-X ...cli.version=v1.2.3".
@@ -27,36 +27,19 @@ type Env struct {
 	LookupEnv      func(string) (string, bool)
 }
 
-// command is one subcommand.
-type command struct {
-	name    string
-	summary string
-	usage   string
-	run     func(ctx context.Context, env *Env, args []string) error
-}
-
-var commands []command
-
 func init() {
-	commands = []command{
-		{"run", "serve a config folder or file until interrupted", "run --config DIR [--watch] [--log-level L] [--log-format text|json]", cmdRun},
-		{"validate", "build a config without listening and report every problem", "validate --config DIR", cmdValidate},
-		{"serve", "serve the saved MCP mock servers of a workspace folder", `serve WORKSPACE [SERVER...] [--port N] [--stdio] [--json] [--env NAME] [--shutdown-timeout 10s]`, cmdServe},
-		{"new", "write a starter: a mock server in a workspace, or a flow config", `new [mcp-mock WORKSPACE "NAME" | mcp-router DIR]`, cmdNew},
-		{"blocks", "list the block and connector types, or print one's reference (alias: list)", "blocks [NAME]", cmdBlocks},
-		{"schema", "print the JSON Schema of a flow config, or of a workspace file (server, workspace)", "schema [config|server|workspace]", cmdSchema},
-		{"token", "print a signed access token for local testing (DEVELOPMENT ONLY: real tokens come from your authorization server)",
-			"token --key FILE --aud URL [--scope \"a b\"] [--sub ID] [--ttl 1h] [--kid ID] [--iss URL]", cmdToken},
-		{"version", "print the version", "version", cmdVersion},
-		{"help", "show help for octo or a command", "help [command]", cmdHelp},
+	for _, c := range []Command{
+		{Name: "run", Order: 10, Summary: "serve a config folder or file until interrupted", Usage: "run --config DIR [--watch] [--log-level L] [--log-format text|json]", Run: cmdRun},
+		{Name: "validate", Order: 20, Summary: "build a config without listening and report every problem", Usage: "validate --config DIR", Run: cmdValidate},
+		{Name: "new", Order: 40, Summary: "write a starter: a mock server in a workspace, or a flow config", Usage: `new [mcp-mock WORKSPACE "NAME" | mcp-router DIR]`, Run: cmdNew},
+		{Name: "blocks", Order: 50, Summary: "list the block and connector types, or print one's reference (alias: list)", Usage: "blocks [NAME]", Run: cmdBlocks},
+		{Name: "schema", Order: 60, Summary: "print the JSON Schema of a flow config, or of a workspace file (server, workspace)", Usage: "schema [config|server|workspace]", Run: cmdSchema},
+		{Name: "version", Order: 80, Summary: "print the version", Usage: "version", Run: cmdVersion},
+		{Name: "help", Order: 90, Summary: "show help for octo or a command", Usage: "help [command]", Run: cmdHelp},
+	} {
+		RegisterCommand(c)
 	}
 }
-
-// errUsage marks a usage mistake: the message is printed with the usage and
-// the exit code is 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
 
 // Main runs octo with args (without the program name) and returns the exit
 // code: 0 on success, 1 on failure, 2 on a usage mistake.
@@ -79,16 +62,16 @@ func Main(ctx context.Context, env *Env, args []string) int {
 	if name == "--version" || name == "-v" {
 		name = "version"
 	}
-	for _, c := range commands {
-		if c.name != name {
+	for _, c := range commands() {
+		if c.Name != name {
 			continue
 		}
-		err := c.run(ctx, env, args[1:])
+		err := c.Run(ctx, env, args[1:])
 		switch {
 		case err == nil, errors.Is(err, flag.ErrHelp):
 			return 0
 		case errors.As(err, new(*usageError)):
-			fmt.Fprintf(env.Stderr, "octo %s: %v\nusage: octo %s\n", c.name, err, c.usage)
+			fmt.Fprintf(env.Stderr, "octo %s: %v\nusage: octo %s\n", c.Name, err, c.Usage)
 			return 2
 		default:
 			fmt.Fprintln(env.Stderr, strings.TrimRight(err.Error(), "\n"))
@@ -103,8 +86,8 @@ func Main(ctx context.Context, env *Env, args []string) int {
 func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "octo: a declarative flow runtime; its mcp-router block serves MCP servers from YAML.")
 	fmt.Fprintln(w, "\nUsage: octo <command> [flags]\n\nCommands:")
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.Name, c.Summary)
 	}
 	fmt.Fprintln(w, "\nRun 'octo <command> --help' for a command's flags.")
 }
@@ -114,32 +97,32 @@ func cmdHelp(ctx context.Context, env *Env, args []string) error {
 		printHelp(env.Stdout)
 		return nil
 	}
-	for _, c := range commands {
-		if c.name == args[0] {
-			return c.run(ctx, env, []string{"--help"})
+	for _, c := range commands() {
+		if c.Name == args[0] {
+			return c.Run(ctx, env, []string{"--help"})
 		}
 	}
 	return &usageError{fmt.Sprintf("no command %q", args[0])}
 }
 
 func cmdVersion(_ context.Context, env *Env, args []string) error {
-	fs := newFlags("version", env)
-	if err := parse(fs, args); err != nil {
+	fs := NewFlags("version", env)
+	if err := Parse(fs, args); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "octo %s\n", version)
 	return nil
 }
 
-// newFlags makes a flag set whose --help prints to stdout and whose errors
-// become usage errors.
-func newFlags(name string, env *Env) *flag.FlagSet {
+// NewFlags makes the flag set of the command registered as name: its --help prints the
+// command's summary, usage and flags to stdout, and Parse turns its errors into usage errors.
+func NewFlags(name string, env *Env) *flag.FlagSet {
 	fs := flag.NewFlagSet("octo "+name, flag.ContinueOnError)
 	fs.SetOutput(env.Stdout)
-	for _, c := range commands {
-		if c.name == name {
+	for _, c := range commands() {
+		if c.Name == name {
 			fs.Usage = func() {
-				fmt.Fprintf(env.Stdout, "%s\n\nusage: octo %s\n", c.summary, c.usage)
+				fmt.Fprintf(env.Stdout, "%s\n\nusage: octo %s\n", c.Summary, c.Usage)
 				if hasFlags(fs) {
 					fmt.Fprintln(env.Stdout, "\nflags:")
 					fs.SetOutput(env.Stdout)
@@ -158,7 +141,9 @@ func hasFlags(fs *flag.FlagSet) bool {
 	return n > 0
 }
 
-func parse(fs *flag.FlagSet, args []string) error {
+// Parse parses args into fs: --help prints the command's help and returns flag.ErrHelp, and a
+// flag mistake is a usage error.
+func Parse(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
 	err := fs.Parse(args) // prints the usage itself on -h/--help
 	if errors.Is(err, flag.ErrHelp) {

@@ -1,15 +1,20 @@
-package cli
+package cli_test
 
 import (
 	"bytes"
 	"context"
 	"strings"
 	"testing"
+
+	_ "github.com/octo-run/octo/blocks/all"     // the standard blocks, with their commands, as main.go has them
+	_ "github.com/octo-run/octo/connectors/all" // the standard connectors
+	"github.com/octo-run/octo/runtime/cli"
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 func runCLI(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := Main(context.Background(), &Env{Stdout: &out, Stderr: &errb, LookupEnv: func(string) (string, bool) { return "", false }}, args)
+	code := cli.Main(context.Background(), &cli.Env{Stdout: &out, Stderr: &errb, LookupEnv: func(string) (string, bool) { return "", false }}, args)
 	return code, out.String(), errb.String()
 }
 
@@ -44,6 +49,20 @@ func TestCommandsAnswerWithTheRightExitCodeAndText(t *testing.T) {
 			if code != c.code || !strings.Contains(out, c.stdout) || !strings.Contains(errs, c.stderr) {
 				t.Fatalf("exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", code, c.code, out, errs)
 			}
+		})
+	}
+}
+
+// `octo help` and `octo new` list every command and starter, wherever it is registered, in
+// the same order and words every time.
+func TestHelpListsEveryRegisteredCommandInItsPlace(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"new"}} {
+		t.Run("octo "+args[0], func(t *testing.T) {
+			code, out, errs := runCLI(args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			runtimetest.Golden(t, "testdata/"+args[0]+".golden", out, *update)
 		})
 	}
 }

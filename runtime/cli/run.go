@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 	"github.com/octo-run/octo/runtime/supervisor"
@@ -35,13 +34,13 @@ func configFlag(fs *flag.FlagSet) *string {
 }
 
 func cmdRun(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags("run", env)
+	fs := NewFlags("run", env)
 	path := configFlag(fs)
 	var lf logFlags
 	lf.register(fs)
 	grace := fs.Duration("shutdown-timeout", 10*time.Second, "how long to let in-flight requests finish on SIGINT/SIGTERM, and on the replaced config after a reload")
 	watchFiles := fs.Bool("watch", false, "reload the config when its files change (SIGHUP reloads it too)")
-	if err := parse(fs, args); err != nil {
+	if err := Parse(fs, args); err != nil {
 		return err
 	}
 	if *path == "" {
@@ -51,8 +50,8 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if workspace.Is(*path) {
-		return runWorkspace(ctx, *path, logger, *grace)
+	if f, ok := folderOf(*path); ok {
+		return f.Run(ctx, *path, logger, *grace)
 	}
 	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: env.LookupEnv, StopTimeout: *grace})
 	r := &reloader{path: *path, lookup: env.LookupEnv, sup: sup, log: logger, files: &watch.Settler{Settle: settleTime}}
@@ -60,7 +59,7 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return untilSignalled(ctx, logger, func(ctx context.Context, reload <-chan struct{}) error {
+	return UntilSignalled(ctx, logger, func(ctx context.Context, reload <-chan struct{}) error {
 		if err := sup.Start(ctx, *path, cfg); err != nil {
 			return err
 		}
@@ -185,12 +184,12 @@ func templateFiles(cfg *config.Config) []string {
 // errStoppedAtOnce ends a command whose graceful stop a second signal cut short.
 var errStoppedAtOnce = errors.New("stopped at once: requests still running were cut off")
 
-// untilSignalled runs serve until it returns. The first SIGINT or SIGTERM ends serve's context,
+// UntilSignalled runs serve until it returns. The first SIGINT or SIGTERM ends serve's context,
 // so it stops gracefully, letting requests finish; a second one during that stop returns
 // errStoppedAtOnce without waiting for serve, and the process exits, cutting off whatever was
 // still running. A user pressing Ctrl-C twice means "now", as with most servers. SIGHUP asks
 // serve to reload (a receive on reload) and never ends the process.
-func untilSignalled(ctx context.Context, logger *slog.Logger, serve func(ctx context.Context, reload <-chan struct{}) error) error {
+func UntilSignalled(ctx context.Context, logger *slog.Logger, serve func(ctx context.Context, reload <-chan struct{}) error) error {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -257,16 +256,16 @@ func inputEnded(ctx context.Context, svc *runtime.Service, cfg *config.Config) <
 }
 
 func cmdValidate(_ context.Context, env *Env, args []string) error {
-	fs := newFlags("validate", env)
+	fs := NewFlags("validate", env)
 	path := configFlag(fs)
-	if err := parse(fs, args); err != nil {
+	if err := Parse(fs, args); err != nil {
 		return err
 	}
 	if *path == "" {
 		return &usageError{"--config is required"}
 	}
-	if workspace.Is(*path) {
-		return validateWorkspace(env, *path)
+	if f, ok := folderOf(*path); ok {
+		return f.Validate(env, *path)
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if _, _, err := load(*path, env, logger); err != nil {

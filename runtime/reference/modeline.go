@@ -1,6 +1,10 @@
 package reference
 
-import "bytes"
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+)
 
 // Modeline is the first line that names a YAML file's schema for yaml-language-server (the VS
 // Code YAML extension and other editors): a path relative to the file, or a URL.
@@ -19,4 +23,28 @@ func WithModeline(text []byte, schema string) []byte {
 		return line
 	}
 	return append(line, text...)
+}
+
+// WriteSchemas writes the schemas named into dir, so that the modelines of the files `octo new`
+// makes there work offline and match this octo's blocks (`octo schema` writes them anew).
+func WriteSchemas(dir string, names ...string) error {
+	for _, name := range names {
+		text, err := Schema(name)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, SchemaFile(name)), text, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PointModeline makes file's modeline name schema, a path relative to the file.
+func PointModeline(file, schema string) error {
+	text, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, WithModeline(text, schema), 0o644)
 }

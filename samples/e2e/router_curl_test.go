@@ -86,42 +86,57 @@ func TestRouterSampleAnswersEveryDocumentedRequestExactly(t *testing.T) {
 	})
 }
 
-// readmeTranscript is one curl line of the README's router section and the
-// answer printed under it.
-type readmeTranscript struct{ body, want string }
+// readmeTranscript is one curl line of a README section and the answer
+// printed under it.
+type readmeTranscript struct{ path, body, want string }
 
-// routerTranscripts reads the README's "An MCP server in one command"
-// section: every `curl -s localhost:8080/mcp -d '…'` line followed by a
-// `# answer` line.
-func routerTranscripts(t *testing.T) []readmeTranscript {
+// readmeSection is the text of the README's "## title" section.
+func readmeSection(t *testing.T, title string) string {
 	t.Helper()
 	readme, err := os.ReadFile(filepath.Join(repoRoot(), "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(readme), "\n## An MCP server in one command\n")
+	_, section, ok := strings.Cut(string(readme), "\n## "+title+"\n")
 	if !ok {
-		t.Fatal(`README.md has no "An MCP server in one command" section`)
+		t.Fatalf("README.md has no %q section", title)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
-	const prefix = "curl -s localhost:8080/mcp -d '"
+	return section
+}
+
+// curlTranscripts reads every `curl -s localhost:8080/PATH -d '…'` line of a
+// README section followed by a `# answer` line: at least `least` of them.
+func curlTranscripts(t *testing.T, section string, least int) []readmeTranscript {
+	t.Helper()
+	const prefix = "curl -s localhost:8080"
 	lines := strings.Split(section, "\n")
 	var out []readmeTranscript
 	for i, line := range lines {
-		body, ok := strings.CutPrefix(line, prefix)
+		rest, ok := strings.CutPrefix(line, prefix)
 		if !ok {
 			continue
 		}
-		body, ok = strings.CutSuffix(body, "'")
+		path, body, ok := strings.Cut(rest, " -d '")
+		if ok {
+			body, ok = strings.CutSuffix(body, "'")
+		}
 		if !ok || i+1 == len(lines) || !strings.HasPrefix(lines[i+1], "# ") {
 			t.Fatalf("README curl line %q is not one quoted body followed by a `# answer` line", line)
 		}
-		out = append(out, readmeTranscript{body, strings.TrimPrefix(lines[i+1], "# ")})
+		out = append(out, readmeTranscript{path, body, strings.TrimPrefix(lines[i+1], "# ")})
 	}
-	if len(out) < 10 {
-		t.Fatalf("found %d curl transcripts in the README's router section, want at least 10", len(out))
+	if len(out) < least {
+		t.Fatalf("found %d curl transcripts in the README section, want at least %d", len(out), least)
 	}
 	return out
+}
+
+// routerTranscripts reads the README's "An MCP server in one command"
+// section.
+func routerTranscripts(t *testing.T) []readmeTranscript {
+	t.Helper()
+	return curlTranscripts(t, readmeSection(t, "An MCP server in one command"), 10)
 }
 
 // The README prints what the server answers: each curl line is sent as curl
@@ -130,7 +145,7 @@ func TestReadmeRouterTranscriptsAreWhatTheSampleAnswers(t *testing.T) {
 	transcripts := routerTranscripts(t)
 	base, _ := runSample(t, "mcp-router")
 	for _, tr := range transcripts {
-		a := do(t, "POST", base+"/mcp", "application/x-www-form-urlencoded", tr.body)
+		a := do(t, "POST", base+tr.path, "application/x-www-form-urlencoded", tr.body)
 		if a.status != 200 || a.body != tr.want {
 			t.Errorf("curl -d '%s'\ngot %d\n%s\nREADME prints\n%s", tr.body, a.status, a.body, tr.want)
 		}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 
 	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/connectors/http/httpmsg"
+	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -14,21 +16,27 @@ import (
 // CORS are the http connector's guard's business, before a request gets here.
 func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Message, error) {
 	s := b.srv
-	switch m.Meta.Method {
-	case MethodOpen:
-		return s.openStdio(m)
-	case MethodLine:
-		return s.stdioLine(ctx, m)
-	case MethodEnd:
-		return s.endStdio(m)
+	if ev, ok := stdiomsg.From(m); ok {
+		switch ev.Kind {
+		case stdiomsg.Opened:
+			return s.openStdio(m)
+		case stdiomsg.Line:
+			return s.stdioLine(ctx, m, ev)
+		case stdiomsg.Ended:
+			return s.endStdio(m)
+		}
+	}
+	ex, err := httpmsg.Need(m)
+	if err != nil {
+		return nil, err
 	}
 	body, err := rawBody(m)
 	if err != nil {
 		return nil, err
 	}
-	in := mcp.HTTPRequest{Method: m.Meta.Method, Header: m.Meta.Headers, Body: body, Vars: m.Vars, Query: m.Meta.Query}
+	in := mcp.HTTPRequest{Method: ex.Method, Header: ex.Header, Body: body, Vars: m.Vars, Query: ex.Query()}
 	var r mcp.StreamReply
-	switch m.Meta.Path {
+	switch ex.Path {
 	case SSEPath:
 		r = s.st.ServeSSE(ctx, in, MessagesPath)
 	case MessagesPath:
@@ -36,7 +44,7 @@ func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 	default:
 		r = s.st.ServeStreamable(ctx, in)
 	}
-	return reply(m, r), nil
+	return reply(m, ex, r), nil
 }
 
 // rawBody returns the request body as bytes.
@@ -51,15 +59,15 @@ func rawBody(m *runtime.Message) ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// reply writes the core's answer into the message.
-func reply(m *runtime.Message, r mcp.StreamReply) *runtime.Message {
-	m.Meta.Status = r.Status
+// reply writes the core's answer into the message and its exchange.
+func reply(m *runtime.Message, ex *httpmsg.Exchange, r mcp.StreamReply) *runtime.Message {
+	ex.Status = r.Status
 	for k, v := range r.Header {
 		for _, x := range v {
-			if m.Meta.ReplyHeaders == nil {
-				m.Meta.ReplyHeaders = make(http.Header, len(r.Header))
+			if ex.ReplyHeader == nil {
+				ex.ReplyHeader = make(http.Header, len(r.Header))
 			}
-			m.Meta.ReplyHeaders.Add(k, x)
+			ex.ReplyHeader.Add(k, x)
 		}
 	}
 	switch {

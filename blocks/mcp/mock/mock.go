@@ -8,6 +8,8 @@ import (
 
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
+	"github.com/octo-run/octo/connectors/http/httpmsg"
+	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
@@ -26,6 +28,7 @@ func init() {
 			"      inputSchema: '{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}}'\n" +
 			"      result: '{\"city\": \"{{args.city}}\", \"forecast\": \"sunny\"}'\n",
 		SharedByName: true,
+		Transports:   []string{httpmsg.Transport, stdiomsg.Transport},
 		Build:        runtime.BlockFunc(build),
 	})
 }

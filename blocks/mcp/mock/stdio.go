@@ -5,29 +5,17 @@ import (
 	"errors"
 
 	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/runtime"
 )
 
-// The methods the stdio connector gives its messages (connectors/stdio): a
-// flow gets OPEN once when the connector starts and answers with the stream
-// of lines to write; then LINE for each line read, and END when input ends.
-const (
-	MethodOpen = "OPEN"
-	MethodLine = "LINE"
-	MethodEnd  = "END"
-)
+// errStdioBusy refuses a second Opened while a stdio session runs.
+var errStdioBusy = &runtime.Error{Kind: runtime.KindConflict, Msg: "a stdio session is already open"}
 
-// maxLineVar is the variable in which the stdio connector says how long a
-// line it reads, beside a line it refused (Meta.Status 413).
-const maxLineVar = "maxLineBytes"
+// errNoStdio refuses Line and Ended before Opened.
+var errNoStdio = &runtime.Error{Kind: runtime.KindInvalid, Msg: "no stdio session: the connector sends opened first"}
 
-// errStdioBusy refuses a second OPEN while a stdio session runs.
-var errStdioBusy = &runtime.StatusError{Status: 409, Msg: "a stdio session is already open"}
-
-// errNoStdio refuses LINE and END before OPEN.
-var errNoStdio = &runtime.StatusError{Status: 400, Msg: "no stdio session: the connector sends OPEN first"}
-
-// openStdio is OPEN: the server's one stdio session starts, and its lines
+// openStdio is Opened (the stdio connector's events, connectors/stdio): the server's one stdio session starts, and its lines
 // to write are the answer's stream.
 func (s *Server) openStdio(m *runtime.Message) (*runtime.Message, error) {
 	s.mu.Lock()
@@ -37,7 +25,7 @@ func (s *Server) openStdio(m *runtime.Message) (*runtime.Message, error) {
 	}
 	ss, err := s.st.OpenStdio()
 	if errors.Is(err, mcp.ErrClosed) {
-		return nil, &runtime.StatusError{Status: 503, Msg: "the server is stopping"}
+		return nil, &runtime.Error{Kind: runtime.KindUnavailable, Msg: "the server is stopping"}
 	}
 	if err != nil {
 		return nil, err
@@ -48,16 +36,15 @@ func (s *Server) openStdio(m *runtime.Message) (*runtime.Message, error) {
 	return m, nil
 }
 
-// stdioLine is LINE: one line read, handed to the session as it is.
-func (s *Server) stdioLine(ctx context.Context, m *runtime.Message) (*runtime.Message, error) {
+// stdioLine is Line: one line read, handed to the session as it is.
+func (s *Server) stdioLine(ctx context.Context, m *runtime.Message, ev *stdiomsg.Event) (*runtime.Message, error) {
 	ss := s.stdioSession()
 	if ss == nil {
 		return nil, errNoStdio
 	}
-	if m.Meta.Status == 413 { // the connector did not read an over-long line
-		m.Meta.Status = 0
-		limit, ok := m.Vars[maxLineVar].(int)
-		if !ok {
+	if ev.TooLong { // the connector did not read an over-long line
+		limit := ev.Limit
+		if limit <= 0 {
 			limit = mcp.MaxLineBytes
 		}
 		ss.TooLong(ctx, limit)
@@ -68,7 +55,7 @@ func (s *Server) stdioLine(ctx context.Context, m *runtime.Message) (*runtime.Me
 	return m, nil
 }
 
-// endStdio is END: the input ended. The session answers what it read and
+// endStdio is Ended: the input ended. The session answers what it read and
 // finishes; its stream then ends.
 func (s *Server) endStdio(m *runtime.Message) (*runtime.Message, error) {
 	ss := s.stdioSession()
@@ -86,7 +73,7 @@ func (s *Server) stdioSession() *mcp.StdioSession {
 	return s.stdio
 }
 
-// stdioStream is the OPEN answer: every line the session writes. Once the
+// stdioStream is the answer to Opened: every line the session writes. Once the
 // connector stops reading it, the server may open a stdio session again.
 type stdioStream struct {
 	eventStream

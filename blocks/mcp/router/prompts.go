@@ -42,7 +42,7 @@ func (ps *prompts) ListPrompts(context.Context, *mcp.RequestContext, string) ([]
 
 // GetPrompt renders the prompt's template with the arguments as the body and
 // returns it as one user message.
-func (ps *prompts) GetPrompt(ctx context.Context, _ *mcp.RequestContext, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+func (ps *prompts) GetPrompt(ctx context.Context, rc *mcp.RequestContext, name string, args map[string]string) (*mcp.GetPromptResult, error) {
 	p := ps.byName[name]
 	if p == nil {
 		return nil, mcp.ErrUnknownPrompt
@@ -51,7 +51,7 @@ func (ps *prompts) GetPrompt(ctx context.Context, _ *mcp.RequestContext, name st
 	for k, v := range args {
 		body[k] = v
 	}
-	text, err := p.text.Render(parentOf(ctx).Derive(body))
+	text, err := p.text.Render(parentOf(rc).Derive(body))
 	if err != nil {
 		return nil, err
 	}

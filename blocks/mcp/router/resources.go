@@ -65,7 +65,7 @@ func (rs *resources) ListResourceTemplates(context.Context, *mcp.RequestContext,
 
 // ReadResource renders the resource a URI names: a fixed URI first, then
 // the templates in declaration order, each placeholder's value in the body.
-func (rs *resources) ReadResource(ctx context.Context, _ *mcp.RequestContext, uri string) ([]mcp.ResourceContents, error) {
+func (rs *resources) ReadResource(ctx context.Context, rc *mcp.RequestContext, uri string) ([]mcp.ResourceContents, error) {
 	r, body := rs.fixed[uri], map[string]any{}
 	if r == nil {
 		for _, m := range rs.matchers {
@@ -81,7 +81,7 @@ func (rs *resources) ReadResource(ctx context.Context, _ *mcp.RequestContext, ur
 	if r == nil {
 		return nil, fmt.Errorf("%w: %s", mcp.ErrResourceNotFound, uri)
 	}
-	text, err := r.text.Render(parentOf(ctx).Derive(body))
+	text, err := r.text.Render(parentOf(rc).Derive(body))
 	if err != nil {
 		return nil, err
 	}

@@ -7,9 +7,9 @@ package router
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 
 	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -24,8 +24,9 @@ func init() {
 		Example: "type: mcp-router\nname: weather\ntools:\n  - name: forecast\n    description: The forecast for a city\n" +
 			"    inputSchema: '{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}'\n" +
 			"    process:\n      - type: set-payload\n        settings: { value: '{\"city\": body.city, \"summary\": \"Sunny\"}' }\n",
-		Composite: true,
-		Build:     runtime.BlockFunc(build),
+		Composite:  true,
+		Transports: []string{httpmsg.Transport},
+		Build:      runtime.BlockFunc(build),
 	})
 }
 
@@ -81,12 +82,10 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 	return &Block{server: s}, nil
 }
 
-// parentKey carries the message being served to the providers, so tool
-// branches and templates see its metadata and variables.
-type parentKey struct{}
-
-func parentOf(ctx context.Context) *runtime.Message {
-	if m, ok := ctx.Value(parentKey{}).(*runtime.Message); ok {
+// parentOf is the message being served, which the router hands its providers as the request's
+// Caller: tool branches and templates start from it, seeing its attributes and variables.
+func parentOf(rc *mcp.RequestContext) *runtime.Message {
+	if m, ok := rc.Caller.(*runtime.Message); ok {
 		return m
 	}
 	return runtime.NewMessage(nil)
@@ -94,6 +93,10 @@ func parentOf(ctx context.Context) *runtime.Message {
 
 // Process answers the MCP request in the message's body.
 func (r *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Message, error) {
+	ex, err := httpmsg.Need(m)
+	if err != nil {
+		return nil, err
+	}
 	body := m.Raw()
 	if !m.IsRaw() {
 		v, err := m.Body()
@@ -104,21 +107,19 @@ func (r *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 			return nil, err
 		}
 	}
-	resp := r.server.ServeStateless(context.WithValue(ctx, parentKey{}, m), mcp.HTTPRequest{
-		Method: m.Meta.Method,
-		Header: m.Meta.Headers,
+	resp := r.server.ServeStateless(ctx, mcp.HTTPRequest{
+		Method: ex.Method,
+		Header: ex.Header,
 		Body:   body,
 		Vars:   m.Vars,
+		Caller: m,
 	})
-	m.Meta.Status = resp.Status
-	if m.Meta.ReplyHeaders == nil {
-		m.Meta.ReplyHeaders, resp.Header = resp.Header, nil // fresh per response: take it
+	ex.Status, ex.ContentType = resp.Status, resp.ContentType
+	if ex.ReplyHeader == nil {
+		ex.ReplyHeader, resp.Header = resp.Header, nil // fresh per response (or nil): take it
 	}
 	for k, v := range resp.Header {
-		if m.Meta.ReplyHeaders == nil {
-			m.Meta.ReplyHeaders = make(http.Header, len(resp.Header))
-		}
-		m.Meta.ReplyHeaders[k] = v
+		ex.ReplyHeader[k] = v
 	}
 	if len(resp.Body) == 0 {
 		m.ClearBody()

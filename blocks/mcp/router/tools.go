@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"unsafe"
 
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/runtime"
@@ -53,7 +54,7 @@ func (ts *tools) ListTools(context.Context, *mcp.RequestContext, string) ([]mcp.
 
 // CallTool checks the arguments, runs the tool's branch with them as the
 // body, and turns the branch's final body into the result.
-func (ts *tools) CallTool(ctx context.Context, _ *mcp.RequestContext, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+func (ts *tools) CallTool(ctx context.Context, rc *mcp.RequestContext, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	t := ts.byName[name]
 	if t == nil {
 		return nil, mcp.ErrUnknownTool
@@ -67,16 +68,16 @@ func (ts *tools) CallTool(ctx context.Context, _ *mcp.RequestContext, name strin
 			return errorResult(fmt.Sprintf("invalid arguments for tool %q: %v", name, err)), nil
 		}
 	}
-	out, err := t.branch.Process(ctx, parentOf(ctx).Derive(body))
+	out, err := t.branch.Process(ctx, parentOf(rc).Derive(body))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		status, text := runtime.ErrorStatus(err)
-		if status >= 500 {
+		e := runtime.ErrorOf(err)
+		if e.Kind.ServerFault() {
 			ts.logger.Error("tool failed", "tool", name, "err", err)
 		}
-		return errorResult(fmt.Sprintf("tool %q failed: %s", name, text)), nil
+		return errorResult(fmt.Sprintf("tool %q failed: %s", name, e.Msg)), nil
 	}
 	return t.result(out)
 }
@@ -107,28 +108,44 @@ func (t *tool) result(m *runtime.Message) (*mcp.CallToolResult, error) {
 		if s, ok := v.(string); ok {
 			text = s
 		} else {
-			b, err := json.Marshal(v)
+			// Written as json.Marshal writes it, without reflection for decoded values.
+			b, err := jsonv.Append(make([]byte, 0, 64), v, true)
 			if err != nil {
 				return nil, fmt.Errorf("encoding result of tool %q: %w", t.def.Name, err)
 			}
-			text, encoded = string(b), b
+			// b is never written again: the text and the structured content share it.
+			text, encoded = unsafe.String(unsafe.SliceData(b), len(b)), b
 		}
 	}
-	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(text)}}
 	if t.output == nil {
-		return res, nil
+		return textResult(text, false), nil
 	}
 	structured := encoded
 	if structured == nil {
-		structured, _ = json.Marshal(value)
+		var err error
+		if structured, err = jsonv.Append(nil, value, true); err != nil {
+			return nil, fmt.Errorf("encoding result of tool %q: %w", t.def.Name, err)
+		}
 	}
 	if err := t.output.ValidateValue(value); err != nil {
 		return errorResult(fmt.Sprintf("tool %q returned a result that does not match its outputSchema: %v", t.def.Name, err)), nil
 	}
+	res := textResult(text, false)
 	res.StructuredContent = json.RawMessage(structured)
 	return res, nil
 }
 
-func errorResult(text string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(text)}, IsError: true}
+// oneText is a result of one text block, allocated as one.
+type oneText struct {
+	res     mcp.CallToolResult
+	content [1]mcp.Content
 }
+
+// textResult is a result holding one text block.
+func textResult(text string, isError bool) *mcp.CallToolResult {
+	r := &oneText{content: [1]mcp.Content{mcp.TextContent(text)}}
+	r.res.Content, r.res.IsError = r.content[:], isError
+	return &r.res
+}
+
+func errorResult(text string) *mcp.CallToolResult { return textResult(text, true) }

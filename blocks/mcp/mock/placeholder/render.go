@@ -109,9 +109,9 @@ func appendValue(dst []byte, ctx context, v any, ok bool) []byte {
 		return appendString(dst, ctx, s)
 	}
 	if ctx == ctxJSONString {
-		return appendEscaped(dst, string(appendJSON(nil, v, 0)))
+		return appendEscaped(dst, string(appendJSON(nil, v)))
 	}
-	return appendJSON(dst, v, 0)
+	return appendJSON(dst, v)
 }
 
 // appendString writes text: as is, escaped inside a JSON string, quoted as a JSON value.

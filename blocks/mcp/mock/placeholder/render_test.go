@@ -361,20 +361,20 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := appendJSON(nil, v, 0)
+		got := appendJSON(nil, v)
 		var gv, wv any
 		if json.Unmarshal(got, &gv) != nil || json.Unmarshal(want, &wv) != nil || !reflect.DeepEqual(gv, wv) {
 			t.Errorf("appendJSON(%#v) = %s, encoding/json says %s", v, got, want)
 		}
 	}
 	for _, v := range []any{math.NaN(), math.Inf(1), make(chan int), json.Number("x")} {
-		if got := string(appendJSON(nil, v, 0)); got != "null" {
+		if got := string(appendJSON(nil, v)); got != "null" {
 			t.Errorf("appendJSON(%v) = %s, want null", v, got)
 		}
 	}
 	deep := map[string]any{}
 	deep["self"] = deep
-	if out := appendJSON(nil, deep, 0); !json.Valid(out) {
+	if out := appendJSON(nil, deep); !json.Valid(out) {
 		t.Errorf("a cyclic map gave invalid JSON")
 	}
 }

@@ -1,0 +1,231 @@
+package workspace
+
+// The workspace's commands: `octo serve`, `octo new mcp-mock`, and `octo run` and
+// `octo validate` on a workspace folder. They register with the command line from init, so
+// the engine's cli holds no knowledge of workspaces.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/octo-run/octo/connectors/stdio"
+	"github.com/octo-run/octo/runtime/cli"
+	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/reference"
+	"github.com/octo-run/octo/templates"
+)
+
+func init() {
+	cli.RegisterCommand(cli.Command{Name: "serve", Order: 30, Summary: "serve the saved MCP mock servers of a workspace folder",
+		Usage: `serve WORKSPACE [SERVER...] [--port N] [--stdio] [--json] [--env NAME] [--shutdown-timeout 10s]`, Run: serve})
+	s := templates.Lookup("mcp-mock")
+	cli.RegisterStarter(cli.Starter{Name: s.Name, Summary: s.Summary, Usage: s.Usage, Args: `WORKSPACE "NAME"`,
+		Makes: "a mock server in a workspace", Write: newStarter})
+	cli.RegisterConfigFolder(cli.ConfigFolder{Name: "workspace", Is: Is, Run: runFolder, Validate: validateFolder})
+}
+
+// serve is `octo serve`: it serves the saved MCP servers of a workspace.
+func serve(ctx context.Context, env *cli.Env, args []string) error {
+	fs := cli.NewFlags("serve", env)
+	port := fs.Int("port", 0, "serve the one named server on this port instead of its own")
+	useStdio := fs.Bool("stdio", false, "serve the one named server over standard input and output")
+	asJSON := fs.Bool("json", false, "write the traffic log (stderr) and addresses (stdout) as JSON lines")
+	envName := fs.String("env", "", "the workspace environment whose variables to use (default: the one workspace.yaml names)")
+	level := fs.String("log-level", "info", "log level: debug (adds each message's JSON), info, warn or error")
+	grace := fs.Duration("shutdown-timeout", 10*time.Second,
+		"how long calls in flight may finish when input ends (--stdio) or on SIGINT/SIGTERM; those left are answered with an error")
+	pos, err := cli.ParseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return cli.Usagef("name the workspace folder to serve")
+	}
+	dir := pos[0]
+	if !Is(dir) {
+		return fmt.Errorf("%s is not a workspace: it has neither %s nor a %s folder", dir, SettingsFile, ServersDir)
+	}
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(*level)); err != nil {
+		return cli.Usagef("unknown log level %q (use debug, info, warn or error)", *level)
+	}
+	if *grace <= 0 {
+		return cli.Usagef("--shutdown-timeout must be positive")
+	}
+	logger := trafficLogger(env.Stderr, lv, *asJSON)
+	opts := Options{Environment: *envName, Servers: pos[1:], Port: *port, Logger: logger, StopTimeout: *grace}
+	if *useStdio {
+		opts.Transport = Stdio
+		ctx = stdio.WithStreams(ctx, env.Stdin, env.Stdout)
+	} else {
+		opts.Ready = printAddress(env.Stdout, *asJSON)
+	}
+	return workspaceErr(cli.UntilSignalled(ctx, logger, func(ctx context.Context, reload <-chan struct{}) error {
+		opts.Reload = reload
+		return Run(ctx, dir, opts)
+	}))
+}
+
+// runFolder is `octo run --config <workspace>`: the same servers, logged
+// like any service.
+func runFolder(ctx context.Context, dir string, logger *slog.Logger, grace time.Duration) error {
+	err := cli.UntilSignalled(ctx, logger, func(ctx context.Context, reload <-chan struct{}) error {
+		return Run(ctx, dir, Options{Logger: logger, StopTimeout: grace, Reload: reload})
+	})
+	if err == nil {
+		logger.Info("stopped")
+	}
+	return workspaceErr(err)
+}
+
+// validateFolder is `octo validate --config <workspace>`.
+func validateFolder(env *cli.Env, dir string) error {
+	names, ds := Validate(dir, "")
+	if len(ds) > 0 {
+		return ds.Err()
+	}
+	for _, n := range names {
+		fmt.Fprintf(env.Stdout, "%s: %s: ok\n", dir, n)
+	}
+	return nil
+}
+
+// workspaceErr says that the reasons are in the log above.
+func workspaceErr(err error) error {
+	if errors.Is(err, ErrNothingServed) {
+		return errors.New("no server could be started; the problems are listed above")
+	}
+	var ds config.Diags
+	if errors.As(err, &ds) {
+		return ds.Err()
+	}
+	return err
+}
+
+// printAddress writes each server's MCP address to stdout once it serves.
+func printAddress(w io.Writer, asJSON bool) func(name, url string) {
+	var mu sync.Mutex
+	return func(name, url string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if asJSON {
+			b, _ := json.Marshal(struct {
+				Server string `json:"server"`
+				URL    string `json:"url"`
+			}{name, url})
+			fmt.Fprintf(w, "%s\n", b)
+			return
+		}
+		fmt.Fprintf(w, "%s  %s\n", name, url)
+	}
+}
+
+// newStarter is `octo new mcp-mock WORKSPACE NAME`.
+func newStarter(env *cli.Env, args []string) error {
+	if len(args) != 2 {
+		return cli.Usagef(`mcp-mock takes a workspace folder and a server name: octo new mcp-mock my-mocks "Weather mock"`)
+	}
+	return newMockServer(env, args[0], args[1])
+}
+
+// newMockServer writes servers/<name>.yaml (and workspace.yaml for a new
+// workspace) and says how to connect MCP clients.
+func newMockServer(env *cli.Env, dir, name string) error {
+	if err := checkServerName(name); err != nil {
+		return err
+	}
+	file := filepath.Join(dir, ServersDir, name+".yaml")
+	if _, err := os.Stat(file); err == nil {
+		return fmt.Errorf("%s already exists; pick another name or edit it", file)
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	settings := filepath.Join(dir, SettingsFile)
+	if _, err := os.Stat(settings); errors.Is(err, fs.ErrNotExist) {
+		if err := writeStarterFile("mcp-mock", SettingsFile, settings); err != nil {
+			return err
+		}
+	}
+	if err := reference.WriteSchemas(dir, "server", "workspace"); err != nil { // the starter's modelines name them
+		return err
+	}
+	port := NextPort(dir)
+	text, err := templates.RenderMockServer(templates.MockServer{Name: name, Port: port})
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(file, text, 0o644); err != nil {
+		return err
+	}
+	return printConnect(env.Stdout, dir, name, file, port)
+}
+
+// checkServerName refuses names that cannot be a file name or would be read
+// as an answer tag.
+func checkServerName(name string) error {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return cli.Usagef("the server name is empty")
+	case strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, "."):
+		return cli.Usagef("server name %q cannot be a file name: no slashes, not starting with a dot", name)
+	case strings.Contains(name, "{{") || strings.ContainsAny(name, "\n\r\t"):
+		return cli.Usagef("server name %q holds {{ or a line break", name)
+	case len(name) > 100:
+		return cli.Usagef("the server name is longer than 100 characters")
+	}
+	return nil
+}
+
+// printConnect tells where the server will listen and what to paste into
+// an AI app's mcpServers settings, in both forms.
+func printConnect(w io.Writer, dir, name, file string, port int) error {
+	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding the octo binary: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(bin); err == nil {
+		bin = real
+	}
+	byURL := map[string]any{"mcpServers": map[string]any{name: map[string]any{"url": url}}}
+	byCommand := map[string]any{"mcpServers": map[string]any{name: map[string]any{
+		"command": bin, "args": []string{"serve", absDir, name, "--stdio"}}}}
+	fmt.Fprintf(w, "Wrote %s (port %d).\n\nServe it:\n  %s serve %s\n\nMCP address:\n  %s\n", file, port, bin, cli.ShellQuote(dir), url)
+	fmt.Fprintf(w, "\nmcpServers settings, over HTTP (while octo serve runs):\n%s\n", indentJSON(byURL))
+	fmt.Fprintf(w, "\nmcpServers settings, over stdio (the app starts octo itself):\n%s\n", indentJSON(byCommand))
+	return nil
+}
+
+func indentJSON(v any) string {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return string(b)
+}
+
+// writeStarterFile copies one file of a starter to dst.
+func writeStarterFile(starter, name, dst string) error {
+	files, err := templates.Files(starter)
+	if err != nil {
+		return err
+	}
+	data, err := fs.ReadFile(files, name)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o644)
+}
