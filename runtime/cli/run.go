@@ -57,9 +57,9 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	r := &reloader{path: *path, lookup: env.LookupEnv, sup: sup, log: logger, files: &watch.Settler{Settle: settleTime}}
 	cfg, err := r.load()
 	if err != nil {
-		return err
+		return lf.plain(err)
 	}
-	return UntilSignalled(ctx, logger, func(ctx context.Context, reload <-chan struct{}) error {
+	return lf.plain(UntilSignalled(ctx, logger, func(ctx context.Context, reload <-chan struct{}) error {
 		if err := sup.Start(ctx, *path, cfg); err != nil {
 			return err
 		}
@@ -74,7 +74,7 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 		}
 		logger.Info("stopped")
 		return nil
-	})
+	}))
 }
 
 // How often --watch looks at the config's files, and how long an edit must stay the same
