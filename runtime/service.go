@@ -97,8 +97,12 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 	return svc, nil
 }
 
-// declared lists the names of cfg's variables, in order: what env.NAME may name.
+// declared lists the names of cfg's variables, in order: what env.NAME may name; nil, which
+// checks no name, when a file that may declare more was left out.
 func declared(cfg *config.Config) []string {
+	if cfg.Missing.Env {
+		return nil
+	}
 	names := make([]string, len(cfg.Env))
 	for i, v := range cfg.Env {
 		names[i] = v.Name

@@ -98,6 +98,9 @@ func (dc *decoding) resource(n *yaml.Node, at Where, v reflect.Value) config.Dia
 	}
 	alias := n.Value
 	res, ok := dc.bd.cfg.Templates[alias]
+	if !ok && dc.bd.cfg.Missing.Templates {
+		return nil // it may be one that was left out for its problems
+	}
 	if !ok {
 		known := slices.Sorted(maps.Keys(dc.bd.cfg.Templates))
 		return config.Diags{at.Diag(n, config.Unknown("template resource", alias, known))}

@@ -1,8 +1,11 @@
 package cli_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 // validate shows each problem with the line it points at and a caret under the column, also
@@ -42,5 +45,25 @@ func TestRunWithAJSONLogKeepsOneLinePerProblem(t *testing.T) {
 		if !strings.HasPrefix(l, file+":") {
 			t.Errorf("not a diagnostic: %q", l)
 		}
+	}
+}
+
+// validate reports the problems of every stage in one run: a file with a syntax error does not
+// stop the others from being checked (without noise about what the broken file declared), and
+// the build checks what of a config with problems is sound. Each folder under
+// testdata/all-at-once holds a config and want.golden, the output expected.
+func TestValidateReportsEveryProblemAtOnce(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/all-at-once/*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no configs under testdata/all-at-once: %v", err)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			code, _, errs := runCLI("validate", "--config", dir)
+			if code != 1 {
+				t.Fatalf("exit %d\n%s", code, errs)
+			}
+			runtimetest.Golden(t, filepath.Join(dir, "want.golden"), errs, *update)
+		})
 	}
 }

@@ -20,13 +20,20 @@ import (
 )
 
 // load reads and builds a config without starting it; every problem comes back in one error.
+// A config with problems still has its sound part built, so the build's problems are reported
+// with the config's.
 func load(path string, env *Env, logger *slog.Logger) (*runtime.Service, *config.Config, error) {
-	cfg, err := config.Load(path, env.LookupEnv)
-	if err != nil {
+	cfg, err := config.LoadPartial(path, env.LookupEnv)
+	if cfg == nil {
 		return nil, nil, err
 	}
-	svc, err := runtime.NewService(cfg, runtime.Options{Logger: logger, LookupEnv: env.LookupEnv})
-	return svc, cfg, err
+	svc, berr := runtime.NewService(cfg, runtime.Options{Logger: logger, LookupEnv: env.LookupEnv})
+	if err != nil {
+		var ds config.Diags
+		errors.As(berr, &ds)
+		return nil, nil, append(err.(config.Diags), ds...).Err()
+	}
+	return svc, cfg, berr
 }
 
 func configFlag(fs *flag.FlagSet) *string {

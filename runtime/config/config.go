@@ -26,6 +26,9 @@ type Config struct {
 	Interpolated map[*yaml.Node]Interpolation
 	// Sources holds the text of each file read, for positions inside a setting's text.
 	Sources Sources
+	// Missing, on a config LoadPartial returned with problems, says which names may be declared
+	// in the parts it left out.
+	Missing Missing
 }
 
 // Service names the running service.

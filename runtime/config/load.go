@@ -17,6 +17,21 @@ import (
 // (os.LookupEnv when nil) and then in the declared defaults. On any problem it returns a nil
 // Config and an error that is a Diags holding every problem found, sorted.
 func Load(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
+	cfg, err := LoadPartial(path, lookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// LoadPartial is Load, except that along with the problems it returns what of the config is
+// sound, so that a build can find the problems of the rest in the same run: the config without
+// the connectors, flows and templates that have problems (a flow whose source alone has one is
+// kept without its source), with Missing saying which names may have been left out. When a file
+// cannot be read or parsed, the names it would declare are unknown: a flow's connector or a
+// `${VAR}` not declared elsewhere is then not reported, and the item that uses it is left out.
+// The Config is nil only when path holds no config files.
+func LoadPartial(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
 	if lookupEnv == nil {
 		lookupEnv = os.LookupEnv
 	}
@@ -35,6 +50,7 @@ func Load(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
 		}
 	}
 	vs := l.env(secs, lookupEnv)
+	vs.partial = l.broken
 	var interpolated Diags
 	for _, s := range secs {
 		if s.key != "env" {
@@ -46,10 +62,11 @@ func Load(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
 	labelDiags(interpolated, l.labelled())
 	labelDiags(l.parsed, l.labelled())
 	all := append(append(l.d.diags, l.parsed...), interpolated...)
-	if err := all.Err(); err != nil {
-		return nil, err
+	err := all.Err()
+	if err != nil || len(vs.unsure) > 0 {
+		l.prune(append(all, unsureDiags(vs.unsure)...))
 	}
-	return l.cfg, nil
+	return l.cfg, err
 }
 
 // Files lists the YAML files Load reads for path, named as Load names them: what a watcher of
@@ -106,14 +123,21 @@ func (l *loader) readFile(file string) []*yaml.Node {
 	switch {
 	case errors.Is(err, ErrTooLarge), errors.As(err, &notRegular):
 		l.d.diags = append(l.d.diags, Diag{File: file, Msg: "config file is " + err.Error()})
+		l.broken = true
 		return nil
 	case err != nil:
 		l.d.diags = append(l.d.diags, Diag{File: file, Msg: "cannot read file: " + osMessage(err)})
+		l.broken = true
 		return nil
 	}
 	l.cfg.Sources[file] = data
 	roots, ds := Parse(file, data)
 	l.parsed = append(l.parsed, ds...)
+	for _, d := range ds {
+		// A problem of the file as a whole (its syntax, its size) leaves out what it declares
+		// from there on.
+		l.broken = l.broken || d.Path == ""
+	}
 	return roots
 }
 
