@@ -21,8 +21,9 @@ import (
 // linear, and the search halves the text each time, so a file costs a few dozen parses of it at
 // most (within maxSearchBytes; a larger file gets yaml.v3's line alone).
 
-// maxSearchBytes bounds the text searched for the column of a syntax error.
-const maxSearchBytes = 1 << 20
+// maxSearchBytes bounds the text searched for the column of a syntax error: a parse of 256 KiB
+// takes a few milliseconds, so the search stays well under a second (a 1 MiB file took seconds).
+const maxSearchBytes = 256 << 10
 
 var (
 	yamlLineRe   = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
