@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,10 +45,35 @@ func FuzzLoad(f *testing.F) {
 		cfg, err := Load(path, envOf(map[string]string{"HTTP_PORT": "1"}))
 		if err != nil {
 			checkFailedLoad(t, cfg, err, path)
+			checkPartialConfig(t, path)
 			return
 		}
 		checkLoadedConfig(t, cfg)
 	})
+}
+
+// checkPartialConfig asserts that what LoadPartial keeps of a config with problems is sound: as
+// validation promises of a loaded config, except that a flow may have lost its source, or name
+// a connector of a file that could not be parsed.
+func checkPartialConfig(t *testing.T, path string) {
+	cfg, _ := LoadPartial(path, envOf(map[string]string{"HTTP_PORT": "1"}))
+	if cfg == nil {
+		t.Fatal("LoadPartial gave no config for a config file")
+	}
+	sourceless := *cfg
+	sourceless.Flows = nil
+	for _, f := range cfg.Flows {
+		g := *f
+		if !slices.ContainsFunc(cfg.Connectors, func(c *Connector) bool { return c.Name == f.Source.Connector }) {
+			if f.Source.Connector != "" && !cfg.Missing.Env {
+				t.Errorf("flow %q kept with the unknown connector %q", f.Name, f.Source.Connector)
+			}
+			g.Source.Connector = "\x00kept"
+		}
+		sourceless.Flows = append(sourceless.Flows, &g)
+	}
+	sourceless.Connectors = append(slices.Clone(cfg.Connectors), &Connector{Name: "\x00kept", Type: "t"})
+	checkLoadedConfig(t, &sourceless)
 }
 
 func checkFailedLoad(t *testing.T, cfg *Config, err error, path string) {
