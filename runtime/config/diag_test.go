@@ -129,6 +129,7 @@ func TestExcerptPutsACaretUnderTheColumn(t *testing.T) {
 		{"a long line is cut around the column", long, 1, 151,
 			"    ..." + strings.Repeat("a", 66) + "X" + strings.Repeat("b", 33) + "...\n    " + strings.Repeat(" ", 69) + "^\n"},
 		{"a column counts characters, not bytes", "é: ü\n", 1, 4, "    é: ü\n       ^\n"},
+		{"a wide character takes two columns", "d: 天气 boddy\n", 1, 7, "    d: 天气 boddy\n            ^\n"},
 		{"a line past the end of the file", "a: b\n", 3, 1, ""},
 		{"a column past the end of the line", "a: b\n", 1, 9, ""},
 		{"no column", "a: b\n", 1, 0, ""},

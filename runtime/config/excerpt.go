@@ -71,11 +71,30 @@ func (d Diag) Excerpt(src []byte) string {
 		}
 		text.WriteRune(r)
 		if from+i < col {
-			if r != '\t' {
-				r = ' '
+			switch {
+			case r == '\t':
+				caret.WriteByte('\t')
+			case wide(r):
+				caret.WriteString("  ")
+			default:
+				caret.WriteByte(' ')
 			}
-			caret.WriteRune(r)
 		}
 	}
 	return text.String() + post + "\n" + caret.String() + "^\n"
+}
+
+// wide reports a character terminals show two columns wide (East Asian wide and full-width
+// characters, emoji), so the caret under a line holding them stays under its character.
+func wide(r rune) bool {
+	switch {
+	case r < 0x1100:
+		return false
+	case r <= 0x115f, r >= 0x2e80 && r <= 0xa4cf && r != 0x303f, r >= 0xac00 && r <= 0xd7a3,
+		r >= 0xf900 && r <= 0xfaff, r >= 0xfe30 && r <= 0xfe4f, r >= 0xff00 && r <= 0xff60,
+		r >= 0xffe0 && r <= 0xffe6, r >= 0x1f300 && r <= 0x1f64f, r >= 0x1f900 && r <= 0x1f9ff,
+		r >= 0x20000 && r <= 0x3fffd:
+		return true
+	}
+	return false
 }
