@@ -25,6 +25,7 @@ type Positions = config.Positions
 type builder struct {
 	cfg       *config.Config
 	env       map[string]string
+	declared  []string // the declared variables' names; nil outside a service build
 	diags     config.Diags
 	logger    *slog.Logger
 	lifecycle []any // blocks that implement Starter or Stopper
@@ -40,48 +41,56 @@ func (bd *builder) report(node *yaml.Node, at Where, format string, args ...any)
 }
 
 // buildProcess builds a list of blocks into one pipeline; addr is the
-// list's address (flows.mcp.process), each block's is addr[i].
-func (bd *builder) buildProcess(blocks []*config.Block, flow, addr string) Block {
+// list's address (flows.mcp.process), each block's is addr[i]. known is what
+// vars can hold before the first block; it returns what they can hold after
+// the last.
+func (bd *builder) buildProcess(blocks []*config.Block, flow, addr string, known varSet) (Block, varSet) {
 	p := make(pipeline, 0, len(blocks))
 	for i, cb := range blocks {
-		if b := bd.buildBlock(cb, flow, addr+"["+strconv.Itoa(i)+"]"); b != nil {
+		b, after := bd.buildBlock(cb, flow, addr+"["+strconv.Itoa(i)+"]", known)
+		if b != nil {
 			p = append(p, b)
 		}
+		known = after
 	}
-	return p
+	return p, known
 }
 
-func (bd *builder) buildBlock(cb *config.Block, flow, addr string) Block {
+// buildBlock builds one block, its expressions reading the vars of known;
+// it returns what vars can hold after it.
+func (bd *builder) buildBlock(cb *config.Block, flow, addr string, known varSet) (Block, varSet) {
 	spec, ok := lookupBlock(cb.Type)
 	if !ok {
 		bd.report(cb.Node, cb.At.Field("type"), "%s", config.Unknown("block type", cb.Type, blockNames()))
-		return nil
+		return nil, anyVars // what it would set is not known
 	}
 	bd.checkTransport(spec, cb)
-	if s, ok := bd.sharedByName(spec, cb, addr); ok {
-		return s
+	if s, sets, ok := bd.sharedByName(spec, cb, addr); ok {
+		return s, known.union(sets)
 	}
 	if !spec.Composite {
 		for _, f := range cb.Extra {
 			bd.report(f.KeyNode, cb.At.Field(f.Key), "unknown key %q: %s takes its options under settings", f.Key, cb.Type)
 		}
 	}
-	b := &Build{Type: cb.Type, Name: cb.Name, Flow: flow, At: cb.At, cb: cb, settingsOf: settingsOf{bd: bd}, addr: addr}
-	s := bd.build(spec, b)
+	b := &Build{Type: cb.Type, Name: cb.Name, Flow: flow, At: cb.At, cb: cb, settingsOf: settingsOf{bd: bd}, addr: addr, vars: known}
+	s, sets := bd.build(spec, b)
 	if spec.SharedByName && cb.Name != "" {
-		bd.byName[cb.Type+"\x00"+cb.Name] = named{cb: cb, step: s}
+		bd.byName[cb.Type+"\x00"+cb.Name] = named{cb: cb, step: s, sets: sets}
 	}
-	return s
+	return s, known.union(sets)
 }
 
 // build decodes a block's settings and runs its type's Build; nil when it reported a problem.
-func (bd *builder) build(spec BlockSpec, b *Build) Block {
+// sets is what the block can set in vars: what its settings say, and what its branches can.
+func (bd *builder) build(spec BlockSpec, b *Build) (_ Block, sets varSet) {
 	cb := b.cb
 	before := len(bd.diags)
 	node, at := blockSettings(cb, spec.Composite)
 	settings, ok := b.decode(spec.Settings(), node, at, cb.Node, &branchScope{flow: b.Flow, block: b})
+	sets = b.branches.with(setsVars(settings)...)
 	if !ok {
-		return nil
+		return nil, sets
 	}
 	blk, err := spec.Build.build(b, settings)
 	if err != nil {
@@ -91,10 +100,10 @@ func (bd *builder) build(spec BlockSpec, b *Build) Block {
 		} else {
 			bd.report(cb.Node, cb.At, "%v", err)
 		}
-		return nil
+		return nil, sets
 	}
 	if len(bd.diags) > before || blk == nil {
-		return nil
+		return nil, sets
 	}
 	if _, ok := blk.(Starter); ok {
 		bd.lifecycle = append(bd.lifecycle, blk)
@@ -102,7 +111,7 @@ func (bd *builder) build(spec BlockSpec, b *Build) Block {
 		bd.lifecycle = append(bd.lifecycle, blk)
 	}
 	bd.instances[b.addr] = blk
-	return step{block: blk, typ: cb.Type, name: cb.Name}
+	return step{block: blk, typ: cb.Type, name: cb.Name}, sets
 }
 
 // blockSettings is the node a block's settings are decoded from, and where it is: its settings
@@ -145,7 +154,7 @@ type settingsOf struct {
 // shape is wrong (unknown keys, wrong types, values out of range), true when at most typed
 // settings failed to compile, so the block's own checks still report theirs.
 func (so *settingsOf) decode(spec *SettingsSpec, node *yaml.Node, at Where, owner *yaml.Node, scope *branchScope) (any, bool) {
-	root := config.NodePosition(node, at)
+	root := so.bd.cfg.Sources.Position(node, at)
 	if node == nil {
 		root = config.NodePosition(owner, at)
 		root.Written = false
@@ -154,7 +163,7 @@ func (so *settingsOf) decode(spec *SettingsSpec, node *yaml.Node, at Where, owne
 	so.pos = config.NewPositions(root)
 	out := reflect.New(spec.Type)
 	dc := &decoding{bd: so.bd, scope: scope}
-	ds := (&config.Decoder{Hook: dc.hook, Positions: so.pos}).Decode(node, out.Interface(), at)
+	ds := (&config.Decoder{Hook: dc.hook, Positions: so.pos, Sources: so.bd.cfg.Sources}).Decode(node, out.Interface(), at)
 	so.bd.diags = append(so.bd.diags, ds...)
 	return out.Interface(), len(ds) == dc.compiled
 }
@@ -177,7 +186,9 @@ type Build struct {
 	At   Where
 	cb   *config.Block
 	settingsOf
-	addr string // the block's address (Service.Instance)
+	addr     string // the block's address (Service.Instance)
+	vars     varSet // what vars can hold before the block
+	branches varSet // what the block's branches can set, for the blocks after it
 }
 
 // Failed reports whether any problem has been reported so far in this build.

@@ -33,19 +33,19 @@ type Expr struct {
 // CompileExpr compiles an expression over body, vars, headers and env. The
 // error, when any, is an *ExprError carrying the line and column inside src.
 func CompileExpr(src string, env map[string]string) (*Expr, error) {
-	return compileExpr(plainText(src), env)
+	return compileExpr(plainText(src), &exprScope{env: env})
 }
 
 // compileExpr compiles an expression written as w, each `${VAR}` in it a
-// literal of the variable's value (see source.go). Error positions are in
-// w.Written.
-func compileExpr(w config.Interpolation, env map[string]string) (*Expr, error) {
+// literal of the variable's value (see source.go), and checks the names it
+// reads against sc. Error positions are in w.Written.
+func compileExpr(w config.Interpolation, sc *exprScope) (*Expr, error) {
 	src, p := newSource(w.Parts, 0)
 	if p != nil {
 		return nil, p.in(w.Written)
 	}
 	src.orig = w.Written
-	e, p := compileSource(src, env)
+	e, p := compileSource(src, sc)
 	if p != nil {
 		return nil, p.in(w.Written)
 	}
@@ -53,7 +53,7 @@ func compileExpr(w config.Interpolation, env map[string]string) (*Expr, error) {
 }
 
 // compileSource compiles an expression's source text.
-func compileSource(src *source, env map[string]string) (*Expr, *problem) {
+func compileSource(src *source, sc *exprScope) (*Expr, *problem) {
 	if strings.TrimSpace(src.text) == "" {
 		return nil, src.errorAt(0, "empty expression")
 	}
@@ -61,11 +61,14 @@ func compileSource(src *source, env map[string]string) (*Expr, *problem) {
 	if err != nil {
 		return nil, src.compileError(err)
 	}
-	e := &Expr{src: src.orig, program: program, env: env}
+	e := &Expr{src: src.orig, program: program, env: sc.env}
 	names := &nameCollector{}
 	root := program.Node()
 	ast.Walk(&root, names)
 	e.usesBody, e.usesHeaders = names.seen["body"], names.seen["headers"]
+	if r, msg := sc.check(names); msg != "" {
+		return nil, src.errorAt(runeOffset(src.text, r.at), msg)
+	}
 	return e, nil
 }
 
@@ -104,13 +107,32 @@ type ExprError struct {
 
 func (e *ExprError) Error() string { return e.Msg }
 
-type nameCollector struct{ seen map[string]bool }
+// nameCollector notes the names an expression reads: the top-level ones, and each env variable
+// and var read by a name written in it (env.HOST, vars["jwt"]). expr-lang refuses a let that
+// would take the name env or vars, so these always are the message's.
+type nameCollector struct {
+	seen  map[string]bool
+	reads []read
+}
+
+// read is env.NAME or vars.NAME, the name starting at rune offset at of the source.
+type read struct {
+	root, name string
+	at         int
+}
 
 func (c *nameCollector) Visit(node *ast.Node) {
-	if id, ok := (*node).(*ast.IdentifierNode); ok {
+	switch n := (*node).(type) {
+	case *ast.IdentifierNode:
 		if c.seen == nil {
 			c.seen = map[string]bool{}
 		}
-		c.seen[id.Value] = true
+		c.seen[n.Value] = true
+	case *ast.MemberNode:
+		root, isIdent := n.Node.(*ast.IdentifierNode)
+		prop, isConst := n.Property.(*ast.StringNode)
+		if isIdent && isConst && (root.Value == "env" || root.Value == "vars") {
+			c.reads = append(c.reads, read{root: root.Value, name: prop.Value, at: prop.Location().From})
+		}
 	}
 }

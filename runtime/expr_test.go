@@ -96,3 +96,41 @@ func fmtValue(v any) string {
 		return strings.TrimSpace(sprint(v))
 	}
 }
+
+// env.NAME and vars.name are checked where what they can hold is known, at the name; read
+// another way, or where it is not known, they are not.
+func TestNamesAnExpressionReadsAreCheckedWhereTheyAreKnown(t *testing.T) {
+	known := varSet{}.with("jwt", "http")
+	checked := &exprScope{declared: []string{"REGION", "PORT"}, vars: &known}
+	cases := []struct {
+		name, src string
+		sc        *exprScope
+		col       int // 0: compiles
+		msg       string
+	}{
+		{"a declared variable is read", `env.REGION + env["PORT"]`, checked, 0, ""},
+		{"an undeclared one is refused at its name", `env.REGION + env.REGOIN`, checked, 18, `undeclared variable "REGOIN" (did you mean "REGION"?)`},
+		{"an index by a constant is checked too", `env["HOST"]`, checked, 5, `undeclared variable "HOST"; declare it under env`},
+		{"an optional read is checked too", `env?.HOST ?? ""`, checked, 6, `undeclared variable "HOST"`},
+		{"a var set before is read, deep inside it too", `vars.jwt.sub + vars?.http.status`, checked, 0, ""},
+		{"the first unknown var in the text is reported", "vars.http\n + vars.cart + vars.user", checked, 9, `unknown var "cart": no block before this one sets it`},
+		{"a var read by a computed key is not checked", `vars[body.key] ?? env[body.key]`, checked, 0, ""},
+		{"nothing is checked where nothing is known", `env.ANY + vars.any`, &exprScope{}, 0, ""},
+		{"after a block that sets any name every var is read", `vars.any`, &exprScope{vars: &anyVars}, 0, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := compileExpr(plainText(c.src), c.sc)
+			if c.col == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			ee, ok := err.(*ExprError)
+			if !ok || ee.Column != c.col || !strings.Contains(ee.Msg, c.msg) {
+				t.Fatalf("got %v (%+v), want column %d: %s", err, ee, c.col, c.msg)
+			}
+		})
+	}
+}

@@ -42,29 +42,30 @@ func (b *Build) within(at Where) string {
 // named is the first block built of a SharedByName type under one name.
 type named struct {
 	cb   *config.Block
-	step Block // nil when its build failed
+	step Block  // nil when its build failed
+	sets varSet // the vars it can set
 }
 
 // sharedByName returns the block already built under cb's type and name when
-// the type is SharedByName, after checking that cb's settings are the same;
-// ok is false when cb is to be built.
-func (bd *builder) sharedByName(spec BlockSpec, cb *config.Block, addr string) (Block, bool) {
+// the type is SharedByName, after checking that cb's settings are the same,
+// with the vars it sets; ok is false when cb is to be built.
+func (bd *builder) sharedByName(spec BlockSpec, cb *config.Block, addr string) (Block, varSet, bool) {
 	if !spec.SharedByName || cb.Name == "" {
-		return nil, false
+		return nil, varSet{}, false
 	}
 	first, ok := bd.byName[cb.Type+"\x00"+cb.Name]
 	if !ok {
-		return nil, false
+		return nil, varSet{}, false
 	}
 	if !sameSettings(first.cb, cb) {
 		bd.report(cb.Node, cb.At, "%s blocks named %q are one instance, so their settings must be the same; they differ from those at %s",
 			cb.Type, cb.Name, position(first.cb))
-		return nil, true
+		return nil, anyVars, true
 	}
 	if first.step != nil {
 		bd.instances[addr] = first.step.(step).block
 	}
-	return first.step, true
+	return first.step, first.sets, true
 }
 
 // sameSettings reports whether two blocks are configured alike, wherever

@@ -54,7 +54,7 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 	if opts.Shared == nil {
 		opts.Shared = NewShared()
 	}
-	bd := &builder{cfg: cfg, env: resolveEnv(cfg, opts.LookupEnv), logger: opts.Logger, shared: opts.Shared,
+	bd := &builder{cfg: cfg, env: resolveEnv(cfg, opts.LookupEnv), declared: declared(cfg), logger: opts.Logger, shared: opts.Shared,
 		holder: Holder{Unit: opts.Unit, Build: builds.Add(1)}, instances: map[string]any{}, byName: map[string]named{}}
 	svc := &Service{Name: cfg.Service.Name, logger: opts.Logger}
 
@@ -76,7 +76,7 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 		addr := "flows." + fc.Name
 		bd.instances[addr] = flow
 		bd.source = sourceOf(fc, specs)
-		flow.process = bd.buildProcess(fc.Process, fc.Name, addr+".process")
+		flow.process, _ = bd.buildProcess(fc.Process, fc.Name, addr+".process", varSet{}) // a source sets no vars
 		conn, ok := byName[fc.Source.Connector]
 		if !ok || len(bd.diags) > before {
 			continue // the config or connector build already said why
@@ -95,6 +95,19 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 	}
 	svc.lifecycle, svc.instances = bd.lifecycle, bd.instances
 	return svc, nil
+}
+
+// declared lists the names of cfg's variables, in order: what env.NAME may name; nil, which
+// checks no name, when a file that may declare more was left out.
+func declared(cfg *config.Config) []string {
+	if cfg.Missing.Env {
+		return nil
+	}
+	names := make([]string, len(cfg.Env))
+	for i, v := range cfg.Env {
+		names[i] = v.Name
+	}
+	return names
 }
 
 func resolveEnv(cfg *config.Config, lookup func(string) (string, bool)) map[string]string {

@@ -233,7 +233,22 @@ func (s *source) compileError(err error) *problem {
 	if !errors.As(err, &fe) {
 		return &problem{s.base, err.Error()}
 	}
-	return s.errorAt(offsetOf(s.text, max(fe.Line, 1), fe.Column), fe.Message)
+	return s.errorAt(offsetOf(s.text, max(fe.Line, 1), fe.Column), suggestName(fe.Message))
+}
+
+// exprNames are the names an expression starts from (exprEnv's).
+var exprNames = []string{"body", "vars", "headers", "env"}
+
+// suggestName adds to expr-lang's "unknown name X" the name X was likely meant to be.
+func suggestName(msg string) string {
+	name, ok := strings.CutPrefix(msg, "unknown name ")
+	if !ok {
+		return msg
+	}
+	if s := config.Suggest(name, exprNames); s != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", s)
+	}
+	return msg
 }
 
 // back maps an offset of the source text to the text as written.

@@ -20,7 +20,7 @@ func withVar(before, value, after string) config.Interpolation {
 
 func evalWritten(t *testing.T, w config.Interpolation) any {
 	t.Helper()
-	e, err := compileExpr(w, nil)
+	e, err := compileExpr(w, &exprScope{})
 	if err != nil {
 		t.Fatalf("%q: %v", w.Written, err)
 	}
@@ -63,7 +63,7 @@ func TestAVariableInCodeIsTypedLikeAJSONValue(t *testing.T) {
 		}
 	})
 	t.Run("a number does not run into the name before it", func(t *testing.T) {
-		if _, err := compileExpr(withVar("body", "1", ""), nil); err == nil {
+		if _, err := compileExpr(withVar("body", "1", ""), &exprScope{}); err == nil {
 			t.Fatal("body${X} compiled as one name")
 		}
 	})
@@ -150,7 +150,7 @@ func TestTemplateTagsComeFromTheTextAsWritten(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tp, err := compileTemplate(c.w, nil)
+			tp, err := compileTemplate(c.w, &exprScope{})
 			if err != nil {
 				t.Fatalf("%q: %v", c.w.Written, err)
 			}
@@ -175,7 +175,7 @@ func TestTemplateErrorsWithVariablesPointAtTheTextAsWritten(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := compileTemplate(c.w, nil)
+			_, err := compileTemplate(c.w, &exprScope{})
 			ee, ok := err.(*ExprError)
 			if !ok || ee.Line != 1 || ee.Column != c.col || !strings.Contains(ee.Msg, c.contains) {
 				t.Fatalf("%q: got %v (%d:%d), want 1:%d %q", c.w.Written, err, ee.Line, ee.Column, c.col, c.contains)

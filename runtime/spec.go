@@ -2,7 +2,9 @@ package runtime
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,6 +39,9 @@ type FieldSpec struct {
 	Object       *SettingsSpec // an object's keys
 	OneOf        []*FieldSpec  // the shapes a one-of setting takes
 	Block        string        // KindSettings: the block type whose settings it holds
+	// Vars, on a branch (or a list or map of them), names the vars its block sets for it: the
+	// field's vars tag (`vars:"error"`).
+	Vars []string
 }
 
 // Kind is how a setting is written.
@@ -113,9 +118,23 @@ func buildSpec(t reflect.Type) *SettingsSpec {
 		if block := k.Field.Tag.Get("block"); block != "" {
 			f.Kind, f.Block = KindSettings, block
 		}
+		if vars := k.Field.Tag.Get(varsTag); vars != "" {
+			if !holdsBranches(f) {
+				panic(fmt.Sprintf("runtime: %s.%s: a vars tag names the vars a branch starts with; the field holds no branch", t, k.Field.Name))
+			}
+			f.Vars = strings.Split(vars, ",")
+		}
 		s.Fields = append(s.Fields, f)
 	}
 	return s
+}
+
+// holdsBranches reports a branch, or a list or map of them.
+func holdsBranches(f *FieldSpec) bool {
+	for f.Elem != nil {
+		f = f.Elem
+	}
+	return f.Kind == KindBranch
 }
 
 // fieldSpec describes a value of type t: its kind and what it holds.

@@ -144,12 +144,16 @@ func TestRegistrationPanicsOnProgrammingErrors(t *testing.T) {
 	type badDefault struct {
 		Port int `yaml:"port" default:"eighty" doc:"a port"`
 	}
+	type varsOnText struct {
+		Name string `yaml:"name" vars:"error" doc:"a name"`
+	}
 	tests := []struct {
 		name     string
 		register func()
 		want     string
 	}{
 		{"a default the field cannot hold", func() { runtime.SettingsOf[badDefault]() }, `default "eighty"`},
+		{"a vars tag on a field that holds no branch", func() { runtime.SettingsOf[varsOnText]() }, "holds no branch"},
 		{"a block without a builder", func() { runtime.RegisterBlock(runtime.BlockSpec{Type: "test-unbuilt"}) }, "without a name or a builder"},
 		{"a block type taken", func() {
 			runtime.RegisterBlock(runtime.BlockSpec{Type: "log", Build: runtime.BlockFunc(func(*runtime.Build, *struct{}) (runtime.Block, error) { return nil, nil })})

@@ -29,20 +29,20 @@ type tag struct {
 // CompileTemplate parses text and compiles each tag as an expression. The
 // error, when any, is an *ExprError whose line and column are inside text.
 func CompileTemplate(text string, env map[string]string) (*Template, error) {
-	return compileTemplate(plainText(text), env)
+	return compileTemplate(plainText(text), &exprScope{env: env})
 }
 
 // compileTemplate compiles a template written as w. Its tags are where w's
 // literal text has them: a variable's value is text outside tags, never the
 // start or end of one, and a literal inside them (see source.go). Error
-// positions are in w.Written.
+// positions are in w.Written; the names its tags read are checked against sc.
 //
 // fasttemplate splits w's skeleton (its literal text, each variable one byte
 // that is no brace); a walk over that split compiles each tag once and
 // writes the text fasttemplate renders from, where a run of text holding a
 // variable is a tag too, so that no value is ever parsed for braces.
-func compileTemplate(w config.Interpolation, env map[string]string) (*Template, error) {
-	wk := &walk{w: w, env: env, cur: cursor{parts: w.Parts, end: len(w.Written)},
+func compileTemplate(w config.Interpolation, sc *exprScope) (*Template, error) {
+	wk := &walk{w: w, sc: sc, cur: cursor{parts: w.Parts, end: len(w.Written)},
 		tags: map[string]tag{}, bySource: map[string]string{}}
 	sk := skeleton(w.Parts)
 	open := unclosed(sk)
@@ -136,7 +136,7 @@ func unclosed(sk string) int {
 // text the template renders from.
 type walk struct {
 	w        config.Interpolation
-	env      map[string]string
+	sc       *exprScope
 	cur      cursor
 	out      strings.Builder
 	tags     map[string]tag
@@ -175,7 +175,7 @@ func (wk *walk) tag(_ io.Writer, src string) (int, error) {
 		return 0, nil
 	}
 	s.orig = wk.w.Written[from:to]
-	e, p := compileSource(s, wk.env)
+	e, p := compileSource(s, wk.sc)
 	if p != nil {
 		return 0, p.in(wk.w.Written)
 	}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -55,7 +56,7 @@ type decoding struct {
 }
 
 // hook compiles the typed settings; it leaves every other type to the decoder.
-func (dc *decoding) hook(n *yaml.Node, at Where, v reflect.Value) (config.Diags, bool) {
+func (dc *decoding) hook(n *yaml.Node, at Where, v reflect.Value, tag reflect.StructTag) (config.Diags, bool) {
 	var ds config.Diags
 	switch {
 	case v.Type() == exprType:
@@ -65,7 +66,7 @@ func (dc *decoding) hook(n *yaml.Node, at Where, v reflect.Value) (config.Diags,
 	case v.Type() == resourceType:
 		ds = dc.resource(n, at, v)
 	case v.Type() == branchType:
-		ds = dc.branch(n, at, v)
+		ds = dc.branch(n, at, v, tag)
 	case v.CanAddr() && v.Addr().Type().Implements(unmarshalType):
 		ds = dc.json(n, at, v.Addr().Interface().(json.Unmarshaler))
 	default:
@@ -78,13 +79,13 @@ func (dc *decoding) hook(n *yaml.Node, at Where, v reflect.Value) (config.Diags,
 // compileText compiles the text of scalar n, as written, into v, reporting a problem inside it
 // at its line and column.
 func compileText[T any](dc *decoding, n *yaml.Node, at Where, v reflect.Value, want string,
-	compile func(config.Interpolation, map[string]string) (*T, error)) config.Diags {
+	compile func(config.Interpolation, *exprScope) (*T, error)) config.Diags {
 	if n.Kind != yaml.ScalarNode {
 		return config.Diags{config.TypeError(n, at, want)}
 	}
-	compiled, err := compile(dc.written(n), dc.bd.env)
+	compiled, err := compile(dc.written(n), dc.names())
 	if err != nil {
-		return config.Diags{textDiag(n, at, err)}
+		return config.Diags{dc.textDiag(n, at, err)}
 	}
 	v.Set(reflect.ValueOf(compiled).Elem())
 	return nil
@@ -97,11 +98,14 @@ func (dc *decoding) resource(n *yaml.Node, at Where, v reflect.Value) config.Dia
 	}
 	alias := n.Value
 	res, ok := dc.bd.cfg.Templates[alias]
+	if !ok && dc.bd.cfg.Missing.Templates {
+		return nil // it may be one that was left out for its problems
+	}
 	if !ok {
 		known := slices.Sorted(maps.Keys(dc.bd.cfg.Templates))
 		return config.Diags{at.Diag(n, config.Unknown("template resource", alias, known))}
 	}
-	t, err := CompileTemplate(res.Text, dc.bd.env)
+	t, err := compileTemplate(plainText(res.Text), dc.names())
 	if err != nil {
 		var ee *ExprError
 		errors.As(err, &ee)
@@ -112,8 +116,10 @@ func (dc *decoding) resource(n *yaml.Node, at Where, v reflect.Value) config.Dia
 	return nil
 }
 
-// branch builds a nested process list with the builder of the service, in the same flow.
-func (dc *decoding) branch(n *yaml.Node, at Where, v reflect.Value) config.Diags {
+// branch builds a nested process list with the builder of the service, in the same flow. Its
+// blocks may read the vars set before its block, and those its field's vars tag names; what
+// they set, the blocks after its block may read.
+func (dc *decoding) branch(n *yaml.Node, at Where, v reflect.Value, tag reflect.StructTag) config.Diags {
 	if dc.scope == nil {
 		return config.Diags{at.Diag(n, "a process list is built only in a flow")}
 	}
@@ -121,7 +127,14 @@ func (dc *decoding) branch(n *yaml.Node, at Where, v reflect.Value) config.Diags
 	if len(ds) > 0 {
 		return ds
 	}
-	v.Set(reflect.ValueOf(Branch{Block: dc.bd.buildProcess(blocks, dc.scope.flow, dc.scope.block.within(at))}))
+	b := dc.scope.block
+	known := b.vars
+	if names := tag.Get(varsTag); names != "" {
+		known = known.with(strings.Split(names, ",")...)
+	}
+	p, after := dc.bd.buildProcess(blocks, dc.scope.flow, b.within(at), known)
+	b.branches = b.branches.union(after)
+	v.Set(reflect.ValueOf(Branch{Block: p}))
 	return nil
 }
 
@@ -134,7 +147,7 @@ func (dc *decoding) json(n *yaml.Node, at Where, u json.Unmarshaler) config.Diag
 		w := dc.written(n)
 		t, p := jsonText(w)
 		if p != nil {
-			return config.Diags{textDiag(n, at, p.in(w.Written))}
+			return config.Diags{dc.textDiag(n, at, p.in(w.Written))}
 		}
 		text = []byte(t)
 	case n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode:
@@ -151,6 +164,16 @@ func (dc *decoding) json(n *yaml.Node, at Where, u json.Unmarshaler) config.Diag
 	return nil
 }
 
+// names is what the expressions and templates of these settings may read by name: the declared
+// variables, and in a flow the vars set before their block.
+func (dc *decoding) names() *exprScope {
+	sc := &exprScope{env: dc.bd.env, declared: dc.bd.declared}
+	if dc.scope != nil {
+		sc.vars = &dc.scope.block.vars
+	}
+	return sc
+}
+
 // written is n's text as the user wrote it: with the `${VAR}`s the loader replaced in it, if any.
 func (dc *decoding) written(n *yaml.Node) config.Interpolation {
 	if w, ok := dc.bd.cfg.Interpolated[n]; ok {
@@ -161,8 +184,8 @@ func (dc *decoding) written(n *yaml.Node) config.Interpolation {
 
 // textDiag reports err at n; an *ExprError's line and column inside the text are mapped to the
 // file.
-func textDiag(n *yaml.Node, at Where, err error) config.Diag {
-	p := config.NodePosition(n, at)
+func (dc *decoding) textDiag(n *yaml.Node, at Where, err error) config.Diag {
+	p := dc.bd.cfg.Sources.Position(n, at)
 	var ee *ExprError
 	if !errors.As(err, &ee) {
 		return p.Diag(err.Error())

@@ -91,3 +91,28 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// The var an http-request sets (vars.http, or the one into names) is known to the blocks after
+// it, and only that one: reading another is a build error at the name.
+func TestLaterBlocksMayReadTheVarItSets(t *testing.T) {
+	read := func(into, expr string) string {
+		return flowOf(blockOf("          url: http://x\n          into: "+into+"\n")+
+			"      - type: set-payload\n        settings: { value: '"+expr+"' }\n", nil)
+	}
+	dir := t.TempDir()
+	for _, ok := range []string{read("body", "vars.http.status"), read("vars.weather", "vars.weather.body")} {
+		if _, err := buildIn(t, dir, ok, nil, runtime.Options{}); err != nil {
+			t.Errorf("%v\n%s", err, ok)
+		}
+	}
+	cases := []struct{ into, expr, want string }{
+		{"vars.weather", "vars.http.status", `11:34: flows[0].process[1].settings.value (set-payload): unknown var "http": no block before this one sets it (http-request would)`},
+		{"vars.weather", "vars.wether.body", `11:34: flows[0].process[1].settings.value (set-payload): unknown var "wether" (did you mean "weather"?)`},
+	}
+	for _, c := range cases {
+		_, err := buildIn(t, dir, read(c.into, c.expr), nil, runtime.Options{})
+		if want := filepath.Join(dir, "c.yaml") + ":" + c.want; err == nil || err.Error() != want {
+			t.Errorf("got  %v\nwant %s", err, want)
+		}
+	}
+}

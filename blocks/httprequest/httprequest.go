@@ -93,6 +93,18 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	return blk, nil
 }
 
+// SetsVars says which var the blocks after an http-request may read: vars.http, or vars.NAME for
+// into: vars.NAME (nothing when into is malformed, which the build reports).
+func (s *Settings) SetsVars() []string {
+	if s.Into == "" || s.Into == "body" {
+		return []string{"http"}
+	}
+	if name, ok := strings.CutPrefix(s.Into, "vars."); ok && isIdentifier(name) {
+		return []string{name}
+	}
+	return nil
+}
+
 // buildInto checks into: body, or vars.NAME with NAME an identifier expressions can reach.
 func buildInto(b *runtime.Build, s *Settings) string {
 	if s.Into == "body" {
@@ -162,7 +174,8 @@ func (blk *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Mes
 }
 
 var (
-	_ runtime.Block   = (*Block)(nil)
-	_ runtime.Starter = (*Block)(nil)
-	_ runtime.Stopper = (*Block)(nil)
+	_ runtime.Block      = (*Block)(nil)
+	_ runtime.Starter    = (*Block)(nil)
+	_ runtime.Stopper    = (*Block)(nil)
+	_ runtime.VarsSetter = (*Settings)(nil)
 )

@@ -35,6 +35,9 @@ func init() {
 // ClaimsVar is the variable that holds a valid token's claims (vars.jwt.sub in expressions).
 const ClaimsVar = "jwt"
 
+// SetsVars says that the blocks after a jwt-validate may read vars.jwt.
+func (*Settings) SetsVars() []string { return []string{ClaimsVar} }
+
 // Block is a built jwt-validate block; its Validator exists between Start and Stop.
 type Block struct {
 	settings Settings
@@ -233,8 +236,9 @@ func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 }
 
 var (
-	_ runtime.Block    = (*Block)(nil)
-	_ runtime.Starter  = (*Block)(nil)
-	_ runtime.Stopper  = (*Block)(nil)
-	_ runtime.Resource = (*keySet)(nil)
+	_ runtime.Block      = (*Block)(nil)
+	_ runtime.Starter    = (*Block)(nil)
+	_ runtime.Stopper    = (*Block)(nil)
+	_ runtime.Resource   = (*keySet)(nil)
+	_ runtime.VarsSetter = (*Settings)(nil)
 )

@@ -15,6 +15,8 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+
+	"github.com/octo-run/octo/runtime/config"
 )
 
 // version is set at build time with -ldflags "-X ...cli.version=v1.2.3".
@@ -74,7 +76,7 @@ func Main(ctx context.Context, env *Env, args []string) int {
 			fmt.Fprintf(env.Stderr, "octo %s: %v\nusage: octo %s\n", c.Name, err, c.Usage)
 			return 2
 		default:
-			fmt.Fprintln(env.Stderr, strings.TrimRight(err.Error(), "\n"))
+			fmt.Fprintln(env.Stderr, strings.TrimRight(explain(err), "\n"))
 			return 1
 		}
 	}
@@ -82,6 +84,21 @@ func Main(ctx context.Context, env *Env, args []string) int {
 	printHelp(env.Stderr)
 	return 2
 }
+
+// explain is the text of a command's error for people: a config's problems each with the line
+// it points at and a caret under the column.
+func explain(err error) string {
+	if ds, ok := err.(config.Diags); ok {
+		return ds.Explain()
+	}
+	return err.Error()
+}
+
+// oneLine is an error printed as its text alone, one line per problem of a config: the form
+// for machines reading what a command with --log-format json writes.
+type oneLine struct{ error }
+
+func (e oneLine) Unwrap() error { return e.error }
 
 func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "octo: a declarative flow runtime; its mcp-router block serves MCP servers from YAML.")
@@ -161,6 +178,14 @@ type logFlags struct{ level, format string }
 func (l *logFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.level, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&l.format, "log-format", "text", "log format: text or json")
+}
+
+// plain keeps err to one line per problem when the log is for machines.
+func (l *logFlags) plain(err error) error {
+	if err != nil && l.format == "json" {
+		return oneLine{err}
+	}
+	return err
 }
 
 func (l *logFlags) logger(w io.Writer) (*slog.Logger, error) {

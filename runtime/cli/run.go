@@ -20,13 +20,20 @@ import (
 )
 
 // load reads and builds a config without starting it; every problem comes back in one error.
+// A config with problems still has its sound part built, so the build's problems are reported
+// with the config's.
 func load(path string, env *Env, logger *slog.Logger) (*runtime.Service, *config.Config, error) {
-	cfg, err := config.Load(path, env.LookupEnv)
-	if err != nil {
+	cfg, err := config.LoadPartial(path, env.LookupEnv)
+	if cfg == nil {
 		return nil, nil, err
 	}
-	svc, err := runtime.NewService(cfg, runtime.Options{Logger: logger, LookupEnv: env.LookupEnv})
-	return svc, cfg, err
+	svc, berr := runtime.NewService(cfg, runtime.Options{Logger: logger, LookupEnv: env.LookupEnv})
+	if err != nil {
+		var ds config.Diags
+		errors.As(berr, &ds)
+		return nil, nil, append(err.(config.Diags), ds...).Err()
+	}
+	return svc, cfg, berr
 }
 
 func configFlag(fs *flag.FlagSet) *string {
@@ -57,9 +64,9 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	r := &reloader{path: *path, lookup: env.LookupEnv, sup: sup, log: logger, files: &watch.Settler{Settle: settleTime}}
 	cfg, err := r.load()
 	if err != nil {
-		return err
+		return lf.plain(err)
 	}
-	return UntilSignalled(ctx, logger, func(ctx context.Context, reload <-chan struct{}) error {
+	return lf.plain(UntilSignalled(ctx, logger, func(ctx context.Context, reload <-chan struct{}) error {
 		if err := sup.Start(ctx, *path, cfg); err != nil {
 			return err
 		}
@@ -74,7 +81,7 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 		}
 		logger.Info("stopped")
 		return nil
-	})
+	}))
 }
 
 // How often --watch looks at the config's files, and how long an edit must stay the same

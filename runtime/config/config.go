@@ -24,6 +24,11 @@ type Config struct {
 	// Interpolated holds, for each scalar whose `${VAR}`s were replaced, the text as written:
 	// expressions and templates are compiled from it, taking each variable as a value.
 	Interpolated map[*yaml.Node]Interpolation
+	// Sources holds the text of each file read, for positions inside a setting's text.
+	Sources Sources
+	// Missing, on a config LoadPartial returned with problems, says which names may be declared
+	// in the parts it left out.
+	Missing Missing
 }
 
 // Service names the running service.

@@ -41,8 +41,9 @@ const (
 var Shapes = []Shape{ShapeString, ShapeNumber, ShapeBool, ShapeList, ShapeMapping}
 
 // Hook decodes the values of the types it claims itself (the runtime's typed settings, compiled
-// as they are decoded), returning false for a type it leaves to the decoder.
-type Hook func(n *yaml.Node, at Where, v reflect.Value) (Diags, bool)
+// as they are decoded), returning false for a type it leaves to the decoder. tag is the struct
+// tag of the field v belongs to (the list's or map's, for an element), "" at the root.
+type Hook func(n *yaml.Node, at Where, v reflect.Value, tag reflect.StructTag) (Diags, bool)
 
 // maxDepth bounds how deep Decode descends, so a hostile nesting ends with a diagnostic.
 const maxDepth = 1000
@@ -75,18 +76,21 @@ type Decoder struct {
 	// Positions, when not nil, gets the position of every value decoded and of every struct
 	// field left out.
 	Positions *Positions
+	// Sources, when not nil, holds the text of the files decoded, so that a position inside a
+	// setting's text is found where it was written (see Position.Inside).
+	Sources Sources
 }
 
 // Decode decodes n into out as the package's Decode does.
 func (dc *Decoder) Decode(n *yaml.Node, out any, at Where) Diags {
-	d := &decoder{hook: dc.Hook, pos: dc.Positions}
+	d := &decoder{hook: dc.Hook, pos: dc.Positions, sources: dc.Sources}
 	d.decode(n, out, at)
 	return d.diags
 }
 
 // TypeError is the diagnostic for n written where want was expected.
 func TypeError(n *yaml.Node, at Where, want string) Diag {
-	return at.Diag(n, fmt.Sprintf("expected %s, got %s", want, describe(n)))
+	return at.Diag(n, fmt.Sprintf("expected %s, got %s%s", want, describe(n), spacingHint(n)))
 }
 
 // decode is Decode collecting into d.
@@ -110,8 +114,8 @@ func (d *decoder) decode(n *yaml.Node, out any, at Where) {
 		}
 		if e := v.Elem(); e.Kind() == reflect.Struct {
 			if d.pos != nil {
-				d.pos.record(e, NodePosition(n, at))
-				d.pos.recordInline(e, NodePosition(n, at))
+				d.pos.record(e, d.sources.Position(n, at))
+				d.pos.recordInline(e, d.sources.Position(n, at))
 			}
 			applyDefaults(e)
 			d.absent(e, nil, n, at)
@@ -129,7 +133,9 @@ type decoder struct {
 	tooDeep bool // reported once; after it nothing more is decoded
 	hook    Hook
 	pos     *Positions
-	key     *yaml.Node // the key of the value being decoded, for its position; nil for list items
+	sources Sources
+	key     *yaml.Node        // the key of the value being decoded, for its position; nil for list items
+	tag     reflect.StructTag // the tag of the field being decoded, for the hook
 }
 
 func (d *decoder) addf(n *yaml.Node, at Where, format string, args ...any) {
@@ -139,7 +145,7 @@ func (d *decoder) addf(n *yaml.Node, at Where, format string, args ...any) {
 // value decodes n into v, which is settable.
 func (d *decoder) value(v reflect.Value, n *yaml.Node, at Where) {
 	if d.pos != nil {
-		p := NodePosition(n, at)
+		p := d.sources.Position(n, at)
 		if d.key != nil {
 			p.KeyLine, p.KeyCol = d.key.Line, d.key.Column
 		}
@@ -162,7 +168,7 @@ func (d *decoder) value(v reflect.Value, n *yaml.Node, at Where) {
 		return
 	}
 	if d.hook != nil {
-		if ds, ok := d.hook(n, at, v); ok {
+		if ds, ok := d.hook(n, at, v, d.tag); ok {
 			d.diags = append(d.diags, ds...)
 			return
 		}
@@ -243,8 +249,9 @@ func (d *decoder) list(v reflect.Value, n *yaml.Node, at Where) {
 		return
 	}
 	out := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+	tag := d.tag
 	for i, item := range n.Content {
-		d.key = nil
+		d.key, d.tag = nil, tag
 		d.value(out.Index(i), item, at.Index(i))
 	}
 	v.Set(out)
@@ -289,14 +296,15 @@ func (d *decoder) mapping(v reflect.Value, n *yaml.Node, at Where) {
 	}
 	pairs := d.pairs(n, at)
 	out := reflect.MakeMapWithSize(t, len(pairs))
+	tag := d.tag
 	for _, p := range pairs {
 		elem := reflect.New(t.Elem()).Elem()
 		kat := at.Field(p.key.Value)
-		d.key = p.key
+		d.key, d.tag = p.key, tag
 		d.value(elem, p.val, kat)
 		out.SetMapIndex(reflect.ValueOf(p.key.Value).Convert(t.Key()), elem)
 		if d.pos != nil {
-			pos := NodePosition(p.val, kat)
+			pos := d.sources.Position(p.val, kat)
 			pos.KeyLine, pos.KeyCol = p.key.Line, p.key.Column
 			d.pos.recordEntry(out, p.key.Value, pos)
 		}
@@ -323,7 +331,7 @@ func (d *decoder) structure(v reflect.Value, n *yaml.Node, at Where) {
 		f := &info.fields[i]
 		fv := v.FieldByIndex(f.Index)
 		before := len(d.diags)
-		d.key = p.key
+		d.key, d.tag = p.key, f.Field.Tag
 		switch {
 		case f.Required && fv.Kind() == reflect.String:
 			d.requiredString(fv, p.val, kat, key)
@@ -337,7 +345,7 @@ func (d *decoder) structure(v reflect.Value, n *yaml.Node, at Where) {
 			d.check(f, fv, p.val, kat)
 		}
 	}
-	d.key = nil
+	d.key, d.tag = nil, ""
 	d.absent(v, seen, n, at)
 	d.missing(info, seen, n, at)
 }
@@ -377,7 +385,7 @@ func (d *decoder) absent(v reflect.Value, seen []bool, n *yaml.Node, at Where) {
 			continue
 		}
 		fv := v.FieldByIndex(f.Index)
-		p := NodePosition(n, at.Field(f.Key))
+		p := d.sources.Position(n, at.Field(f.Key))
 		p.Written = false
 		d.pos.record(fv, p)
 		if plainStruct(fv.Type()) {
@@ -410,7 +418,7 @@ func (d *decoder) pairs(n *yaml.Node, at Where) []pair {
 }
 
 func (d *decoder) typeErr(n *yaml.Node, at Where, want string) {
-	d.addf(n, at, "expected %s, got %s", want, describe(n))
+	d.diags = append(d.diags, TypeError(n, at, want))
 }
 
 // indirectType strips pointers, so a nil *Settings still reports its required keys.

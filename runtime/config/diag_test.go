@@ -2,6 +2,9 @@ package config
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -103,4 +106,62 @@ func TestDiagsErr(t *testing.T) {
 			t.Fatalf("errors.As to Diag: %+v", d)
 		}
 	})
+}
+
+func TestExcerptPutsACaretUnderTheColumn(t *testing.T) {
+	long := strings.Repeat("a", 150) + "X" + strings.Repeat("b", 150)
+	tests := []struct {
+		name string
+		src  string
+		line int
+		col  int
+		want string
+	}{
+		{"a column in a quoted value", "flows:\n    value: '{\"city\": boddy.city}'\n", 2, 22,
+			"    value: '{\"city\": boddy.city}'\n                     ^\n"},
+		{"the first column", "a: b\n", 1, 1, "    a: b\n    ^\n"},
+		{"just past the end of the line, where the text ended", "a: 'b\n", 1, 6, "    a: 'b\n         ^\n"},
+		{"tabs stay tabs on both lines", "\tkey:\tvalue\n", 1, 7, "    key:\tvalue\n        \t^\n"},
+		{"the indentation is left out", "    - a: b\n", 1, 10, "    - a: b\n         ^\n"},
+		{"a column in the indentation keeps the rest of it", "    - a: b\n", 1, 3, "      - a: b\n    ^\n"},
+		{"a carriage return is not shown", "a: b\r\nc: d\r\n", 2, 4, "    c: d\n       ^\n"},
+		{"control characters are shown as spaces", "a: \x1b[31mred\n", 1, 4, "    a:  [31mred\n       ^\n"},
+		{"a long line is cut around the column", long, 1, 151,
+			"    ..." + strings.Repeat("a", 66) + "X" + strings.Repeat("b", 33) + "...\n    " + strings.Repeat(" ", 69) + "^\n"},
+		{"a column counts characters, not bytes", "é: ü\n", 1, 4, "    é: ü\n       ^\n"},
+		{"a wide character takes two columns", "d: 天气 boddy\n", 1, 7, "    d: 天气 boddy\n            ^\n"},
+		{"a line past the end of the file", "a: b\n", 3, 1, ""},
+		{"a column past the end of the line", "a: b\n", 1, 9, ""},
+		{"no column", "a: b\n", 1, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Diag{Line: tt.line, Col: tt.col}.Excerpt([]byte(tt.src))
+			if got != tt.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
+// Explain shows each diagnostic that has a column with its line, reading each file once; one
+// whose file is gone, or that has no column, stays one line.
+func TestExplainShowsTheLineOfEachDiagnostic(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(file, []byte("service:\n  name: demo: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ds := Diags{
+		{File: file, Line: 2, Col: 13, Msg: "invalid YAML: mapping values are not allowed in this context"},
+		{File: file, Line: 2, Msg: "no column"},
+		{File: file + ".gone", Line: 1, Col: 1, Msg: "gone"},
+	}
+	want := file + ":2:13: invalid YAML: mapping values are not allowed in this context\n" +
+		"    name: demo: x\n" +
+		"              ^\n" +
+		file + ":2: no column\n" +
+		file + ".gone:1:1: gone\n"
+	if got := ds.Explain(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
 }

@@ -38,6 +38,12 @@ type vars struct {
 	names    []string // declaration order, for suggestions
 	lookup   func(string) (string, bool)
 	done     map[*yaml.Node]Interpolation // what interpolate changed
+	// partial says a file could not be read or parsed: a name not declared may be declared
+	// there, so it is not reported; each value reading one is in unsure instead, to be left out
+	// with its item (LoadPartial).
+	partial bool
+	unsure  []Where
+	missed  bool // the value being expanded read a name that may be in a file left out
 }
 
 // interpolate replaces `${NAME}` in every scalar value under n (never in keys). Parse has made
@@ -69,11 +75,15 @@ func (vs *vars) scalar(n *yaml.Node, at Where, ds *Diags) {
 	if !strings.Contains(n.Value, "${") {
 		return
 	}
+	vs.missed = false
 	parts, problems := vs.expand(n.Value)
 	for _, p := range problems {
 		ds.Addf(n, at, "%s", p)
 	}
-	if len(problems) > 0 {
+	if vs.missed {
+		vs.unsure = append(vs.unsure, at)
+	}
+	if len(problems) > 0 || vs.missed {
 		return
 	}
 	in := Interpolation{Written: n.Value, Parts: parts}
@@ -133,12 +143,12 @@ func (vs *vars) value(name string) (string, string) {
 		return "", fmt.Sprintf("invalid variable name %q in \"${%s}\" (letters, digits and _; defaults go under env)", name, name)
 	}
 	v, ok := vs.declared[name]
-	if !ok {
-		msg := fmt.Sprintf("undeclared variable %q", name)
-		if s := Suggest(name, vs.names); s != "" {
-			return "", msg + fmt.Sprintf(" (did you mean %q?)", s)
-		}
-		return "", msg + "; declare it under env"
+	switch {
+	case !ok && vs.partial:
+		vs.missed = true
+		return "", ""
+	case !ok:
+		return "", Undeclared(name, vs.names)
 	}
 	if val, ok := vs.lookup(name); ok {
 		return val, ""
@@ -147,6 +157,16 @@ func (vs *vars) value(name string) (string, string) {
 		return *v.Default, ""
 	}
 	return "", fmt.Sprintf("variable %q is not set and has no default", name)
+}
+
+// Undeclared says that variable name is not declared, suggesting the closest of declared: the
+// complaint about `${NAME}`, and about env.NAME in an expression.
+func Undeclared(name string, declared []string) string {
+	msg := fmt.Sprintf("undeclared variable %q", name)
+	if s := Suggest(name, declared); s != "" {
+		return msg + fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return msg + "; declare it under env"
 }
 
 // validEnvName reports whether name is a shell-style variable name.

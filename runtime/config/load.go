@@ -1,14 +1,11 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -20,6 +17,21 @@ import (
 // (os.LookupEnv when nil) and then in the declared defaults. On any problem it returns a nil
 // Config and an error that is a Diags holding every problem found, sorted.
 func Load(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
+	cfg, err := LoadPartial(path, lookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// LoadPartial is Load, except that along with the problems it returns what of the config is
+// sound, so that a build can find the problems of the rest in the same run: the config without
+// the connectors, flows and templates that have problems (a flow whose source alone has one is
+// kept without its source), with Missing saying which names may have been left out. When a file
+// cannot be read or parsed, the names it would declare are unknown: a flow's connector or a
+// `${VAR}` not declared elsewhere is then not reported, and the item that uses it is left out.
+// The Config is nil only when path holds no config files.
+func LoadPartial(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
 	if lookupEnv == nil {
 		lookupEnv = os.LookupEnv
 	}
@@ -28,7 +40,7 @@ func Load(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
 		return nil, Diags{*problem}.Err()
 	}
 	l := &loader{
-		cfg: &Config{Dir: dir, Files: files, Templates: map[string]*Template{}},
+		cfg: &Config{Dir: dir, Files: files, Templates: map[string]*Template{}, Sources: Sources{}},
 		d:   &decoder{},
 	}
 	var secs []section
@@ -38,6 +50,7 @@ func Load(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
 		}
 	}
 	vs := l.env(secs, lookupEnv)
+	vs.partial = l.broken
 	var interpolated Diags
 	for _, s := range secs {
 		if s.key != "env" {
@@ -49,10 +62,11 @@ func Load(path string, lookupEnv func(string) (string, bool)) (*Config, error) {
 	labelDiags(interpolated, l.labelled())
 	labelDiags(l.parsed, l.labelled())
 	all := append(append(l.d.diags, l.parsed...), interpolated...)
-	if err := all.Err(); err != nil {
-		return nil, err
+	err := all.Err()
+	if err != nil || len(vs.unsure) > 0 {
+		l.prune(append(all, unsureDiags(vs.unsure)...))
 	}
-	return l.cfg, nil
+	return l.cfg, err
 }
 
 // Files lists the YAML files Load reads for path, named as Load names them: what a watcher of
@@ -109,65 +123,22 @@ func (l *loader) readFile(file string) []*yaml.Node {
 	switch {
 	case errors.Is(err, ErrTooLarge), errors.As(err, &notRegular):
 		l.d.diags = append(l.d.diags, Diag{File: file, Msg: "config file is " + err.Error()})
+		l.broken = true
 		return nil
 	case err != nil:
 		l.d.diags = append(l.d.diags, Diag{File: file, Msg: "cannot read file: " + osMessage(err)})
+		l.broken = true
 		return nil
 	}
+	l.cfg.Sources[file] = data
 	roots, ds := Parse(file, data)
 	l.parsed = append(l.parsed, ds...)
+	for _, d := range ds {
+		// A problem of the file as a whole (its syntax, its size) leaves out what it declares
+		// from there on.
+		l.broken = l.broken || d.Path == ""
+	}
 	return roots
-}
-
-var (
-	yamlLineRe   = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-	yamlAnchorRe = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$`)
-)
-
-// syntaxDiag turns a yaml.v3 syntax error into a diagnostic. yaml.v3 gives a line and no
-// column; for an unknown anchor it gives neither, so the alias is looked up in the text.
-func syntaxDiag(file string, data []byte, err error) Diag {
-	msg := err.Error()
-	d := Diag{File: file, Msg: "invalid YAML: " + yamlMessage(err)}
-	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
-		d.Line, _ = strconv.Atoi(m[1])
-	}
-	if isParserError(yamlMessage(err)) {
-		// yaml.v3 adds one to scanner lines only; parser lines come out zero-based (and are left
-		// out when zero). At the end of the text they name the line after the last one.
-		d.Line = min(d.Line+1, max(bytes.Count(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))+1, 1))
-	} else if m := yamlAnchorRe.FindStringSubmatch(msg); m != nil {
-		if i := bytes.Index(data, []byte("*"+m[1])); i >= 0 {
-			d.Line = bytes.Count(data[:i], []byte("\n")) + 1
-			d.Col = len([]rune(string(data[bytes.LastIndexByte(data[:i], '\n')+1:i]))) + 1
-		}
-	}
-	line := lineText(data, d.Line)
-	if strings.Contains(line, "${") && strings.ContainsAny(strings.ReplaceAll(line, "${", ""), "{[") {
-		// `{ port: ${PORT} }` is the usual cause: in flow style `{` is YAML syntax.
-		d.Msg += ` (inside { } or [ ], quote values that use "${...}")`
-	}
-	return d
-}
-
-// lineText returns line n (1-based) of data, or "".
-func lineText(data []byte, n int) string {
-	if n < 1 {
-		return ""
-	}
-	lines := bytes.SplitN(data, []byte("\n"), n+1)
-	if len(lines) < n {
-		return ""
-	}
-	return string(lines[n-1])
-}
-
-// isParserError reports the messages yaml.v3's parser (not its scanner) produces.
-func isParserError(msg string) bool {
-	return strings.HasPrefix(msg, "did not find expected") ||
-		strings.HasPrefix(msg, "found undefined tag handle") ||
-		strings.HasPrefix(msg, "found duplicate %") ||
-		strings.HasPrefix(msg, "found incompatible YAML document")
 }
 
 // yamlMessage strips yaml.v3's "yaml: line N:" prefix; the position is reported separately.

@@ -19,9 +19,10 @@ type Position struct {
 	// Written is false for a setting left out.
 	Written bool
 	style   yaml.Style
+	src     []byte // the text of the file, when known (Sources.Position): see Inside
 }
 
-// positionOf is the position of node n (which may be nil) at w.
+// NodePosition is the position of node n (which may be nil) at w.
 func NodePosition(n *yaml.Node, w Where) Position {
 	p := Position{At: w}
 	if n != nil {
@@ -45,14 +46,21 @@ func (p Position) KeyDiag(msg string) Diag {
 }
 
 // Inside maps a line and column inside the setting's text (both from 1, as a compiler reports
-// them) to the file: the value's own position plus the offset, one column more after an opening
-// quote, and the lines of a block scalar (| or >) starting below its indicator. The text of a
-// plain or quoted value has lines of its own only where it escapes a newline, which the file
-// does not show: a later line of it is reported at the value.
+// them) to the file. With the file's text at hand (Sources.Position), it is where that character
+// was written: past a quote and escapes, on the line a folded or block scalar (| or >) holds it,
+// at that scalar's indentation. Without it, an estimate: the value's own position plus the
+// offset, one column more after an opening quote; the lines of a block scalar below its
+// indicator; a later line of other text at the value.
 func (p Position) Inside(line, col int) (int, int) {
-	switch {
-	case p.Line == 0:
+	if p.Line == 0 {
 		return 0, 0
+	}
+	if p.src != nil {
+		if l, c, ok := locate(p.src, p, line, col); ok {
+			return l, c
+		}
+	}
+	switch {
 	case p.style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
 		return p.Line + line, p.Col + col - 1
 	case line == 1:

@@ -35,7 +35,7 @@ func (d *decoder) process(n *yaml.Node, at Where) []*Block {
 // as an extra field for composite blocks.
 func (d *decoder) block(m *yaml.Node, at Where) *Block {
 	if m.Kind != yaml.MappingNode {
-		d.addf(m, at.Label("block", ""), "expected a block (a mapping with a type), got %s", describe(m))
+		d.addf(m, at.Label("block", ""), "expected a block (a mapping with a type), got %s%s", describe(m), spacingHint(m))
 		return nil
 	}
 	kind := peek(m, "type")

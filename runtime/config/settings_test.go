@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -230,8 +231,7 @@ func TestInsideMapsATextPositionToTheFile(t *testing.T) {
 	}{
 		{"plain text starts at its column", &s.A, 1, 7, 1, 10},
 		{"quoted text starts one past the quote", &s.B, 1, 3, 2, 7},
-		// The column of a block scalar's lines is not known (its indentation is not kept).
-		{"a block scalar's lines start below its indicator", &s.C, 2, 3, 5, 0},
+		{"without the file, a block scalar's lines start below its indicator", &s.C, 2, 3, 5, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if l, c := pos.Of(tt.field).Inside(tt.line, tt.col); l != tt.wantLine || tt.wantC != 0 && c != tt.wantC {
@@ -241,6 +241,74 @@ func TestInsideMapsATextPositionToTheFile(t *testing.T) {
 	}
 }
 
+// With the file's text, a character of a setting's text is found where it was written, however
+// YAML wrote it: each case's value holds one Q, found at the Q of the file.
+func TestInsideFindsACharacterOfTheTextWhereItWasWritten(t *testing.T) {
+	for _, tt := range []struct{ name, src string }{
+		{"a plain value", "v: body.Q\n"},
+		{"a plain value in a list", "- body.Q\n"},
+		{"a plain value folded over lines", "k:\n  v: one two\n    three Q\nw: 1\n"},
+		{"a plain value with an empty line", "v: one\n\n  two Q\n"},
+		{"a single-quoted value with quotes", "v: 'it''s ''a'' Q'\n"},
+		{"a double-quoted value with escapes", `v: "a\"b\tc\u00e9 Q"` + "\n"},
+		{"a double-quoted value with an escaped line break", "v: \"one \\\n    two Q\"\n"},
+		{"a quoted value folded over lines", "v: 'one\n   two\n\n   three Q'\n"},
+		{"a value after multibyte text", "v: 'São Paulo → Q'\n"},
+		{"a literal block scalar", "k:\n  v: |\n    first\n      second Q\n"},
+		{"a literal block scalar after empty lines", "v: |\n\n\n  text Q\n"},
+		{"a literal block scalar with a chomping indicator and comment", "v: |- # the expression\n    Q + 1\n"},
+		{"a literal block scalar with an indentation indicator", "v: |2\n    indented Q\n"},
+		{"a block scalar in a list with an indentation indicator", "- |1\n  x Q\n"},
+		{"a folded block scalar", "v: >\n  one\n  two\n  three Q\n"},
+		{"a folded block scalar with more indented lines", "v: >\n  one\n    two\n  three\n\n  four Q\n"},
+		{"a block scalar with CRLF line ends", "v: |\r\n  one\r\n  two Q\r\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			roots, ds := Parse("t.yaml", []byte(tt.src))
+			if len(ds) > 0 || len(roots) != 1 {
+				t.Fatalf("parse: %v", ds)
+			}
+			n := scalarWith(roots[0], "Q")
+			if n == nil {
+				t.Fatal("no scalar holds Q")
+			}
+			p := Sources{"t.yaml": []byte(tt.src)}.Position(n, Where{File: "t.yaml"})
+			vl, vc := where(n.Value, "Q")
+			fl, fc := where(tt.src, "Q")
+			if l, c := p.Inside(vl, vc); l != fl || c != fc {
+				t.Errorf("value %q: Q at %d:%d of the value found at %d:%d, want %d:%d", n.Value, vl, vc, l, c, fl, fc)
+			}
+			// A compiler reports an unexpected end one past the text's last character.
+			if strings.HasSuffix(n.Value, "Q") {
+				if l, c := p.Inside(vl, vc+1); l != fl || c != fc+1 {
+					t.Errorf("one past the end found at %d:%d, want %d:%d", l, c, fl, fc+1)
+				}
+			}
+		})
+	}
+}
+
+// scalarWith finds the scalar under n whose value holds mark.
+func scalarWith(n *yaml.Node, mark string) *yaml.Node {
+	if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, mark) {
+		return n
+	}
+	for _, c := range n.Content {
+		if s := scalarWith(c, mark); s != nil {
+			return s
+		}
+	}
+	return nil
+}
+
+// where is the line and column (from 1, in characters) of the first mark in text.
+func where(text, mark string) (int, int) {
+	i := strings.Index(text, mark)
+	before := text[:i]
+	line := strings.Count(before, "\n") + 1
+	return line, utf8.RuneCountInString(before[strings.LastIndexByte(before, '\n')+1:]) + 1
+}
+
 func TestAHookDecodesTheTypesItClaims(t *testing.T) {
 	type compiled struct{ text string }
 	var s struct {
@@ -248,7 +316,7 @@ func TestAHookDecodesTheTypesItClaims(t *testing.T) {
 		Other string     `yaml:"other"`
 		Many  []compiled `yaml:"many"`
 	}
-	hook := func(n *yaml.Node, at Where, v reflect.Value) (Diags, bool) {
+	hook := func(n *yaml.Node, at Where, v reflect.Value, _ reflect.StructTag) (Diags, bool) {
 		if v.Type() != reflect.TypeFor[compiled]() {
 			return nil, false
 		}

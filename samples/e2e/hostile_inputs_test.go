@@ -84,12 +84,14 @@ func hugeFile(t *testing.T, path string) {
 }
 
 // refused runs octo validate on path and expects it to fail with the one
-// line want. Its memory is not measured: octo validate ends at once, and the
-// peak the kernel reports for it counts this test process too (os/exec
-// starts it with vfork), so the serve case below measures instead.
+// problem want (followed, when it has a column, by the line it points at).
+// Its memory is not measured: octo validate ends at once, and the peak the
+// kernel reports for it counts this test process too (os/exec starts it with
+// vfork), so the serve case below measures instead.
 func refused(t *testing.T, path, want string) {
 	t.Helper()
-	if code, out, _ := validate(t, path); code != 1 || strings.TrimSpace(out) != want {
+	code, out, _ := validate(t, path)
+	if first, rest, _ := strings.Cut(out, "\n"); code != 1 || first != want || strings.Contains(rest, path) {
 		t.Fatalf("exit %d:\n%s\nwant exit 1 and:\n%s", code, out, want)
 	}
 }
