@@ -50,6 +50,16 @@ func (k ErrorKind) String() string {
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
 
+// KindNamed returns the kind whose String is name, and whether there is one.
+func KindNamed(name string) (ErrorKind, bool) {
+	for k, n := range kindNames {
+		if n == name {
+			return ErrorKind(k), true
+		}
+	}
+	return KindInternal, false
+}
+
 // ServerFault reports whether an error of this kind is the server's side failing rather than
 // the request being wrong: connectors log such errors, and a message system may redeliver
 // the message, which can then succeed.
