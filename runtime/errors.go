@@ -60,6 +60,18 @@ func KindNamed(name string) (ErrorKind, bool) {
 	return KindInternal, false
 }
 
+// KindsNamed returns the kinds of names, in order, leaving out a name that is no kind's: a
+// setting listing kinds checks them with an enum first. Nil for no names.
+func KindsNamed(names []string) []ErrorKind {
+	var out []ErrorKind
+	for _, name := range names {
+		if k, ok := KindNamed(name); ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // ServerFault reports whether an error of this kind is the server's side failing rather than
 // the request being wrong: connectors log such errors, and a message system may redeliver
 // the message, which can then succeed.

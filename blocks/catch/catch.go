@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 
 	"github.com/octo-run/octo/runtime"
 )
@@ -14,8 +15,8 @@ func init() {
 	runtime.RegisterBlock(runtime.BlockSpec{
 		Type:    "catch",
 		Summary: "runs the `try` branch; when it fails, runs `catch` with the error in vars.error",
-		Doc: "Runs try with the message. When it succeeds its answer goes on; when it fails, catch " +
-			"runs instead, with the message as it came to the catch block (nothing the failed " +
+		Doc: "Runs try with the message. When it succeeds its answer goes on; when it fails (with an " +
+			"error of a kind listed in on, by default any), catch runs instead, with the message as it came to the catch block (nothing the failed " +
 			"branch changed) and vars.error = {message, kind, block}: the text a caller may see " +
 			"(an internal error's is \"internal error\", its details go to the log), the kind " +
 			"(invalid, not found, upstream, timeout, internal, ...) and the address of the block " +
@@ -34,6 +35,7 @@ const ErrorVar = "error"
 // Settings are the catch block's settings, written beside its type.
 type Settings struct {
 	Try runtime.Branch `yaml:"try" octo:"required" doc:"The blocks to run."`
+	On  []string       `yaml:"on" enum:"internal,invalid,unauthorized,forbidden,not found,conflict,too large,unavailable,timeout,upstream" doc:"The kinds of error to catch; by default every kind. An error of another kind fails the flow as it is." example:"[upstream, timeout]"`
 	// The vars tag tells the build that the catch branch may read vars.error.
 	// TODO(VarsSetter): once branch i10-diagnostics lands, check that a catch branch reading
 	// vars.error builds and one after the catch block does not.
@@ -43,11 +45,12 @@ type Settings struct {
 // Block runs a branch and handles its failure with another.
 type Block struct {
 	try, catch runtime.Block
+	on         []runtime.ErrorKind // nil: every kind
 	log        *slog.Logger
 }
 
 func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
-	return &Block{try: s.Try.Block, catch: s.Catch.Block, log: b.Logger()}, nil
+	return &Block{try: s.Try.Block, catch: s.Catch.Block, on: runtime.KindsNamed(s.On), log: b.Logger()}, nil
 }
 
 // Process runs try on a copy of the message, so that catch starts from the message as it came.
@@ -60,6 +63,9 @@ func (c *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 		return nil, err // nobody to answer, or the connector answers it itself
 	}
 	e := runtime.ErrorOf(err)
+	if c.on != nil && !slices.Contains(c.on, e.Kind) {
+		return nil, err
+	}
 	where := failedAt(err)
 	if e.Kind.ServerFault() {
 		// Caught, it reaches no connector's log: say here what the answer will not.

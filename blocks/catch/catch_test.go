@@ -132,3 +132,35 @@ flows:
 		t.Fatalf("answer %v, error %v; want the cancellation", out, err)
 	}
 }
+
+func TestAnErrorOfAKindNotListedInOnIsNotCaught(t *testing.T) {
+	svc := runtimetest.StartConfig(t, `connectors: [ { name: api, type: http, settings: { port: 0 } } ]
+flows:
+  - name: f
+    source: { connector: api, settings: { path: /x } }
+    process:
+      - type: catch
+        on: [upstream, timeout]
+        try:
+          - type: switch
+            cases:
+              - when: body.busy
+                process:
+                  - type: fail
+                    settings: { message: busy, kind: upstream }
+            default:
+              - type: fail
+                settings: { message: no such item, kind: not found }
+        catch:
+          - type: set-payload
+            settings: { value: '"caught " + vars.error.kind' }
+`, nil)
+	out, err := runtimetest.RunFlow(t, svc, "f", runtime.NewMessage([]byte(`{"busy": true}`)))
+	if v, _ := out.Body(); err != nil || v != "caught upstream" {
+		t.Fatalf("answer %v, error %v: a listed kind was not caught", v, err)
+	}
+	_, err = runtimetest.RunFlow(t, svc, "f", runtime.NewMessage([]byte(`{"busy": false}`)))
+	if e := runtime.ErrorOf(err); e.Kind != runtime.KindNotFound || e.Msg != "no such item" {
+		t.Fatalf("error %v, want the not found error as it was", err)
+	}
+}

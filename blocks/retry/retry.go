@@ -50,11 +50,8 @@ type Block struct {
 }
 
 func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
-	blk := &Block{branch: s.Process.Block, attempts: s.Attempts, backoff: s.Backoff, max: s.MaxBackoff, log: b.Logger()}
-	for _, name := range s.On {
-		k, _ := runtime.KindNamed(name) // the enum is checked: every entry names a kind
-		blk.on = append(blk.on, k)
-	}
+	blk := &Block{branch: s.Process.Block, attempts: s.Attempts, backoff: s.Backoff, max: s.MaxBackoff,
+		on: runtime.KindsNamed(s.On), log: b.Logger()}
 	if s.MaxBackoff < s.Backoff {
 		b.Errorf(&s.MaxBackoff, "maxBackoff %v is shorter than backoff %v", s.MaxBackoff, s.Backoff)
 	}
