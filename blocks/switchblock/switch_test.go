@@ -34,9 +34,9 @@ func grade(withDefault bool) string {
           - when: body.score >= 50
             process:
               - type: set-payload
-                settings: { value: '"pass"' }
+                settings: { value: '{"grade": "pass", "note": body.note}' }
               - type: set-payload
-                settings: { value: 'body + " (" + vars.n + ")"' }
+                settings: { value: 'body.grade + " (" + body.note + ")"' }
           - when: body.flag
             process:
               - type: set-payload
@@ -55,14 +55,12 @@ func TestTheFirstCaseThatHoldsRunsElseTheDefault(t *testing.T) {
 	svc := runtimetest.StartConfig(t, grade(true), nil)
 	cases := []struct{ name, body, want string }{
 		{"the first true case wins over a later true one", `{"score": 95}`, "excellent"},
-		{"a later case runs when the earlier ones are false", `{"score": 60}`, "pass (1)"},
+		{"a later case runs when the earlier ones are false", `{"score": 60, "note": "1"}`, "pass (1)"},
 		{"a when of null does not match, and with none true the default runs", `{"score": 10}`, "fail"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m := runtime.NewMessage([]byte(c.body))
-			m.SetVar("n", "1")
-			out, err := runtimetest.RunFlow(t, svc, "f", m)
+			out, err := runtimetest.RunFlow(t, svc, "f", runtime.NewMessage([]byte(c.body)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +100,7 @@ func TestABlockFailingInACaseIsNamedByItsAddressAndLine(t *testing.T) {
 	if svc.Instance("flows.f.process[0].cases[1].process[1]") == nil {
 		t.Fatalf("a case's block has no address; addresses: %v", svc.Instances())
 	}
-	// vars.n is unset: string + nil fails in the second block of the second case.
+	// body.note is unset: string + nil fails in the second block of the second case.
 	_, err := runtimetest.RunFlow(t, svc, "f", runtime.NewMessage([]byte(`{"score": 60}`)))
 	be, ok := errors.AsType[*runtime.BlockError](err)
 	if !ok {
