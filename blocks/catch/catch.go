@@ -37,7 +37,7 @@ type Settings struct {
 	Try runtime.Branch `yaml:"try" octo:"required" doc:"The blocks to run."`
 	On  []string       `yaml:"on" enum:"internal,invalid,unauthorized,forbidden,not found,conflict,too large,unavailable,timeout,upstream" doc:"The kinds of error to catch; by default every kind. An error of another kind fails the flow as it is." example:"[upstream, timeout]"`
 	// The vars tag tells the build that the catch branch may read vars.error.
-	// TODO(VarsSetter): once i10-diagnostics lands, add a golden that vars.error builds in catch only.
+	// TODO(VarsSetter): once i10-diagnostics lands, add a golden that a catch branch may read vars.error.
 	Catch runtime.Branch `yaml:"catch" octo:"required" vars:"error" doc:"The blocks to run when try fails, with vars.error: {message, kind, block}."`
 }
 
