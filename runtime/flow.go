@@ -3,7 +3,9 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"strconv"
 	"strings"
 )
@@ -58,9 +60,16 @@ type step struct {
 	addr, at  string // Service.Instance's address; file:line:col in the config
 }
 
-func (s *step) Process(ctx context.Context, m *Message) (*Message, error) {
-	out, err := s.block.Process(ctx, m)
-	if err != nil {
+// Process runs the block. A panic in it is the block's failure too: the flow fails as internal
+// naming the block (and the panic's stack, for the log) rather than losing the request, and
+// the innermost step recovers it, so a branch's block is the one named.
+func (s *step) Process(ctx context.Context, m *Message) (out *Message, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, s.fail(&PanicError{Value: r, Stack: debug.Stack()})
+		}
+	}()
+	if out, err = s.block.Process(ctx, m); err != nil {
 		return nil, s.fail(err)
 	}
 	if out == nil {
@@ -68,6 +77,15 @@ func (s *step) Process(ctx context.Context, m *Message) (*Message, error) {
 	}
 	return out, nil
 }
+
+// PanicError is a panic recovered from a block: a bug, which clients see only as an internal
+// error; its value and stack are for the log.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v\n%s", e.Value, e.Stack) }
 
 // fail names the block in err once: the innermost block of a branch that failed is the one
 // a log line must point at, so an error that names one already is kept as it is.

@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
@@ -48,7 +49,25 @@ flows:
             process:
               - type: set-payload
                 settings: { value: 'body.city + 1' }
+          - name: crash
+            description: a bug in a block
+            process:
+              - type: set-payload
+                settings: { value: body }
+              - type: test-panic
 `
+
+// panicking is a block with a bug: it panics.
+type panicking struct{}
+
+func (panicking) Process(context.Context, *runtime.Message) (*runtime.Message, error) {
+	panic("boom")
+}
+
+func init() {
+	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-panic", Summary: "test: panics",
+		Build: runtime.BlockFunc(func(*runtime.Build, *struct{}) (runtime.Block, error) { return panicking{}, nil })})
+}
 
 func TestABranchErrorReachesTheModelAsItsMessageAndABugOnlyAsFailed(t *testing.T) {
 	port := runtimetest.FreePort(t)
@@ -66,6 +85,7 @@ func TestABranchErrorReachesTheModelAsItsMessageAndABugOnlyAsFailed(t *testing.T
 		{"a fail block's message is the isError text", "lookup", "Atlantis", true, "no such city: Atlantis"},
 		{"a caught error failed again in the flow's words is the isError text", "caught", "x", true, "try again later (unavailable: the backend is busy)"},
 		{"an internal error tells the model only that the tool failed", "broken", "x", true, `tool "broken" failed: internal error`},
+		{"a block that panics is an internal error too", "crash", "x", true, `tool "crash" failed: internal error`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -91,6 +111,10 @@ func TestABranchErrorReachesTheModelAsItsMessageAndABugOnlyAsFailed(t *testing.T
 		}
 		if !strings.Contains(line, `c.yaml:33:17 err="expression \"body.city + 1\"`) {
 			t.Fatalf("no log line says %s...c.yaml:33:17 and the cause:\n%s", want, log)
+		}
+		crash := `tool=crash kind=internal address=flows.mcp.process[0].tools[3].process[1] at=`
+		if !strings.Contains(log.String(), crash) || !strings.Contains(log.String(), `c.yaml:40:17 err="panic: boom`) {
+			t.Errorf("no log line says %s...c.yaml:40:17 and the panic:\n%s", crash, log)
 		}
 		if strings.Contains(log.String(), "no such city") {
 			t.Errorf("an error the flow meant was logged as a failure:\n%s", log)
