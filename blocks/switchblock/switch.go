@@ -5,6 +5,7 @@ package switchblock
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/octo-run/octo/runtime"
 )
@@ -16,8 +17,9 @@ func init() {
 		Doc: "Tries its cases in order: the first whose when expression is true runs its process " +
 			"branch with the message, and the branch's answer goes on to the blocks after the switch. " +
 			"With no case true, the default branch runs; without a default, the message goes on " +
-			"unchanged. A when that gives false or null does not match; any other value that is not " +
-			"true or false fails the flow (internal error, the log names the case). Use fail in a " +
+			"unchanged. A when that gives false or null does not match; one that can only give another " +
+			"kind of value (\"yes\", len(body.items)) is a config error, and one that does at run " +
+			"time fails the flow (internal error, the log names the case). Use fail in a " +
 			"branch (or as the default) to refuse what no case takes.",
 		Example: "type: switch\ncases:\n  - when: body.city == \"\"\n    process:\n      - type: fail\n" +
 			"        settings: { message: a city is required }\n  - when: body.units == \"imperial\"\n" +
@@ -49,6 +51,14 @@ type Block struct {
 func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	if len(s.Cases) == 0 {
 		b.Errorf(&s.Cases, "a switch needs at least one case")
+		return nil, nil
+	}
+	for i := range s.Cases {
+		if t := s.Cases[i].When.Type(); t != nil && t.Kind() != reflect.Bool {
+			b.Errorf(&s.Cases[i].When, "when gives %s, not true or false; compare it (== ...) to pick a case", t)
+		}
+	}
+	if b.Failed() {
 		return nil, nil
 	}
 	return &Block{cases: s.Cases, other: s.Default.Block}, nil
