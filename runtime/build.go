@@ -111,7 +111,12 @@ func (bd *builder) build(spec BlockSpec, b *Build) (_ Block, sets varSet) {
 		bd.lifecycle = append(bd.lifecycle, blk)
 	}
 	bd.instances[b.addr] = blk
-	return step{block: blk, typ: cb.Type, name: cb.Name}, sets
+	return &step{block: blk, typ: cb.Type, name: cb.Name, addr: b.addr, at: positionOf(cb)}, sets
+}
+
+// positionOf is where a block is written, file:line:col, as its failures name it at run time.
+func positionOf(cb *config.Block) string {
+	return cb.At.File + ":" + strconv.Itoa(cb.Node.Line) + ":" + strconv.Itoa(cb.Node.Column)
 }
 
 // blockSettings is the node a block's settings are decoded from, and where it is: its settings

@@ -50,6 +50,28 @@ func (k ErrorKind) String() string {
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
 
+// KindNamed returns the kind whose String is name, and whether there is one.
+func KindNamed(name string) (ErrorKind, bool) {
+	for k, n := range kindNames {
+		if n == name {
+			return ErrorKind(k), true
+		}
+	}
+	return KindInternal, false
+}
+
+// KindsNamed returns the kinds of names, in order, leaving out a name that is no kind's: a
+// setting listing kinds checks them with an enum first. Nil for no names.
+func KindsNamed(names []string) []ErrorKind {
+	var out []ErrorKind
+	for _, name := range names {
+		if k, ok := KindNamed(name); ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // ServerFault reports whether an error of this kind is the server's side failing rather than
 // the request being wrong: connectors log such errors, and a message system may redeliver
 // the message, which can then succeed.

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -135,4 +136,15 @@ func (c *nameCollector) Visit(node *ast.Node) {
 			c.reads = append(c.reads, read{root: root.Value, name: prop.Value, at: prop.Location().From})
 		}
 	}
+}
+
+// Type is the type of what the expression gives when the types it reads tell it (body.n == 1
+// is a bool, "a" + "b" a string), or nil when only running it can (body.flag, vars.x): a block
+// that needs a kind of value checks it at build.
+func (e *Expr) Type() reflect.Type {
+	t := e.program.Node().Type()
+	if t == nil || t.Kind() == reflect.Interface {
+		return nil
+	}
+	return t
 }

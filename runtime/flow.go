@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
+	"strconv"
+	"strings"
 )
 
 // Flow is a built pipeline bound to a source on a connector.
@@ -50,38 +53,77 @@ func (m *Message) Finish() { m.finished = true }
 // IsFinished reports whether a block has finished the message.
 func (m *Message) IsFinished() bool { return m.finished }
 
-// step names a block so failures can say which one failed.
+// step names a block so failures can say which one failed, and where it is written.
 type step struct {
 	block     Block
 	typ, name string
+	addr, at  string // Service.Instance's address; file:line:col in the config
 }
 
-func (s step) Process(ctx context.Context, m *Message) (*Message, error) {
-	out, err := s.block.Process(ctx, m)
-	if err != nil {
-		var be *BlockError
-		if !errors.As(err, &be) {
-			err = &BlockError{Type: s.typ, Name: s.name, Err: err}
+// Process runs the block. A panic in it is the block's failure too: the flow fails as internal
+// naming the block (and the panic's stack, for the log) rather than losing the request, and
+// the innermost step recovers it, so a branch's block is the one named.
+func (s *step) Process(ctx context.Context, m *Message) (out *Message, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, s.fail(&PanicError{Value: r, Stack: debug.Stack()})
 		}
-		return nil, err
+	}()
+	if out, err = s.block.Process(ctx, m); err != nil {
+		return nil, s.fail(err)
 	}
 	if out == nil {
-		return nil, &BlockError{Type: s.typ, Name: s.name, Err: errors.New("block returned no message")}
+		return nil, s.fail(errors.New("block returned no message"))
 	}
 	return out, nil
 }
 
-// BlockError is a failure inside a named block.
-type BlockError struct {
-	Type, Name string
-	Err        error
+// PanicError is a panic recovered from a block: a bug, which clients see only as an internal
+// error; its value and stack are for the log.
+type PanicError struct {
+	Value any
+	Stack []byte
 }
 
-func (e *BlockError) Error() string {
-	if e.Name != "" {
-		return fmt.Sprintf("block %s %q: %v", e.Type, e.Name, e.Err)
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v\n%s", e.Value, e.Stack) }
+
+// fail names the block in err once: the innermost block of a branch that failed is the one
+// a log line must point at, so an error that names one already is kept as it is.
+func (s *step) fail(err error) error {
+	var be *BlockError
+	if errors.As(err, &be) {
+		return err
 	}
-	return fmt.Sprintf("block %s: %v", e.Type, e.Err)
+	return &BlockError{Type: s.typ, Name: s.name, Addr: s.addr, At: s.at, Err: err}
+}
+
+// BlockError is a failure inside a block: which block, where it is written, and why. Its text
+// is for logs; ErrorOf says what a client may see of it.
+type BlockError struct {
+	Type, Name string
+	// Addr is the block's address, as diagnostics and Service.Instance say it
+	// (flows.api.process[0].cases[1].process[0]).
+	Addr string
+	// At is where the block is written in the config: file:line:col.
+	At  string
+	Err error
+}
+
+// Error reads like a build diagnostic: at: addr (type "name"): err.
+func (e *BlockError) Error() string {
+	var b strings.Builder
+	if e.At != "" {
+		b.WriteString(e.At + ": ")
+	}
+	if e.Addr != "" {
+		b.WriteString(e.Addr + " ")
+	}
+	b.WriteString("(" + e.Type)
+	if e.Name != "" {
+		b.WriteString(" " + strconv.Quote(e.Name))
+	}
+	b.WriteString("): " + e.Err.Error())
+	return b.String()
 }
 
 func (e *BlockError) Unwrap() error { return e.Err }

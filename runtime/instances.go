@@ -63,7 +63,7 @@ func (bd *builder) sharedByName(spec BlockSpec, cb *config.Block, addr string) (
 		return nil, anyVars, true
 	}
 	if first.step != nil {
-		bd.instances[addr] = first.step.(step).block
+		bd.instances[addr] = first.step.(*step).block
 	}
 	return first.step, first.sets, true
 }

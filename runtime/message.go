@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	"github.com/octo-run/octo/runtime/jsonv"
 )
@@ -165,6 +166,16 @@ func (m *Message) Derive(body any) *Message {
 	d := &Message{Attrs: m.Attrs, Transport: m.Transport, Vars: m.Vars, headers: m.headers}
 	d.SetBody(body)
 	return d
+}
+
+// Clone returns a copy of m that a branch may change while m stays as it was, so a block can
+// run a branch again, or another one, from the same message (catch, retry): the copy has its
+// own body and its own Vars map (the values in it are shared, as blocks replace values rather
+// than change them); it shares m's attributes and typed view.
+func (m *Message) Clone() *Message {
+	c := *m
+	c.Vars = maps.Clone(m.Vars)
+	return &c
 }
 
 // SetVar records a variable for later blocks.

@@ -3,13 +3,18 @@
 package all
 
 import (
+	_ "github.com/octo-run/octo/blocks/catch"
 	_ "github.com/octo-run/octo/blocks/delay"
+	_ "github.com/octo-run/octo/blocks/fail"
 	_ "github.com/octo-run/octo/blocks/httprequest"
+	_ "github.com/octo-run/octo/blocks/httpresponse"
 	_ "github.com/octo-run/octo/blocks/jwtvalidate"
 	_ "github.com/octo-run/octo/blocks/log"
 	_ "github.com/octo-run/octo/blocks/mcp/mock"
 	_ "github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	_ "github.com/octo-run/octo/blocks/mcp/router"
 	_ "github.com/octo-run/octo/blocks/oauthmetadata"
+	_ "github.com/octo-run/octo/blocks/retry"
 	_ "github.com/octo-run/octo/blocks/setpayload"
+	_ "github.com/octo-run/octo/blocks/switchblock"
 )

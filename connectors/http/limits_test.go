@@ -232,8 +232,8 @@ flows:
 		if status != 500 || body != `{"error":"internal error"}` {
 			t.Fatalf("got %d %s", status, body)
 		}
-		if !strings.Contains(logs.String(), "panic while serving a request") || !strings.Contains(logs.String(), "assignment to entry in nil map") {
-			t.Fatalf("the panic was not logged:\n%s", logs)
+		if !strings.Contains(logs.String(), "flows.panic.process[0] (test-panic): panic: ") || !strings.Contains(logs.String(), "assignment to entry in nil map") {
+			t.Fatalf("the panic was not logged naming its block:\n%s", logs)
 		}
 	})
 	t.Run("the in-flight slot of the panicking request is given back", func(t *testing.T) {

@@ -64,7 +64,7 @@ func TestReadmeToolCallsAnHTTPAPI(t *testing.T) {
 	}{
 		{"a tool's branch calls the API and shapes its answer", "forecast", "Porto", false, `{"city":"Porto","summary":"clear, 21C"}`},
 		{"an API's error reaches the model with its status and body", "alerts", "Porto", true,
-			`tool "alerts" failed: the backend answered 404 Not Found: {"error":"no route for /api/alerts"}`},
+			`the backend answered 404 Not Found: {"error":"no route for /api/alerts"}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

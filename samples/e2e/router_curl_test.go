@@ -87,8 +87,12 @@ func TestRouterSampleAnswersEveryDocumentedRequestExactly(t *testing.T) {
 }
 
 // readmeTranscript is one curl line of a README section and the answer
-// printed under it.
-type readmeTranscript struct{ path, body, want string }
+// printed under it. A line that asks curl for the status
+// (-w ' %{http_code}\n') prints it after the body, and sets status.
+type readmeTranscript struct {
+	path, body, want string
+	status           bool
+}
 
 // readmeSection is the text of the README's "## title" section.
 func readmeSection(t *testing.T, title string) string {
@@ -109,11 +113,15 @@ func readmeSection(t *testing.T, title string) string {
 // README section followed by a `# answer` line: at least `least` of them.
 func curlTranscripts(t *testing.T, section string, least int) []readmeTranscript {
 	t.Helper()
-	const prefix = "curl -s localhost:8080"
+	const prefix, withStatus = "curl -s localhost:8080", `curl -s -w ' %{http_code}\n' localhost:8080`
 	lines := strings.Split(section, "\n")
 	var out []readmeTranscript
 	for i, line := range lines {
-		rest, ok := strings.CutPrefix(line, prefix)
+		rest, status := strings.CutPrefix(line, withStatus)
+		ok := status
+		if !ok {
+			rest, ok = strings.CutPrefix(line, prefix)
+		}
 		if !ok {
 			continue
 		}
@@ -124,7 +132,7 @@ func curlTranscripts(t *testing.T, section string, least int) []readmeTranscript
 		if !ok || i+1 == len(lines) || !strings.HasPrefix(lines[i+1], "# ") {
 			t.Fatalf("README curl line %q is not one quoted body followed by a `# answer` line", line)
 		}
-		out = append(out, readmeTranscript{path, body, strings.TrimPrefix(lines[i+1], "# ")})
+		out = append(out, readmeTranscript{path, body, strings.TrimPrefix(lines[i+1], "# "), status})
 	}
 	if len(out) < least {
 		t.Fatalf("found %d curl transcripts in the README section, want at least %d", len(out), least)

@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"unsafe"
@@ -73,13 +74,30 @@ func (ts *tools) CallTool(ctx context.Context, rc *mcp.RequestContext, name stri
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		e := runtime.ErrorOf(err)
-		if e.Kind.ServerFault() {
-			ts.logger.Error("tool failed", "tool", name, "err", err)
-		}
-		return errorResult(fmt.Sprintf("tool %q failed: %s", name, e.Msg)), nil
+		return ts.failed(name, err), nil
 	}
 	return t.result(out)
+}
+
+// failed is the result of a tool whose branch failed. An error of a kind the flow means (a
+// fail block, an API's answer, a timeout) has a client-safe message, which is the text the
+// model reads; an internal one (a bug, an unexpected failure) shows the model only that the
+// tool failed, and the log where: the block's address and its file:line:col.
+func (ts *tools) failed(name string, err error) *mcp.CallToolResult {
+	e := runtime.ErrorOf(err)
+	if e.Kind.ServerFault() {
+		attrs := []any{"tool", name, "kind", e.Kind.String()}
+		if be, ok := errors.AsType[*runtime.BlockError](err); ok {
+			attrs = append(attrs, "address", be.Addr, "at", be.At, "err", be.Err)
+		} else {
+			attrs = append(attrs, "err", err)
+		}
+		ts.logger.Error("tool failed", attrs...)
+	}
+	if e.Kind == runtime.KindInternal {
+		return errorResult(fmt.Sprintf("tool %q failed: internal error", name))
+	}
+	return errorResult(e.Msg)
 }
 
 // result turns a branch's final body into a tool result: a string as its

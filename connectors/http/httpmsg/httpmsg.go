@@ -10,6 +10,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/octo-run/octo/runtime"
 )
@@ -92,4 +93,17 @@ func Need(m *runtime.Message) (*Exchange, error) {
 		return ex, nil
 	}
 	return nil, ErrNotHTTP
+}
+
+// ValidHeaderName reports whether name is an HTTP token (RFC 9110), what a header name must be.
+func ValidHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
