@@ -19,11 +19,17 @@ import (
 	"github.com/octo-run/octo/runtime/watch"
 )
 
-// load reads and builds a config without starting it; every problem comes back in one error.
-func load(path string, env *Env, logger *slog.Logger) (*runtime.Service, *config.Config, error) {
+// load reads and builds a config without starting it, with stdio as `run --stdio` serves it;
+// every problem comes back in one error.
+func load(path string, env *Env, logger *slog.Logger, stdio bool) (*runtime.Service, *config.Config, error) {
 	cfg, err := config.Load(path, env.LookupEnv)
 	if err != nil {
 		return nil, nil, err
+	}
+	if stdio {
+		if _, err := serveOnStdio(cfg); err != nil {
+			return nil, nil, err
+		}
 	}
 	svc, err := runtime.NewService(cfg, runtime.Options{Logger: logger, LookupEnv: env.LookupEnv})
 	return svc, cfg, err
@@ -33,6 +39,13 @@ func configFlag(fs *flag.FlagSet) *string {
 	return fs.String("config", "", "a config folder (all its YAML files) or a single YAML file")
 }
 
+// errStdioFolder refuses --stdio on an adapter's folder (a workspace), which serves its own way.
+var errStdioFolder = &usageError{"--stdio serves a flow config; a workspace serves a saved server over stdio with octo serve FOLDER NAME --stdio"}
+
+func stdioFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("stdio", false, "serve the flow with the mcp-router (or mcp-mock) on standard input and output, one JSON-RPC message per line, for MCP clients that start octo as a command; other flows keep their connectors, logs go to standard error")
+}
+
 func cmdRun(ctx context.Context, env *Env, args []string) error {
 	fs := NewFlags("run", env)
 	path := configFlag(fs)
@@ -40,6 +53,7 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	lf.register(fs)
 	grace := fs.Duration("shutdown-timeout", 10*time.Second, "how long to let in-flight requests finish on SIGINT/SIGTERM, and on the replaced config after a reload")
 	watchFiles := fs.Bool("watch", false, "reload the config when its files change (SIGHUP reloads it too)")
+	stdio := stdioFlag(fs)
 	if err := Parse(fs, args); err != nil {
 		return err
 	}
@@ -51,10 +65,13 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if f, ok := folderOf(*path); ok {
+		if *stdio {
+			return errStdioFolder
+		}
 		return f.Run(ctx, *path, logger, *grace)
 	}
 	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: env.LookupEnv, StopTimeout: *grace})
-	r := &reloader{path: *path, lookup: env.LookupEnv, sup: sup, log: logger, files: &watch.Settler{Settle: settleTime}}
+	r := &reloader{path: *path, lookup: env.LookupEnv, sup: sup, log: logger, files: &watch.Settler{Settle: settleTime}, stdio: *stdio}
 	cfg, err := r.load()
 	if err != nil {
 		return err
@@ -65,7 +82,13 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 		}
 		svc := sup.Service(*path)
 		logger.Info("service started", "service", svc.Name)
-		r.serve(ctx, reload, *watchFiles, inputEnded(ctx, svc, cfg))
+		ended := inputEnded(ctx, svc, cfg)
+		if r.stdioName != "" {
+			// The client ends the session by closing its end of the pipe; flows on other
+			// connectors (an API the tools call) end with it.
+			ended = inputEnded(ctx, svc, &config.Config{Connectors: []*config.Connector{{Name: r.stdioName}}})
+		}
+		r.serve(ctx, reload, *watchFiles, ended)
 		logger.Info("shutting down", "grace", grace.String())
 		sctx, cancel := context.WithTimeout(context.Background(), *grace)
 		defer cancel()
@@ -92,6 +115,8 @@ type reloader struct {
 	log       *slog.Logger
 	files     *watch.Settler
 	templates []string // template files of the config last loaded
+	stdio     bool     // --stdio: serve the router's flow on standard input and output
+	stdioName string   // the connector that does
 }
 
 // serve reloads the config on each receive from reload and, with watchFiles, on each settled
@@ -140,6 +165,9 @@ func (r *reloader) load() (*config.Config, error) {
 	files, _ := config.Files(r.path)
 	yamls := watch.Stat(files)
 	cfg, err := config.Load(r.path, r.lookup)
+	if err == nil && r.stdio {
+		r.stdioName, err = serveOnStdio(cfg)
+	}
 	if err == nil {
 		r.templates = templateFiles(cfg)
 	}
@@ -258,6 +286,7 @@ func inputEnded(ctx context.Context, svc *runtime.Service, cfg *config.Config) <
 func cmdValidate(_ context.Context, env *Env, args []string) error {
 	fs := NewFlags("validate", env)
 	path := configFlag(fs)
+	stdio := stdioFlag(fs)
 	if err := Parse(fs, args); err != nil {
 		return err
 	}
@@ -265,10 +294,13 @@ func cmdValidate(_ context.Context, env *Env, args []string) error {
 		return &usageError{"--config is required"}
 	}
 	if f, ok := folderOf(*path); ok {
+		if *stdio {
+			return errStdioFolder
+		}
 		return f.Validate(env, *path)
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if _, _, err := load(*path, env, logger); err != nil {
+	if _, _, err := load(*path, env, logger, *stdio); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "%s: ok\n", *path)
