@@ -84,6 +84,9 @@ type ConnectorSpec struct {
 	// Source describes the settings of a flow's source on this connector (SettingsOf), which
 	// Attach finds decoded in SourceBuild.Settings; nil when a source takes none.
 	Source *SettingsSpec
+	// OnePerService says a config may declare one connector of this type: it serves what the
+	// process has once (stdio: its standard input and output), so a second could never start.
+	OnePerService bool
 }
 
 // Settings describes the connector's settings type.

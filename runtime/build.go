@@ -30,9 +30,10 @@ type builder struct {
 	lifecycle []any // blocks that implement Starter or Stopper
 	shared    *Shared
 	holder    Holder
-	instances map[string]any   // by address: Service.Instance
-	byName    map[string]named // blocks of a SharedByName type, by type and name
-	source    flowSource       // the source of the flow being built
+	instances map[string]any               // by address: Service.Instance
+	byName    map[string]named             // blocks of a SharedByName type, by type and name
+	source    flowSource                   // the source of the flow being built
+	single    map[string]*config.Connector // the connector of each OnePerService type
 }
 
 func (bd *builder) report(node *yaml.Node, at Where, format string, args ...any) {

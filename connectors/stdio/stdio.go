@@ -54,8 +54,9 @@ func init() {
 			"and writes what the flow answers to standard output, one line per message (a stream, " +
 			"one line per event). Logs go to standard error.",
 		Example:   "connectors:\n  - { name: stdio, type: stdio }\nflows:\n  - name: mcp\n    source: { connector: stdio }\n",
-		Build:     runtime.ConnectorFunc(build),
-		Transport: stdiomsg.Transport,
+		Build:         runtime.ConnectorFunc(build),
+		Transport:     stdiomsg.Transport,
+		OnePerService: true,
 	})
 }
 
