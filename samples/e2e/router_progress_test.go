@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 // readmeProgressConfig writes the "Progress from long tools" config into a folder of its own.
@@ -84,23 +86,19 @@ func (p progressLog) wait(t *testing.T, n int) []string {
 	return got
 }
 
-// The official Go SDK client asks for progress and hears it, then gets the result: over
-// Streamable HTTP (an SSE answer) and over stdio (lines before the result).
-func TestGoSDKClientHearsProgressFromALongTool(t *testing.T) {
-	dir, _ := readmeProgressConfig(t)
-	port := freePort(t)
-	startOcto(t, []string{"HTTP_PORT=" + strconv.Itoa(port)}, "run", "--config", dir)
-	connect := map[string]func(t *testing.T, ctx context.Context, c *mcp.Client) *mcp.ClientSession{
-		"over HTTP": func(t *testing.T, ctx context.Context, c *mcp.Client) *mcp.ClientSession {
-			cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cs.Close() })
-			return cs
+// overBothTransports runs check with a Go SDK client that hears progress, connected to the
+// config in dir over Streamable HTTP (octo started once, with env) and over stdio (octo started
+// by the client with --stdio, as an AI app does).
+func overBothTransports(t *testing.T, dir string, env []string, check func(*testing.T, context.Context, *mcp.ClientSession, progressLog)) {
+	port := strconv.Itoa(freePort(t))
+	startOcto(t, append(env, "HTTP_PORT="+port), "run", "--config", dir)
+	connect := map[string]func(*testing.T, context.Context, *mcp.ClientOptions) *mcp.ClientSession{
+		"over HTTP": func(t *testing.T, _ context.Context, opts *mcp.ClientOptions) *mcp.ClientSession {
+			return runtimetest.ConnectMCP(t, "http://127.0.0.1:"+port+"/mcp", opts)
 		},
-		"over stdio": func(t *testing.T, ctx context.Context, c *mcp.Client) *mcp.ClientSession {
-			cs, _ := connectStdio(t, ctx, c, []string{"HTTP_PORT=" + strconv.Itoa(freePort(t))}, "run", "--config", dir, "--stdio")
+		"over stdio": func(t *testing.T, ctx context.Context, opts *mcp.ClientOptions) *mcp.ClientSession {
+			cs, _ := connectStdio(t, ctx, mcp.NewClient(&mcp.Implementation{Name: "octo-e2e", Version: "1"}, opts),
+				append(env, "HTTP_PORT="+strconv.Itoa(freePort(t))), "run", "--config", dir, "--stdio")
 			return cs
 		},
 	}
@@ -109,30 +107,36 @@ func TestGoSDKClientHearsProgressFromALongTool(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			heard := make(progressLog, 16)
-			client := mcp.NewClient(&mcp.Implementation{Name: "octo-e2e-progress", Version: "1"},
-				&mcp.ClientOptions{ProgressNotificationHandler: heard.handler})
-			cs := connect[name](t, ctx, client)
-			params := &mcp.CallToolParams{Name: "build_report", Arguments: map[string]any{"city": "Oslo"}}
-			params.SetProgressToken("r1")
-			res, err := cs.CallTool(ctx, params)
-			if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "Sales in Oslo are up 4%" {
-				t.Fatalf("tools/call = %s %v", jsonText(res), err)
-			}
-			want := []string{"r1 1/2 collecting the figures of Oslo", "r1 2/2 writing the report"}
-			if got := heard.wait(t, 2); strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Fatalf("progress heard:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-			}
-			// Without a token, no progress: the answer is a plain result.
-			if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "build_report", Arguments: map[string]any{"city": "Rome"}}); err != nil || res.IsError {
-				t.Fatalf("tools/call without a token = %s %v", jsonText(res), err)
-			}
-			select {
-			case pr := <-heard:
-				t.Fatalf("progress without a token: %s", jsonText(pr))
-			default:
-			}
+			check(t, ctx, connect[name](t, ctx, &mcp.ClientOptions{ProgressNotificationHandler: heard.handler}), heard)
 		})
 	}
+}
+
+// The official Go SDK client asks for progress and hears it, then gets the result: over
+// Streamable HTTP (an SSE answer) and over stdio (lines before the result).
+func TestGoSDKClientHearsProgressFromALongTool(t *testing.T) {
+	dir, _ := readmeProgressConfig(t)
+	overBothTransports(t, dir, nil, func(t *testing.T, ctx context.Context, cs *mcp.ClientSession, heard progressLog) {
+		params := &mcp.CallToolParams{Name: "build_report", Arguments: map[string]any{"city": "Oslo"}}
+		params.SetProgressToken("r1")
+		res, err := cs.CallTool(ctx, params)
+		if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "Sales in Oslo are up 4%" {
+			t.Fatalf("tools/call = %s %v", jsonText(res), err)
+		}
+		want := []string{"r1 1/2 collecting the figures of Oslo", "r1 2/2 writing the report"}
+		if got := heard.wait(t, 2); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("progress heard:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		// Without a token, no progress: the answer is a plain result.
+		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "build_report", Arguments: map[string]any{"city": "Rome"}}); err != nil || res.IsError {
+			t.Fatalf("tools/call without a token = %s %v", jsonText(res), err)
+		}
+		select {
+		case pr := <-heard:
+			t.Fatalf("progress without a token: %s", jsonText(pr))
+		default:
+		}
+	})
 }
 
 // slowAPI is a backend that holds each request until its caller goes, and says when a
@@ -194,42 +198,22 @@ func TestCancellingACallStopsItsBackendCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	api, backend := newSlowAPI(t)
-	env := []string{"BACKEND_URL=" + backend}
-	port := freePort(t)
-	startOcto(t, append(env, "HTTP_PORT="+strconv.Itoa(port)), "run", "--config", dir)
-	for _, name := range []string{"over HTTP", "over stdio"} {
-		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			heard := make(progressLog, 16)
-			client := mcp.NewClient(&mcp.Implementation{Name: "octo-e2e-cancel", Version: "1"},
-				&mcp.ClientOptions{ProgressNotificationHandler: heard.handler})
-			var cs *mcp.ClientSession
-			if name == "over HTTP" {
-				var err error
-				if cs, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"}, nil); err != nil {
-					t.Fatal(err)
-				}
-				defer cs.Close()
-			} else {
-				cs, _ = connectStdio(t, ctx, client, append(env, "HTTP_PORT="+strconv.Itoa(freePort(t))), "run", "--config", dir, "--stdio")
-			}
-			callCtx, stop := context.WithCancel(ctx)
-			params := &mcp.CallToolParams{Name: "lookup", Arguments: map[string]any{}}
-			params.SetProgressToken(7)
-			done := make(chan error, 1)
-			go func() { _, err := cs.CallTool(callCtx, params); done <- err }()
-			api.await(t, api.arrived, "the tool's request")
-			heard.wait(t, 1)
-			stop()
-			api.await(t, api.gone, "its request end after the client cancelled")
-			if err := <-done; err == nil {
-				t.Fatal("the cancelled call returned a result")
-			}
-			// The session goes on: another call is answered.
-			if _, err := cs.ListTools(ctx, nil); err != nil {
-				t.Fatalf("after the cancel: %v", err)
-			}
-		})
-	}
+	overBothTransports(t, dir, []string{"BACKEND_URL=" + backend}, func(t *testing.T, ctx context.Context, cs *mcp.ClientSession, heard progressLog) {
+		callCtx, stop := context.WithCancel(ctx)
+		params := &mcp.CallToolParams{Name: "lookup", Arguments: map[string]any{}}
+		params.SetProgressToken(7)
+		done := make(chan error, 1)
+		go func() { _, err := cs.CallTool(callCtx, params); done <- err }()
+		api.await(t, api.arrived, "the tool's request")
+		heard.wait(t, 1)
+		stop()
+		api.await(t, api.gone, "its request end after the client cancelled")
+		if err := <-done; err == nil {
+			t.Fatal("the cancelled call returned a result")
+		}
+		// The session goes on: another call is answered.
+		if _, err := cs.ListTools(ctx, nil); err != nil {
+			t.Fatalf("after the cancel: %v", err)
+		}
+	})
 }
