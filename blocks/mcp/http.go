@@ -23,6 +23,11 @@ type HTTPRequest struct {
 	Query url.Values
 	// Caller reaches providers as RequestContext.Caller.
 	Caller any
+	// Detach, when set, makes of the Caller the one a call answered as a stream runs with:
+	// that call outlives the serving of the request, and must not share what the transport
+	// goes on to write (the reply's status and headers). A plain function, so that setting it
+	// costs a request nothing.
+	Detach func(caller any) any
 }
 
 // HTTPResponse is what to write back. Body is nil for 202 Accepted.
@@ -87,7 +92,7 @@ func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPRespons
 	}
 	rc := RequestContext{Vars: in.Vars, Header: in.Header, Version: version, Caller: in.Caller}
 	if !batch {
-		return s.serveOne(ctx, &msgs[0], rc, len(in.Body))
+		return s.serveOne(ctx, &msgs[0], rc, len(in.Body), in.Detach)
 	}
 	if !batchable(version) {
 		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, NewError(CodeInvalidRequest,
@@ -118,15 +123,18 @@ func accepted() HTTPResponse {
 	return HTTPResponse{Status: http.StatusAccepted}
 }
 
-// serveOne answers a body of size bytes holding one message. Its answer is
+// serveOne answers a body of size bytes holding one message; detach is HTTPRequest.Detach. Its answer is
 // held to the budget directly: nothing shares it, so the common call does
 // not pay for a budget.
-func (s *Server) serveOne(ctx context.Context, m *Message, rc RequestContext, size int) HTTPResponse {
+func (s *Server) serveOne(ctx context.Context, m *Message, rc RequestContext, size int, detach func(any) any) HTTPResponse {
 	switch m.Kind {
 	case KindInvalid:
 		return jsonResponse(http.StatusBadRequest, AppendError(nil, m.ID, m.Error))
 	case KindRequest:
 		if streamsCall(m, rc.Header) {
+			if detach != nil {
+				rc.Caller = detach(rc.Caller)
+			}
 			return s.serveStream(ctx, m, rc, size)
 		}
 		resp := s.Handle(ctx, &m.Request, &rc)

@@ -127,6 +127,7 @@ func (r *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 		Body:   body,
 		Vars:   m.Vars,
 		Caller: m,
+		Detach: detached,
 	})
 	ex.Status, ex.ContentType = resp.Status, resp.ContentType
 	if ex.ReplyHeader == nil {
@@ -144,6 +145,19 @@ func (r *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 		m.SetRaw(resp.Body)
 	}
 	return m, nil
+}
+
+// detached is what a tool's branch answered as a stream starts from: a message with the
+// request's attributes, variables and exchange, whose reply is its own, so the branch runs
+// beside the connector writing the stream without sharing what it writes.
+func detached(caller any) any {
+	m := caller.(*runtime.Message)
+	ex, _ := httpmsg.From(m)
+	c := *ex
+	c.Status, c.ContentType, c.ReplyHeader = 0, "", nil
+	d, _ := httpmsg.NewMessage(nil, c)
+	d.Attrs, d.Vars = m.Attrs, m.Vars
+	return d
 }
 
 // Stop ends the stdio session, if one is open, cancelling the calls still running.
