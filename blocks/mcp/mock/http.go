@@ -76,4 +76,3 @@ func reply(m *runtime.Message, ex *httpmsg.Exchange, r mcp.StreamReply) *runtime
 	}
 	return m
 }
-
