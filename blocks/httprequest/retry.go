@@ -120,6 +120,9 @@ func (blk *Block) call(ctx context.Context, out *outgoing) (*answer, error) {
 			return nil, err
 		}
 		blk.log.Warn("retrying", "request", out.shown(), "attempt", attempt, "wait", wait, "err", err)
+		// A caller that asked for progress (an MCP client of a router tool) hears why it waits.
+		runtime.ReportProgress(ctx, runtime.Progress{Progress: float64(attempt), Total: float64(blk.policy.retries + 1),
+			Message: "attempt " + strconv.Itoa(attempt) + " failed (" + runtime.ErrorOf(err).Msg + "); trying again in " + wait.Round(time.Millisecond).String()})
 		if blk.clock.sleep(ctx, wait) != nil {
 			return nil, blk.ended(ctx, out, attempt, err)
 		}

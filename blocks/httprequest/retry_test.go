@@ -1,6 +1,7 @@
 package httprequest
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/octo-run/octo/runtime"
 )
 
 // sequence answers the nth request with answers[n], repeating the last one.
@@ -214,5 +217,35 @@ func TestBackoffGrowsAndIsCapped(t *testing.T) {
 				t.Fatalf("backoff(%d) = %v, want between %v and %v", n, d, full/2, full)
 			}
 		}
+	}
+}
+
+// progressHeard keeps the progress reports of a run, as a router's reporter would send them.
+type progressHeard struct{ got []runtime.Progress }
+
+func (h *progressHeard) ReportProgress(_ context.Context, p runtime.Progress) { h.got = append(h.got, p) }
+
+// A caller that asked for progress hears each retry: which attempt failed, why and how long the
+// wait is, counting towards every attempt there may be.
+func TestRetriesReportProgressToWhoAsked(t *testing.T) {
+	_, srv := newRecorder(t, sequence(status(503), status(429, "Retry-After", "2"), status(200)))
+	env := map[string]string{"BACKEND": srv.URL}
+	r := start(t, flowOf(blockOf("          url: ${BACKEND}/x\n          retries: 3\n          retryBackoff: 100ms\n"), env), env)
+	h := &progressHeard{}
+	ctx, cancel := context.WithTimeout(runtime.WithProgress(context.Background(), h), 20*time.Second)
+	defer cancel()
+	if _, err := r.flow.Run(ctx, runtime.NewMessage([]byte(`{}`))); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.got) != 2 {
+		t.Fatalf("heard %+v, want two reports", h.got)
+	}
+	for i, p := range h.got {
+		if p.Progress != float64(i+1) || p.Total != 4 || !strings.HasPrefix(p.Message, "attempt "+strconv.Itoa(i+1)+" failed (the backend answered ") {
+			t.Errorf("report %d: %+v", i+1, p)
+		}
+	}
+	if !strings.HasSuffix(h.got[1].Message, "); trying again in 2s") || strings.Contains(h.got[0].Message, srv.URL) {
+		t.Errorf("reports: %q, %q", h.got[0].Message, h.got[1].Message)
 	}
 }
