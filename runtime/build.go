@@ -45,6 +45,9 @@ func (bd *builder) report(node *yaml.Node, at Where, format string, args ...any)
 func (bd *builder) buildProcess(blocks []*config.Block, flow, addr string) Block {
 	p := make(pipeline, 0, len(blocks))
 	for i, cb := range blocks {
+		if i > 0 {
+			bd.checkFollows(blocks[i-1], cb)
+		}
 		if b := bd.buildBlock(cb, flow, addr+"["+strconv.Itoa(i)+"]"); b != nil {
 			p = append(p, b)
 		}

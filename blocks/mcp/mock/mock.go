@@ -30,6 +30,7 @@ func init() {
 			"      result: '{\"city\": \"{{args.city}}\", \"forecast\": \"sunny\"}'\n",
 		SharedByName: true,
 		Transports:   []string{httpmsg.Transport, stdiomsg.Transport},
+		StreamsOn:    []string{stdiomsg.Transport},
 		Build:        runtime.BlockFunc(build),
 	})
 }

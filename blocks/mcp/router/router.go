@@ -32,6 +32,7 @@ func init() {
 			"    process:\n      - type: set-payload\n        settings: { value: '{\"city\": body.city, \"summary\": \"Sunny\"}' }\n",
 		Composite:  true,
 		Transports: []string{httpmsg.Transport, stdiomsg.Transport},
+		StreamsOn:  []string{stdiomsg.Transport},
 		Build:      runtime.BlockFunc(build),
 	})
 }
