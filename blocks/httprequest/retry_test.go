@@ -223,7 +223,9 @@ func TestBackoffGrowsAndIsCapped(t *testing.T) {
 // progressHeard keeps the progress reports of a run, as a router's reporter would send them.
 type progressHeard struct{ got []runtime.Progress }
 
-func (h *progressHeard) ReportProgress(_ context.Context, p runtime.Progress) { h.got = append(h.got, p) }
+func (h *progressHeard) ReportProgress(_ context.Context, p runtime.Progress) {
+	h.got = append(h.got, p)
+}
 
 // A caller that asked for progress hears each retry: which attempt failed, why and how long the
 // wait is, counting towards every attempt there may be.
