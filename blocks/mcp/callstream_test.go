@@ -119,3 +119,21 @@ func TestAStreamedCallEndsWithItsRequest(t *testing.T) {
 		t.Fatalf("events: %q", got)
 	}
 }
+
+// A server that stops cancels a streamed call with its ShutdownCause: the call is answered so,
+// as the last event, rather than taken for one whose client left.
+func TestAStreamedCallStoppedByShutdownIsAnsweredSo(t *testing.T) {
+	stopping := errors.New("stopping")
+	w := waitTools{started: make(chan struct{}), ended: make(chan struct{})}
+	s := &Server{Info: Implementation{Name: "t", Version: "1"}, Versions: RouterVersions, Tools: w, ShutdownCause: stopping}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	resp := s.ServeStateless(ctx, streamPost(
+		`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"wait","_meta":{"progressToken":1}}}`, "text/event-stream"))
+	<-w.started
+	cancel(stopping)
+	got := streamData(t, resp.Stream)
+	want := `{"jsonrpc":"2.0","id":"x","error":{"code":-32603,"message":"Internal error: the server is shutting down"}}`
+	if len(got) != 2 || got[1] != want {
+		t.Fatalf("events: %q", got)
+	}
+}
