@@ -82,13 +82,16 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 		}
 		svc := sup.Service(*path)
 		logger.Info("service started", "service", svc.Name)
-		ended := inputEnded(ctx, svc, cfg)
+		connectors := make([]string, len(cfg.Connectors))
+		for i, c := range cfg.Connectors {
+			connectors[i] = c.Name
+		}
 		if r.stdioName != "" {
 			// The client ends the session by closing its end of the pipe; flows on other
 			// connectors (an API the tools call) end with it.
-			ended = inputEnded(ctx, svc, &config.Config{Connectors: []*config.Connector{{Name: r.stdioName}}})
+			connectors = []string{r.stdioName}
 		}
-		r.serve(ctx, reload, *watchFiles, ended)
+		r.serve(ctx, reload, *watchFiles, inputEnded(ctx, svc, connectors))
 		logger.Info("shutting down", "grace", grace.String())
 		sctx, cancel := context.WithTimeout(context.Background(), *grace)
 		defer cancel()
@@ -254,13 +257,13 @@ func UntilSignalled(ctx context.Context, logger *slog.Logger, serve func(ctx con
 	}
 }
 
-// inputEnded is closed when every connector of the service has finished by
-// itself, as a stdio connector does when its input ends: nothing is left to
-// serve. It stays open while a connector serves until it is stopped.
-func inputEnded(ctx context.Context, svc *runtime.Service, cfg *config.Config) <-chan struct{} {
+// inputEnded is closed when every one of the service's connectors named has
+// finished by itself, as a stdio connector does when its input ends: nothing
+// is left to serve. It stays open while one serves until it is stopped.
+func inputEnded(ctx context.Context, svc *runtime.Service, connectors []string) <-chan struct{} {
 	var dones []<-chan struct{}
-	for _, c := range cfg.Connectors {
-		d, ok := svc.Connector(c.Name).(interface{ Done() <-chan struct{} })
+	for _, name := range connectors {
+		d, ok := svc.Connector(name).(interface{ Done() <-chan struct{} })
 		if !ok {
 			return nil
 		}
