@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -137,6 +138,34 @@ func TestGoSDKClientHearsProgressFromALongTool(t *testing.T) {
 		default:
 		}
 	})
+}
+
+// The TypeScript SDK client asks for progress too, and hears it before the result, over
+// Streamable HTTP and over stdio.
+func TestTypeScriptSDKClientHearsProgressFromALongTool(t *testing.T) {
+	node, nodeDir := typeScriptSDK(t)
+	dir, _ := readmeProgressConfig(t)
+	port := strconv.Itoa(freePort(t))
+	startOcto(t, []string{"HTTP_PORT=" + port}, "run", "--config", dir)
+	runs := map[string][]string{
+		"over HTTP":  {"http", "http://127.0.0.1:" + port + "/mcp"},
+		"over stdio": {"stdio", octoBin, "run", "--config", dir, "--stdio"},
+	}
+	for _, name := range []string{"over HTTP", "over stdio"} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, append([]string{"router-progress-client.mjs"}, runs[name]...)...)
+			cmd.Dir = nodeDir
+			cmd.Env = append(os.Environ(), "HTTP_PORT="+strconv.Itoa(freePort(t)))
+			cmd.WaitDelay = 5 * time.Second
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.HasPrefix(string(out), "ok: ") {
+				t.Fatalf("node router-progress-client.mjs %s: %v\n%s", strings.Join(runs[name], " "), err, out)
+			}
+			t.Log(strings.TrimSpace(string(out)))
+		})
+	}
 }
 
 // slowAPI is a backend that holds each request until its caller goes, and says when a
