@@ -187,3 +187,40 @@ func runStdioClientScript(t *testing.T, node, dir string, args ...string) {
 	}
 	t.Log(strings.TrimSpace(string(out)))
 }
+
+// What a client writes cannot break the pipe: a line over maxLineBytes, one that is not JSON and
+// a request before initialize each get their JSON-RPC error, and the session goes on.
+func TestTheRouterOverStdioAnswersBadLinesAndGoesOn(t *testing.T) {
+	dir := t.TempDir()
+	cfg := strings.Replace(readmeConfig(t, readmeSection(t, "Serve a router over stdio")),
+		"{ name: io, type: stdio }", "{ name: io, type: stdio, settings: { maxLineBytes: 300 } }", 1)
+	if err := os.WriteFile(filepath.Join(dir, "octo.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"forecast","arguments":{"city":"` + strings.Repeat("x", 400) + `"}}}`,
+		`not json`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"forecast","arguments":{"city":"Oslo"}}}`,
+	}, "\n") + "\n"
+	cmd := exec.CommandContext(ctx, octoBin, "run", "--config", dir)
+	cmd.Stdin = strings.NewReader(in)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	want := []string{
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid Request: the session is not initialized; send initialize first"}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"weather-tools","version":"1.0.0"}}}`,
+		`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: the line is longer than the limit of 300 bytes"}}`,
+		`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: invalid character 'o' in literal null (expecting 'u') at offset 2"}}`,
+		`{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"{\"city\":\"Oslo\",\"summary\":\"Sunny, 24C\"}"}]}}`,
+	}
+	if got := strings.TrimSuffix(stdout.String(), "\n"); got != strings.Join(want, "\n") {
+		t.Fatalf("standard output:\n%s\nwant:\n%s\nstandard error:\n%s", got, strings.Join(want, "\n"), stderr.String())
+	}
+}
