@@ -48,6 +48,12 @@ type BlockSpec struct {
 	// "http", "stdio"); empty, it works on any message. A block of this type in a flow whose
 	// source's connector gives another transport is a build error.
 	Transports []string
+	// StreamsOn are the transports on which the block answers with a stream the connector
+	// writes for as long as the client stays (a stdio session's lines: mcp-router, mcp-mock).
+	// Nothing may follow such a block in a flow whose source gives one of them: a later block
+	// would get the stream instead of a message, and the client would wait for answers never
+	// written. That is a build error at the later block.
+	StreamsOn []string
 	// Build compiles a block from its decoded settings: BlockFunc(build).
 	Build BlockBuilder
 }
@@ -84,6 +90,9 @@ type ConnectorSpec struct {
 	// Source describes the settings of a flow's source on this connector (SettingsOf), which
 	// Attach finds decoded in SourceBuild.Settings; nil when a source takes none.
 	Source *SettingsSpec
+	// OnePerService says a config may declare one connector of this type: it serves what the
+	// process has once (stdio: its standard input and output), so a second could never start.
+	OnePerService bool
 }
 
 // Settings describes the connector's settings type.

@@ -31,9 +31,10 @@ type builder struct {
 	lifecycle []any // blocks that implement Starter or Stopper
 	shared    *Shared
 	holder    Holder
-	instances map[string]any   // by address: Service.Instance
-	byName    map[string]named // blocks of a SharedByName type, by type and name
-	source    flowSource       // the source of the flow being built
+	instances map[string]any               // by address: Service.Instance
+	byName    map[string]named             // blocks of a SharedByName type, by type and name
+	source    flowSource                   // the source of the flow being built
+	single    map[string]*config.Connector // the connector of each OnePerService type
 }
 
 func (bd *builder) report(node *yaml.Node, at Where, format string, args ...any) {
@@ -47,6 +48,9 @@ func (bd *builder) report(node *yaml.Node, at Where, format string, args ...any)
 func (bd *builder) buildProcess(blocks []*config.Block, flow, addr string, known varSet) (Block, varSet) {
 	p := make(pipeline, 0, len(blocks))
 	for i, cb := range blocks {
+		if i > 0 {
+			bd.checkFollows(blocks[i-1], cb)
+		}
 		b, after := bd.buildBlock(cb, flow, addr+"["+strconv.Itoa(i)+"]", known)
 		if b != nil {
 			p = append(p, b)

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"log/slog"
+	"strconv"
 
 	"github.com/octo-run/octo/runtime/config"
 )
@@ -38,6 +39,9 @@ func (bd *builder) buildConnector(cc *config.Connector) (conn Connector, spec Co
 		bd.report(cc.Node, cc.At.Field("type"), "%s", config.Unknown("connector type", cc.Type, connectorNames()))
 		return nil, spec, false
 	}
+	if !bd.onePerService(cc, spec) {
+		return nil, spec, false
+	}
 	cb := &ConnectorBuild{Name: cc.Name, At: cc.At, settingsOf: settingsOf{bd: bd}}
 	before := len(bd.diags)
 	settings, ok := cb.decode(spec.Settings(), cc.Settings, cc.At.Field("settings"), cc.Node, nil)
@@ -50,6 +54,29 @@ func (bd *builder) buildConnector(cc *config.Connector) (conn Connector, spec Co
 		return nil, spec, false
 	}
 	return conn, spec, len(bd.diags) == before && conn != nil
+}
+
+// onePerService reports a second connector of a OnePerService type, at its type.
+func (bd *builder) onePerService(cc *config.Connector, spec ConnectorSpec) bool {
+	if !spec.OnePerService {
+		return true
+	}
+	first := bd.single[spec.Type]
+	if first == nil {
+		if bd.single == nil {
+			bd.single = map[string]*config.Connector{}
+		}
+		bd.single[spec.Type] = cc
+		return true
+	}
+	where := first.At.File
+	if first.Node != nil {
+		where += ":" + strconv.Itoa(first.Node.Line)
+	}
+	bd.report(cc.Node, cc.At.Field("type"), "a config has one connector of type %s, and connector %q (%s) is it: "+
+		"it serves what the process has once; attach the flow there, or serve it from a config of its own",
+		spec.Type, first.Name, where)
+	return false
 }
 
 // attach decodes a flow's source settings into the connector's Source type and attaches the

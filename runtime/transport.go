@@ -33,3 +33,16 @@ func (bd *builder) checkTransport(spec BlockSpec, cb *config.Block) {
 	bd.report(cb.Node, cb.At.Field("type"), "needs messages from a connector of type %s; the flow's source, connector %q, is of type %s",
 		strings.Join(spec.Transports, " or "), src.connector, src.typ)
 }
+
+// checkFollows reports cb when the block before it answers this flow's source with a stream
+// (BlockSpec.StreamsOn): cb would get that stream, and the client would wait for ever.
+func (bd *builder) checkFollows(prev, cb *config.Block) {
+	spec, ok := lookupBlock(prev.Type)
+	src := bd.source
+	if !ok || src.transport == "" || !slices.Contains(spec.StreamsOn, src.transport) {
+		return
+	}
+	bd.report(cb.Node, cb.At.Field("type"), "follows %s, which answers the flow's %s source (connector %q) with the session's stream of messages: "+
+		"a block after it would get that stream and the client no answers; move this block before %s, or end the flow there",
+		prev.Type, src.typ, src.connector, prev.Type)
+}

@@ -13,7 +13,9 @@ func init() {
 	runtime.RegisterBlock(runtime.BlockSpec{
 		Type:    "delay",
 		Summary: "waits for settings.duration (e.g. 500ms, 2s) before passing the message on",
-		Doc:     "Holds the message for a fixed time, then passes it on; a request cancelled meanwhile ends the wait.",
+		Doc: "Holds the message for a fixed time, then passes it on; a request cancelled meanwhile ends the wait. " +
+			"A wait of a second or more tells a caller that asked for progress (an MCP client calling an " +
+			"mcp-router tool with a progress token) how long it has waited, every second.",
 		Example: "type: delay\nsettings:\n  duration: 250ms\n",
 		Build:   runtime.BlockFunc(build),
 	})
@@ -32,15 +34,32 @@ func build(_ *runtime.Build, s *Settings) (runtime.Block, error) {
 	return &Block{d: s.Duration}, nil
 }
 
+// reportEvery is how often a long wait tells a caller that asked how long it has waited; a
+// shorter wait says nothing.
+const reportEvery = time.Second
+
 // Process waits, or returns the context's error when cancelled first.
 func (d *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Message, error) {
 	t := time.NewTimer(d.d)
 	defer t.Stop()
-	select {
-	case <-t.C:
-		return m, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	var tick <-chan time.Time
+	if d.d >= reportEvery && runtime.ProgressWanted(ctx) {
+		tk := time.NewTicker(reportEvery)
+		defer tk.Stop()
+		tick = tk.C
+	}
+	start := time.Now()
+	for {
+		select {
+		case <-t.C:
+			return m, nil
+		case <-tick:
+			waited := time.Since(start).Round(time.Second)
+			runtime.ReportProgress(ctx, runtime.Progress{Progress: waited.Seconds(), Total: d.d.Seconds(),
+				Message: "waited " + waited.String() + " of " + d.d.String()})
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 }
 

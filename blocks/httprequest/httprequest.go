@@ -26,8 +26,9 @@ func init() {
 			"its status and headers; into: vars.NAME keeps the body and puts the whole answer in " +
 			"vars.NAME. A status outside 2xx (and acceptStatus) fails the block with the status and the " +
 			"start of the answer, never with what the request carried. Idempotent methods are retried " +
-			"on connection errors, 429 and 503 when retries is set, honouring Retry-After. The request " +
-			"ends when the flow's caller leaves.",
+			"on connection errors, 429 and 503 when retries is set, honouring Retry-After. A caller that " +
+			"asked for progress (an MCP client of a router tool) hears of each retry and, each second, " +
+			"of a long wait. The request ends when the flow's caller leaves.",
 		Example: "type: http-request\nsettings:\n  method: POST\n  url: https://api.example.com/v1/forecast\n" +
 			"  headers: { Accept: application/json }\n  query: { units: metric }\n" +
 			"  body: '{\"city\": body.city}'\n  timeout: 5s\n",

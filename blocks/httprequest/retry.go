@@ -96,6 +96,8 @@ func (realClock) sleep(ctx context.Context, d time.Duration) error {
 // call sends out until it gets an answer the block can use, a failure not worth retrying, or no
 // time or retries are left.
 func (blk *Block) call(ctx context.Context, out *outgoing) (*answer, error) {
+	prog := progress{blk: blk, start: blk.clock.now()}
+	defer prog.waiting(ctx)()
 	for attempt := 1; ; attempt++ {
 		res, err := blk.attempt(ctx, out)
 		if err == nil {
@@ -120,6 +122,7 @@ func (blk *Block) call(ctx context.Context, out *outgoing) (*answer, error) {
 			return nil, err
 		}
 		blk.log.Warn("retrying", "request", out.shown(), "attempt", attempt, "wait", wait, "err", err)
+		prog.retrying(ctx, attempt, err, wait) // a caller that asked hears why it waits
 		if blk.clock.sleep(ctx, wait) != nil {
 			return nil, blk.ended(ctx, out, attempt, err)
 		}

@@ -1,15 +1,19 @@
 package httprequest
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/octo-run/octo/runtime"
 )
 
 // sequence answers the nth request with answers[n], repeating the last one.
@@ -214,5 +218,82 @@ func TestBackoffGrowsAndIsCapped(t *testing.T) {
 				t.Fatalf("backoff(%d) = %v, want between %v and %v", n, d, full/2, full)
 			}
 		}
+	}
+}
+
+// progressHeard keeps the progress reports of a run, as a router's reporter would send them, and
+// signals heard (when set) at each.
+type progressHeard struct {
+	mu    sync.Mutex
+	got   []runtime.Progress
+	heard chan struct{}
+}
+
+func (h *progressHeard) ReportProgress(_ context.Context, p runtime.Progress) {
+	h.mu.Lock()
+	h.got = append(h.got, p)
+	h.mu.Unlock()
+	if h.heard != nil {
+		select {
+		case h.heard <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (h *progressHeard) all() []runtime.Progress {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]runtime.Progress(nil), h.got...)
+}
+
+// A caller that asked for progress hears each retry: which attempt failed, why and how long the
+// wait is, in seconds of the call's timeout, a scale that only grows.
+func TestRetriesReportProgressToWhoAsked(t *testing.T) {
+	_, srv := newRecorder(t, sequence(status(503), status(429, "Retry-After", "2"), status(200)))
+	env := map[string]string{"BACKEND": srv.URL}
+	r := start(t, flowOf(blockOf("          url: ${BACKEND}/x\n          retries: 3\n          retryBackoff: 100ms\n"), env), env)
+	h := &progressHeard{}
+	ctx, cancel := context.WithTimeout(runtime.WithProgress(context.Background(), h), 20*time.Second)
+	defer cancel()
+	if _, err := r.flow.Run(ctx, runtime.NewMessage([]byte(`{}`))); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.all()) != 2 {
+		t.Fatalf("heard %+v, want two reports", h.all())
+	}
+	for i, p := range h.got {
+		if p.Total != 10 || !strings.HasPrefix(p.Message, "attempt "+strconv.Itoa(i+1)+" failed (the backend answered ") ||
+			strings.Contains(p.Message, srv.URL) {
+			t.Errorf("report %d: %+v", i+1, p)
+		}
+	}
+	if h.got[1].Progress <= h.got[0].Progress || !strings.HasSuffix(h.got[1].Message, "); trying again in 2s") {
+		t.Errorf("reports: %+v", h.got)
+	}
+}
+
+// A call still waiting for its answer after a second says so, each second, to a caller that asked.
+func TestALongWaitReportsProgressToWhoAsked(t *testing.T) {
+	release := make(chan struct{})
+	_, srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		status(200)(w, r)
+	})
+	env := map[string]string{"BACKEND": srv.URL}
+	r := start(t, flowOf(blockOf("          url: ${BACKEND}/x\n"), env), env)
+	r.block.clock = realClock{}
+	h := &progressHeard{heard: make(chan struct{}, 1)}
+	ctx, cancel := context.WithTimeout(runtime.WithProgress(context.Background(), h), 20*time.Second)
+	defer cancel()
+	go func() { <-h.heard; close(release) }()
+	if _, err := r.flow.Run(ctx, runtime.NewMessage([]byte(`{}`))); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.all(); len(got) != 1 || got[0].Progress < 1 || got[0].Total != 10 || got[0].Message != "waiting for the answer: 1s of 10s" {
+		t.Fatalf("heard %+v", got)
 	}
 }

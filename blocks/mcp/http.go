@@ -23,6 +23,11 @@ type HTTPRequest struct {
 	Query url.Values
 	// Caller reaches providers as RequestContext.Caller.
 	Caller any
+	// Detach, when set, makes of the Caller the one a call answered as a stream runs with:
+	// that call outlives the serving of the request, and must not share what the transport
+	// goes on to write (the reply's status and headers). A plain function, so that setting it
+	// costs a request nothing.
+	Detach func(caller any) any
 }
 
 // HTTPResponse is what to write back. Body is nil for 202 Accepted.
@@ -34,6 +39,10 @@ type HTTPResponse struct {
 	// Header holds any other headers (Allow); nil when there are none.
 	Header http.Header
 	Body   []byte
+	// Stream, when set, is the answer instead of Body: server-sent events to write as they
+	// come (ContentType says text/event-stream). The writer must Close it when it stops
+	// reading, whether it ended or the client left: that cancels what is still running.
+	Stream EventStream
 }
 
 // ContentTypeJSON is the media type of a JSON answer.
@@ -49,11 +58,13 @@ var (
 
 // ServeStateless applies the Streamable HTTP rules of a server without
 // sessions (mcp-protocol.md §7.2): one POST, one JSON answer, whatever
-// Content-Type and Accept say. Non-POST is 405 with Allow: POST. A body that
-// is not JSON is 400 with -32700, a message of the wrong shape 400 with
-// -32600; a notification or response is 202 with no body; a batch (up to
-// 2025-03-26) gets an array. An MCP-Protocol-Version header naming a revision
-// the server does not speak is 400, except on an initialize request.
+// Content-Type and Accept say, except for a tools/call with a progress token
+// from a client that names text/event-stream in Accept, which gets a stream
+// (callstream.go). Non-POST is 405 with Allow: POST. A body that is not JSON
+// is 400 with -32700, a message of the wrong shape 400 with -32600; a
+// notification or response is 202 with no body; a batch (up to 2025-03-26)
+// gets an array. An MCP-Protocol-Version header naming a revision the server
+// does not speak is 400, except on an initialize request.
 func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPResponse {
 	if in.Method != http.MethodPost {
 		return HTTPResponse{
@@ -81,7 +92,7 @@ func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPRespons
 	}
 	rc := RequestContext{Vars: in.Vars, Header: in.Header, Version: version, Caller: in.Caller}
 	if !batch {
-		return s.serveOne(ctx, &msgs[0], rc, len(in.Body))
+		return s.serveOne(ctx, &msgs[0], rc, len(in.Body), in.Detach)
 	}
 	if !batchable(version) {
 		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, NewError(CodeInvalidRequest,
@@ -112,14 +123,20 @@ func accepted() HTTPResponse {
 	return HTTPResponse{Status: http.StatusAccepted}
 }
 
-// serveOne answers a body of size bytes holding one message. Its answer is
+// serveOne answers a body of size bytes holding one message; detach is HTTPRequest.Detach. Its answer is
 // held to the budget directly: nothing shares it, so the common call does
 // not pay for a budget.
-func (s *Server) serveOne(ctx context.Context, m *Message, rc RequestContext, size int) HTTPResponse {
+func (s *Server) serveOne(ctx context.Context, m *Message, rc RequestContext, size int, detach func(any) any) HTTPResponse {
 	switch m.Kind {
 	case KindInvalid:
 		return jsonResponse(http.StatusBadRequest, AppendError(nil, m.ID, m.Error))
 	case KindRequest:
+		if streamsCall(m, rc.Header) {
+			if detach != nil {
+				rc.Caller = detach(rc.Caller)
+			}
+			return s.serveStream(ctx, m, rc, size)
+		}
 		resp := s.Handle(ctx, &m.Request, &rc)
 		// {"jsonrpc":"2.0","id":…,"result":…}: 33 bytes around the id and the result.
 		msg := AppendResponse(make([]byte, 0, len(resp.Result)+len(m.ID.raw)+40), resp)

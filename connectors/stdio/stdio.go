@@ -53,9 +53,10 @@ func init() {
 		Doc: "Reads standard input line by line and hands each line to its one flow, in order, " +
 			"and writes what the flow answers to standard output, one line per message (a stream, " +
 			"one line per event). Logs go to standard error.",
-		Example:   "connectors:\n  - { name: stdio, type: stdio }\nflows:\n  - name: mcp\n    source: { connector: stdio }\n",
-		Build:     runtime.ConnectorFunc(build),
-		Transport: stdiomsg.Transport,
+		Example:       "connectors:\n  - { name: stdio, type: stdio }\nflows:\n  - name: mcp\n    source: { connector: stdio }\n",
+		Build:         runtime.ConnectorFunc(build),
+		Transport:     stdiomsg.Transport,
+		OnePerService: true,
 	})
 }
 

@@ -19,13 +19,18 @@ import (
 	"github.com/octo-run/octo/runtime/watch"
 )
 
-// load reads and builds a config without starting it; every problem comes back in one error.
-// A config with problems still has its sound part built, so the build's problems are reported
-// with the config's.
-func load(path string, env *Env, logger *slog.Logger) (*runtime.Service, *config.Config, error) {
+// load reads and builds a config without starting it, with stdio as `run --stdio` serves it;
+// every problem comes back in one error. A config with problems still has its sound part
+// built, so the build's problems are reported with the config's.
+func load(path string, env *Env, logger *slog.Logger, stdio bool) (*runtime.Service, *config.Config, error) {
 	cfg, err := config.LoadPartial(path, env.LookupEnv)
 	if cfg == nil {
 		return nil, nil, err
+	}
+	if stdio && err == nil {
+		if _, err := serveOnStdio(cfg); err != nil {
+			return nil, nil, err
+		}
 	}
 	svc, berr := runtime.NewService(cfg, runtime.Options{Logger: logger, LookupEnv: env.LookupEnv})
 	if err != nil {
@@ -40,6 +45,13 @@ func configFlag(fs *flag.FlagSet) *string {
 	return fs.String("config", "", "a config folder (all its YAML files) or a single YAML file")
 }
 
+// errStdioFolder refuses --stdio on an adapter's folder (a workspace), which serves its own way.
+var errStdioFolder = &usageError{"--stdio serves a flow config; a workspace serves a saved server over stdio with octo serve FOLDER NAME --stdio"}
+
+func stdioFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("stdio", false, "serve the flow with the mcp-router (or mcp-mock) on standard input and output, one JSON-RPC message per line, for MCP clients that start octo as a command; other flows keep their connectors, logs go to standard error")
+}
+
 func cmdRun(ctx context.Context, env *Env, args []string) error {
 	fs := NewFlags("run", env)
 	path := configFlag(fs)
@@ -47,6 +59,7 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	lf.register(fs)
 	grace := fs.Duration("shutdown-timeout", 10*time.Second, "how long to let in-flight requests finish on SIGINT/SIGTERM, and on the replaced config after a reload")
 	watchFiles := fs.Bool("watch", false, "reload the config when its files change (SIGHUP reloads it too)")
+	stdio := stdioFlag(fs)
 	if err := Parse(fs, args); err != nil {
 		return err
 	}
@@ -58,10 +71,13 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if f, ok := folderOf(*path); ok {
+		if *stdio {
+			return errStdioFolder
+		}
 		return f.Run(ctx, *path, logger, *grace)
 	}
 	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: env.LookupEnv, StopTimeout: *grace})
-	r := &reloader{path: *path, lookup: env.LookupEnv, sup: sup, log: logger, files: &watch.Settler{Settle: settleTime}}
+	r := &reloader{path: *path, lookup: env.LookupEnv, sup: sup, log: logger, files: &watch.Settler{Settle: settleTime}, stdio: *stdio}
 	cfg, err := r.load()
 	if err != nil {
 		return lf.plain(err)
@@ -72,7 +88,16 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 		}
 		svc := sup.Service(*path)
 		logger.Info("service started", "service", svc.Name)
-		r.serve(ctx, reload, *watchFiles, inputEnded(ctx, svc, cfg))
+		connectors := make([]string, len(cfg.Connectors))
+		for i, c := range cfg.Connectors {
+			connectors[i] = c.Name
+		}
+		if r.stdioName != "" {
+			// The client ends the session by closing its end of the pipe; flows on other
+			// connectors (an API the tools call) end with it.
+			connectors = []string{r.stdioName}
+		}
+		r.serve(ctx, reload, *watchFiles, inputEnded(ctx, svc, connectors))
 		logger.Info("shutting down", "grace", grace.String())
 		sctx, cancel := context.WithTimeout(context.Background(), *grace)
 		defer cancel()
@@ -99,6 +124,8 @@ type reloader struct {
 	log       *slog.Logger
 	files     *watch.Settler
 	templates []string // template files of the config last loaded
+	stdio     bool     // --stdio: serve the router's flow on standard input and output
+	stdioName string   // the connector that does
 }
 
 // serve reloads the config on each receive from reload and, with watchFiles, on each settled
@@ -147,6 +174,9 @@ func (r *reloader) load() (*config.Config, error) {
 	files, _ := config.Files(r.path)
 	yamls := watch.Stat(files)
 	cfg, err := config.Load(r.path, r.lookup)
+	if err == nil && r.stdio {
+		r.stdioName, err = serveOnStdio(cfg)
+	}
 	if err == nil {
 		r.templates = templateFiles(cfg)
 	}
@@ -233,13 +263,13 @@ func UntilSignalled(ctx context.Context, logger *slog.Logger, serve func(ctx con
 	}
 }
 
-// inputEnded is closed when every connector of the service has finished by
-// itself, as a stdio connector does when its input ends: nothing is left to
-// serve. It stays open while a connector serves until it is stopped.
-func inputEnded(ctx context.Context, svc *runtime.Service, cfg *config.Config) <-chan struct{} {
+// inputEnded is closed when every one of the service's connectors named has
+// finished by itself, as a stdio connector does when its input ends: nothing
+// is left to serve. It stays open while one serves until it is stopped.
+func inputEnded(ctx context.Context, svc *runtime.Service, connectors []string) <-chan struct{} {
 	var dones []<-chan struct{}
-	for _, c := range cfg.Connectors {
-		d, ok := svc.Connector(c.Name).(interface{ Done() <-chan struct{} })
+	for _, name := range connectors {
+		d, ok := svc.Connector(name).(interface{ Done() <-chan struct{} })
 		if !ok {
 			return nil
 		}
@@ -265,6 +295,7 @@ func inputEnded(ctx context.Context, svc *runtime.Service, cfg *config.Config) <
 func cmdValidate(_ context.Context, env *Env, args []string) error {
 	fs := NewFlags("validate", env)
 	path := configFlag(fs)
+	stdio := stdioFlag(fs)
 	if err := Parse(fs, args); err != nil {
 		return err
 	}
@@ -272,10 +303,13 @@ func cmdValidate(_ context.Context, env *Env, args []string) error {
 		return &usageError{"--config is required"}
 	}
 	if f, ok := folderOf(*path); ok {
+		if *stdio {
+			return errStdioFolder
+		}
 		return f.Validate(env, *path)
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if _, _, err := load(*path, env, logger); err != nil {
+	if _, _, err := load(*path, env, logger, *stdio); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "%s: ok\n", *path)

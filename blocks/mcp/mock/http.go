@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/blocks/mcp/mcpflow"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/runtime"
@@ -17,14 +18,7 @@ import (
 func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Message, error) {
 	s := b.srv
 	if ev, ok := stdiomsg.From(m); ok {
-		switch ev.Kind {
-		case stdiomsg.Opened:
-			return s.openStdio(m)
-		case stdiomsg.Line:
-			return s.stdioLine(ctx, m, ev)
-		case stdiomsg.Ended:
-			return s.endStdio(m)
-		}
+		return s.stdio.Process(ctx, m, ev)
 	}
 	ex, err := httpmsg.Need(m)
 	if err != nil {
@@ -72,7 +66,7 @@ func reply(m *runtime.Message, ex *httpmsg.Exchange, r mcp.StreamReply) *runtime
 	}
 	switch {
 	case r.Stream != nil:
-		m.SetStream(eventStream{r.Stream})
+		m.SetStream(mcpflow.Stream{S: r.Stream})
 	case r.Body == nil && r.Status == http.StatusOK:
 		m.SetRaw([]byte{}) // an empty 200 (DELETE), not "null"
 	case r.Body == nil:
@@ -82,20 +76,3 @@ func reply(m *runtime.Message, ex *httpmsg.Exchange, r mcp.StreamReply) *runtime
 	}
 	return m
 }
-
-// eventStream hands the core's event stream to the connector; the connector
-// closes it when it stops reading.
-type eventStream struct{ s mcp.EventStream }
-
-// Next implements runtime.Stream.
-func (e eventStream) Next(ctx context.Context) (runtime.Event, error) {
-	ev, err := e.s.Next(ctx)
-	return runtime.Event{ID: ev.ID, Name: ev.Name, Data: ev.Data, Retry: ev.Retry}, err
-}
-
-// Close implements io.Closer: the connector stopped reading.
-func (e eventStream) Close() error { return e.s.Close() }
-
-// Drain implements runtime.Drainer: the connector is stopping and writes
-// the stream until the answers it owes are delivered.
-func (e eventStream) Drain(ctx context.Context) { e.s.Drain(ctx) }

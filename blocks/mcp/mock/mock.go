@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/blocks/mcp/mcpflow"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
@@ -29,6 +30,7 @@ func init() {
 			"      result: '{\"city\": \"{{args.city}}\", \"forecast\": \"sunny\"}'\n",
 		SharedByName: true,
 		Transports:   []string{httpmsg.Transport, stdiomsg.Transport},
+		StreamsOn:    []string{stdiomsg.Transport},
 		Build:        runtime.BlockFunc(build),
 	})
 }
@@ -88,7 +90,7 @@ type Server struct {
 	running  bool
 	problems config.Diags
 	cat      *catalog
-	stdio    *mcp.StdioSession
+	stdio    *mcpflow.Stdio // the stdio session, served from the stdio connector's events
 }
 
 // fixedSettings are the settings a running server cannot change in place:
@@ -147,6 +149,7 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 		return nil, config.Diags{pos.Root().Diag(err.Error())}
 	}
 	srv.st = mcp.NewStateful(srv.core, opts)
+	srv.stdio = mcpflow.NewStdio(srv.st)
 	return srv, nil
 }
 

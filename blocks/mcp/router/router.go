@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 
 	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/blocks/mcp/mcpflow"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
+	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -17,7 +19,11 @@ func init() {
 	runtime.RegisterBlock(runtime.BlockSpec{
 		Type:    "mcp-router",
 		Summary: "serves a stateless MCP server: tools are flow branches, resources and prompts are templates",
-		Doc: "Answers MCP over Streamable HTTP (stateless: no sessions) behind an http source. " +
+		Doc: "Answers MCP over Streamable HTTP (stateless: no sessions) behind an http source, or over " +
+			"stdio (one JSON-RPC message per line, the pipe its one session) behind a stdio source. " +
+			"A tools/call with a progress token, over stdio or from an HTTP client that accepts " +
+			"text/event-stream, hears the progress its branch reports (progress blocks, long delays) " +
+			"before its result, and a client that leaves or cancels stops the branch. " +
 			"Each tool is a branch of blocks run with the call's arguments as the body; resources " +
 			"and prompts are template resources. Arguments are checked against the tool's " +
 			"inputSchema before its branch runs, results against its outputSchema.",
@@ -25,7 +31,8 @@ func init() {
 			"    inputSchema: '{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}'\n" +
 			"    process:\n      - type: set-payload\n        settings: { value: '{\"city\": body.city, \"summary\": \"Sunny\"}' }\n",
 		Composite:  true,
-		Transports: []string{httpmsg.Transport},
+		Transports: []string{httpmsg.Transport, stdiomsg.Transport},
+		StreamsOn:  []string{stdiomsg.Transport},
 		Build:      runtime.BlockFunc(build),
 	})
 }
@@ -33,6 +40,10 @@ func init() {
 // Block is a built mcp-router.
 type Block struct {
 	server *mcp.Server
+	// Over stdio the pipe is one session of the same server: initialize first, then calls run
+	// at once, and notifications/cancelled reaches them.
+	st    *mcp.Stateful
+	stdio *mcpflow.Stdio
 }
 
 func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
@@ -79,7 +90,8 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
 	}
-	return &Block{server: s}, nil
+	st := mcp.NewStateful(s, mcp.StatefulOptions{AllowBatch: true})
+	return &Block{server: s, st: st, stdio: mcpflow.NewStdio(st)}, nil
 }
 
 // parentOf is the message being served, which the router hands its providers as the request's
@@ -91,11 +103,14 @@ func parentOf(rc *mcp.RequestContext) *runtime.Message {
 	return runtime.NewMessage(nil)
 }
 
-// Process answers the MCP request in the message's body.
+// Process answers the MCP request in the message's body, or an event of a stdio session.
 func (r *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Message, error) {
-	ex, err := httpmsg.Need(m)
-	if err != nil {
-		return nil, err
+	ex, ok := httpmsg.From(m)
+	if !ok {
+		if ev, ok := stdiomsg.From(m); ok {
+			return r.stdio.Process(ctx, m, ev)
+		}
+		return nil, httpmsg.ErrNotHTTP
 	}
 	body := m.Raw()
 	if !m.IsRaw() {
@@ -113,6 +128,7 @@ func (r *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 		Body:   body,
 		Vars:   m.Vars,
 		Caller: m,
+		Detach: detached,
 	})
 	ex.Status, ex.ContentType = resp.Status, resp.ContentType
 	if ex.ReplyHeader == nil {
@@ -121,12 +137,37 @@ func (r *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 	for k, v := range resp.Header {
 		ex.ReplyHeader[k] = v
 	}
-	if len(resp.Body) == 0 {
+	switch {
+	case resp.Stream != nil:
+		m.SetStream(mcpflow.Stream{S: resp.Stream})
+	case len(resp.Body) == 0:
 		m.ClearBody()
-	} else {
+	default:
 		m.SetRaw(resp.Body)
 	}
 	return m, nil
 }
 
-var _ runtime.Block = (*Block)(nil)
+// detached is what a tool's branch answered as a stream starts from: a message with the
+// request's attributes, variables and exchange, whose reply is its own, so the branch runs
+// beside the connector writing the stream without sharing what it writes.
+func detached(caller any) any {
+	m := caller.(*runtime.Message)
+	ex, _ := httpmsg.From(m)
+	c := *ex
+	c.Status, c.ContentType, c.ReplyHeader = 0, "", nil
+	d, _ := httpmsg.NewMessage(nil, c)
+	d.Attrs, d.Vars = m.Attrs, m.Vars
+	return d
+}
+
+// Stop ends the stdio session, if one is open, cancelling the calls still running.
+func (r *Block) Stop(context.Context) error {
+	r.st.Close()
+	return nil
+}
+
+var (
+	_ runtime.Block   = (*Block)(nil)
+	_ runtime.Stopper = (*Block)(nil)
+)

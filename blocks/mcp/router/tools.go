@@ -69,6 +69,9 @@ func (ts *tools) CallTool(ctx context.Context, rc *mcp.RequestContext, name stri
 			return errorResult(fmt.Sprintf("invalid arguments for tool %q: %v", name, err)), nil
 		}
 	}
+	if rc.Notifier != nil && len(rc.ProgressToken) > 0 {
+		ctx = runtime.WithProgress(ctx, &reporter{rc: rc})
+	}
 	out, err := t.branch.Process(ctx, parentOf(rc).Derive(body))
 	if err != nil {
 		if ctx.Err() != nil {

@@ -1,0 +1,100 @@
+package mcp
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync/atomic"
+)
+
+// This file is the one case where a stateless server answers a POST with a stream: a tools/call
+// that carries a progress token, from a client that says it takes text/event-stream. Its
+// notifications (progress, logs) go out as server-sent events as they happen, then the result,
+// and the stream ends (mcp-protocol.md §7.2.2). Every other POST keeps its single JSON answer,
+// and pays for this only with a look at its method.
+
+// ContentTypeSSE is the media type of a streamed answer.
+const ContentTypeSSE = "text/event-stream"
+
+// streamsCall reports whether a stateless POST holding the request m asks for its answer as a
+// stream: a tools/call whose params._meta has a progressToken, from a client whose Accept
+// names text/event-stream itself (a wildcard such as curl's */* is not taken as asking).
+func streamsCall(m *Message, h http.Header) bool {
+	if m.Method != "tools/call" || !namesSSE(h) {
+		return false
+	}
+	meta, ok := member(m.Params, "_meta")
+	if !ok {
+		return false
+	}
+	_, ok = member(meta, "progressToken")
+	return ok
+}
+
+// namesSSE reports whether the Accept header lists text/event-stream, without q=0.
+func namesSSE(h http.Header) bool {
+	for _, v := range h["Accept"] {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, params, _ := strings.Cut(part, ";")
+			if !strings.EqualFold(strings.TrimSpace(mt), ContentTypeSSE) {
+				continue
+			}
+			if q := strings.TrimSpace(params); strings.HasPrefix(q, "q=0") && strings.Trim(q[3:], ".0") == "" {
+				return false
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// serveStream answers the request m of a body of size bytes as a stream: the call runs in its
+// own goroutine under ctx (the POST's: it ends when the client leaves, or with ShutdownCause
+// when the server stops, and the call is then answered so), its notifications are events, and
+// its answer the last one. A reader that goes (Close) cancels the call.
+func (s *Server) serveStream(ctx context.Context, m *Message, rc RequestContext, size int) HTTPResponse {
+	ctx, cancel := context.WithCancel(ctx)
+	q := newQueue("", cancel)
+	// The stream ends by itself once the call is answered; a stopping server cancels ctx.
+	q.onDrain = func(context.Context) {}
+	n := &streamNotifier{q: q}
+	rc.Notifier = n
+	go func() {
+		defer cancel()
+		resp := s.Handle(ctx, &m.Request, &rc)
+		n.done.Store(true)
+		msg := AppendResponse(make([]byte, 0, len(resp.Result)+len(m.ID.raw)+40), resp)
+		if limit, scaled := s.answerLimit(size); int64(len(msg)) > limit {
+			b := &budget{limit: limit, scaled: scaled}
+			msg = AppendError(nil, m.ID, b.overBudget(int64(len(msg))))
+		}
+		// Never dropped for a slow reader, only once the reader has gone.
+		_ = q.push(context.WithoutCancel(ctx), "message", msg, true)
+		q.end()
+	}()
+	return HTTPResponse{Status: http.StatusOK, ContentType: ContentTypeSSE, Stream: q}
+}
+
+// streamNotifier sends a streamed call's notifications as events, until it is answered.
+type streamNotifier struct {
+	q    *queue
+	done atomic.Bool
+}
+
+// Notify implements Notifier: a notification after the answer is dropped, as progress for a
+// finished request must be; one for a reader that went is dropped too.
+func (n *streamNotifier) Notify(ctx context.Context, method string, params any) error {
+	if n.done.Load() {
+		return nil
+	}
+	msg, err := EncodeNotification(method, params)
+	if err != nil {
+		return err
+	}
+	if err := n.q.push(ctx, "message", msg, true); err != nil && err != ErrNoStream {
+		return err
+	}
+	return nil
+}
+
+var _ Notifier = (*streamNotifier)(nil)

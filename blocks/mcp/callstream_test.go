@@ -1,0 +1,139 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// waitTools has one tool, "wait", which reports progress, then waits until its call is
+// cancelled and says so on ended.
+type waitTools struct{ started, ended chan struct{} }
+
+func (waitTools) ListTools(context.Context, *RequestContext, string) ([]Tool, string, error) {
+	return []Tool{{Name: "wait"}}, "", nil
+}
+
+func (w waitTools) CallTool(ctx context.Context, rc *RequestContext, _ string, _ json.RawMessage) (*CallToolResult, error) {
+	_ = rc.Progress(ctx, 1, 0, "waiting")
+	close(w.started)
+	<-ctx.Done()
+	close(w.ended)
+	return nil, ctx.Err()
+}
+
+func streamPost(body, accept string) HTTPRequest {
+	return HTTPRequest{Method: http.MethodPost, Header: http.Header{"Accept": {accept}}, Body: []byte(body)}
+}
+
+// streamData reads a stream to its end, bounded in time.
+func streamData(t *testing.T, s EventStream) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	defer s.Close()
+	var out []string
+	for {
+		ev, err := s.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("after %q: %v", out, err)
+		}
+		out = append(out, string(ev.Data))
+	}
+}
+
+func TestAToolsCallWithAProgressTokenIsAnsweredAsAStream(t *testing.T) {
+	s := newRouterServer(t)
+	const call = `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"whoami","_meta":{"progressToken":"p-1"}}}`
+	t.Run("progress comes first, then the result, then the stream ends", func(t *testing.T) {
+		resp := s.ServeStateless(context.Background(), streamPost(call, "application/json, text/event-stream"))
+		if resp.Stream == nil || resp.ContentType != ContentTypeSSE || resp.Status != http.StatusOK || resp.Body != nil {
+			t.Fatalf("not a stream: %d %q %s", resp.Status, resp.ContentType, resp.Body)
+		}
+		got := streamData(t, resp.Stream)
+		want := []string{
+			`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p-1","progress":1,"total":2,"message":"halfway"}}`,
+			`{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"sub=<nil> version=2025-03-26 token=\"p-1\" id=4"}]}}`,
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+	plain := []struct{ name, body, accept string }{
+		{"without a progress token", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"whoami"}}`, "application/json, text/event-stream"},
+		{"when Accept does not name text/event-stream", call, "application/json"},
+		{"when Accept only has a wildcard, as curl sends", call, "*/*"},
+		{"when Accept refuses text/event-stream", call, "application/json, text/event-stream;q=0"},
+		{"for a method other than tools/call", `{"jsonrpc":"2.0","id":4,"method":"ping","params":{"_meta":{"progressToken":"p-1"}}}`, "text/event-stream"},
+	}
+	for _, tc := range plain {
+		t.Run("the answer stays one JSON body "+tc.name, func(t *testing.T) {
+			resp := s.ServeStateless(context.Background(), streamPost(tc.body, tc.accept))
+			if resp.Stream != nil || resp.ContentType != ContentTypeJSON || !strings.HasPrefix(string(resp.Body), `{"jsonrpc":"2.0","id":4,"result":`) {
+				t.Fatalf("%d %q %s (stream %v)", resp.Status, resp.ContentType, resp.Body, resp.Stream != nil)
+			}
+		})
+	}
+}
+
+func TestAStreamedCallEndsWhenItsReaderGoes(t *testing.T) {
+	w := waitTools{started: make(chan struct{}), ended: make(chan struct{})}
+	s := &Server{Info: Implementation{Name: "t", Version: "1"}, Versions: RouterVersions, Tools: w}
+	resp := s.ServeStateless(context.Background(), streamPost(
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","_meta":{"progressToken":1}}}`, "text/event-stream"))
+	if resp.Stream == nil {
+		t.Fatalf("not a stream: %s", resp.Body)
+	}
+	ev, err := resp.Stream.Next(context.Background())
+	if err != nil || !strings.Contains(string(ev.Data), `"notifications/progress"`) {
+		t.Fatalf("%s %v", ev.Data, err)
+	}
+	<-w.started
+	resp.Stream.Close() // the client left
+	select {
+	case <-w.ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call still runs after its reader went")
+	}
+}
+
+func TestAStreamedCallEndsWithItsRequest(t *testing.T) {
+	w := waitTools{started: make(chan struct{}), ended: make(chan struct{})}
+	s := &Server{Info: Implementation{Name: "t", Version: "1"}, Versions: RouterVersions, Tools: w}
+	ctx, cancel := context.WithCancel(context.Background())
+	resp := s.ServeStateless(ctx, streamPost(
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","_meta":{"progressToken":1}}}`, "text/event-stream"))
+	<-w.started
+	cancel() // the connection closed
+	<-w.ended
+	got := streamData(t, resp.Stream)
+	if len(got) != 2 || !strings.Contains(got[1], `"id":1,"error"`) {
+		t.Fatalf("events: %q", got)
+	}
+}
+
+// A server that stops cancels a streamed call with its ShutdownCause: the call is answered so,
+// as the last event, rather than taken for one whose client left.
+func TestAStreamedCallStoppedByShutdownIsAnsweredSo(t *testing.T) {
+	stopping := errors.New("stopping")
+	w := waitTools{started: make(chan struct{}), ended: make(chan struct{})}
+	s := &Server{Info: Implementation{Name: "t", Version: "1"}, Versions: RouterVersions, Tools: w, ShutdownCause: stopping}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	resp := s.ServeStateless(ctx, streamPost(
+		`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"wait","_meta":{"progressToken":1}}}`, "text/event-stream"))
+	<-w.started
+	cancel(stopping)
+	got := streamData(t, resp.Stream)
+	want := `{"jsonrpc":"2.0","id":"x","error":{"code":-32603,"message":"Internal error: the server is shutting down"}}`
+	if len(got) != 2 || got[1] != want {
+		t.Fatalf("events: %q", got)
+	}
+}

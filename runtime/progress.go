@@ -1,0 +1,41 @@
+package runtime
+
+import "context"
+
+// Progress is how far a long step of a flow has got: Progress of Total (0: unknown), with an
+// optional Message. A caller that asked to hear it (an MCP client that sent a progress token)
+// gets it as it happens, before the flow's answer.
+type Progress struct {
+	Progress, Total float64
+	Message         string
+}
+
+// ProgressReporter hears the progress of one run of a flow. The source of the run installs it
+// (WithProgress) when its caller asked for progress; blocks report through ReportProgress and
+// never learn who listens. It must be safe for concurrent use and must not block for long: a
+// reporter whose caller reads slowly drops rather than hold the flow.
+type ProgressReporter interface {
+	ReportProgress(ctx context.Context, p Progress)
+}
+
+type progressKey struct{}
+
+// WithProgress returns ctx carrying r, heard by ReportProgress in the blocks run with it.
+func WithProgress(ctx context.Context, r ProgressReporter) context.Context {
+	return context.WithValue(ctx, progressKey{}, r)
+}
+
+// ProgressWanted reports whether someone listens to the progress reported under ctx, so a block
+// works out what it would report only then.
+func ProgressWanted(ctx context.Context) bool {
+	_, ok := ctx.Value(progressKey{}).(ProgressReporter)
+	return ok
+}
+
+// ReportProgress tells the listener installed by WithProgress, if any, how far the step has
+// got; without one it does nothing (a context lookup, no allocation).
+func ReportProgress(ctx context.Context, p Progress) {
+	if r, ok := ctx.Value(progressKey{}).(ProgressReporter); ok {
+		r.ReportProgress(ctx, p)
+	}
+}
