@@ -33,6 +33,7 @@ type builder struct {
 	instances map[string]any   // by address: Service.Instance
 	byName    map[string]named // blocks of a SharedByName type, by type and name
 	source    flowSource       // the source of the flow being built
+	observer  Observer         // nil: nothing is observed
 }
 
 func (bd *builder) report(node *yaml.Node, at Where, format string, args ...any) {
@@ -102,7 +103,7 @@ func (bd *builder) build(spec BlockSpec, b *Build) Block {
 		bd.lifecycle = append(bd.lifecycle, blk)
 	}
 	bd.instances[b.addr] = blk
-	return step{block: blk, typ: cb.Type, name: cb.Name}
+	return bd.observe(step{block: blk, typ: cb.Type, name: cb.Name}, b)
 }
 
 // blockSettings is the node a block's settings are decoded from, and where it is: its settings

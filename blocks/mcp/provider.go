@@ -88,6 +88,9 @@ type RequestContext struct {
 
 	budget   *budget // the answer budget of the POST body or stdio line
 	reserved int64   // what this request's provider reserved of it
+
+	tool      string // the tool a tools/call ran (one the server has), for its probe
+	toolError bool   // the tool answered an isError result
 }
 
 type progressParams struct {

@@ -15,6 +15,8 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+
+	"github.com/octo-run/octo/runtime"
 )
 
 // version is set at build time with -ldflags "-X ...cli.version=v1.2.3".
@@ -171,9 +173,9 @@ func (l *logFlags) logger(w io.Writer) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: level}
 	switch l.format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
+		return slog.New(runtime.LogRequestIDs(slog.NewTextHandler(w, opts))), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
+		return slog.New(runtime.LogRequestIDs(slog.NewJSONHandler(w, opts))), nil
 	}
 	return nil, &usageError{fmt.Sprintf("unknown log format %q (use text or json)", l.format)}
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/octo-run/octo/ops"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 	"github.com/octo-run/octo/runtime/supervisor"
@@ -40,6 +41,7 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	lf.register(fs)
 	grace := fs.Duration("shutdown-timeout", 10*time.Second, "how long to let in-flight requests finish on SIGINT/SIGTERM, and on the replaced config after a reload")
 	watchFiles := fs.Bool("watch", false, "reload the config when its files change (SIGHUP reloads it too)")
+	adminAddr := fs.String("admin", "", "serve /healthz, /readyz and Prometheus /metrics on this address (host:port, or a port on 127.0.0.1); off when empty")
 	if err := Parse(fs, args); err != nil {
 		return err
 	}
@@ -51,10 +53,18 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if f, ok := folderOf(*path); ok {
+		if *adminAddr != "" {
+			return &usageError{"--admin serves a flow config; a " + f.Name + " folder does not take it yet"}
+		}
 		return f.Run(ctx, *path, logger, *grace)
 	}
-	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: env.LookupEnv, StopTimeout: *grace})
-	r := &reloader{path: *path, lookup: env.LookupEnv, sup: sup, log: logger, files: &watch.Settler{Settle: settleTime}}
+	adm, err := startAdmin(*adminAddr, logger)
+	if err != nil {
+		return err
+	}
+	defer adm.close()
+	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: env.LookupEnv, StopTimeout: *grace, Observer: adm.observer()})
+	r := &reloader{path: *path, lookup: env.LookupEnv, sup: sup, log: logger, files: &watch.Settler{Settle: settleTime}, reloaded: adm.reloaded}
 	cfg, err := r.load()
 	if err != nil {
 		return err
@@ -65,7 +75,9 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 		}
 		svc := sup.Service(*path)
 		logger.Info("service started", "service", svc.Name)
+		adm.setState(ops.StateReady)
 		r.serve(ctx, reload, *watchFiles, inputEnded(ctx, svc, cfg))
+		adm.setState(ops.StateStopping)
 		logger.Info("shutting down", "grace", grace.String())
 		sctx, cancel := context.WithTimeout(context.Background(), *grace)
 		defer cancel()
@@ -91,7 +103,8 @@ type reloader struct {
 	sup       *supervisor.Supervisor
 	log       *slog.Logger
 	files     *watch.Settler
-	templates []string // template files of the config last loaded
+	templates []string        // template files of the config last loaded
+	reloaded  func(err error) // hears each reload's outcome (the admin listener)
 }
 
 // serve reloads the config on each receive from reload and, with watchFiles, on each settled
@@ -166,9 +179,11 @@ func (r *reloader) reload(ctx context.Context, trigger string) {
 			r.log.Error(err.Error())
 		}
 		r.log.Error("not reloaded: the running config keeps serving", "trigger", trigger)
+		r.reloaded(err)
 		return
 	}
 	r.log.Info("reloaded", "service", cfg.Service.Name, "trigger", trigger)
+	r.reloaded(nil)
 }
 
 // templateFiles lists the template resources cfg reads.

@@ -75,7 +75,7 @@ func (ts *tools) CallTool(ctx context.Context, rc *mcp.RequestContext, name stri
 		}
 		e := runtime.ErrorOf(err)
 		if e.Kind.ServerFault() {
-			ts.logger.Error("tool failed", "tool", name, "err", err)
+			ts.logger.ErrorContext(ctx, "tool failed", "tool", name, "err", err)
 		}
 		return errorResult(fmt.Sprintf("tool %q failed: %s", name, e.Msg)), nil
 	}
