@@ -154,8 +154,8 @@ func (s *Server) tools(ctx context.Context, method string, p params, rc *Request
 		} else {
 			return nil, NewError(CodeInvalidParams, "Unknown tool: %s", name)
 		}
-	} else {
-		rc.tool = name // a tool the server has: its name is the config's, fit for a label
+	} else if s.Probes != nil {
+		rc.tool = s.toolSlot(name) // a tool the server has: its name is the config's, fit for a label
 	}
 	if err != nil {
 		return nil, err

@@ -58,8 +58,14 @@ type probeSet struct {
 	once    sync.Once
 	core    [len(coreOrder)]Probe
 	methods map[string]Probe // each handler's, and otherMethod
-	tools   atomic.Pointer[map[string]Probe]
-	mu      sync.Mutex // makes tool probes one at a time
+	tools   atomic.Pointer[toolProbes]
+	mu      sync.Mutex // adds tools one at a time
+}
+
+// toolProbes are the probes of the tools called so far; a new tool copies them.
+type toolProbes struct {
+	slot   map[string]int32 // 1 + the tool's place in probes
+	probes []Probe
 }
 
 // probe returns the probe of a request for method, or nil when the server is not observed.
@@ -77,7 +83,7 @@ func (s *Server) probe(method string) Probe {
 			p.methods[m] = s.Probes(m, "")
 		}
 		p.methods[otherMethod] = s.Probes(otherMethod, "")
-		p.tools.Store(&map[string]Probe{})
+		p.tools.Store(&toolProbes{})
 	})
 	if i := coreIndex(method); i >= 0 {
 		return p.core[i]
@@ -88,33 +94,32 @@ func (s *Server) probe(method string) Probe {
 	return p.methods[otherMethod]
 }
 
-// toolProbe returns the probe of calls of tool, made on its first call.
-func (s *Server) toolProbe(tool string) Probe {
+// toolSlot returns the slot of tool's probe (RequestContext.tool), made on its first call.
+func (s *Server) toolSlot(tool string) int32 {
 	p := &s.probeSet
-	if pr, ok := (*p.tools.Load())[tool]; ok {
-		return pr
+	if i, ok := p.tools.Load().slot[tool]; ok {
+		return i
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	old := *p.tools.Load()
-	if pr, ok := old[tool]; ok {
-		return pr
+	old := p.tools.Load()
+	if i, ok := old.slot[tool]; ok {
+		return i
 	}
-	next := make(map[string]Probe, len(old)+1)
-	for k, v := range old {
-		next[k] = v
+	next := &toolProbes{slot: make(map[string]int32, len(old.slot)+1), probes: append(old.probes[:len(old.probes):len(old.probes)], s.Probes("tools/call", tool))}
+	for k, v := range old.slot {
+		next.slot[k] = v
 	}
-	pr := s.Probes("tools/call", tool)
-	next[tool] = pr
-	p.tools.Store(&next)
-	return pr
+	next.slot[tool] = int32(len(next.probes))
+	p.tools.Store(next)
+	return next.slot[tool]
 }
 
 // observe records how a request ended: by its tool when it called a tool the server has, by
 // its method otherwise.
 func (s *Server) observe(pr Probe, start time.Time, rc *RequestContext, resp *Response) {
-	if rc.tool != "" {
-		pr = s.toolProbe(rc.tool)
+	if rc.tool > 0 {
+		pr = s.probeSet.tools.Load().probes[rc.tool-1]
 	}
 	pr.Done(start, failure(resp, rc))
 }
