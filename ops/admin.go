@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // The states /readyz reports. Only StateReady answers 200.
@@ -64,7 +62,7 @@ func Listen(addr string, m *Metrics, logger *slog.Logger) (*Admin, error) {
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	mux.HandleFunc("GET /readyz", a.readyz)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: slogError{logger}}))
+	mux.Handle("GET /metrics", m.Handler())
 	a.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
 	go func() {
 		defer close(a.done)
@@ -124,8 +122,3 @@ func (a *Admin) Close(ctx context.Context) error {
 	<-a.done
 	return err
 }
-
-// slogError is promhttp's error log, on the process's logger.
-type slogError struct{ l *slog.Logger }
-
-func (s slogError) Println(v ...any) { s.l.Error("serving metrics failed", "err", fmt.Sprint(v...)) }

@@ -5,12 +5,14 @@
 package ops
 
 import (
+	"net/http"
 	goruntime "runtime"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/octo-run/octo/runtime"
 )
@@ -140,6 +142,11 @@ func (m *Metrics) Counter(k runtime.Key) runtime.Counter {
 		return m.rejected.WithLabelValues(k.Service, k.Connector, k.Reason)
 	}
 	return nopCounter{}
+}
+
+// Handler serves the metrics in the Prometheus text format (or another a scraper asks for).
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
 // Reloaded counts a reload and whether it applied.
