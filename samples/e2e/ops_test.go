@@ -416,3 +416,59 @@ func runOcto(t *testing.T, env []string, args ...string) (int, string) {
 	out, _ := cmd.CombinedOutput()
 	return cmd.ProcessState.ExitCode(), string(out)
 }
+
+// The README's "Health and metrics" lines, run against the sample it names: each curl line's
+// printed answer comes back (a grep of /metrics: exactly the lines printed).
+func TestReadmeHealthAndMetricsLinesAnswerAsPrinted(t *testing.T) {
+	section := readmeSection(t, "Health and metrics")
+	if !strings.Contains(section, "HTTP_PORT=8080 bin/octo run --config samples/mcp-router --admin 127.0.0.1:9090") {
+		t.Fatal("the section no longer runs the router sample with --admin 127.0.0.1:9090")
+	}
+	port, adminPort := strconv.Itoa(freePort(t)), strconv.Itoa(freePort(t))
+	startOcto(t, []string{"HTTP_PORT=" + port}, "run", "--config", "samples/mcp-router", "--admin", "127.0.0.1:"+adminPort)
+	local := strings.NewReplacer("localhost:8080", "127.0.0.1:"+port, "localhost:9090", "127.0.0.1:"+adminPort)
+	curl := regexp.MustCompile(`^curl -s (localhost:\d+/\S*)(?: -H '([^:]+): ([^']*)')?(?: -d '(.*)')?(?: \| grep '(.*)')?$`)
+	lines := strings.Split(section, "\n")
+	ran := 0
+	for i, line := range lines {
+		if !strings.HasPrefix(line, "curl ") {
+			continue
+		}
+		m := curl.FindStringSubmatch(line)
+		if m == nil || i+1 == len(lines) || !strings.HasPrefix(lines[i+1], "# ") {
+			t.Fatalf("README line %q is not a curl line this test reads, followed by a `# answer` line", line)
+		}
+		url, header, value, body, grep := "http://"+local.Replace(m[1]), m[2], m[3], m[4], m[5]
+		want := strings.TrimPrefix(lines[i+1], "# ")
+		var a answer
+		var headers []string
+		if header != "" {
+			headers = []string{header, value}
+		}
+		if body != "" {
+			a = do(t, http.MethodPost, url, "application/x-www-form-urlencoded", body, headers...)
+		} else {
+			a = do(t, http.MethodGet, url, "", "", headers...)
+		}
+		got := strings.TrimSuffix(a.body, "\n")
+		if grep != "" {
+			var kept []string
+			for _, l := range strings.Split(a.body, "\n") {
+				if regexp.MustCompile(grep).MatchString(l) {
+					kept = append(kept, l)
+				}
+			}
+			got = strings.Join(kept, "\n")
+		}
+		if got != want {
+			t.Errorf("%s\ngot %d\n%s\nREADME prints\n%s", line, a.status, got, want)
+		}
+		if header == "X-Request-Id" && a.header.Get("X-Request-Id") != value {
+			t.Errorf("%s: the answer's X-Request-Id is %q", line, a.header.Get("X-Request-Id"))
+		}
+		ran++
+	}
+	if ran < 4 {
+		t.Fatalf("ran %d curl lines of the section, want 4", ran)
+	}
+}
