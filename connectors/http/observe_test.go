@@ -3,28 +3,19 @@ package http_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/octo-run/octo/ops"
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 // metric reads one series from m as a scraper does; -1 when it is not there.
 func metric(t *testing.T, m *ops.Metrics, series string) float64 {
 	t.Helper()
-	rec := httptest.NewRecorder()
-	m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
-	for _, line := range strings.Split(rec.Body.String(), "\n") {
-		if v, ok := strings.CutPrefix(line, series+" "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return f
-		}
+	if v, ok := runtimetest.Scrape(t, m.Handler())[series]; ok {
+		return v
 	}
 	return -1
 }

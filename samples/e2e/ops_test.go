@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
@@ -18,6 +17,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 // opsConfig is a service with a router (a tool that logs and echoes, a tool that calls a
@@ -96,21 +97,11 @@ func scrape(t *testing.T, admin string) map[string]float64 {
 	if a.status != http.StatusOK || !strings.HasPrefix(a.header.Get("Content-Type"), "text/plain") {
 		t.Fatalf("/metrics: %d %s", a.status, a.header.Get("Content-Type"))
 	}
-	out := map[string]float64{}
-	sc := bufio.NewScanner(strings.NewReader(a.body))
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			t.Fatalf("not a sample line: %q", line)
-		}
-		out[line[:i]] = v
+	got, err := runtimetest.Metrics(a.body)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return got
 }
 
 // series writes a series as the text format does: labels sorted by name.
