@@ -463,3 +463,53 @@ func TestReadmeHealthAndMetricsLinesAnswerAsPrinted(t *testing.T) {
 		t.Fatalf("ran %d curl lines of the section, want 4", ran)
 	}
 }
+
+// mcp-mock's requests are counted by the same core as the router's: by method and tool.
+func TestMetricsCountMockToolCalls(t *testing.T) {
+	dir := t.TempDir()
+	cfg := `service: { name: mocks }
+env:
+  - { name: HTTP_PORT }
+connectors:
+  - { name: api, type: http, settings: { port: "${HTTP_PORT}" } }
+flows:
+  - name: mock
+    source: { connector: api, settings: { path: /mcp } }
+    process:
+      - type: mcp-mock
+        name: Weather mock
+        settings:
+          tools:
+            - name: get_weather
+              description: The current weather in a city
+              result: '{"city": "{{args.city}}", "forecast": "sunny"}'
+`
+	if err := os.WriteFile(filepath.Join(dir, "mock.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	port, adminPort := strconv.Itoa(freePort(t)), strconv.Itoa(freePort(t))
+	startOcto(t, []string{"HTTP_PORT=" + port}, "run", "--config", dir, "--admin", "127.0.0.1:"+adminPort)
+	base := "http://127.0.0.1:" + port
+	for range 2 {
+		if res := callTool(t, base+"/mcp", "get_weather", map[string]any{"city": "Oslo"}); res.IsError {
+			t.Fatalf("get_weather failed: %+v", res.Content)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "ops-e2e", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool"}); err == nil {
+		t.Fatal("an unknown tool was called")
+	}
+	cs.Close()
+	labels := []string{"service", "mocks", "flow", "mock", "block", "flows.mock.process[0]", "method", "tools/call"}
+	expectMetrics(t, scrape(t, "http://127.0.0.1:"+adminPort), map[string]float64{
+		series("octo_mcp_requests_total", append(labels, "tool", "get_weather")...):                                                                 2,
+		series("octo_mcp_requests_total", append(labels, "tool", "")...):                                                                            1,
+		series("octo_mcp_errors_total", append(labels, "tool", "", "kind", "invalid params")...):                                                    1,
+		series("octo_mcp_requests_total", "service", "mocks", "flow", "mock", "block", "flows.mock.process[0]", "method", "initialize", "tool", ""): 3,
+	})
+}
