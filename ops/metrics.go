@@ -1,7 +1,9 @@
 // Package ops is what operators see of a running octo: the admin listener (/healthz, /readyz,
 // /metrics) and the Prometheus metrics behind it. It implements runtime.Observer, so the engine
-// measures flows, blocks and connectors without importing a metrics library; it knows nothing
-// of config files, signals or protocols (the run command tells it the state of its unit).
+// measures flows, blocks and connectors without importing a metrics library. It knows nothing
+// of config files or signals (the run command tells it the state of its unit), and of blocks
+// and connectors only the names of the kinds they observe (ProbeMCP, GaugeHTTPInFlight,
+// CounterHTTPRejected), which they write as strings so as not to import it.
 package ops
 
 import (
@@ -118,11 +120,11 @@ func NewMetrics(version string) *Metrics {
 // their own; another kind is a programming error in the block that asked, which gets none.
 func (m *Metrics) Probe(k runtime.Key) runtime.Probe {
 	switch k.Kind {
-	case runtime.KindFlow:
+	case runtime.ProbeFlow:
 		return m.flows.probe(k)
-	case runtime.KindBlock:
+	case runtime.ProbeBlock:
 		return m.blocks.probe(k)
-	case KindMCP:
+	case ProbeMCP:
 		return m.mcp.probe(k)
 	}
 	return nopProbe{}
@@ -130,7 +132,7 @@ func (m *Metrics) Probe(k runtime.Key) runtime.Probe {
 
 // Gauge is runtime.Observer's: the http connector's requests in flight.
 func (m *Metrics) Gauge(k runtime.Key) runtime.Gauge {
-	if k.Kind == KindHTTPInFlight {
+	if k.Kind == GaugeHTTPInFlight {
 		return m.inFlight.WithLabelValues(k.Service, k.Connector)
 	}
 	return nopGauge{}
@@ -138,7 +140,7 @@ func (m *Metrics) Gauge(k runtime.Key) runtime.Gauge {
 
 // Counter is runtime.Observer's: the http connector's refusals.
 func (m *Metrics) Counter(k runtime.Key) runtime.Counter {
-	if k.Kind == KindHTTPRejected {
+	if k.Kind == CounterHTTPRejected {
 		return m.rejected.WithLabelValues(k.Service, k.Connector, k.Reason)
 	}
 	return nopCounter{}
@@ -160,12 +162,12 @@ func (m *Metrics) Reloaded(ok bool) {
 	m.lastOK.Set(0)
 }
 
-// The kinds of probes, gauges and counters besides the runtime's own (runtime.KindFlow and
-// runtime.KindBlock); the blocks and connectors that observe them use these names.
+// The kinds of probes, gauges and counters besides the runtime's own (runtime.ProbeFlow and
+// runtime.ProbeBlock); the blocks and connectors that observe them use these names.
 const (
-	KindMCP          = "mcp"
-	KindHTTPInFlight = "http_in_flight"
-	KindHTTPRejected = "http_rejected"
+	ProbeMCP            = "mcp"
+	GaugeHTTPInFlight   = "http_in_flight"
+	CounterHTTPRejected = "http_rejected"
 )
 
 type nopProbe struct{}

@@ -22,7 +22,7 @@ type Observer interface {
 // Key names what an Observer observes: a kind (a metric's family) and labels from the config,
 // never from a request (so the number of series stays bounded by the config).
 type Key struct {
-	// Kind is what is observed: KindFlow, KindBlock, or a name a block or connector chose
+	// Kind is what is observed: ProbeFlow, ProbeBlock, or a name a block or connector chose
 	// ("mcp", "http_in_flight", "http_rejected").
 	Kind string
 	// Service, Flow and Block (an address, flows.mcp.process[0]) and Type (the block type)
@@ -38,8 +38,8 @@ type Key struct {
 
 // The kinds the runtime observes itself.
 const (
-	KindFlow  = "flow"
-	KindBlock = "block"
+	ProbeFlow  = "flow"
+	ProbeBlock = "block"
 )
 
 // Probe records runs of one thing.
@@ -130,5 +130,5 @@ func (bd *builder) observe(s step, b *Build) Block {
 	if bd.observer == nil {
 		return s
 	}
-	return probed{step: s, probe: bd.observer.Probe(Key{Kind: KindBlock, Service: bd.cfg.Service.Name, Flow: b.Flow, Block: b.addr, Type: b.Type})}
+	return probed{step: s, probe: bd.observer.Probe(Key{Kind: ProbeBlock, Service: bd.cfg.Service.Name, Flow: b.Flow, Block: b.addr, Type: b.Type})}
 }

@@ -75,7 +75,7 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 	for _, fc := range cfg.Flows {
 		flow := &Flow{Name: fc.Name, logger: opts.Logger.With("flow", fc.Name)}
 		if opts.Observer != nil {
-			flow.probe = opts.Observer.Probe(Key{Kind: KindFlow, Service: cfg.Service.Name, Flow: fc.Name})
+			flow.probe = opts.Observer.Probe(Key{Kind: ProbeFlow, Service: cfg.Service.Name, Flow: fc.Name})
 		}
 		before := len(bd.diags)
 		addr := "flows." + fc.Name

@@ -33,11 +33,11 @@ type observers struct {
 
 func newObservers(b *runtime.ConnectorBuild) observers {
 	var o observers
-	if o.inFlight = b.Gauge("http_in_flight"); o.inFlight == nil { // ops.KindHTTPInFlight
+	if o.inFlight = b.Gauge("http_in_flight"); o.inFlight == nil { // ops.GaugeHTTPInFlight
 		return o
 	}
 	for i, name := range reasonNames {
-		o.rejected[i] = b.Counter("http_rejected", name) // ops.KindHTTPRejected
+		o.rejected[i] = b.Counter("http_rejected", name) // ops.CounterHTTPRejected
 	}
 	return o
 }
