@@ -31,7 +31,7 @@ type Env struct {
 
 func init() {
 	for _, c := range []Command{
-		{Name: "run", Order: 10, Summary: "serve a config folder or file until interrupted", Usage: "run --config DIR [--watch] [--log-level L] [--log-format text|json]", Run: cmdRun},
+		{Name: "run", Order: 10, Summary: "serve a config folder or file until interrupted", Usage: "run --config DIR [--watch] [--admin ADDR] [--log-level L] [--log-format text|json]", Run: cmdRun},
 		{Name: "validate", Order: 20, Summary: "build a config without listening and report every problem", Usage: "validate --config DIR", Run: cmdValidate},
 		{Name: "new", Order: 40, Summary: "write a starter: a mock server in a workspace, or a flow config", Usage: `new [mcp-mock WORKSPACE "NAME" | mcp-router DIR]`, Run: cmdNew},
 		{Name: "blocks", Order: 50, Summary: "list the block and connector types, or print one's reference (alias: list)", Usage: "blocks [NAME]", Run: cmdBlocks},
