@@ -77,11 +77,13 @@ func Listen(addr string, m *Metrics, logger *slog.Logger) (*Admin, error) {
 // Addr is the address the admin listener is bound to.
 func (a *Admin) Addr() string { return a.ln.Addr().String() }
 
-// SetState sets what /readyz reports: StateStarting, StateReady or StateStopping.
+// SetState sets what /readyz reports: StateStarting, StateReady or StateStopping, and logs it
+// (`readiness state=ready`), so what a probe will see can be read in the log too.
 func (a *Admin) SetState(state string) {
 	a.mu.Lock()
 	a.state = state
 	a.mu.Unlock()
+	a.log.Info("readiness", "state", state)
 }
 
 // Reloaded records the last reload's outcome for /readyz. A reload that failed leaves the

@@ -52,17 +52,15 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f, ok := folderOf(*path); ok {
-		if *adminAddr != "" {
-			return &usageError{"--admin serves a flow config; a " + f.Name + " folder does not take it yet"}
-		}
-		return f.Run(ctx, *path, logger, *grace)
-	}
 	adm, err := startAdmin(*adminAddr, logger)
 	if err != nil {
 		return err
 	}
 	defer adm.close()
+	if f, ok := folderOf(*path); ok {
+		return f.Run(ctx, *path, FolderRun{Logger: logger, Grace: *grace, Observer: adm.observer(),
+			Serving: func() { adm.setState(ops.StateReady) }, Stopping: func() { adm.setState(ops.StateStopping) }})
+	}
 	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: env.LookupEnv, StopTimeout: *grace, Observer: adm.observer()})
 	r := &reloader{path: *path, lookup: env.LookupEnv, sup: sup, log: logger, files: &watch.Settler{Settle: settleTime}, reloaded: adm.reloaded}
 	cfg, err := r.load()
@@ -74,8 +72,8 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		svc := sup.Service(*path)
+		adm.setState(ops.StateReady) // before the line that says so: a probe then finds it ready
 		logger.Info("service started", "service", svc.Name)
-		adm.setState(ops.StateReady)
 		r.serve(ctx, reload, *watchFiles, inputEnded(ctx, svc, cfg))
 		adm.setState(ops.StateStopping)
 		logger.Info("shutting down", "grace", grace.String())

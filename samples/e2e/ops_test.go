@@ -513,3 +513,33 @@ flows:
 		series("octo_mcp_requests_total", "service", "mocks", "flow", "mock", "block", "flows.mock.process[0]", "method", "initialize", "tool", ""): 3,
 	})
 }
+
+// A workspace run with --admin: ready once its servers serve, each server's calls counted under
+// its service's name.
+func TestAWorkspaceRunWithAdminIsMeasured(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ws")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(repoRoot(), "samples", "weather-mock"))); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "servers", "Weather mock.yaml")
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, adminPort := strconv.Itoa(freePort(t)), strconv.Itoa(freePort(t))
+	if err := os.WriteFile(file, []byte(strings.Replace(string(src), "port: 3004", "port: "+port, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	admin := "http://127.0.0.1:" + adminPort
+	p := startOcto(t, nil, "run", "--config", dir, "--admin", "127.0.0.1:"+adminPort)
+	p.waitCount(t, "readiness state=ready", 1)
+	if a := do(t, http.MethodGet, admin+"/readyz", "", ""); a.status != 200 || a.body != "{\"status\":\"ready\"}\n" {
+		t.Fatalf("/readyz: %d %q", a.status, a.body)
+	}
+	if res := callTool(t, "http://127.0.0.1:"+port+"/mcp", "get_weather", map[string]any{"city": "Oslo"}); res.IsError {
+		t.Fatalf("get_weather failed: %+v", res.Content)
+	}
+	expectMetrics(t, scrape(t, admin), map[string]float64{
+		series("octo_mcp_requests_total", "service", "Weather mock", "flow", "mcp", "block", "flows.mcp.process[0]", "method", "tools/call", "tool", "get_weather"): 1,
+	})
+}
