@@ -497,14 +497,9 @@ flows:
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "ops-e2e", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool"}); err == nil {
+	if _, err := runtimetest.ConnectMCP(t, base+"/mcp", nil).CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool"}); err == nil {
 		t.Fatal("an unknown tool was called")
 	}
-	cs.Close()
 	labels := []string{"service", "mocks", "flow", "mock", "block", "flows.mock.process[0]", "method", "tools/call"}
 	expectMetrics(t, scrape(t, "http://127.0.0.1:"+adminPort), map[string]float64{
 		series("octo_mcp_requests_total", append(labels, "tool", "get_weather")...):                                                                 2,
