@@ -35,6 +35,7 @@ type builder struct {
 	byName    map[string]named             // blocks of a SharedByName type, by type and name
 	source    flowSource                   // the source of the flow being built
 	single    map[string]*config.Connector // the connector of each OnePerService type
+	observer  Observer                     // nil: nothing is observed
 }
 
 func (bd *builder) report(node *yaml.Node, at Where, format string, args ...any) {
@@ -115,7 +116,7 @@ func (bd *builder) build(spec BlockSpec, b *Build) (_ Block, sets varSet) {
 		bd.lifecycle = append(bd.lifecycle, blk)
 	}
 	bd.instances[b.addr] = blk
-	return &step{block: blk, typ: cb.Type, name: cb.Name, addr: b.addr, at: positionOf(cb)}, sets
+	return bd.observe(&step{block: blk, typ: cb.Type, name: cb.Name, addr: b.addr, at: positionOf(cb)}, b), sets
 }
 
 // positionOf is where a block is written, file:line:col, as its failures name it at run time.

@@ -86,10 +86,13 @@ func init() {
 		Build: runtime.BlockFunc(func(*runtime.Build, *struct{}) (runtime.Block, error) { return &flaky{seen: map[string]bool{}}, nil })})
 }
 
-func TestAMessageIsAcknowledgedOnlyOnceItsFlowSucceeded(t *testing.T) {
+// queueFlow builds the service of a flow f, named q, taking theQueue's messages through a
+// test-flaky block.
+func queueFlow(t *testing.T, opts runtime.Options) {
+	t.Helper()
 	*theQueue = queue{}
 	dir := t.TempDir()
-	yaml := "connectors:\n  - { name: q, type: test-queue }\nflows:\n  - name: f\n    source: { connector: q }\n    process: [ { type: test-flaky } ]\n"
+	yaml := "service: { name: q }\nconnectors:\n  - { name: q, type: test-queue }\nflows:\n  - name: f\n    source: { connector: q }\n    process: [ { type: test-flaky } ]\n"
 	if err := os.WriteFile(filepath.Join(dir, "flow.yaml"), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -97,9 +100,13 @@ func TestAMessageIsAcknowledgedOnlyOnceItsFlowSucceeded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runtime.NewService(cfg, runtime.Options{}); err != nil {
+	if _, err := runtime.NewService(cfg, opts); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestAMessageIsAcknowledgedOnlyOnceItsFlowSucceeded(t *testing.T) {
+	queueFlow(t, runtime.Options{})
 	ctx := context.Background()
 	theQueue.put(ctx, `{"n":1}`)
 	theQueue.put(ctx, `not json`)

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Flow is a built pipeline bound to a source on a connector.
@@ -15,6 +16,7 @@ type Flow struct {
 	Name    string
 	process Block
 	logger  *slog.Logger
+	probe   Probe // nil: not observed
 }
 
 // Logger returns the flow's logger (it carries the flow's name).
@@ -24,7 +26,13 @@ func (f *Flow) Logger() *slog.Logger { return f.logger }
 // Errors are *BlockError values naming the failing block; use ErrorOf to
 // learn what a transport should answer. A source runs its flows with Deliver.
 func (f *Flow) Run(ctx context.Context, msg *Message) (*Message, error) {
-	return f.process.Process(ctx, msg)
+	if f.probe == nil {
+		return f.process.Process(ctx, msg)
+	}
+	start := time.Now()
+	out, err := f.process.Process(ctx, msg)
+	f.probe.Done(start, failure(err))
+	return out, err
 }
 
 // pipeline runs blocks in order; a finished message skips the rest.

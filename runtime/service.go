@@ -22,6 +22,8 @@ type Options struct {
 	// Unit names what the service is a build of, so that a later build of
 	// the same unit may take over what this one holds (see Holder).
 	Unit string
+	// Observer is told how flows, blocks and connectors run (metrics); nil observes nothing.
+	Observer Observer
 }
 
 // Service is a built config: connectors with their flows attached, ready to
@@ -55,7 +57,7 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 		opts.Shared = NewShared()
 	}
 	bd := &builder{cfg: cfg, env: resolveEnv(cfg, opts.LookupEnv), declared: declared(cfg), logger: opts.Logger, shared: opts.Shared,
-		holder: Holder{Unit: opts.Unit, Build: builds.Add(1)}, instances: map[string]any{}, byName: map[string]named{}}
+		holder: Holder{Unit: opts.Unit, Build: builds.Add(1)}, instances: map[string]any{}, byName: map[string]named{}, observer: opts.Observer}
 	svc := &Service{Name: cfg.Service.Name, logger: opts.Logger}
 
 	byName := map[string]Connector{}
@@ -72,6 +74,9 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 
 	for _, fc := range cfg.Flows {
 		flow := &Flow{Name: fc.Name, logger: opts.Logger.With("flow", fc.Name)}
+		if opts.Observer != nil {
+			flow.probe = opts.Observer.Probe(Key{Kind: ProbeFlow, Service: cfg.Service.Name, Flow: fc.Name})
+		}
 		before := len(bd.diags)
 		addr := "flows." + fc.Name
 		bd.instances[addr] = flow

@@ -154,6 +154,8 @@ func (s *Server) tools(ctx context.Context, method string, p params, rc *Request
 		} else {
 			return nil, NewError(CodeInvalidParams, "Unknown tool: %s", name)
 		}
+	} else if s.Probes != nil {
+		rc.tool = s.toolSlot(name) // a tool the server has: its name is the config's, fit for a label
 	}
 	if err != nil {
 		return nil, err
@@ -161,6 +163,7 @@ func (s *Server) tools(ctx context.Context, method string, p params, rc *Request
 	if res == nil {
 		res = &CallToolResult{}
 	}
+	rc.toolError = res.IsError
 	if c, changed := downgrade(res.Content, rc.Version); changed {
 		r := *res
 		r.Content = c

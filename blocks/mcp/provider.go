@@ -88,6 +88,12 @@ type RequestContext struct {
 
 	budget   *budget // the answer budget of the POST body or stdio line
 	reserved int64   // what this request's provider reserved of it
+
+	// What a tools/call ran, for its probe, in the 8 bytes left in the size class the
+	// context is allocated in: 1 + the tool's place in the server's tool probes (0: none),
+	// and whether the tool answered an isError result.
+	tool      int32
+	toolError bool
 }
 
 type progressParams struct {

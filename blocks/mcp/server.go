@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // UnknownToolPolicy says how tools/call answers a name no tool has.
@@ -75,7 +76,11 @@ type Server struct {
 	// request is answered -32603 "the server is shutting down" instead of
 	// being taken for one whose client left. Nil: never.
 	ShutdownCause error
+	// Probes, when set, gives the probes told how each request ended (not notifications), by
+	// method and by tool: metrics. The MCP blocks hand it the runtime's (Build.Probes).
+	Probes Probes
 
+	probeSet probeSet
 	initOnce sync.Once
 	initTail []byte
 	lists    [4]atomic.Pointer[[]byte]
@@ -147,6 +152,9 @@ func (s *Server) Handle(ctx context.Context, req *Request, rc *RequestContext) (
 		return Response{}
 	}
 	resp.ID = req.ID
+	if pr := s.probe(req.Method); pr != nil {
+		defer s.observe(pr, time.Now(), rc, &resp)
+	}
 	defer s.recoverPanic(req.Method, &resp)
 	result, err := s.dispatch(ctx, req, rc)
 	if err != nil {

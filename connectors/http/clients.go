@@ -89,8 +89,9 @@ func remoteIP(r *http.Request) netip.Addr {
 // cap is there to stop. A well-behaved client never opens that many connections.
 type capListener struct {
 	net.Listener
-	conns *clientCounts
-	log   *slog.Logger
+	conns   *clientCounts
+	log     *slog.Logger
+	refused func() // counts a refusal
 }
 
 // Accept returns the next connection within the cap.
@@ -106,6 +107,7 @@ func (l *capListener) Accept() (net.Conn, error) {
 			return &countedConn{Conn: conn, release: func() { l.conns.give(a) }}, nil
 		}
 		_ = conn.Close()
+		l.refused()
 		if first {
 			l.log.Warn("too many connections from one address; closing new ones until some end", "remote", a.String(), "limit", l.conns.limit())
 		}

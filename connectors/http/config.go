@@ -25,6 +25,7 @@ type settings struct {
 	MaxStreams          int           `yaml:"maxStreams" default:"1024" min:">0" doc:"Event streams (SSE answers) open at once; past it 503."`
 	MaxConnsPerClient   int           `yaml:"maxConnsPerClient" default:"256" min:">0" doc:"Connections one remote address may hold; a connection past it is closed unanswered."`
 	MaxStreamsPerClient int           `yaml:"maxStreamsPerClient" default:"128" min:">0" doc:"Event streams one remote address may hold open; past it 503."`
+	AccessLog           bool          `yaml:"accessLog" default:"false" doc:"Log one line per request once it is answered: method, path, status, bytes, duration, remote address and request id; never headers, the query or bodies, which may hold secrets." example:"true"`
 	guard               *guard        // compiled by check
 	limits              *limits       // compiled by check
 }

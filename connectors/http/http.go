@@ -64,6 +64,8 @@ type Connector struct {
 	stopping atomic.Bool
 	idle     chan struct{}
 	idleOnce sync.Once
+
+	obs observers // observe.go
 }
 
 type route struct {
@@ -78,7 +80,7 @@ func build(b *runtime.ConnectorBuild, s *settings) (runtime.Connector, error) {
 		return nil, nil
 	}
 	c := &Connector{name: b.Name, settings: *s, logger: b.Logger(), routes: map[string]*route{},
-		shared: b.Shared(), holder: b.Holder(), idle: make(chan struct{})}
+		shared: b.Shared(), holder: b.Holder(), idle: make(chan struct{}), obs: newObservers(b)}
 	c.streamCtx, c.endStreams = context.WithCancel(context.Background())
 	c.base, c.forceFlows = context.WithCancelCause(context.Background())
 	return c, nil
@@ -187,7 +189,14 @@ func (c *Connector) serveCounted(w http.ResponseWriter, r *http.Request, t *trac
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
 	defer context.AfterFunc(c.base, func() { cancel(context.Cause(c.base)) })()
-	c.ServeHTTP(w, r.WithContext(ctx))
+	r = r.WithContext(requestID(w, r, ctx))
+	if !c.settings.AccessLog {
+		c.ServeHTTP(w, r)
+		return
+	}
+	aw, start := &accessWriter{ResponseWriter: w}, time.Now()
+	c.ServeHTTP(aw, r)
+	c.logAccess(r.Context(), r, aw, start)
 }
 
 // finish waits for the requests c began until ctx ends, then cuts their connections.

@@ -68,8 +68,10 @@ func (c *Connector) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bo
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
+		c.obs.reject(reasonBodyTooLarge)
 		writeError(w, http.StatusRequestEntityTooLarge, "request body is larger than "+strconv.FormatInt(tooBig.Limit, 10)+" bytes")
 	case errors.Is(err, os.ErrDeadlineExceeded):
+		c.obs.reject(reasonBodyStalled)
 		w.Header().Set("Connection", "close") // the rest of the body may still come: never read it as a request
 		writeError(w, http.StatusRequestTimeout, "request body stalled: nothing arrived for "+l.bodyTimeout.String()+" (the connector's bodyTimeout)")
 	default:
@@ -99,15 +101,20 @@ func (c *Connector) enter(w http.ResponseWriter) bool {
 	l := c.settings.limits
 	if l.inFlight.Add(1) > l.maxInFlight {
 		l.inFlight.Add(-1)
+		c.obs.reject(reasonOverloaded)
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, "too many requests in flight (limit "+strconv.FormatInt(l.maxInFlight, 10)+"); retry shortly")
 		return false
 	}
+	c.obs.inFlightAdd(1)
 	return true
 }
 
 // leave gives the in-flight slot back.
-func (c *Connector) leave() { c.settings.limits.inFlight.Add(-1) }
+func (c *Connector) leave() {
+	c.settings.limits.inFlight.Add(-1)
+	c.obs.inFlightAdd(-1)
+}
 
 // recoverPanic turns a panic while serving into a logged 500, so no input can take the process
 // down.
@@ -116,7 +123,7 @@ func (c *Connector) recoverPanic(w http.ResponseWriter, r *http.Request) {
 		if rec == http.ErrAbortHandler {
 			panic(rec) // net/http's own way to abort a response; it is not a failure
 		}
-		c.logger.Error("panic while serving a request", "path", r.URL.Path, "panic", rec, "stack", string(debug.Stack()))
+		c.logger.ErrorContext(r.Context(), "panic while serving a request", "path", r.URL.Path, "panic", rec, "stack", string(debug.Stack()))
 		writeError(w, http.StatusInternalServerError, "internal error")
 	}
 }
@@ -135,6 +142,7 @@ func (c *Connector) streamStarts(w http.ResponseWriter, client netip.Addr, s run
 		return false
 	}
 	if ok, first := l.clientStreams.take(client); !ok {
+		c.obs.reject(reasonClientStreams)
 		if first {
 			c.logger.Warn("too many event streams from one address; refusing new ones until some end", "remote", client.String(), "limit", l.clientStreams.max)
 		}
@@ -143,9 +151,11 @@ func (c *Connector) streamStarts(w http.ResponseWriter, client netip.Addr, s run
 	if l.streams.Add(1) > l.maxStreams {
 		l.streams.Add(-1)
 		l.clientStreams.give(client)
+		c.obs.reject(reasonStreams)
 		return refuse("too many open event streams (limit " + strconv.FormatInt(l.maxStreams, 10) + "); retry later")
 	}
 	l.inFlight.Add(-1)
+	c.obs.inFlightAdd(-1)
 	return true
 }
 
@@ -157,6 +167,7 @@ func (c *Connector) streamEnds(client netip.Addr) {
 	l.streams.Add(-1)
 	l.clientStreams.give(client)
 	l.inFlight.Add(1)
+	c.obs.inFlightAdd(1)
 	if rec := recover(); rec != nil {
 		if rec == http.ErrAbortHandler {
 			panic(rec)

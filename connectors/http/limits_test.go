@@ -80,6 +80,12 @@ func (p *panicky) Next(context.Context) (runtime.Event, error) {
 // log; the service stops when the test ends.
 func startLogged(t *testing.T, yaml string) (string, *runtime.Service, *runtimetest.Buffer) {
 	t.Helper()
+	return startObserved(t, yaml, nil)
+}
+
+// startObserved is startLogged with the service measured by obs (nil: not).
+func startObserved(t *testing.T, yaml string, obs runtime.Observer) (string, *runtime.Service, *runtimetest.Buffer) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
@@ -89,7 +95,7 @@ func startLogged(t *testing.T, yaml string) (string, *runtime.Service, *runtimet
 		t.Fatal(err)
 	}
 	logs := &runtimetest.Buffer{}
-	svc, err := runtime.NewService(cfg, runtime.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	svc, err := runtime.NewService(cfg, runtime.Options{Logger: slog.New(runtime.LogRequestIDs(slog.NewTextHandler(logs, nil))), Observer: obs})
 	if err != nil {
 		t.Fatal(err)
 	}

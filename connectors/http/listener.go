@@ -96,7 +96,11 @@ func listen(addr string, c *Connector) (*port, error) {
 	}
 	p := &port{addr: ln.Addr(), conns: newClientCounts(c.settings.MaxConnsPerClient),
 		open: map[net.Conn]*tracked{}, accepting: make(chan struct{})}
-	p.ln = &capListener{Listener: ln, conns: p.conns, log: c.logger}
+	p.ln = &capListener{Listener: ln, conns: p.conns, log: c.logger, refused: func() {
+		if c := p.cur.Load(); c != nil {
+			c.obs.reject(reasonClientConns)
+		}
+	}}
 	return p, nil
 }
 

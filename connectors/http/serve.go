@@ -59,7 +59,7 @@ func (a *reply) Nack(_ context.Context, err error) error {
 		return nil
 	}
 	if e.Kind.ServerFault() && ctx.Err() == nil {
-		a.flow.Logger().Error("flow failed", "err", err, "path", a.r.URL.Path)
+		a.flow.Logger().ErrorContext(ctx, "flow failed", "err", err, "path", a.r.URL.Path)
 	}
 	writeErrorOf(a.w, e)
 	return nil

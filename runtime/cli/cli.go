@@ -16,6 +16,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
 
@@ -31,7 +32,7 @@ type Env struct {
 
 func init() {
 	for _, c := range []Command{
-		{Name: "run", Order: 10, Summary: "serve a config folder or file until interrupted", Usage: "run --config DIR [--stdio] [--watch] [--log-level L] [--log-format text|json]", Run: cmdRun},
+		{Name: "run", Order: 10, Summary: "serve a config folder or file until interrupted", Usage: "run --config DIR [--stdio] [--watch] [--admin ADDR] [--log-level L] [--log-format text|json]", Run: cmdRun},
 		{Name: "validate", Order: 20, Summary: "build a config without listening and report every problem", Usage: "validate --config DIR [--stdio]", Run: cmdValidate},
 		{Name: "new", Order: 40, Summary: "write a starter: a mock server in a workspace, or a flow config", Usage: `new [mcp-mock WORKSPACE "NAME" | mcp-router DIR]`, Run: cmdNew},
 		{Name: "blocks", Order: 50, Summary: "list the block and connector types, or print one's reference (alias: list)", Usage: "blocks [NAME]", Run: cmdBlocks},
@@ -196,9 +197,9 @@ func (l *logFlags) logger(w io.Writer) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: level}
 	switch l.format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
+		return slog.New(runtime.LogRequestIDs(slog.NewTextHandler(w, opts))), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
+		return slog.New(runtime.LogRequestIDs(slog.NewJSONHandler(w, opts))), nil
 	}
 	return nil, &usageError{fmt.Sprintf("unknown log format %q (use text or json)", l.format)}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/octo-run/octo/runtime"
 )
 
 // Command is one of octo's subcommands. The package that owns what a command does registers it
@@ -44,10 +46,22 @@ type ConfigFolder struct {
 	Name string
 	// Is reports whether path is such a folder.
 	Is func(path string) bool
-	// Run serves the folder until ctx ends (`octo run --config`); grace is --shutdown-timeout.
-	Run func(ctx context.Context, path string, logger *slog.Logger, grace time.Duration) error
+	// Run serves the folder until ctx ends (`octo run --config`).
+	Run func(ctx context.Context, path string, run FolderRun) error
 	// Validate builds it without serving and says what is fine (`octo validate --config`).
 	Validate func(env *Env, path string) error
+}
+
+// FolderRun is what `octo run` hands a config folder's Run besides its path.
+type FolderRun struct {
+	Logger *slog.Logger
+	// Grace is --shutdown-timeout.
+	Grace time.Duration
+	// Observer measures every build (--admin); nil measures nothing.
+	Observer runtime.Observer
+	// Serving and Stopping, when set, hear that the folder serves (what could start has
+	// started) and that it stops (a signal came): /readyz follows them.
+	Serving, Stopping func()
 }
 
 var registry struct {

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/octo-run/octo/ops"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 	"github.com/octo-run/octo/runtime/supervisor"
@@ -60,6 +61,7 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	grace := fs.Duration("shutdown-timeout", 10*time.Second, "how long to let in-flight requests finish on SIGINT/SIGTERM, and on the replaced config after a reload")
 	watchFiles := fs.Bool("watch", false, "reload the config when its files change (SIGHUP reloads it too)")
 	stdio := stdioFlag(fs)
+	adminAddr := fs.String("admin", "", "serve /healthz, /readyz and Prometheus /metrics on this address (host:port, or a port on 127.0.0.1); off when empty")
 	if err := Parse(fs, args); err != nil {
 		return err
 	}
@@ -70,14 +72,20 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	adm, err := startAdmin(*adminAddr, logger)
+	if err != nil {
+		return err
+	}
+	defer adm.close()
 	if f, ok := folderOf(*path); ok {
 		if *stdio {
 			return errStdioFolder
 		}
-		return f.Run(ctx, *path, logger, *grace)
+		return f.Run(ctx, *path, FolderRun{Logger: logger, Grace: *grace, Observer: adm.observer(),
+			Serving: func() { adm.setState(ops.StateReady) }, Stopping: func() { adm.setState(ops.StateStopping) }})
 	}
-	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: env.LookupEnv, StopTimeout: *grace})
-	r := &reloader{path: *path, lookup: env.LookupEnv, sup: sup, log: logger, files: &watch.Settler{Settle: settleTime}, stdio: *stdio}
+	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: env.LookupEnv, StopTimeout: *grace, Observer: adm.observer()})
+	r := &reloader{path: *path, lookup: env.LookupEnv, sup: sup, log: logger, files: &watch.Settler{Settle: settleTime}, stdio: *stdio, reloaded: adm.reloaded}
 	cfg, err := r.load()
 	if err != nil {
 		return lf.plain(err)
@@ -87,6 +95,7 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		svc := sup.Service(*path)
+		adm.setState(ops.StateReady) // before the line that says so: a probe then finds it ready
 		logger.Info("service started", "service", svc.Name)
 		connectors := make([]string, len(cfg.Connectors))
 		for i, c := range cfg.Connectors {
@@ -98,6 +107,7 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 			connectors = []string{r.stdioName}
 		}
 		r.serve(ctx, reload, *watchFiles, inputEnded(ctx, svc, connectors))
+		adm.setState(ops.StateStopping)
 		logger.Info("shutting down", "grace", grace.String())
 		sctx, cancel := context.WithTimeout(context.Background(), *grace)
 		defer cancel()
@@ -123,9 +133,10 @@ type reloader struct {
 	sup       *supervisor.Supervisor
 	log       *slog.Logger
 	files     *watch.Settler
-	templates []string // template files of the config last loaded
-	stdio     bool     // --stdio: serve the router's flow on standard input and output
-	stdioName string   // the connector that does
+	templates []string        // template files of the config last loaded
+	stdio     bool            // --stdio: serve the router's flow on standard input and output
+	stdioName string          // the connector that does
+	reloaded  func(err error) // hears each reload's outcome (the admin listener)
 }
 
 // serve reloads the config on each receive from reload and, with watchFiles, on each settled
@@ -203,9 +214,11 @@ func (r *reloader) reload(ctx context.Context, trigger string) {
 			r.log.Error(err.Error())
 		}
 		r.log.Error("not reloaded: the running config keeps serving", "trigger", trigger)
+		r.reloaded(err)
 		return
 	}
 	r.log.Info("reloaded", "service", cfg.Service.Name, "trigger", trigger)
+	r.reloaded(nil)
 }
 
 // templateFiles lists the template resources cfg reads.

@@ -41,6 +41,9 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// StopTimeout bounds how long a replaced build lets its requests finish; 0 means 10s.
 	StopTimeout time.Duration
+	// Observer is handed to every build: metrics of the process, across units and reloads
+	// (ops.Metrics); nil observes nothing.
+	Observer runtime.Observer
 }
 
 // Supervisor runs units. Its methods are safe to call from several goroutines; the operations
@@ -243,7 +246,8 @@ func (s *Supervisor) lock(name string) (*unit, error) {
 
 // start builds cfg as a build of u and starts it.
 func (s *Supervisor) start(ctx context.Context, u *unit, cfg *config.Config) (*runtime.Service, error) {
-	svc, err := runtime.NewService(cfg, runtime.Options{Logger: s.opts.Logger, LookupEnv: s.opts.LookupEnv, Shared: s.shared, Unit: u.name})
+	svc, err := runtime.NewService(cfg, runtime.Options{Logger: s.opts.Logger, LookupEnv: s.opts.LookupEnv, Shared: s.shared, Unit: u.name,
+		Observer: s.opts.Observer})
 	if err != nil {
 		return nil, err
 	}

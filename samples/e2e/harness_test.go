@@ -77,6 +77,15 @@ func (p *proc) Log() string {
 // log says it listens (or fails).
 func startOcto(t testing.TB, env []string, args ...string) *proc {
 	t.Helper()
+	return startOctoUntil(t, env, func(line string) bool {
+		return strings.Contains(line, "service started") || strings.Contains(line, "serving")
+	}, args...)
+}
+
+// startOctoUntil runs octo as startOcto does, waiting for the first log line that ready
+// accepts instead.
+func startOctoUntil(t testing.TB, env []string, ready func(line string) bool, args ...string) *proc {
+	t.Helper()
 	p := &proc{cmd: exec.Command(octoBin, args...), done: make(chan struct{}), grew: make(chan struct{})}
 	p.cmd.Dir = repoRoot()
 	p.cmd.Env = append(os.Environ(), env...)
@@ -88,7 +97,7 @@ func startOcto(t testing.TB, env []string, args ...string) *proc {
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	ready := make(chan struct{})
+	started := make(chan struct{})
 	var once sync.Once
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -98,8 +107,8 @@ func startOcto(t testing.TB, env []string, args ...string) *proc {
 			close(p.grew)
 			p.grew = make(chan struct{})
 			p.mu.Unlock()
-			if strings.Contains(sc.Text(), "service started") || strings.Contains(sc.Text(), "serving") {
-				once.Do(func() { close(ready) })
+			if ready(sc.Text()) {
+				once.Do(func() { close(started) })
 			}
 		}
 		p.err = p.cmd.Wait()
@@ -113,7 +122,7 @@ func startOcto(t testing.TB, env []string, args ...string) *proc {
 		}
 	})
 	select {
-	case <-ready:
+	case <-started:
 	case <-p.done:
 		t.Fatalf("octo exited before it was ready: %v\n%s", p.err, p.Log())
 	case <-time.After(30 * time.Second):

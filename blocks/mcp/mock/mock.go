@@ -57,6 +57,9 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	if len(ds) > 0 {
 		return nil, ds
 	}
+	if probes := b.Probes("mcp"); probes != nil { // ops.ProbeMCP
+		srv.core.Probes = func(method, tool string) mcp.Probe { return probes(method, tool) }
+	}
 	return &Block{srv: srv}, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	_ "github.com/octo-run/octo/connectors/all"
 	octohttp "github.com/octo-run/octo/connectors/http"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
+	"github.com/octo-run/octo/ops"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
@@ -51,7 +52,10 @@ const (
 // sampleFlow builds samples/mcp-router as octo run would, with its http
 // connector swapped for bench-capture, and returns the flow holding the
 // router block.
-func sampleFlow(tb testing.TB) *runtime.Flow {
+func sampleFlow(tb testing.TB) *runtime.Flow { return observedFlow(tb, nil) }
+
+// observedFlow is sampleFlow measured by obs, as octo run --admin measures it (nil: not).
+func observedFlow(tb testing.TB, obs runtime.Observer) *runtime.Flow {
 	tb.Helper()
 	cfg := loadSample(tb, "")
 	for _, c := range cfg.Connectors {
@@ -60,7 +64,7 @@ func sampleFlow(tb testing.TB) *runtime.Flow {
 	for _, f := range cfg.Flows {
 		f.Source.Type = ""
 	}
-	if _, err := runtime.NewService(cfg, runtime.Options{}); err != nil {
+	if _, err := runtime.NewService(cfg, runtime.Options{Observer: obs}); err != nil {
 		tb.Fatal(err)
 	}
 	f := captured.flows["mcp"]
@@ -98,7 +102,10 @@ func serve(ctx context.Context, f *runtime.Flow, body []byte) (*runtime.Message,
 }
 
 func benchmarkCall(b *testing.B, body string, check func([]byte) bool) {
-	f := sampleFlow(b)
+	benchmarkFlow(b, sampleFlow(b), body, check)
+}
+
+func benchmarkFlow(b *testing.B, f *runtime.Flow, body string, check func([]byte) bool) {
 	ctx := context.Background()
 	in := []byte(body)
 	out, err := serve(ctx, f, in)
@@ -121,6 +128,12 @@ func benchmarkCall(b *testing.B, body string, check func([]byte) bool) {
 // branch, output schema and the encoded answer.
 func BenchmarkToolsCallForecast(b *testing.B) {
 	benchmarkCall(b, forecastCall, func(got []byte) bool { return string(got) == forecastWant })
+}
+
+// BenchmarkToolsCallForecastObserved is BenchmarkToolsCallForecast with the metrics octo run
+// --admin keeps: the flow, both blocks, the tools/call of forecast.
+func BenchmarkToolsCallForecastObserved(b *testing.B) {
+	benchmarkFlow(b, observedFlow(b, ops.NewMetrics("bench")), forecastCall, func(got []byte) bool { return string(got) == forecastWant })
 }
 
 // BenchmarkToolsList is one tools/list, whose answer is encoded once and
@@ -211,15 +224,25 @@ func TestToolsCallAllocationsDoNotGrow(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector adds allocations of its own")
 	}
-	f := sampleFlow(t)
-	ctx := context.Background()
-	in := []byte(forecastCall)
-	got := testing.AllocsPerRun(200, func() {
-		if _, err := serve(ctx, f, in); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if got > maxForecastAllocs {
-		t.Fatalf("one forecast tools/call allocates %.0f times, want at most %d", got, maxForecastAllocs)
+	for _, tc := range []struct {
+		name string
+		obs  runtime.Observer
+	}{
+		{"without metrics", nil},
+		{"with the metrics octo run --admin keeps", ops.NewMetrics("test")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := observedFlow(t, tc.obs)
+			ctx := context.Background()
+			in := []byte(forecastCall)
+			got := testing.AllocsPerRun(200, func() {
+				if _, err := serve(ctx, f, in); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if got > maxForecastAllocs {
+				t.Fatalf("one forecast tools/call allocates %.0f times, want at most %d", got, maxForecastAllocs)
+			}
+		})
 	}
 }

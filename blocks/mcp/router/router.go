@@ -69,6 +69,9 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 			b.Logger().Error("panic in MCP method", "method", method, "panic", recovered, "stack", string(stack))
 		},
 	}
+	if probes := b.Probes("mcp"); probes != nil { // ops.ProbeMCP
+		s.Probes = func(method, tool string) mcp.Probe { return probes(method, tool) }
+	}
 	if f.MaxBatch != nil {
 		s.MaxBatch = *f.MaxBatch
 	}

@@ -77,7 +77,7 @@ func (ts *tools) CallTool(ctx context.Context, rc *mcp.RequestContext, name stri
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return ts.failed(name, err), nil
+		return ts.failed(ctx, name, err), nil
 	}
 	return t.result(out)
 }
@@ -86,7 +86,7 @@ func (ts *tools) CallTool(ctx context.Context, rc *mcp.RequestContext, name stri
 // fail block, an API's answer, a timeout) has a client-safe message, which is the text the
 // model reads; an internal one (a bug, an unexpected failure) shows the model only that the
 // tool failed, and the log where: the block's address and its file:line:col.
-func (ts *tools) failed(name string, err error) *mcp.CallToolResult {
+func (ts *tools) failed(ctx context.Context, name string, err error) *mcp.CallToolResult {
 	e := runtime.ErrorOf(err)
 	if e.Kind.ServerFault() {
 		attrs := []any{"tool", name, "kind", e.Kind.String()}
@@ -95,7 +95,7 @@ func (ts *tools) failed(name string, err error) *mcp.CallToolResult {
 		} else {
 			attrs = append(attrs, "err", err)
 		}
-		ts.logger.Error("tool failed", attrs...)
+		ts.logger.ErrorContext(ctx, "tool failed", attrs...)
 	}
 	if e.Kind == runtime.KindInternal {
 		return errorResult(fmt.Sprintf("tool %q failed: internal error", name))

@@ -79,9 +79,11 @@ func serve(ctx context.Context, env *cli.Env, args []string) error {
 
 // runFolder is `octo run --config <workspace>`: the same servers, logged
 // like any service.
-func runFolder(ctx context.Context, dir string, logger *slog.Logger, grace time.Duration) error {
+func runFolder(ctx context.Context, dir string, run cli.FolderRun) error {
+	logger := run.Logger
 	err := cli.UntilSignalled(ctx, logger, func(ctx context.Context, reload <-chan struct{}) error {
-		return Run(ctx, dir, Options{Logger: logger, StopTimeout: grace, Reload: reload})
+		return Run(ctx, dir, Options{Logger: logger, StopTimeout: run.Grace, Reload: reload,
+			Observer: run.Observer, Serving: run.Serving, Stopping: run.Stopping})
 	})
 	if err == nil {
 		logger.Info("stopped")

@@ -45,6 +45,11 @@ type Options struct {
 	// Reload, when it delivers, applies the files as they are now, without
 	// waiting for them to settle (SIGHUP).
 	Reload <-chan struct{}
+	// Observer measures every server's builds (metrics); nil measures nothing.
+	Observer runtime.Observer
+	// Serving, when set, is called once the selected servers that could start serve;
+	// Stopping when Run begins to stop them.
+	Serving, Stopping func()
 }
 
 // ErrNothingServed is returned when no selected server could start.
@@ -62,7 +67,16 @@ func Run(ctx context.Context, dir string, opts Options) error {
 	if err := r.startSelected(ctx); err != nil {
 		return err
 	}
+	call(opts.Serving)
+	defer call(opts.Stopping) // runs before stopAll, deferred after it
 	return r.watch(ctx)
+}
+
+// call calls f when it is set.
+func call(f func()) {
+	if f != nil {
+		f()
+	}
 }
 
 // runner serves a workspace's servers and follows edits.
@@ -108,7 +122,7 @@ func newRunner(dir string, opts Options) (*runner, error) {
 	}
 	return &runner{dir: dir, opts: opts, log: opts.Logger, vars: vars,
 		running: map[string]*running{}, broken: map[string][]byte{}, files: &watch.Settler{Settle: opts.Settle},
-		sup: supervisor.New(supervisor.Options{Logger: opts.Logger, LookupEnv: noEnv, StopTimeout: opts.StopTimeout})}, nil
+		sup: supervisor.New(supervisor.Options{Logger: opts.Logger, LookupEnv: noEnv, StopTimeout: opts.StopTimeout, Observer: opts.Observer})}, nil
 }
 
 // startSelected starts the servers asked for: all, or those named.

@@ -1,0 +1,76 @@
+package runtime
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+)
+
+// requestIDKey is the context key of a message's request id.
+type requestIDKey struct{}
+
+// WithRequestID returns ctx carrying id, the id a connector gave the message it delivers: every
+// line logged with the context (Logger.InfoContext, ErrorContext…) through a handler made by
+// LogRequestIDs says request_id=id, so one request's lines can be found together.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+// RequestID returns the request id ctx carries, or "".
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// MaxRequestIDLen is the longest request id a connector takes from a client.
+const MaxRequestIDLen = 128
+
+// SaneRequestID returns id when a client's request id can be logged and echoed as it is: 1 to
+// MaxRequestIDLen printable ASCII characters without spaces. Otherwise it returns a new one.
+func SaneRequestID(id string) string {
+	if len(id) == 0 || len(id) > MaxRequestIDLen {
+		return NewRequestID()
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] <= ' ' || id[i] > '~' {
+			return NewRequestID()
+		}
+	}
+	return id
+}
+
+// NewRequestID returns a short random id: 16 hex digits. It tells requests apart in logs; it is
+// no secret, so the runtime's fast generator makes it.
+func NewRequestID() string {
+	const hex = "0123456789abcdef"
+	var b [16]byte
+	n := rand.Uint64()
+	for i := range b {
+		b[i] = hex[n&15]
+		n >>= 4
+	}
+	return string(b[:])
+}
+
+// LogRequestIDs wraps h so that a record logged with a context carrying a request id gets the
+// attribute request_id.
+func LogRequestIDs(h slog.Handler) slog.Handler { return requestIDHandler{h} }
+
+type requestIDHandler struct{ slog.Handler }
+
+func (h requestIDHandler) Handle(ctx context.Context, r slog.Record) error {
+	if id := RequestID(ctx); id != "" {
+		r.AddAttrs(slog.String("request_id", id))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h requestIDHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return requestIDHandler{h.Handler.WithAttrs(as)}
+}
+
+func (h requestIDHandler) WithGroup(name string) slog.Handler {
+	return requestIDHandler{h.Handler.WithGroup(name)}
+}
+
+var _ slog.Handler = requestIDHandler{}
