@@ -12,4 +12,5 @@ import (
 	_ "github.com/octo-run/octo/blocks/mcp/router"
 	_ "github.com/octo-run/octo/blocks/oauthmetadata"
 	_ "github.com/octo-run/octo/blocks/setpayload"
+	_ "github.com/octo-run/octo/octotest" // octo test, its cases and their schema
 )

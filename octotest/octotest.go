@@ -1,0 +1,125 @@
+// Package octotest runs the YAML test cases beside a config (`octo test`): each case builds the
+// config as `octo run` would (the same loader, builder and diagnostics), serves the connector
+// of the flow it is for on a loopback port of its own, sends an HTTP request or an MCP request
+// through it, answers the flow's http-request calls from stubs in place of the network, and
+// checks the answer. It owns the test file format (format.go) and its schema, and registers
+// the command; it knows the http connector only as an http.Handler and MCP only as a client.
+package octotest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/config"
+)
+
+// Options tune a run.
+type Options struct {
+	// Run selects the cases whose name it matches; nil runs every case.
+	Run *regexp.Regexp
+	// Verbose prints each case's answer and service log, passed or not.
+	Verbose bool
+	// Out gets the report.
+	Out io.Writer
+	// LookupEnv reads the process environment; a case's env wins over it.
+	LookupEnv func(string) (string, bool)
+}
+
+// Summary counts the cases of a run.
+type Summary struct {
+	Passed, Failed int
+}
+
+// runner runs the cases of one config.
+type runner struct {
+	path   string
+	cfg    *config.Config // as the process environment makes it
+	lookup func(string) (string, bool)
+}
+
+// Run runs the test cases beside the config at path. A config or a test file that cannot be
+// read or built is an error, every problem in it at once (config.Diags); failed cases are not
+// errors: Summary counts them.
+func Run(ctx context.Context, path string, opts Options) (Summary, error) {
+	if opts.LookupEnv == nil {
+		opts.LookupEnv = os.LookupEnv
+	}
+	if opts.Out == nil {
+		opts.Out = io.Discard
+	}
+	dir := TestsDir(path)
+	cases, err := load(dir)
+	if err != nil {
+		return Summary{}, err
+	}
+	if len(cases) == 0 {
+		return Summary{}, fmt.Errorf("%s: no test cases: write them in %s/*.yaml (see octo schema test)", path, dir)
+	}
+	r := &runner{path: path, lookup: opts.LookupEnv}
+	if r.cfg, err = config.Load(path, opts.LookupEnv); err != nil {
+		return Summary{}, err
+	}
+	// Build once up front, so a broken config is reported as `octo validate` reports it rather
+	// than once per case.
+	if _, err := runtime.NewService(r.cfg, runtime.Options{Logger: slog.New(slog.DiscardHandler), LookupEnv: opts.LookupEnv}); err != nil {
+		return Summary{}, err
+	}
+	var sum Summary
+	for _, c := range cases {
+		if opts.Run != nil && !opts.Run.MatchString(c.Name) {
+			continue
+		}
+		start := time.Now()
+		o := r.runCase(ctx, c)
+		took := time.Since(start).Round(time.Millisecond)
+		if len(o.failures) == 0 {
+			sum.Passed++
+			fmt.Fprintf(opts.Out, "ok   %s: %s (%s)\n", c.where(), c.Name, took)
+		} else {
+			sum.Failed++
+			fmt.Fprintf(opts.Out, "FAIL %s: %s (%s)\n", c.where(), c.Name, took)
+			for _, f := range o.failures {
+				fmt.Fprintf(opts.Out, "     %s\n", f)
+			}
+		}
+		if opts.Verbose || len(o.failures) > 0 {
+			report(opts.Out, o, opts.Verbose)
+		}
+	}
+	return sum, nil
+}
+
+// maxLogLines is how much of a failed case's log is printed without -v.
+const maxLogLines = 20
+
+// report prints what a case got and its service's log: all of it with verbose, else the end.
+func report(w io.Writer, o *outcome, verbose bool) {
+	if o.body != "" {
+		body := o.body
+		if !verbose {
+			body = clip(body, 500)
+		}
+		fmt.Fprintf(w, "     got: %s\n", strings.TrimRight(body, "\n"))
+	}
+	lines := strings.Split(strings.TrimRight(o.log.String(), "\n"), "\n")
+	if len(lines) == 1 && lines[0] == "" {
+		return
+	}
+	if !verbose && len(lines) > maxLogLines {
+		lines = append([]string{fmt.Sprintf("(%d lines before these; -v prints them)", len(lines)-maxLogLines)}, lines[len(lines)-maxLogLines:]...)
+	}
+	var b bytes.Buffer
+	b.WriteString("     log:\n")
+	for _, l := range lines {
+		b.WriteString("       " + l + "\n")
+	}
+	_, _ = w.Write(b.Bytes())
+}
