@@ -42,6 +42,7 @@ type Request struct {
 // MCPRequest is an MCP request a case sends: one of tool, list, read, prompt or method.
 type MCPRequest struct {
 	Flow      string            `yaml:"flow" doc:"The flow serving MCP. Optional when only one flow runs mcp-router or mcp-mock." example:"mcp"`
+	Server    string            `yaml:"server" doc:"In a workspace of saved mock servers: the server's name. Optional when it has one server." example:"Weather mock"`
 	Path      string            `yaml:"path" doc:"The path to post to. Default: the flow's path."`
 	Headers   map[string]string `yaml:"headers" doc:"Headers sent with every request of the case (the handshake too)." example:"{ Authorization: Bearer dev-token }"`
 	Tool      string            `yaml:"tool" doc:"Call this tool (tools/call) with arguments." example:"forecast"`

@@ -9,6 +9,7 @@ package octotest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
@@ -41,8 +43,10 @@ type Summary struct {
 // runner runs the cases of one config.
 type runner struct {
 	path   string
-	cfg    *config.Config // as the process environment makes it
+	cfg    *config.Config // as the process environment makes it; nil for a workspace
 	lookup func(string) (string, bool)
+	// servers are a workspace's saved servers, each a config, by name.
+	servers map[string]*config.Config
 }
 
 // Run runs the test cases beside the config at path. A config or a test file that cannot be
@@ -64,12 +68,7 @@ func Run(ctx context.Context, path string, opts Options) (Summary, error) {
 		return Summary{}, fmt.Errorf("%s: no test cases: write them in %s/*.yaml (see octo schema test)", path, dir)
 	}
 	r := &runner{path: path, lookup: opts.LookupEnv}
-	if r.cfg, err = config.Load(path, opts.LookupEnv); err != nil {
-		return Summary{}, err
-	}
-	// Build once up front, so a broken config is reported as `octo validate` reports it rather
-	// than once per case.
-	if _, err := runtime.NewService(r.cfg, runtime.Options{Logger: slog.New(slog.DiscardHandler), LookupEnv: opts.LookupEnv}); err != nil {
+	if err := r.prepare(); err != nil {
 		return Summary{}, err
 	}
 	var sum Summary
@@ -95,6 +94,43 @@ func Run(ctx context.Context, path string, opts Options) (Summary, error) {
 		}
 	}
 	return sum, nil
+}
+
+// prepare loads the config, or a workspace's servers, and builds each once, so a broken config
+// is reported as `octo validate` reports it rather than once per case.
+func (r *runner) prepare() error {
+	var cfgs []*config.Config
+	if workspace.Is(r.path) {
+		servers, ds := workspace.Configs(r.path, "")
+		if len(ds) > 0 {
+			return ds
+		}
+		r.servers = servers
+		for _, name := range sortedKeys(servers) {
+			cfgs = append(cfgs, servers[name])
+		}
+	} else {
+		cfg, err := config.Load(r.path, r.lookup)
+		if err != nil {
+			return err
+		}
+		r.cfg, cfgs = cfg, []*config.Config{cfg}
+	}
+	var all config.Diags
+	for _, cfg := range cfgs {
+		_, err := runtime.NewService(cfg, runtime.Options{Logger: slog.New(slog.DiscardHandler), LookupEnv: r.lookup})
+		var ds config.Diags
+		switch {
+		case errors.As(err, &ds):
+			all = append(all, ds...)
+		case err != nil:
+			return err
+		}
+	}
+	if len(all) > 0 {
+		return all
+	}
+	return nil
 }
 
 // maxLogLines is how much of a failed case's log is printed without -v.

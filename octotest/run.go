@@ -164,8 +164,28 @@ func (r *runner) runCase(ctx context.Context, c *loaded) *outcome {
 }
 
 // config loads the config as the case's env makes it.
+// A workspace's saved server is named by the case (mcp.server), or is the only one.
 func (r *runner) config(c *loaded, lookup func(string) (string, bool)) (*config.Config, error) {
-	if len(c.Env) == 0 && r.cfg != nil {
+	if r.servers != nil {
+		name := ""
+		if c.MCP != nil {
+			name = c.MCP.Server
+		}
+		if name == "" && len(r.servers) == 1 {
+			for n := range r.servers {
+				name = n
+			}
+		}
+		if name == "" {
+			return nil, fmt.Errorf("mcp.server: name the saved server; %s", among("saved servers", sortedKeys(r.servers)))
+		}
+		cfg, ok := r.servers[name]
+		if !ok {
+			return nil, fmt.Errorf("mcp.server: %s", config.Unknown("saved server", name, sortedKeys(r.servers)))
+		}
+		return cfg, nil
+	}
+	if len(c.Env) == 0 {
 		return r.cfg, nil
 	}
 	return config.Load(r.path, lookup)

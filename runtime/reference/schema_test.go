@@ -117,8 +117,9 @@ var configFiles = []string{
 	"runtime/testdata/variables/*.yaml", "runtime/testdata/aliases/*.yaml",
 }
 
-// testFiles are the samples' and starters' octo test cases.
-var testFiles = []string{"samples/*/tests/*.yaml", "templates/*/tests/*.yaml"}
+// testFiles are the samples' and starters' octo test cases (the mock starter's is a template,
+// rendered and checked with its server).
+var testFiles = []string{"samples/*/tests/*.yaml", "templates/mcp-router/tests/*.yaml"}
 
 // workspaces are the workspace folders whose files validate against the workspace and server
 // schemas.
@@ -156,6 +157,11 @@ func TestEverySampleStarterAndValidGoldenValidates(t *testing.T) {
 					t.Fatal(err)
 				}
 				check(t, server, "server.yaml", text)
+				tests, err := templates.RenderMockTests(templates.MockServer{Name: `A "quoted" name`, Port: 3004})
+				if err != nil {
+					t.Fatal(err)
+				}
+				check(t, compile(t, "test"), "tests/server.yaml", tests)
 				return
 			}
 			if len(servers) == 0 {
@@ -250,10 +256,8 @@ func TestSamplesAndStartersNameTheirSchema(t *testing.T) {
 	servers, _ := filepath.Glob(filepath.Join(repo, "samples", "*", "servers", "*.yaml"))
 	starters, _ := filepath.Glob(filepath.Join(repo, "templates", "*", "*.yaml"))
 	files = append(append(files, servers...), starters...)
-	for _, glob := range testFiles {
-		tests, _ := filepath.Glob(filepath.Join(repo, glob))
-		files = append(files, tests...)
-	}
+	tests, _ := filepath.Glob(filepath.Join(repo, "*", "*", "tests", "*.yaml"))
+	files = append(files, tests...)
 	if len(files) < 10 {
 		t.Fatalf("found %d files", len(files))
 	}

@@ -43,3 +43,23 @@ func Validate(dir, environment string) ([]string, config.Diags) {
 	}
 	return ok, all
 }
+
+// Configs returns the config of every saved server of the workspace, by server name, adapted
+// as for HTTP: what `octo test` runs a workspace's cases on. Problems are those of reading
+// the files; building them is the caller's.
+func Configs(dir, environment string) (map[string]*config.Config, config.Diags) {
+	settings, ds := readSettings(dir)
+	if len(ds) > 0 {
+		return nil, ds
+	}
+	vars, err := settings.Vars(environment)
+	if err != nil {
+		return nil, config.Diags{{File: dir, Msg: err.Error()}}
+	}
+	servers, ds := ReadAll(dir)
+	out := make(map[string]*config.Config, len(servers))
+	for _, s := range servers {
+		out[s.Name], _ = Adapt(s, vars, HTTP)
+	}
+	return out, ds
+}
