@@ -74,18 +74,26 @@ func loadFile(file string) ([]*loaded, config.Diags) {
 	var f File
 	pos := config.NewPositions(config.NodePosition(roots[0], config.Where{File: file}))
 	dec := config.Decoder{Positions: pos}
-	if ds := dec.Decode(roots[0], &f, config.Where{File: file}); len(ds) > 0 {
-		return nil, ds
-	}
+	ds = dec.Decode(roots[0], &f, config.Where{File: file})
+	decoded := len(ds) == 0
 	out := make([]*loaded, len(f.Cases))
 	names := map[string]bool{}
 	for i := range f.Cases {
 		c := &loaded{Case: f.Cases[i], file: file, pos: pos}
 		c.line = pos.Of(&f.Cases[i]).Line
 		out[i] = c
-		ds = append(ds, c.check(&f.Cases[i], names)...)
+		// A case the decoder already found wrong is not checked further: what it left out
+		// would be reported again in other words.
+		prefix := fmt.Sprintf("cases[%d]", i)
+		if !slices.ContainsFunc(ds, func(d config.Diag) bool { return d.Path == prefix || strings.HasPrefix(d.Path, prefix+".") }) {
+			ds = append(ds, c.check(&f.Cases[i], names)...)
+		}
 	}
-	return out, ds
+	if !decoded || len(ds) > 0 {
+		ds.Sort()
+		return nil, ds
+	}
+	return out, nil
 }
 
 // check reports what a case says that cannot work, at the key that says it. orig is the case as

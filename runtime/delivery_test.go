@@ -135,3 +135,33 @@ func TestErrorOfSaysHowToAnswerAnyError(t *testing.T) {
 		})
 	}
 }
+
+// WatchDeliveries shows its watcher each outcome before the delivery is settled: the error of a
+// failed run, the answer of one that succeeded. octo test reads an answer's vars this way.
+func TestAWatchedDeliveryShowsEachOutcome(t *testing.T) {
+	*theQueue = queue{}
+	dir := t.TempDir()
+	yaml := "connectors:\n  - { name: q, type: test-queue }\nflows:\n  - name: f\n    source: { connector: q }\n    process: [ { type: test-flaky } ]\n"
+	if err := os.WriteFile(filepath.Join(dir, "flow.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(dir, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runtime.NewService(cfg, runtime.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	ctx := runtime.WatchDeliveries(context.Background(), func(answer *runtime.Message, err error) {
+		if err != nil {
+			seen = append(seen, "error: "+runtime.ErrorOf(err).Kind.String())
+			return
+		}
+		seen = append(seen, "answer: "+string(answer.Raw()))
+	})
+	theQueue.put(ctx, `{"n":1}`)
+	if got := strings.Join(seen, "|"); got != "error: unavailable|answer: done" {
+		t.Fatalf("seen %q", got)
+	}
+}

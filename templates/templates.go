@@ -51,7 +51,9 @@ type MockServer struct {
 func RenderMockServer(v MockServer) ([]byte, error) { return renderMock("mcp-mock/server.yaml", v) }
 
 // RenderMockTests returns tests/<name>.yaml, the octo test cases of a new mock server.
-func RenderMockTests(v MockServer) ([]byte, error) { return renderMock("mcp-mock/tests/server.yaml", v) }
+func RenderMockTests(v MockServer) ([]byte, error) {
+	return renderMock("mcp-mock/tests/server.yaml", v)
+}
 
 // renderMock fills the mock starter's file name with v.
 func renderMock(name string, v MockServer) ([]byte, error) {
