@@ -164,3 +164,32 @@ func writeFile(t *testing.T, name, text string) {
 		t.Fatal(err)
 	}
 }
+
+// The README's "Test a config" cases, beside the "Call an HTTP API from a tool" config, pass as
+// the README prints it (durations aside).
+func TestReadmeTestsAConfig(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "weather-api")
+	writeFile(t, filepath.Join(dir, "octo.yaml"), readmeConfig(t, readmeSection(t, "Call an HTTP API from a tool")))
+	section := readmeSection(t, "Test a config")
+	writeFile(t, filepath.Join(dir, "tests", "tools.yaml"), readmeConfig(t, section))
+	_, transcript, _ := strings.Cut(section, "bin/octo test --config weather-api\n")
+	transcript, _, _ = strings.Cut(transcript, "```")
+	cmd := exec.Command(octoBin, "test", "--config", "weather-api")
+	cmd.Dir = filepath.Dir(dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	duration := regexp.MustCompile(` \([0-9.µmns]+\)$`)
+	var want []string
+	for _, line := range strings.Split(strings.TrimSpace(transcript), "\n") {
+		want = append(want, duration.ReplaceAllString(strings.TrimPrefix(line, "# "), ""))
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		got = append(got, duration.ReplaceAllString(line, ""))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("octo test printed\n%s\nthe README prints\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
