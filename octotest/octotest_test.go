@@ -32,6 +32,23 @@ func write(t *testing.T, config, cases string) string {
 	return dir
 }
 
+// api starts a config whose flows are on one http connector.
+const api = `
+connectors:
+  - { name: api, type: http, settings: { port: 0 } }
+flows:
+`
+
+// reports fails t unless the report out holds each of wants.
+func reports(t *testing.T, out string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 // run runs the cases of dir and returns the summary and the report.
 func run(t *testing.T, dir string, env map[string]string) (octotest.Summary, string) {
 	t.Helper()
@@ -116,9 +133,7 @@ func TestStubsAnswerHTTPRequestInPlaceOfTheNetwork(t *testing.T) {
 	if sum.Passed != 4 || sum.Failed != 1 {
 		t.Fatalf("summary %+v\n%s", sum, out)
 	}
-	if want := "no stub matches the http-request call GET " + url + "/v1/current?city=Oslo"; !strings.Contains(out, want) {
-		t.Errorf("the report lacks %q:\n%s", want, out)
-	}
+	reports(t, out, "no stub matches the http-request call GET "+url+"/v1/current?city=Oslo")
 	if hits.Load() != 0 {
 		t.Errorf("the backend got %d requests", hits.Load())
 	}
@@ -154,11 +169,7 @@ flows:
 // MCP cases reach an mcp-mock flow (stateful: the handshake's session is kept) and an
 // mcp-router flow side by side; a wrong expectation on a result names the path that differs.
 func TestMCPCasesTalkToEitherServer(t *testing.T) {
-	dir := write(t, `
-connectors:
-  - { name: api, type: http, settings: { port: 0 } }
-flows:
-  - name: router
+	dir := write(t, api+`  - name: router
     source: { connector: api, settings: { path: /router } }
     process:
       - type: mcp-router
@@ -195,23 +206,13 @@ flows:
 	if sum.Passed != 2 || sum.Failed != 2 {
 		t.Fatalf("summary %+v\n%s", sum, out)
 	}
-	for _, want := range []string{
-		"body.structuredContent.sum: expected 5, got 4",
-		"mcp.flow: name the flow serving MCP; the config has 2 flows running mcp-router or mcp-mock: router, mock",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the report lacks %q:\n%s", want, out)
-		}
-	}
+	reports(t, out, "body.structuredContent.sum: expected 5, got 4",
+		"mcp.flow: name the flow serving MCP; the config has 2 flows running mcp-router or mcp-mock: router, mock")
 }
 
 // A config that does not build is reported as octo validate reports it, before any case runs.
 func TestABrokenConfigRunsNoCase(t *testing.T) {
-	dir := write(t, `
-connectors:
-  - { name: api, type: http, settings: { port: 0 } }
-flows:
-  - name: greet
+	dir := write(t, api+`  - name: greet
     source: { connector: api, settings: { path: /greet } }
     process:
       - type: set-payload
@@ -222,5 +223,31 @@ flows:
 	_, err := octotest.Run(context.Background(), dir, octotest.Options{})
 	if err == nil || !strings.Contains(err.Error(), "flow.yaml:9:") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// A case that outlives its timeout fails saying so, and the run goes on to the next case.
+func TestACaseEndsAtItsTimeout(t *testing.T) {
+	dir := write(t, api+`  - name: slow
+    source: { connector: api, settings: { path: /slow } }
+    process:
+      - type: delay
+        settings: { duration: 1m }
+  - name: fast
+    source: { connector: api, settings: { path: /fast } }
+    process:
+      - type: set-payload
+        settings: { value: '{"ok": true}' }
+`, `cases:
+  - name: too slow
+    timeout: 200ms
+    request: { flow: slow }
+  - name: fast enough
+    request: { flow: fast }
+    expect: { body: { ok: true } }
+`)
+	sum, out := run(t, dir, nil)
+	if sum.Passed != 1 || sum.Failed != 1 || !strings.Contains(out, "the case took longer than its timeout, 200ms") {
+		t.Fatalf("summary %+v\n%s", sum, out)
 	}
 }

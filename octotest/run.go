@@ -167,6 +167,9 @@ func (r *runner) runCase(ctx context.Context, c *loaded) *outcome {
 // A workspace's saved server is named by the case (mcp.server), or is the only one.
 func (r *runner) config(c *loaded, lookup func(string) (string, bool)) (*config.Config, error) {
 	if r.servers != nil {
+		if len(c.Env) > 0 {
+			return nil, fmt.Errorf("env: a workspace's servers have no env variables (their variables are in workspace.yaml)")
+		}
 		name := ""
 		if c.MCP != nil {
 			name = c.MCP.Server
@@ -249,6 +252,10 @@ func (r *runner) request(ctx context.Context, hc *http.Client, base string, t ta
 		req.Header.Set("Content-Type", ctype)
 	}
 	for k, v := range rq.Headers {
+		if strings.EqualFold(k, "Host") {
+			req.Host = v // net/http sends req.Host, never a Host header
+			continue
+		}
 		req.Header.Set(k, v)
 	}
 	a, err := send(hc, req)
@@ -299,7 +306,8 @@ func (r *runner) mcpCase(ctx context.Context, hc *http.Client, base string, t ta
 		return
 	}
 	if a.err != nil {
-		o.body = fmt.Sprintf(`{"error": {"code": %d, "message": %q}}`, a.err.Code, a.err.Message)
+		b, _ := json.Marshal(map[string]any{"error": a.err})
+		o.body = string(b)
 		switch {
 		case e.Error == nil:
 			o.failf("error: expected a result, got JSON-RPC error %d: %s", a.err.Code, a.err.Message)

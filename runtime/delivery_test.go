@@ -3,13 +3,10 @@ package runtime_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/octo-run/octo/runtime"
-	"github.com/octo-run/octo/runtime/config"
 )
 
 // queue is the smallest message-system connector: it delivers what is put on it, acknowledges
@@ -88,18 +85,7 @@ func init() {
 
 func TestAMessageIsAcknowledgedOnlyOnceItsFlowSucceeded(t *testing.T) {
 	*theQueue = queue{}
-	dir := t.TempDir()
-	yaml := "connectors:\n  - { name: q, type: test-queue }\nflows:\n  - name: f\n    source: { connector: q }\n    process: [ { type: test-flaky } ]\n"
-	if err := os.WriteFile(filepath.Join(dir, "flow.yaml"), []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(dir, noEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := runtime.NewService(cfg, runtime.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	buildYAML(t, "connectors:\n  - { name: q, type: test-queue }\nflows:\n  - name: f\n    source: { connector: q }\n    process: [ { type: test-flaky } ]\n")
 	ctx := context.Background()
 	theQueue.put(ctx, `{"n":1}`)
 	theQueue.put(ctx, `not json`)
@@ -140,18 +126,7 @@ func TestErrorOfSaysHowToAnswerAnyError(t *testing.T) {
 // failed run, the answer of one that succeeded. octo test reads an answer's vars this way.
 func TestAWatchedDeliveryShowsEachOutcome(t *testing.T) {
 	*theQueue = queue{}
-	dir := t.TempDir()
-	yaml := "connectors:\n  - { name: q, type: test-queue }\nflows:\n  - name: f\n    source: { connector: q }\n    process: [ { type: test-flaky } ]\n"
-	if err := os.WriteFile(filepath.Join(dir, "flow.yaml"), []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(dir, noEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := runtime.NewService(cfg, runtime.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	buildYAML(t, "connectors:\n  - { name: q, type: test-queue }\nflows:\n  - name: f\n    source: { connector: q }\n    process: [ { type: test-flaky } ]\n")
 	var seen []string
 	ctx := runtime.WatchDeliveries(context.Background(), func(answer *runtime.Message, err error) {
 		if err != nil {

@@ -48,8 +48,23 @@ func init() {
 // StartBlocks starts the blocks and leaves the connectors alone: octo test serves a
 // connector's handler itself, so a case binds no configured port and reads no stdin.
 func TestStartBlocksLeavesTheConnectorsAlone(t *testing.T) {
+	svc := buildYAML(t, "connectors:\n  - { name: c, type: test-recorded }\nflows:\n  - name: f\n    source: { connector: c }\n    process: [ { type: test-recorded } ]\n")
+	lifecycleLog.events = nil
+	if err := svc.StartBlocks(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"block started", "block stopped"}; !slices.Equal(lifecycleLog.events, want) {
+		t.Fatalf("events %q, want %q", lifecycleLog.events, want)
+	}
+}
+
+// buildYAML builds a service from the config text yaml, written as a folder's one file.
+func buildYAML(t *testing.T, yaml string) *runtime.Service {
+	t.Helper()
 	dir := t.TempDir()
-	yaml := "connectors:\n  - { name: c, type: test-recorded }\nflows:\n  - name: f\n    source: { connector: c }\n    process: [ { type: test-recorded } ]\n"
 	if err := os.WriteFile(filepath.Join(dir, "flow.yaml"), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -61,14 +76,5 @@ func TestStartBlocksLeavesTheConnectorsAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lifecycleLog.events = nil
-	if err := svc.StartBlocks(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Stop(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"block started", "block stopped"}; !slices.Equal(lifecycleLog.events, want) {
-		t.Fatalf("events %q, want %q", lifecycleLog.events, want)
-	}
+	return svc
 }
