@@ -62,7 +62,7 @@ func TestStartBlocksLeavesTheConnectorsAlone(t *testing.T) {
 }
 
 // buildYAML builds a service from the config text yaml, written as a folder's one file.
-func buildYAML(t *testing.T, yaml string) *runtime.Service {
+func buildYAML(t testing.TB, yaml string) *runtime.Service {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "flow.yaml"), []byte(yaml), 0o644); err != nil {
