@@ -64,6 +64,11 @@ func loadFile(file string) ([]*loaded, config.Diags) {
 	if err != nil {
 		return nil, config.Diags{{File: file, Msg: err.Error()}}
 	}
+	return parseFile(file, data)
+}
+
+// parseFile decodes data, the text of test file file.
+func parseFile(file string, data []byte) ([]*loaded, config.Diags) {
 	roots, ds := config.Parse(file, data)
 	if len(ds) > 0 {
 		return nil, ds

@@ -59,17 +59,19 @@ func Run(ctx context.Context, path string, opts Options) (Summary, error) {
 	if opts.Out == nil {
 		opts.Out = io.Discard
 	}
+	r := &runner{path: path, lookup: opts.LookupEnv}
 	dir := TestsDir(path)
 	cases, err := load(dir)
-	if err != nil {
-		return Summary{}, err
+	// The config's problems and the test files' are reported together, config first.
+	if cerr := r.prepare(); cerr != nil || err != nil {
+		var cds, tds config.Diags
+		if cerr != nil && !errors.As(cerr, &cds) || err != nil && !errors.As(err, &tds) {
+			return Summary{}, errors.Join(cerr, err)
+		}
+		return Summary{}, append(cds, tds...)
 	}
 	if len(cases) == 0 {
 		return Summary{}, fmt.Errorf("%s: no test cases: write them in %s/*.yaml (see octo schema test)", path, dir)
-	}
-	r := &runner{path: path, lookup: opts.LookupEnv}
-	if err := r.prepare(); err != nil {
-		return Summary{}, err
 	}
 	var sum Summary
 	for _, c := range cases {

@@ -210,7 +210,8 @@ func TestMCPCasesTalkToEitherServer(t *testing.T) {
 		"mcp.flow: name the flow serving MCP; the config has 2 flows running mcp-router or mcp-mock: router, mock")
 }
 
-// A config that does not build is reported as octo validate reports it, before any case runs.
+// A config that does not build is reported as octo validate reports it, with the test files'
+// problems, before any case runs.
 func TestABrokenConfigRunsNoCase(t *testing.T) {
 	dir := write(t, api+`  - name: greet
     source: { connector: api, settings: { path: /greet } }
@@ -219,10 +220,11 @@ func TestABrokenConfigRunsNoCase(t *testing.T) {
         settings: { value: 'body.' }
 `, `cases:
   - { name: never runs, request: { flow: greet } }
+  - { name: a mistake, request: { flow: greet }, expect: { status: 99 } }
 `)
 	_, err := octotest.Run(context.Background(), dir, octotest.Options{})
-	if err == nil || !strings.Contains(err.Error(), "flow.yaml:9:") {
-		t.Fatalf("err %v", err)
+	if err == nil || !strings.Contains(err.Error(), "flow.yaml:9:") || !strings.Contains(err.Error(), "cases.yaml:3:") {
+		t.Fatalf("the config's and the test file's problems together: %v", err)
 	}
 }
 
