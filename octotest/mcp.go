@@ -108,20 +108,32 @@ func (c *mcpClient) find(h *httpAnswer) (*rpcMessage, error) {
 	sc := bufio.NewScanner(bytes.NewReader(h.body))
 	sc.Buffer(make([]byte, 64*1024), maxBody)
 	var data []byte
+	answers := func() *rpcMessage { // the event ending here, when it is the answer
+		var m rpcMessage
+		ok := len(data) > 0 && json.Unmarshal(data, &m) == nil && string(m.ID) == want
+		data = data[:0]
+		if ok {
+			return &m
+		}
+		return nil
+	}
 	for sc.Scan() {
 		line := sc.Text()
 		if d, ok := strings.CutPrefix(line, "data:"); ok {
+			if len(data) > 0 {
+				data = append(data, '\n') // an event's data lines are joined by newlines
+			}
 			data = append(data, strings.TrimPrefix(d, " ")...)
 			continue
 		}
-		if line != "" || len(data) == 0 {
-			continue
+		if line == "" {
+			if m := answers(); m != nil {
+				return m, nil
+			}
 		}
-		var m rpcMessage
-		if json.Unmarshal(data, &m) == nil && string(m.ID) == want {
-			return &m, nil
-		}
-		data = data[:0]
+	}
+	if m := answers(); m != nil { // a last event the stream ended without a blank line after
+		return m, nil
 	}
 	return nil, errors.New("the event stream ended without the answer")
 }

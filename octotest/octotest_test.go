@@ -90,6 +90,7 @@ flows:
           url: "${API}/v1/current"
           query: { city: "{{ body.city }}" }
           timeout: 300ms
+          tls: { serverName: api.example.com } # its own pool: the stubs stand in for every one
       - type: set-payload
         settings: { value: '{"city": "Lisbon", "celsius": body.temperature}' }
 `
