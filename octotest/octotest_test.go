@@ -254,3 +254,49 @@ func TestACaseEndsAtItsTimeout(t *testing.T) {
 		t.Fatalf("summary %+v\n%s", sum, out)
 	}
 }
+
+// A flow on a connector that is not http is refused by name, and no connector is started: the
+// stdio connector never reads the test run's standard input.
+func TestAFlowOffHTTPIsRefusedByName(t *testing.T) {
+	dir := write(t, `
+connectors:
+  - { name: io, type: stdio }
+flows:
+  - name: lines
+    source: { connector: io }
+    process:
+      - type: set-payload
+        settings: { value: '{"ok": true}' }
+`, `cases:
+  - { name: over stdio, request: { flow: lines } }
+`)
+	sum, out := run(t, dir, nil)
+	if sum.Failed != 1 {
+		t.Fatalf("summary %+v\n%s", sum, out)
+	}
+	reports(t, out, `flow "lines": its source, connector "io", is not an http connector: octo test sends cases over HTTP`)
+}
+
+// -v shows what a passing case got; a header written empty must be absent.
+func TestVerboseShowsWhatPassingCasesGot(t *testing.T) {
+	dir := write(t, api+`
+  - name: greet
+    source: { connector: api, settings: { path: /greet } }
+    process:
+      - type: set-payload
+        settings: { value: '{"hello": body.name}' }
+`, `cases:
+  - name: says hello
+    request: { flow: greet, body: { name: Ada } }
+    expect: { headers: { Content-Type: application/json, WWW-Authenticate: "" } }
+  - name: a header that is there is not absent
+    request: { flow: greet, body: { name: Ada } }
+    expect: { headers: { Content-Type: "" } }
+`)
+	var out bytes.Buffer
+	sum, err := octotest.Run(context.Background(), dir, octotest.Options{Out: &out, Verbose: true})
+	if err != nil || sum.Passed != 1 || sum.Failed != 1 {
+		t.Fatalf("summary %+v, %v\n%s", sum, err, out.String())
+	}
+	reports(t, out.String(), `got: {"hello":"Ada"}`, `headers.Content-Type: expected "", got "application/json"`)
+}

@@ -139,6 +139,10 @@ func (r *runner) runCase(ctx context.Context, c *loaded) *outcome {
 		o.failf("flow %q: its source, connector %q, is not an http connector: octo test sends cases over HTTP", target.flow, target.connector)
 		return o
 	}
+	if target.path == "" {
+		o.failf("flow %q has no path to send to: set the request's path", target.flow)
+		return o
+	}
 	seen := &varsSeen{}
 	base, stop, err := serve(handler, seen)
 	if err != nil {
@@ -239,11 +243,7 @@ func (r *runner) request(ctx context.Context, hc *http.Client, base string, t ta
 	if method == "" {
 		method = t.method(body != nil)
 	}
-	path := rq.Path
-	if path == "" {
-		path = t.path
-	}
-	req, err := http.NewRequestWithContext(ctx, method, base+path, body)
+	req, err := http.NewRequestWithContext(ctx, method, base+t.path, body)
 	if err != nil {
 		o.failf("request: %v", err)
 		return
@@ -281,11 +281,7 @@ func (r *runner) request(ctx context.Context, hc *http.Client, base string, t ta
 // mcpCase runs the handshake, sends a case's MCP request and checks the answer.
 func (r *runner) mcpCase(ctx context.Context, hc *http.Client, base string, t target, c *loaded, seen *varsSeen, o *outcome) {
 	m := c.MCP
-	path := m.Path
-	if path == "" {
-		path = t.path
-	}
-	cl := &mcpClient{hc: hc, url: base + path, headers: m.Headers}
+	cl := &mcpClient{hc: hc, url: base + t.path, headers: m.Headers}
 	a, ok, err := cl.initialize(ctx)
 	if err == nil && ok {
 		method, params, perr := mcpMethod(m)

@@ -61,8 +61,8 @@ func targetOf(cfg *config.Config, c *loaded) (target, error) {
 		if f.Name == name {
 			t := target{flow: f.Name, connector: f.Source.Connector}
 			t.path, t.methods = sourceRoute(f.Source.Settings)
-			if t.path == "" && path == "" {
-				return target{}, fmt.Errorf("flow %q has no path to send to: set the request's path", name)
+			if path != "" {
+				t.path = path
 			}
 			return t, nil
 		}
