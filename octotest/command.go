@@ -18,7 +18,7 @@ func init() {
 	// The test file's schema and reference page come from its settings type, as a config
 	// adapter's files do: `octo schema test`, docs/reference/octo-test.schema.json.
 	runtime.RegisterAdapter(runtime.AdapterSpec{
-		Type:    "octo-test",
+		Type:    "test",
 		Summary: "test cases beside a config, in its tests/ folder, run by octo test",
 		Files: []runtime.AdapterFile{{
 			Name: "test", Pattern: Dir + "/*.yaml", Settings: runtime.SettingsOf[File](),
