@@ -99,52 +99,15 @@ func (r *runner) runCase(ctx context.Context, c *loaded) *outcome {
 	o := &outcome{}
 	ctx, cancel := context.WithTimeoutCause(ctx, c.Timeout, fmt.Errorf("the case took longer than its timeout, %s", c.Timeout))
 	defer cancel()
-	lookup := func(name string) (string, bool) {
-		if v, ok := c.Env[name]; ok {
-			return v, true
-		}
-		return r.lookup(name)
-	}
-	cfg, err := r.config(c, lookup)
-	if err != nil {
-		o.failf("%v", err)
-		return o
-	}
 	st := &stubs{c: c}
-	shared := runtime.NewShared()
-	_, release, _ := runtime.Acquire(shared, httprequest.TestTransportKey, func() (httprequest.TestTransport, error) { return st, nil })
-	defer release(context.Background())
-	logger := slog.New(slog.NewTextHandler(&o.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	svc, err := runtime.NewService(cfg, runtime.Options{Logger: logger, LookupEnv: lookup, Shared: shared, Unit: "octo test"})
+	cs, err := r.start(ctx, c, st, &o.log)
 	if err != nil {
 		o.failf("%v", err)
 		return o
 	}
-	if err := svc.StartBlocks(ctx); err != nil {
-		o.failf("starting: %v", err)
-		return o
-	}
-	defer func() {
-		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer scancel()
-		_ = svc.Stop(sctx)
-	}()
-	target, err := targetOf(cfg, c)
-	if err != nil {
-		o.failf("%v", err)
-		return o
-	}
-	handler, ok := svc.Connector(target.connector).(http.Handler)
-	if !ok {
-		o.failf("flow %q: its source, connector %q, is not an http connector: octo test sends cases over HTTP", target.flow, target.connector)
-		return o
-	}
-	if target.path == "" {
-		o.failf("flow %q has no path to send to: set the request's path", target.flow)
-		return o
-	}
+	defer cs.stop()
 	seen := &varsSeen{}
-	base, stop, err := serve(handler, seen)
+	base, stop, err := serve(cs.handler, seen)
 	if err != nil {
 		o.failf("%v", err)
 		return o
@@ -154,9 +117,9 @@ func (r *runner) runCase(ctx context.Context, c *loaded) *outcome {
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	if c.Request != nil {
-		r.request(ctx, hc, base, target, c, seen, o)
+		r.request(ctx, hc, base, cs.target, c, seen, o)
 	} else {
-		r.mcpCase(ctx, hc, base, target, c, seen, o)
+		r.mcpCase(ctx, hc, base, cs.target, c, seen, o)
 	}
 	if ctx.Err() != nil {
 		o.failf("%v", context.Cause(ctx))
@@ -165,6 +128,63 @@ func (r *runner) runCase(ctx context.Context, c *loaded) *outcome {
 		o.failf("no stub matches the http-request call %s", call)
 	}
 	return o
+}
+
+// caseService is a case's service, its blocks started, and where its request goes.
+type caseService struct {
+	handler http.Handler
+	target  target
+	stop    func()
+}
+
+// start builds the config as c's env makes it, on a resource table holding st for
+// http-request, logging to log, and starts its blocks (no connector: serve serves the one the
+// case is for).
+func (r *runner) start(ctx context.Context, c *loaded, st *stubs, log io.Writer) (*caseService, error) {
+	lookup := func(name string) (string, bool) {
+		if v, ok := c.Env[name]; ok {
+			return v, true
+		}
+		return r.lookup(name)
+	}
+	cfg, err := r.config(c, lookup)
+	if err != nil {
+		return nil, err
+	}
+	t, err := targetOf(cfg, c)
+	if err != nil {
+		return nil, err
+	}
+	shared := runtime.NewShared()
+	_, release, _ := runtime.Acquire(shared, httprequest.TestTransportKey, func() (httprequest.TestTransport, error) { return st, nil })
+	logger := slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	svc, err := runtime.NewService(cfg, runtime.Options{Logger: logger, LookupEnv: lookup, Shared: shared, Unit: "octo test"})
+	if err == nil {
+		err = svc.StartBlocks(ctx)
+	}
+	if err != nil {
+		_ = release(context.Background())
+		return nil, err
+	}
+	cs := &caseService{target: t, stop: func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = svc.Stop(sctx)
+		_ = release(sctx)
+	}}
+	handler, ok := svc.Connector(t.connector).(http.Handler)
+	switch {
+	case !ok:
+		err = fmt.Errorf("flow %q: its source, connector %q, is not an http connector: octo test sends cases over HTTP", t.flow, t.connector)
+	case t.path == "":
+		err = fmt.Errorf("flow %q has no path to send to: set the request's path", t.flow)
+	}
+	if err != nil {
+		cs.stop()
+		return nil, err
+	}
+	cs.handler = handler
+	return cs, nil
 }
 
 // config loads the config as the case's env makes it.
@@ -332,93 +352,4 @@ func (r *runner) mcpCase(ctx context.Context, hc *http.Client, base string, t ta
 	}
 	checkBody(e, result, resultText(result), o)
 	checkVars(e, seen, o)
-}
-
-// wantsJSON reports whether e looks into the body as JSON.
-func wantsJSON(e *Expect) bool {
-	return e.Body != nil || e.BodyContains != nil || len(e.Paths) > 0
-}
-
-// checkHTTP checks the status and headers.
-func checkHTTP(e *Expect, a *httpAnswer, o *outcome) {
-	switch {
-	case e.Status != 0 && a.status != e.Status:
-		o.failf("status: expected %d, got %d: %s", e.Status, a.status, clip(string(a.body), 200))
-	case e.Status == 0 && a.status/100 != 2:
-		o.failf("status: expected 2xx, got %d: %s", a.status, clip(string(a.body), 200))
-	}
-	for _, k := range sortedKeys(e.Headers) {
-		want, got := e.Headers[k], strings.Join(a.header.Values(k), ", ")
-		if want != got {
-			o.failf("headers.%s: expected %q, got %q", k, want, got)
-		}
-	}
-}
-
-// checkBody checks body (a JSON value, nil when not asked for) and its text.
-func checkBody(e *Expect, body any, text string, o *outcome) {
-	for _, ex := range []struct {
-		n      *yaml.Node
-		subset bool
-		name   string
-	}{{e.Body, false, "body"}, {e.BodyContains, true, "bodyContains"}} {
-		if ex.n == nil {
-			continue
-		}
-		want, err := valueOf(ex.n)
-		if err != nil {
-			o.failf("%s: %v", ex.name, err)
-			continue
-		}
-		for _, mm := range compare("body", want, body, ex.subset) {
-			o.failf("%s", mm)
-		}
-	}
-	for _, p := range sortedKeys(e.Paths) {
-		parts, _ := splitPath(p)
-		want, err := valueOf(e.Paths[p])
-		if err != nil {
-			o.failf("paths.%s: %v", p, err)
-			continue
-		}
-		got, ok := at(body, parts)
-		if !ok {
-			o.failf("paths.%s: expected %s, got nothing (no such path)", p, show(want))
-			continue
-		}
-		for _, mm := range compare(p, want, got, false) {
-			o.failf("%s", mm)
-		}
-	}
-	if e.Text != nil && text != *e.Text {
-		o.failf("text: expected %q, got %q", clip(*e.Text, 200), clip(text, 200))
-	}
-	for _, piece := range e.TextContains {
-		if !strings.Contains(text, piece) {
-			o.failf("textContains: expected the text to contain %q, got %q", piece, clip(text, 200))
-		}
-	}
-}
-
-// checkVars checks the vars of the flow delivered last.
-func checkVars(e *Expect, seen *varsSeen, o *outcome) {
-	if e.Vars == nil {
-		return
-	}
-	want, err := valueOf(e.Vars)
-	if err != nil {
-		o.failf("vars: %v", err)
-		return
-	}
-	got, ok := seen.get()
-	if !ok {
-		o.failf("vars: the flow gave no answer to look at")
-		return
-	}
-	if got == nil {
-		got = map[string]any{}
-	}
-	for _, mm := range compare("vars", want, got, true) {
-		o.failf("%s", mm)
-	}
 }
