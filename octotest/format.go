@@ -64,6 +64,13 @@ type Stub struct {
 	Body       *yaml.Node        `yaml:"body" doc:"The answer's body, a value sent as JSON." example:"{ temperature: 21 }"`
 	Text       *string           `yaml:"text" doc:"The answer's body as written. Set body or text."`
 	Delay      time.Duration     `yaml:"delay" min:"0" max:"5m" doc:"How long the backend takes to answer: a call whose block times out first fails as it would."`
+	Expect     *StubExpect       `yaml:"expect" doc:"What a call this stub answers must carry; a call that carries something else is still answered, and fails the case saying what differs."`
+}
+
+// StubExpect is what a stubbed call must carry.
+type StubExpect struct {
+	Headers map[string]string `yaml:"headers" doc:"Request headers, each with exactly this value; an empty value means the header is absent." example:"{ Authorization: Bearer dev-token }"`
+	Body    *yaml.Node        `yaml:"body" doc:"A part of the request's JSON body, as expect.bodyContains." example:"{ city: Lisbon }"`
 }
 
 // Expect is what a case's answer must hold. For an MCP case, body, bodyContains and paths look

@@ -148,6 +148,13 @@ func (c *loaded) check(orig *Case, names map[string]bool) config.Diags {
 		if s.Body != nil && s.Text != nil {
 			bad(&s.Text, "set body or text, not both")
 		}
+		for _, v := range []*yaml.Node{s.Body, expectBody(s.Expect)} {
+			if v != nil {
+				if _, err := valueOf(v); err != nil {
+					bad(s, "%v", err)
+				}
+			}
+		}
 		c.patterns = append(c.patterns, re)
 	}
 	for p := range orig.Expect.Paths {
@@ -190,4 +197,11 @@ func checkMCP(m *MCPRequest, bad func(field any, format string, args ...any)) {
 	if m.Path != "" && !strings.HasPrefix(m.Path, "/") {
 		bad(&m.Path, "path %q must start with /", m.Path)
 	}
+}
+
+func expectBody(e *StubExpect) *yaml.Node {
+	if e == nil {
+		return nil
+	}
+	return e.Body
 }

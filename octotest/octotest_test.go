@@ -79,6 +79,7 @@ func backend(t *testing.T) (string, *atomic.Int64) {
 const weatherFlow = `
 env:
   - { name: API, default: "http://127.0.0.1:1" }
+  - { name: API_KEY, default: k1 }
 connectors:
   - { name: api, type: http, settings: { port: 0 } }
 flows:
@@ -90,6 +91,7 @@ flows:
           url: "${API}/v1/current"
           query: { city: "{{ body.city }}" }
           timeout: 300ms
+          headers: { X-Api-Key: "${API_KEY}" }
           tls: { serverName: api.example.com } # its own pool: the stubs stand in for every one
       - type: set-payload
         settings: { value: '{"city": "Lisbon", "celsius": body.temperature}' }
@@ -105,7 +107,10 @@ func TestStubsAnswerHTTPRequestInPlaceOfTheNetwork(t *testing.T) {
   - name: a stubbed backend answers
     request: { flow: weather, body: { city: Lisbon } }
     stubs:
-      - { method: GET, url: "`+url+`/v1/current?city=Lisbon", body: { temperature: 21 } }
+      - method: GET
+        url: "`+url+`/v1/current?city=Lisbon"
+        body: { temperature: 21 }
+        expect: { headers: { X-Api-Key: k1, Authorization: "" } }
     expect:
       body: { city: Lisbon, celsius: 21 }
       vars: { http: { status: 200, headers: { Content-Type: application/json } } }
@@ -125,16 +130,21 @@ func TestStubsAnswerHTTPRequestInPlaceOfTheNetwork(t *testing.T) {
     stubs:
       - { urlPattern: '.*', delay: 5s, body: {} }
     expect: { status: 504 }
+  - name: a call that carries what its stub does not expect fails the case
+    request: { flow: weather, body: { city: Lisbon } }
+    stubs:
+      - { urlPattern: '.*', body: { temperature: 21 }, expect: { headers: { X-Api-Key: k2 } } }
   - name: a call no stub matches fails the case
     request: { flow: weather, body: { city: Oslo } }
     stubs:
       - { url: "`+url+`/v1/current?city=Lisbon", body: { temperature: 21 } }
 `)
 	sum, out := run(t, dir, map[string]string{"API": url})
-	if sum.Passed != 4 || sum.Failed != 1 {
+	if sum.Passed != 4 || sum.Failed != 2 {
 		t.Fatalf("summary %+v\n%s", sum, out)
 	}
-	reports(t, out, "no stub matches the http-request call GET "+url+"/v1/current?city=Oslo")
+	reports(t, out, "no stub matches the http-request call GET "+url+"/v1/current?city=Oslo",
+		"stubs[0] (GET "+url+`/v1/current?city=Lisbon): headers.X-Api-Key: expected "k2", got "k1"`)
 	if hits.Load() != 0 {
 		t.Errorf("the backend got %d requests", hits.Load())
 	}

@@ -127,6 +127,9 @@ func (r *runner) runCase(ctx context.Context, c *loaded) *outcome {
 	for _, call := range st.missed() {
 		o.failf("no stub matches the http-request call %s", call)
 	}
+	for _, p := range st.mismatched() {
+		o.failf("%s", p)
+	}
 	return o
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/octo-run/octo/blocks/httprequest"
+	"github.com/octo-run/octo/runtime/jsonv"
 )
 
 // stubs answers a case's http-request calls from its stubs, in place of the network: the
@@ -24,6 +25,7 @@ type stubs struct {
 
 	mu        sync.Mutex
 	unmatched []string // "GET https://…" of each call no stub matched
+	problems  []string // how calls differed from what their stubs expect
 }
 
 var _ httprequest.TestTransport = (*stubs)(nil)
@@ -33,8 +35,9 @@ func (s *stubs) Close(context.Context) error { return nil }
 
 // RoundTrip answers req from the first stub that matches it, after the stub's delay.
 func (s *stubs) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
 	if req.Body != nil {
-		_, _ = io.Copy(io.Discard, req.Body)
+		body, _ = io.ReadAll(io.LimitReader(req.Body, maxBody))
 		_ = req.Body.Close()
 	}
 	url := req.URL.String()
@@ -42,6 +45,9 @@ func (s *stubs) RoundTrip(req *http.Request) (*http.Response, error) {
 		st := &s.c.Stubs[i]
 		if !s.matches(i, req.Method, url) {
 			continue
+		}
+		if st.Expect != nil {
+			s.check(i, req, body)
 		}
 		if st.Delay > 0 {
 			t := time.NewTimer(st.Delay)
@@ -104,9 +110,45 @@ func answer(req *http.Request, st *Stub) (*http.Response, error) {
 	}, nil
 }
 
+// check notes how a call stub i answers differs from what the stub expects it to carry.
+func (s *stubs) check(i int, req *http.Request, body []byte) {
+	e := s.c.Stubs[i].Expect
+	at := fmt.Sprintf("stubs[%d] (%s %s): ", i, req.Method, req.URL.String())
+	var problems []string
+	for _, k := range sortedKeys(e.Headers) {
+		if want, got := e.Headers[k], strings.Join(req.Header.Values(k), ", "); want != got {
+			problems = append(problems, fmt.Sprintf("%sheaders.%s: expected %q, got %q", at, k, want, got))
+		}
+	}
+	if e.Body != nil {
+		want, err := valueOf(e.Body)
+		got, gerr := jsonv.Decode(body)
+		switch {
+		case err != nil:
+			problems = append(problems, at+"expect.body: "+err.Error())
+		case gerr != nil:
+			problems = append(problems, fmt.Sprintf("%sbody: expected JSON, got %s", at, clip(string(body), 200)))
+		default:
+			for _, mm := range compare("body", want, got, true) {
+				problems = append(problems, at+mm.String())
+			}
+		}
+	}
+	s.mu.Lock()
+	s.problems = append(s.problems, problems...)
+	s.mu.Unlock()
+}
+
 // missed returns the calls no stub matched.
 func (s *stubs) missed() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.unmatched...)
+}
+
+// mismatched returns how the calls differed from what their stubs expect.
+func (s *stubs) mismatched() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.problems...)
 }
