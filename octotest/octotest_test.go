@@ -11,10 +11,15 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	_ "github.com/octo-run/octo/blocks/all"
 	_ "github.com/octo-run/octo/connectors/all"
 	"github.com/octo-run/octo/octotest"
 )
+
+// Every case's service, port and client are gone once its run returns.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // write lays out a config folder: the config, and tests/cases.yaml.
 func write(t *testing.T, config, cases string) string {
