@@ -7,7 +7,7 @@ INTEROP := samples/e2e/node
 CONFORMANCE := samples/conformance/node
 FUZZTIME ?= 10s
 
-.PHONY: build test unit e2e lint bench fuzz fuzz-short interop-deps conformance conformance-deps docs clean
+.PHONY: build test unit e2e lint bench fuzz fuzz-short interop-deps conformance conformance-deps docs cases clean
 
 build:
 	$(GO) build -o $(BIN) .
@@ -35,6 +35,11 @@ conformance-deps:
 		echo "installing the MCP conformance suite in $(CONFORMANCE)"; \
 		cd $(CONFORMANCE) && npm ci --no-audit --no-fund --loglevel=error; \
 	fi
+
+# Every sample's octo test cases, one line per case (`make test` runs them, and the starters',
+# through samples/e2e/octotest_test.go).
+cases: build
+	@for d in samples/*/tests; do $(BIN) test --config $${d%/tests} || exit 1; done
 
 # docs/reference (a page per block, connector and config adapter, the index and the JSON
 # Schemas) is generated from the settings types; a test fails when it is stale.

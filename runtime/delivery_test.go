@@ -142,3 +142,42 @@ func TestErrorOfSaysHowToAnswerAnyError(t *testing.T) {
 		})
 	}
 }
+
+// WatchDeliveries shows its watcher each outcome before the delivery is settled: the error of a
+// failed run, the answer of one that succeeded. octo test reads an answer's vars this way.
+func TestAWatchedDeliveryShowsEachOutcome(t *testing.T) {
+	queueFlow(t, runtime.Options{})
+	var seen []string
+	ctx := runtime.WatchDeliveries(context.Background(), func(answer *runtime.Message, err error) {
+		if err != nil {
+			seen = append(seen, "error: "+runtime.ErrorOf(err).Kind.String())
+			return
+		}
+		seen = append(seen, "answer: "+string(answer.Raw()))
+	})
+	theQueue.put(ctx, `{"n":1}`)
+	if got := strings.Join(seen, "|"); got != "error: unavailable|answer: done" {
+		t.Fatalf("seen %q", got)
+	}
+}
+
+// nopDelivery settles a delivery by doing nothing.
+type nopDelivery struct{}
+
+func (nopDelivery) Ack(context.Context, *runtime.Message) error { return nil }
+func (nopDelivery) Nack(context.Context, error) error           { return nil }
+
+// Deliver on a request's context (a few layers, none a watcher, as a connector's request has):
+// what the look for a watcher adds to every delivery.
+func BenchmarkDeliver(b *testing.B) {
+	svc := buildYAML(b, "connectors:\n  - { name: c, type: test-recorded }\nflows:\n  - name: f\n    source: { connector: c }\n    process: [ { type: test-recorded } ]\n")
+	flow := svc.Instance("flows.f").(*runtime.Flow)
+	type k struct{}
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), k{}, 1))
+	defer cancel()
+	msg := runtime.NewMessage([]byte(`{}`))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = flow.Deliver(ctx, msg, nopDelivery{})
+	}
+}

@@ -134,6 +134,18 @@ func (s *Service) Start(ctx context.Context) error {
 	for _, c := range s.connectors {
 		parts = append(parts, c.conn)
 	}
+	return s.start(ctx, parts)
+}
+
+// StartBlocks starts the blocks that need it and no connector, for a caller that hands the
+// connectors' flows their messages itself: `octo test` serves an http connector's handler on a
+// loopback port of its own, so a case never binds the configured port or reads stdin. Stop
+// stops them.
+func (s *Service) StartBlocks(ctx context.Context) error {
+	return s.start(ctx, append([]any{}, s.lifecycle...))
+}
+
+func (s *Service) start(ctx context.Context, parts []any) error {
 	for _, p := range parts {
 		if st, ok := p.(Starter); ok {
 			if err := st.Start(ctx); err != nil {

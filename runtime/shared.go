@@ -93,6 +93,29 @@ func Acquire[T Resource](s *Shared, key string, open func() (T, error)) (T, Rele
 	}
 }
 
+// Held returns the live resource held under key, with one more hold on it, or false when the
+// table holds none: for a resource another part put in the table on purpose (the stub transport
+// `octo test` puts there for http-request), which the one asking never opens itself.
+func Held[T Resource](s *Shared, key string) (T, Release, bool) {
+	var zero T
+	s.mu.Lock()
+	e, ok := s.m[key]
+	if !ok || e.refs == 0 {
+		s.mu.Unlock()
+		return zero, nil, false
+	}
+	e.refs++
+	s.mu.Unlock()
+	<-e.ready
+	release := s.release(key, e)
+	res, ok := e.res.(T)
+	if e.err != nil || !ok {
+		_ = release(context.Background())
+		return zero, nil, false
+	}
+	return res, release, true
+}
+
 // release returns the Release of one hold on e.
 func (s *Shared) release(key string, e *sharedEntry) Release {
 	var done atomic.Bool

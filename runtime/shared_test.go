@@ -150,3 +150,35 @@ func TestALaterBuildOfTheSameUnitSucceedsAnEarlierOne(t *testing.T) {
 		})
 	}
 }
+
+// Held finds a resource another holder put in the table, and never opens one: a block asks for
+// octo test's stub transport this way, and runs as usual when there is none.
+func TestHeldFindsOnlyALiveResource(t *testing.T) {
+	s := runtime.NewShared()
+	ctx := context.Background()
+	if _, _, ok := runtime.Held[listener](s, "tcp:test"); ok {
+		t.Fatal("found a resource no one put there")
+	}
+	if len(s.Keys()) != 0 {
+		t.Fatalf("asking opened %q", s.Keys())
+	}
+	put, releasePut, err := runtime.Acquire(s, "tcp:test", listen(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, release, ok := runtime.Held[listener](s, "tcp:test")
+	if !ok || got != put {
+		t.Fatal("did not find the live resource")
+	}
+	if _, _, ok := runtime.Held[*listener](s, "tcp:test"); ok {
+		t.Fatal("found a resource of another type")
+	}
+	_ = releasePut(ctx)
+	if len(s.Keys()) != 1 {
+		t.Fatal("the second hold was not counted")
+	}
+	_ = release(ctx)
+	if _, _, ok := runtime.Held[listener](s, "tcp:test"); ok || len(s.Keys()) != 0 {
+		t.Fatal("the resource outlived its last holder")
+	}
+}

@@ -48,12 +48,20 @@ type MockServer struct {
 }
 
 // RenderMockServer returns servers/<name>.yaml for a new mock server.
-func RenderMockServer(v MockServer) ([]byte, error) {
-	text, err := files.ReadFile("mcp-mock/server.yaml")
+func RenderMockServer(v MockServer) ([]byte, error) { return renderMock("mcp-mock/server.yaml", v) }
+
+// RenderMockTests returns tests/<name>.yaml, the octo test cases of a new mock server.
+func RenderMockTests(v MockServer) ([]byte, error) {
+	return renderMock("mcp-mock/tests/server.yaml", v)
+}
+
+// renderMock fills the mock starter's file name with v.
+func renderMock(name string, v MockServer) ([]byte, error) {
+	text, err := files.ReadFile(name)
 	if err != nil {
 		return nil, err
 	}
-	t, err := template.New("server.yaml").Delims("[[", "]]").Funcs(template.FuncMap{"quote": quote}).Parse(string(text))
+	t, err := template.New(name).Delims("[[", "]]").Funcs(template.FuncMap{"quote": quote}).Parse(string(text))
 	if err != nil {
 		return nil, err
 	}

@@ -18,4 +18,5 @@ import (
 	_ "github.com/octo-run/octo/blocks/retry"
 	_ "github.com/octo-run/octo/blocks/setpayload"
 	_ "github.com/octo-run/octo/blocks/switchblock"
+	_ "github.com/octo-run/octo/octotest" // octo test, its cases and their schema
 )

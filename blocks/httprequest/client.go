@@ -30,6 +30,18 @@ func (p *pool) Close(context.Context) error {
 	return nil
 }
 
+// TestTransportKey is where `octo test` puts the transport that answers a case's calls from its
+// stubs. A block that finds one there at Start sends through it instead of a pooled client,
+// whatever its TLS settings, so no case reaches the network; the block's own code (templates,
+// retries, status checks, the answer into the message) runs as in production.
+const TestTransportKey = "http-transport:test"
+
+// TestTransport is what TestTransportKey holds.
+type TestTransport interface {
+	runtime.Resource
+	http.RoundTripper
+}
+
 // clientSpec is what a block's pool is made from, and the key it is shared under.
 type clientSpec struct {
 	shared *runtime.Shared

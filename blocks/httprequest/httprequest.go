@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"time"
 
@@ -131,8 +132,13 @@ func isIdentifier(s string) bool {
 	return true
 }
 
-// Start takes the pooled client for the block's TLS settings from the shared table.
+// Start takes the pooled client for the block's TLS settings from the shared table, or the
+// test transport when `octo test` put one there.
 func (blk *Block) Start(context.Context) error {
+	if t, release, ok := runtime.Held[TestTransport](blk.client.shared, TestTransportKey); ok {
+		blk.pool, blk.release = &pool{client: &http.Client{Transport: t, CheckRedirect: checkRedirect}}, release
+		return nil
+	}
 	p, release, err := runtime.Acquire(blk.client.shared, blk.client.key, blk.client.open)
 	if err != nil {
 		return fmt.Errorf("http-request: %w", err)

@@ -36,7 +36,7 @@ func init() {
 		{Name: "validate", Order: 20, Summary: "build a config without listening and report every problem", Usage: "validate --config DIR [--stdio]", Run: cmdValidate},
 		{Name: "new", Order: 40, Summary: "write a starter: a mock server in a workspace, or a flow config", Usage: `new [mcp-mock WORKSPACE "NAME" | mcp-router DIR]`, Run: cmdNew},
 		{Name: "blocks", Order: 50, Summary: "list the block and connector types, or print one's reference (alias: list)", Usage: "blocks [NAME]", Run: cmdBlocks},
-		{Name: "schema", Order: 60, Summary: "print the JSON Schema of a flow config, or of a workspace file (server, workspace)", Usage: "schema [config|server|workspace]", Run: cmdSchema},
+		{Name: "schema", Order: 60, Summary: "print the JSON Schema of a flow config, a workspace file (server, workspace) or a test file (test)", Usage: "schema [config|server|workspace|test]", Run: cmdSchema},
 		{Name: "version", Order: 80, Summary: "print the version", Usage: "version", Run: cmdVersion},
 		{Name: "help", Order: 90, Summary: "show help for octo or a command", Usage: "help [command]", Run: cmdHelp},
 	} {

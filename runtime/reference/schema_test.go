@@ -96,7 +96,7 @@ func errorsAs(err error, ve **jsonschema.ValidationError) bool {
 
 func TestEverySchemaCompiles(t *testing.T) {
 	names := reference.SchemaNames()
-	if !slices.Equal(names, []string{"config", "workspace", "server"}) {
+	if !slices.Equal(names, []string{"config", "workspace", "server", "test"}) {
 		t.Errorf("schemas %v", names)
 	}
 	for _, name := range names {
@@ -116,6 +116,10 @@ var configFiles = []string{
 	"runtime/config/testdata/valid/*.yaml", "runtime/config/testdata/single/*.yaml",
 	"runtime/testdata/variables/*.yaml", "runtime/testdata/aliases/*.yaml",
 }
+
+// testFiles are the samples' and starters' octo test cases (the mock starter's is a template,
+// rendered and checked with its server).
+var testFiles = []string{"samples/*/tests/*.yaml", "templates/mcp-router/tests/*.yaml"}
 
 // workspaces are the workspace folders whose files validate against the workspace and server
 // schemas.
@@ -153,6 +157,11 @@ func TestEverySampleStarterAndValidGoldenValidates(t *testing.T) {
 					t.Fatal(err)
 				}
 				check(t, server, "server.yaml", text)
+				tests, err := templates.RenderMockTests(templates.MockServer{Name: `A "quoted" name`, Port: 3004})
+				if err != nil {
+					t.Fatal(err)
+				}
+				check(t, compile(t, "test"), "tests/server.yaml", tests)
 				return
 			}
 			if len(servers) == 0 {
@@ -163,6 +172,14 @@ func TestEverySampleStarterAndValidGoldenValidates(t *testing.T) {
 				check(t, server, file, read(t, file))
 			}
 		})
+	}
+	tests := compile(t, "test")
+	for _, glob := range testFiles {
+		files, _ := filepath.Glob(filepath.Join(repo, glob))
+		for _, file := range files {
+			n++
+			t.Run(strings.TrimPrefix(file, repo+"/"), func(t *testing.T) { check(t, tests, file, read(t, file)) })
+		}
 	}
 	t.Run("mcp-mock settings alone, under a server's mcp key", func(t *testing.T) {
 		text := read(t, filepath.Join(repo, "blocks/mcp/mock/testdata/conformance.yaml"))
@@ -239,6 +256,8 @@ func TestSamplesAndStartersNameTheirSchema(t *testing.T) {
 	servers, _ := filepath.Glob(filepath.Join(repo, "samples", "*", "servers", "*.yaml"))
 	starters, _ := filepath.Glob(filepath.Join(repo, "templates", "*", "*.yaml"))
 	files = append(append(files, servers...), starters...)
+	tests, _ := filepath.Glob(filepath.Join(repo, "*", "*", "tests", "*.yaml"))
+	files = append(files, tests...)
 	if len(files) < 10 {
 		t.Fatalf("found %d files", len(files))
 	}
@@ -249,6 +268,8 @@ func TestSamplesAndStartersNameTheirSchema(t *testing.T) {
 			schema = "workspace"
 		case filepath.Base(filepath.Dir(file)) == "servers", strings.HasSuffix(file, "mcp-mock/server.yaml"):
 			schema = "server"
+		case filepath.Base(filepath.Dir(file)) == "tests":
+			schema = "test"
 		}
 		first, _, _ := strings.Cut(string(read(t, file)), "\n")
 		path, ok := strings.CutPrefix(first, "# yaml-language-server: $schema=")

@@ -390,14 +390,14 @@ flows:
 
 func TestTheAdminListenerNeverSharesTheServicePort(t *testing.T) {
 	port := strconv.Itoa(freePort(t))
-	code, out := runOcto(t, []string{"HTTP_PORT=" + port}, "run", "--config", "samples/mcp-router", "--admin", "127.0.0.1:"+port)
+	code, out := runOctoEnv(t, []string{"HTTP_PORT=" + port}, "run", "--config", "samples/mcp-router", "--admin", "127.0.0.1:"+port)
 	if code == 0 || !strings.Contains(out, "address already in use") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }
 
-// runOcto runs octo to its end (at most 20s) and returns its exit code and output.
-func runOcto(t *testing.T, env []string, args ...string) (int, string) {
+// runOctoEnv runs octo with env to its end (at most 20s) and returns its exit code and output.
+func runOctoEnv(t *testing.T, env []string, args ...string) (int, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

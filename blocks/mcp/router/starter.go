@@ -24,6 +24,9 @@ func init() {
 		}})
 }
 
+// testSchema names the schema of octo test's files (registered by package octotest).
+const testSchema = "test"
+
 // newRouter writes the mcp-router starter into dir, which must not hold a
 // config yet.
 func newRouter(env *cli.Env, dir string) error {
@@ -41,12 +44,16 @@ func newRouter(env *cli.Env, dir string) error {
 		return err
 	}
 	// The starter is the sample, whose modeline points into the repository: point it beside.
-	if err := reference.WriteSchemas(dir, reference.ConfigSchema); err != nil {
+	if err := reference.WriteSchemas(dir, reference.ConfigSchema, testSchema); err != nil {
 		return err
 	}
 	if err := reference.PointModeline(filepath.Join(dir, "mcp-router.yaml"), reference.SchemaFile(reference.ConfigSchema)); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "Wrote an MCP router flow in %s.\n\nRun it:\n  octo run --config %s\n\nMCP address:\n  http://localhost:8080/mcp (set HTTP_PORT to change the port)\n", dir, cli.ShellQuote(dir))
+	// Its octo test cases, in tests/, take the test file schema written beside the config.
+	if err := reference.PointModeline(filepath.Join(dir, "tests", "tools.yaml"), "../"+reference.SchemaFile(testSchema)); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "Wrote an MCP router flow in %s.\n\nRun it:\n  octo run --config %s\n\nTest it (the cases in tests/):\n  octo test --config %s\n\nMCP address:\n  http://localhost:8080/mcp (set HTTP_PORT to change the port)\n", dir, cli.ShellQuote(dir), cli.ShellQuote(dir))
 	return nil
 }

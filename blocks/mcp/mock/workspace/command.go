@@ -160,7 +160,7 @@ func newMockServer(env *cli.Env, dir, name string) error {
 			return err
 		}
 	}
-	if err := reference.WriteSchemas(dir, "server", "workspace"); err != nil { // the starter's modelines name them
+	if err := reference.WriteSchemas(dir, "server", "workspace", "test"); err != nil { // the starter's modelines name them
 		return err
 	}
 	port := NextPort(dir)
@@ -171,7 +171,27 @@ func newMockServer(env *cli.Env, dir, name string) error {
 	if err := os.WriteFile(file, text, 0o644); err != nil {
 		return err
 	}
+	if err := writeStarterTests(dir, name, port); err != nil {
+		return err
+	}
 	return printConnect(env.Stdout, dir, name, file, port)
+}
+
+// writeStarterTests writes tests/<name>.yaml, the starter's octo test cases, unless a file of
+// that name is there already (the user's own cases are never overwritten).
+func writeStarterTests(dir, name string, port int) error {
+	file := filepath.Join(dir, "tests", name+".yaml")
+	if _, err := os.Stat(file); err == nil {
+		return nil
+	}
+	text, err := templates.RenderMockTests(templates.MockServer{Name: name, Port: port})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(file, text, 0o644)
 }
 
 // checkServerName refuses names that cannot be a file name or would be read

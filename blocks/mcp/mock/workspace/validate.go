@@ -13,15 +13,10 @@ import (
 // and returns the names of those that build cleanly, and every problem:
 // files that cannot be read or built, and items a server would leave out.
 func Validate(dir, environment string) ([]string, config.Diags) {
-	settings, ds := readSettings(dir)
-	if len(ds) > 0 {
-		return nil, ds
+	vars, servers, all, read := readWorkspace(dir, environment)
+	if !read {
+		return nil, all
 	}
-	vars, err := settings.Vars(environment)
-	if err != nil {
-		return nil, config.Diags{{File: dir, Msg: err.Error()}}
-	}
-	servers, all := ReadAll(dir)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var ok []string
 	for _, s := range servers {
@@ -42,4 +37,34 @@ func Validate(dir, environment string) ([]string, config.Diags) {
 		ok = append(ok, s.Name)
 	}
 	return ok, all
+}
+
+// Configs returns the config of every saved server of the workspace, by server name, adapted
+// as for HTTP: what `octo test` runs a workspace's cases on. Problems are those of reading
+// the files; building them is the caller's.
+func Configs(dir, environment string) (map[string]*config.Config, config.Diags) {
+	vars, servers, ds, ok := readWorkspace(dir, environment)
+	if !ok {
+		return nil, ds
+	}
+	out := make(map[string]*config.Config, len(servers))
+	for _, s := range servers {
+		out[s.Name], _ = Adapt(s, vars, HTTP)
+	}
+	return out, ds
+}
+
+// readWorkspace reads the settings, the environment's variables and the saved servers. ok is
+// false when the settings cannot be used; the servers that could not be read are in ds.
+func readWorkspace(dir, environment string) (vars map[string]string, servers []*Server, ds config.Diags, ok bool) {
+	settings, ds := readSettings(dir)
+	if len(ds) > 0 {
+		return nil, nil, ds, false
+	}
+	vars, err := settings.Vars(environment)
+	if err != nil {
+		return nil, nil, config.Diags{{File: dir, Msg: err.Error()}}, false
+	}
+	servers, ds = ReadAll(dir)
+	return vars, servers, ds, true
 }

@@ -1,0 +1,68 @@
+package octotest
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+
+	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/cli"
+)
+
+func init() {
+	cli.RegisterCommand(cli.Command{
+		Name: "test", Order: 25, Run: cmdTest,
+		Summary: "run the test cases in a config's tests/ folder and report each",
+		Usage:   "test --config DIR [--run REGEX] [-v]",
+	})
+	// The test file's schema and reference page come from its settings type, as a config
+	// adapter's files do: `octo schema test`, docs/reference/octo-test.schema.json.
+	runtime.RegisterAdapter(runtime.AdapterSpec{
+		Type:    "test",
+		Summary: "test cases beside a config, in its tests/ folder, run by octo test",
+		Files: []runtime.AdapterFile{{
+			Name: "test", Pattern: Dir + "/*.yaml", Settings: runtime.SettingsOf[File](),
+			Doc: "A file of test cases: each sends an HTTP or MCP request to a flow of the config beside it, with stubs for its http-request calls, and checks the answer.",
+		}},
+	})
+}
+
+// failedError ends a run whose cases failed: exit code 1, the summary as its message.
+type failedError struct{ sum Summary }
+
+func (e *failedError) Error() string {
+	return fmt.Sprintf("FAIL: %d of %d cases failed", e.sum.Failed, e.sum.Failed+e.sum.Passed)
+}
+
+func cmdTest(ctx context.Context, env *cli.Env, args []string) error {
+	fs := cli.NewFlags("test", env)
+	path := fs.String("config", "", "a config folder (all its YAML files) or a single YAML file; its cases are in tests/*.yaml beside it")
+	run := fs.String("run", "", "run only the cases whose name matches this regular expression")
+	verbose := fs.Bool("v", false, "print every case's answer and service log, not only failed ones'")
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	if *path == "" {
+		return cli.Usagef("--config is required")
+	}
+	opts := Options{Verbose: *verbose, Out: env.Stdout, LookupEnv: env.LookupEnv}
+	if *run != "" {
+		re, err := regexp.Compile(*run)
+		if err != nil {
+			return cli.Usagef("--run: %v", err)
+		}
+		opts.Run = re
+	}
+	sum, err := Run(ctx, *path, opts)
+	if err != nil {
+		return err
+	}
+	if sum.Failed > 0 {
+		return &failedError{sum}
+	}
+	if sum.Passed == 0 {
+		return fmt.Errorf("%s: no case matches --run %q", *path, *run)
+	}
+	fmt.Fprintf(env.Stdout, "ok: %d cases passed (%s)\n", sum.Passed, *path)
+	return nil
+}

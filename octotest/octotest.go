@@ -1,0 +1,163 @@
+// Package octotest runs the YAML test cases beside a config (`octo test`): each case builds the
+// config as `octo run` would (the same loader, builder and diagnostics), serves the connector
+// of the flow it is for on a loopback port of its own, sends an HTTP request or an MCP request
+// through it, answers the flow's http-request calls from stubs in place of the network, and
+// checks the answer. It owns the test file format (format.go) and its schema, and registers
+// the command; it knows the http connector only as an http.Handler and MCP only as a client.
+package octotest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
+	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/config"
+)
+
+// Options tune a run.
+type Options struct {
+	// Run selects the cases whose name it matches; nil runs every case.
+	Run *regexp.Regexp
+	// Verbose prints each case's answer and service log, passed or not.
+	Verbose bool
+	// Out gets the report.
+	Out io.Writer
+	// LookupEnv reads the process environment; a case's env wins over it.
+	LookupEnv func(string) (string, bool)
+}
+
+// Summary counts the cases of a run.
+type Summary struct {
+	Passed, Failed int
+}
+
+// runner runs the cases of one config.
+type runner struct {
+	path   string
+	cfg    *config.Config // as the process environment makes it; nil for a workspace
+	lookup func(string) (string, bool)
+	// servers are a workspace's saved servers, each a config, by name.
+	servers map[string]*config.Config
+}
+
+// Run runs the test cases beside the config at path. A config or a test file that cannot be
+// read or built is an error, every problem in it at once (config.Diags); failed cases are not
+// errors: Summary counts them.
+func Run(ctx context.Context, path string, opts Options) (Summary, error) {
+	if opts.LookupEnv == nil {
+		opts.LookupEnv = os.LookupEnv
+	}
+	if opts.Out == nil {
+		opts.Out = io.Discard
+	}
+	r := &runner{path: path, lookup: opts.LookupEnv}
+	dir := TestsDir(path)
+	cases, err := load(dir)
+	// The config's problems and the test files' are reported together, config first.
+	if cerr := r.prepare(); cerr != nil || err != nil {
+		var cds, tds config.Diags
+		if cerr != nil && !errors.As(cerr, &cds) || err != nil && !errors.As(err, &tds) {
+			return Summary{}, errors.Join(cerr, err)
+		}
+		return Summary{}, append(cds, tds...)
+	}
+	if len(cases) == 0 {
+		return Summary{}, fmt.Errorf("%s: no test cases: write them in %s/*.yaml (see octo schema test)", path, dir)
+	}
+	var sum Summary
+	for _, c := range cases {
+		if opts.Run != nil && !opts.Run.MatchString(c.Name) {
+			continue
+		}
+		start := time.Now()
+		o := r.runCase(ctx, c)
+		took := time.Since(start).Round(time.Millisecond)
+		if len(o.failures) == 0 {
+			sum.Passed++
+			fmt.Fprintf(opts.Out, "ok   %s: %s (%s)\n", c.where(), c.Name, took)
+		} else {
+			sum.Failed++
+			fmt.Fprintf(opts.Out, "FAIL %s: %s (%s)\n", c.where(), c.Name, took)
+			for _, f := range o.failures {
+				fmt.Fprintf(opts.Out, "     %s\n", f)
+			}
+		}
+		if opts.Verbose || len(o.failures) > 0 {
+			report(opts.Out, o, opts.Verbose)
+		}
+	}
+	return sum, nil
+}
+
+// prepare loads the config, or a workspace's servers, and builds each once, so a broken config
+// is reported as `octo validate` reports it rather than once per case.
+func (r *runner) prepare() error {
+	var cfgs []*config.Config
+	if workspace.Is(r.path) {
+		servers, ds := workspace.Configs(r.path, "")
+		if len(ds) > 0 {
+			return ds
+		}
+		r.servers = servers
+		for _, name := range sortedKeys(servers) {
+			cfgs = append(cfgs, servers[name])
+		}
+	} else {
+		cfg, err := config.Load(r.path, r.lookup)
+		if err != nil {
+			return err
+		}
+		r.cfg, cfgs = cfg, []*config.Config{cfg}
+	}
+	var all config.Diags
+	for _, cfg := range cfgs {
+		_, err := runtime.NewService(cfg, runtime.Options{Logger: slog.New(slog.DiscardHandler), LookupEnv: r.lookup})
+		var ds config.Diags
+		switch {
+		case errors.As(err, &ds):
+			all = append(all, ds...)
+		case err != nil:
+			return err
+		}
+	}
+	if len(all) > 0 {
+		return all
+	}
+	return nil
+}
+
+// maxLogLines is how much of a failed case's log is printed without -v.
+const maxLogLines = 20
+
+// report prints what a case got and its service's log: all of it with verbose, else the end.
+func report(w io.Writer, o *outcome, verbose bool) {
+	if o.body != "" {
+		body := o.body
+		if !verbose {
+			body = clip(body, 500)
+		}
+		fmt.Fprintf(w, "     got: %s\n", strings.TrimRight(body, "\n"))
+	}
+	lines := strings.Split(strings.TrimRight(o.log.String(), "\n"), "\n")
+	if len(lines) == 1 && lines[0] == "" {
+		return
+	}
+	if !verbose && len(lines) > maxLogLines {
+		lines = append([]string{fmt.Sprintf("(%d lines before these; -v prints them)", len(lines)-maxLogLines)}, lines[len(lines)-maxLogLines:]...)
+	}
+	var b bytes.Buffer
+	b.WriteString("     log:\n")
+	for _, l := range lines {
+		b.WriteString("       " + l + "\n")
+	}
+	_, _ = w.Write(b.Bytes())
+}
