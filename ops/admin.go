@@ -51,6 +51,11 @@ func Listen(addr string, m *Metrics, logger *slog.Logger) (*Admin, error) {
 	if _, err := strconv.Atoi(addr); err == nil {
 		addr = net.JoinHostPort("127.0.0.1", addr)
 	}
+	if _, port, err := net.SplitHostPort(addr); err != nil {
+		return nil, fmt.Errorf("admin address %q: write host:port, or a port for 127.0.0.1", addr)
+	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return nil, fmt.Errorf("admin address %q: the port must be a number from 0 to 65535", addr)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("admin listener: %w", err)

@@ -90,3 +90,16 @@ func TestABarePortIsOnLoopback(t *testing.T) {
 		t.Fatalf("bound %s", a.Addr())
 	}
 }
+
+// An address that cannot be one is refused saying how to write it, before anything listens.
+func TestABadAddressSaysHowToWriteOne(t *testing.T) {
+	for addr, want := range map[string]string{
+		"nope:xx":         `admin address "nope:xx": the port must be a number from 0 to 65535`,
+		"127.0.0.1:70000": `admin address "127.0.0.1:70000": the port must be a number from 0 to 65535`,
+		"localhost":       `admin address "localhost": write host:port, or a port for 127.0.0.1`,
+	} {
+		if _, err := ops.Listen(addr, ops.NewMetrics("x"), slog.New(slog.DiscardHandler)); err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %s", addr, err, want)
+		}
+	}
+}
