@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -92,7 +93,7 @@ func buildHeaders(b *runtime.Build, s *Settings) (headers []header, contentType 
 	for _, name := range slices.Sorted(maps.Keys(s.Headers)) {
 		canonical := http.CanonicalHeaderKey(name)
 		switch {
-		case !isToken(name):
+		case !httpmsg.ValidHeaderName(name):
 			b.Errorf(atKey(pos.Key(s.Headers, name)), "header name %q: only letters, digits and !#$%%&'*+-.^_`|~ are allowed", name)
 		case seen[canonical] != "":
 			b.Errorf(atKey(pos.Key(s.Headers, name)), "header %q is written twice (as %q too); header names are caseless", name, seen[canonical])
@@ -231,19 +232,6 @@ func parseURL(text string) (*url.URL, error) {
 	}
 	u.Fragment, u.RawFragment = "", "" // never sent
 	return u, nil
-}
-
-// isToken reports whether s is an HTTP token (RFC 9110), what a header name must be.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // sensitive reports whether a header or query parameter's name says it carries a credential,

@@ -82,16 +82,7 @@ type realClock struct{}
 
 func (realClock) now() time.Time { return time.Now() }
 
-func (realClock) sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (realClock) sleep(ctx context.Context, d time.Duration) error { return runtime.Sleep(ctx, d) }
 
 // call sends out until it gets an answer the block can use, a failure not worth retrying, or no
 // time or retries are left.

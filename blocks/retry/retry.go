@@ -78,7 +78,7 @@ func (r *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 			return nil, err
 		}
 		r.log.Warn("attempt failed, trying again", "attempt", attempt, "of", r.attempts, "wait", wait, "err", err)
-		if err := sleep(ctx, wait); err != nil {
+		if err := runtime.Sleep(ctx, wait); err != nil {
 			return nil, err
 		}
 		wait = min(2*wait, r.max)
@@ -95,21 +95,6 @@ func (r *Block) retries(ctx context.Context, err error) bool {
 		return k.ServerFault() && k != runtime.KindCancelled
 	}
 	return slices.Contains(r.on, k)
-}
-
-// sleep waits d, or returns the context's error when it ends first.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 var _ runtime.Block = (*Block)(nil)
