@@ -80,6 +80,9 @@ type Message struct {
 	kind     bodyKind
 	decoded  bool
 	finished bool
+	// lent says Vars is another message's map (Derive): the first SetVar copies it, so
+	// branches that run at once (a batch's tool calls) never write one map together.
+	lent bool
 }
 
 // NewMessage returns a message whose body is the given raw bytes.
@@ -161,9 +164,9 @@ func (m *Message) ClearBody() {
 
 // Derive returns a new message that shares m's attributes, typed view and
 // variables but has the given body value; composite blocks use it to start a
-// branch.
+// branch. The variables are m's until the branch sets one: then it has its own.
 func (m *Message) Derive(body any) *Message {
-	d := &Message{Attrs: m.Attrs, Transport: m.Transport, Vars: m.Vars, headers: m.headers}
+	d := &Message{Attrs: m.Attrs, Transport: m.Transport, Vars: m.Vars, headers: m.headers, lent: m.Vars != nil}
 	d.SetBody(body)
 	return d
 }
@@ -174,13 +177,16 @@ func (m *Message) Derive(body any) *Message {
 // than change them); it shares m's attributes and typed view.
 func (m *Message) Clone() *Message {
 	c := *m
-	c.Vars = maps.Clone(m.Vars)
+	c.Vars, c.lent = maps.Clone(m.Vars), false
 	return &c
 }
 
 // SetVar records a variable for later blocks.
 func (m *Message) SetVar(key string, v any) {
-	if m.Vars == nil {
+	switch {
+	case m.lent:
+		m.Vars, m.lent = maps.Clone(m.Vars), false
+	case m.Vars == nil:
 		m.Vars = make(map[string]any, 2)
 	}
 	m.Vars[key] = v

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -104,5 +105,31 @@ func TestAnIntegerPastInt64PassesThroughButIsNotComputedWith(t *testing.T) {
 	got, err := tpl.Render(NewMessage([]byte(`{"n":12345678901234567890}`)))
 	if err != nil || got != "id 12345678901234567890" {
 		t.Fatalf("template = %q, %v; want the number as written", got, err)
+	}
+}
+
+// Branches derived from one message may run at once (a batch's tool calls) and each set
+// variables: each gets its own map, and the message they came from keeps its own.
+func TestBranchesSetTheirOwnVariables(t *testing.T) {
+	parent := NewMessage([]byte(`{}`))
+	parent.SetVar("jwt", "claims")
+	var wg sync.WaitGroup
+	branches := make([]*Message, 8)
+	for i := range branches {
+		branches[i] = parent.Derive(nil)
+		wg.Go(func() {
+			for n := range 100 {
+				branches[i].SetVar("http", n+i)
+			}
+		})
+	}
+	wg.Wait()
+	if len(parent.Vars) != 1 || parent.Vars["jwt"] != "claims" {
+		t.Fatalf("the parent's variables changed: %v", parent.Vars)
+	}
+	for i, b := range branches {
+		if b.Vars["http"] != 99+i || b.Vars["jwt"] != "claims" {
+			t.Fatalf("branch %d: %v", i, b.Vars)
+		}
 	}
 }

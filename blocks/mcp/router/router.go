@@ -160,7 +160,10 @@ func detached(caller any) any {
 	c := *ex
 	c.Status, c.ContentType, c.ReplyHeader = 0, "", nil
 	d, _ := httpmsg.NewMessage(nil, c)
-	d.Attrs, d.Vars = m.Attrs, m.Vars
+	d.Attrs = m.Attrs
+	for k, v := range m.Vars { // its own map: the branch runs beside the request's
+		d.SetVar(k, v)
+	}
 	return d
 }
 
