@@ -42,6 +42,13 @@ flows:
     process:
       - type: http-response
         settings: { status: body.status, headers: { X-Kind: status } }
+  - name: text
+    source: { connector: api, settings: { path: /text } }
+    process:
+      - type: set-payload
+        settings: { value: '"Hello, " + body.name' }
+      - type: http-response
+        settings: { headers: { Content-Type: 'text/plain; charset=utf-8' } }
   - name: split
     source: { connector: api, settings: { path: /split } }
     process:
@@ -79,6 +86,12 @@ func TestTheFlowAnswersWithTheStatusAndHeadersItSets(t *testing.T) {
 			t.Fatalf("%d %v %s", a.status, a.header, a.body)
 		}
 	})
+	t.Run("a string answered as text is the text itself", func(t *testing.T) {
+		a := post(t, base+"/text", `{"name": "Ada"}`)
+		if a.status != 200 || a.header.Get("Content-Type") != "text/plain; charset=utf-8" || a.body != "Hello, Ada" {
+			t.Fatalf("%d %v %q", a.status, a.header, a.body)
+		}
+	})
 	t.Run("a status from an expression", func(t *testing.T) {
 		a := post(t, base+"/status", `{"status": 418}`)
 		if a.status != 418 || a.header.Get("X-Kind") != "status" {
@@ -96,7 +109,7 @@ func TestTheFlowAnswersWithTheStatusAndHeadersItSets(t *testing.T) {
 		if a.status != 500 || a.body != `{"error":"internal error"}` || a.header.Get("X-Injected") != "" || a.header.Get("X-Echo") != "" {
 			t.Fatalf("%d %v %s", a.status, a.header, a.body)
 		}
-		want := "c.yaml:22:9: flows.split.process[0] (http-response): header X-Echo: the rendered value holds a line break or a NUL"
+		want := "c.yaml:29:9: flows.split.process[0] (http-response): header X-Echo: the rendered value holds a line break or a NUL"
 		if !strings.Contains(log.String(), want) || strings.Contains(log.String(), "X-Injected") {
 			t.Fatalf("the log does not say %q, or holds the value:\n%s", want, log)
 		}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/octo-run/octo/connectors/http/httpmsg"
@@ -113,8 +114,9 @@ func (c *Connector) write(w http.ResponseWriter, r *http.Request, ex *httpmsg.Ex
 	var body []byte
 	if raw := m.Raw(); m.IsRaw() {
 		body = raw
+	} else if v, _ := m.Body(); isText(h["Content-Type"]) && isString(v) {
+		body = []byte(v.(string)) // text/plain, text/html, ...: the string itself, not its JSON
 	} else {
-		v, _ := m.Body()
 		var err error
 		if body, err = json.Marshal(v); err != nil {
 			writeError(w, http.StatusInternalServerError, "internal error")
@@ -284,3 +286,19 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 }
 
 var _ runtime.Delivery = (*reply)(nil)
+
+// isText reports whether an answer's Content-Type, as a flow set it, names a media type that is
+// not JSON, so a string body is written as it is.
+func isText(ct []string) bool {
+	if len(ct) == 0 {
+		return false
+	}
+	mt, _, _ := strings.Cut(ct[0], ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	return mt != "" && mt != "application/json" && !strings.HasSuffix(mt, "+json")
+}
+
+func isString(v any) bool {
+	_, ok := v.(string)
+	return ok
+}
