@@ -76,17 +76,21 @@ type messageLog chan *mcp.LoggingMessageParams
 
 func (l messageLog) handler(_ context.Context, req *mcp.LoggingMessageRequest) { l <- req.Params }
 
-// take is what was heard so far, one "level logger data" line each.
-func (l messageLog) take() []string {
+// wait returns the next n lines heard, "level logger data" each, failing after a bound. The
+// lines of one call come in the order sent, so one sent that should not have been (a level
+// below the floor, logged before the others) shows among the first n.
+func (l messageLog) wait(t *testing.T, n int) []string {
+	t.Helper()
 	var got []string
-	for {
+	for len(got) < n {
 		select {
 		case p := <-l:
 			got = append(got, fmt.Sprintf("%s %s %v", p.Level, p.Logger, p.Data))
-		default:
-			return got
+		case <-time.After(10 * time.Second):
+			t.Fatalf("heard %d log lines, want %d: %q", len(got), n, got)
 		}
 	}
+	return got
 }
 
 // The official Go SDK client hears the tool's log lines, then gets the result, over Streamable
@@ -125,13 +129,7 @@ func TestGoSDKClientHearsLogsFromATool(t *testing.T) {
 				if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "Order 42 ships tomorrow" {
 					t.Fatalf("tools/call = %s %v", jsonText(res), err)
 				}
-				// Each notification is sent before the result and handled before CallTool returns
-				// (the SDK client handles a stream's messages in order); allow a moment anyway.
-				got := heard[name].take()
-				for deadline := time.Now().Add(5 * time.Second); len(got) < len(want) && time.Now().Before(deadline); {
-					time.Sleep(10 * time.Millisecond)
-					got = append(got, heard[name].take()...)
-				}
+				got := heard[name].wait(t, len(want))
 				if strings.Join(got, "\n") != strings.Join(want, "\n") {
 					t.Fatalf("log heard:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 				}
