@@ -15,34 +15,12 @@ import (
 	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
-// readmeLogsConfig writes the "Logs from tools" config into a folder of its own.
-func readmeLogsConfig(t *testing.T) (dir, section string) {
-	t.Helper()
-	section = readmeSection(t, "Logs from tools")
-	dir = t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "octo.yaml"), []byte(readmeConfig(t, section)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir, section
-}
-
 // The README's curl line answers with the stream printed under it: the info and warn lines as
 // notifications/message (the debug one below the router's level is not sent), then the result.
 // initialize declares logging, and logging/setLevel answers {} or -32602.
 func TestReadmeLogsStreamAnswersAsPrinted(t *testing.T) {
-	dir, section := readmeLogsConfig(t)
-	_, rest, _ := strings.Cut(section, "curl -sN localhost:8080/mcp -H 'Accept: application/json, text/event-stream' -d '")
-	body, rest, ok := strings.Cut(rest, "'\n")
-	if !ok {
-		t.Fatal("the README section has no curl -sN line with a body")
-	}
-	var want []string
-	for _, line := range strings.Split(rest, "\n") {
-		if !strings.HasPrefix(line, "#") {
-			break
-		}
-		want = append(want, strings.TrimPrefix(strings.TrimPrefix(line, "#"), " "))
-	}
+	dir, section := readmeSectionConfig(t, "Logs from tools")
+	body, want := readmeStreamCurl(t, section)
 	port := freePort(t)
 	startOcto(t, []string{"HTTP_PORT=" + strconv.Itoa(port)}, "run", "--config", dir)
 	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"
@@ -51,14 +29,14 @@ func TestReadmeLogsStreamAnswersAsPrinted(t *testing.T) {
 	if a.status != 200 || a.header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("%d %q\n%s", a.status, a.header.Get("Content-Type"), a.body)
 	}
-	if got := strings.TrimRight(a.body, "\n"); got != strings.Join(want, "\n") {
-		t.Fatalf("the stream:\n%s\nthe README prints:\n%s", got, strings.Join(want, "\n"))
+	if got := strings.TrimRight(a.body, "\n"); got != want {
+		t.Fatalf("the stream:\n%s\nthe README prints:\n%s", got, want)
 	}
 
 	accept := []string{"Accept", "application/json, text/event-stream"}
-	init := do(t, "POST", url, "application/json", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`, accept...)
-	if !strings.Contains(init.body, `"logging":{}`) {
-		t.Fatalf("initialize does not declare logging: %s", init.body)
+	initialized := do(t, "POST", url, "application/json", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`, accept...)
+	if !strings.Contains(initialized.body, `"logging":{}`) {
+		t.Fatalf("initialize does not declare logging: %s", initialized.body)
 	}
 	for level, answer := range map[string]string{
 		"warning": `{"jsonrpc":"2.0","id":2,"result":{}}`,
@@ -97,7 +75,7 @@ func (l messageLog) wait(t *testing.T, n int) []string {
 // HTTP and over stdio. Over stdio logging/setLevel raises the session's level; over HTTP it is
 // answered and the router's own level stays.
 func TestGoSDKClientHearsLogsFromATool(t *testing.T) {
-	dir, _ := readmeLogsConfig(t)
+	dir, _ := readmeSectionConfig(t, "Logs from tools")
 	port := strconv.Itoa(freePort(t))
 	startOcto(t, []string{"HTTP_PORT=" + port}, "run", "--config", dir)
 	heard := map[string]messageLog{"over HTTP": make(messageLog, 16), "over stdio": make(messageLog, 16)}
@@ -178,9 +156,9 @@ func TestRouterWithoutLoggingSendsNoLogs(t *testing.T) {
 	startOcto(t, []string{"HTTP_PORT=" + strconv.Itoa(port)}, "run", "--config", dir)
 	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"
 	accept := []string{"Accept", "application/json, text/event-stream"}
-	init := do(t, "POST", url, "application/json", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`, accept...)
-	if init.status != 200 || strings.Contains(init.body, `"logging"`) {
-		t.Fatalf("initialize: %d %s", init.status, init.body)
+	initialized := do(t, "POST", url, "application/json", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`, accept...)
+	if initialized.status != 200 || strings.Contains(initialized.body, `"logging"`) {
+		t.Fatalf("initialize: %d %s", initialized.status, initialized.body)
 	}
 	a := do(t, "POST", url, "application/json", `{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"info"}}`, accept...)
 	if !strings.Contains(a.body, `"code":-32601`) {
