@@ -19,19 +19,7 @@ import (
 // notifications/message (the debug one below the router's level is not sent), then the result.
 // initialize declares logging, and logging/setLevel answers {} or -32602.
 func TestReadmeLogsStreamAnswersAsPrinted(t *testing.T) {
-	dir, section := readmeSectionConfig(t, "Logs from tools")
-	body, want := readmeStreamCurl(t, section)
-	port := freePort(t)
-	startOcto(t, []string{"HTTP_PORT=" + strconv.Itoa(port)}, "run", "--config", dir)
-	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"
-
-	a := do(t, "POST", url, "application/x-www-form-urlencoded", body, "Accept", "application/json, text/event-stream")
-	if a.status != 200 || a.header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("%d %q\n%s", a.status, a.header.Get("Content-Type"), a.body)
-	}
-	if got := strings.TrimRight(a.body, "\n"); got != want {
-		t.Fatalf("the stream:\n%s\nthe README prints:\n%s", got, want)
-	}
+	url, _ := readmeStreamAnswersAsPrinted(t, "Logs from tools")
 
 	accept := []string{"Accept", "application/json, text/event-stream"}
 	initialized := do(t, "POST", url, "application/json", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`, accept...)

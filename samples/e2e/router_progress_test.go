@@ -53,15 +53,16 @@ func readmeStreamCurl(t *testing.T, section string) (body, want string) {
 	return body, strings.Join(lines, "\n")
 }
 
-// The README's curl line, sent as curl sends it, answers with the stream printed under it:
-// progress events first, in order, then the result. Without the token, the same call is one
-// JSON body.
-func TestReadmeProgressStreamAnswersAsPrinted(t *testing.T) {
-	dir, section := readmeProgressConfig(t)
+// readmeStreamAnswersAsPrinted runs the config of the README section titled title and sends
+// its `curl -sN` line as curl sends it: the answer must be the stream printed under it. It
+// returns the server's MCP URL and the line's body.
+func readmeStreamAnswersAsPrinted(t *testing.T, title string) (url, body string) {
+	t.Helper()
+	dir, section := readmeSectionConfig(t, title)
 	body, want := readmeStreamCurl(t, section)
 	port := freePort(t)
 	startOcto(t, []string{"HTTP_PORT=" + strconv.Itoa(port)}, "run", "--config", dir)
-	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"
+	url = "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"
 
 	a := do(t, "POST", url, "application/x-www-form-urlencoded", body, "Accept", "application/json, text/event-stream")
 	if a.status != 200 || a.header.Get("Content-Type") != "text/event-stream" {
@@ -70,9 +71,17 @@ func TestReadmeProgressStreamAnswersAsPrinted(t *testing.T) {
 	if got := strings.TrimRight(a.body, "\n"); got != want {
 		t.Fatalf("the stream:\n%s\nthe README prints:\n%s", got, want)
 	}
+	return url, body
+}
+
+// The README's curl line, sent as curl sends it, answers with the stream printed under it:
+// progress events first, in order, then the result. Without the token, the same call is one
+// JSON body.
+func TestReadmeProgressStreamAnswersAsPrinted(t *testing.T) {
+	url, body := readmeStreamAnswersAsPrinted(t, "Progress from long tools")
 
 	plain := strings.Replace(body, `,"_meta":{"progressToken":"r1"}`, "", 1)
-	a = do(t, "POST", url, "application/json", plain, "Accept", "application/json, text/event-stream")
+	a := do(t, "POST", url, "application/json", plain, "Accept", "application/json, text/event-stream")
 	if a.status != 200 || a.body != `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Sales in Oslo are up 4%"}]}}` {
 		t.Fatalf("without a token: %d %q\n%s", a.status, a.header.Get("Content-Type"), a.body)
 	}
