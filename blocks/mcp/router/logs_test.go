@@ -2,6 +2,7 @@ package router_test
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,6 +33,8 @@ flows:
                 settings: { value: '"found"' }
 `
 
+// loggingFlow builds loggingConfig with the service's own log off, so the lines the client hears
+// are rendered for it alone.
 func loggingFlow(tb testing.TB) *runtime.Flow {
 	tb.Helper()
 	dir := tb.TempDir()
@@ -42,7 +45,7 @@ func loggingFlow(tb testing.TB) *runtime.Flow {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := runtime.NewService(cfg, runtime.Options{}); err != nil {
+	if _, err := runtime.NewService(cfg, runtime.Options{Logger: slog.New(slog.DiscardHandler)}); err != nil {
 		tb.Fatal(err)
 	}
 	return captured.flows["logs"]
@@ -82,5 +85,27 @@ func BenchmarkToolsCallWithLogs(b *testing.B) {
 		if got := drain(b, out.Stream()); got != findWant {
 			b.Fatal(got)
 		}
+	}
+}
+
+// Stateless, logging/setLevel keeps nothing: a known level is answered {}, an unknown one
+// -32602, and the next streamed call still hears what the router's level lets through.
+func TestLoggingSetLevelOverHTTPIsCheckedAndKeepsNothing(t *testing.T) {
+	f := loggingFlow(t)
+	for _, tt := range []struct{ level, want string }{
+		{"error", `{"jsonrpc":"2.0","id":2,"result":{}}`},
+		{"loud", `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid params: unknown log level \"loud\"; use one of debug, info, notice, warning, error, critical, alert, emergency"}}`},
+	} {
+		out, err := serve(context.Background(), f, []byte(`{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"`+tt.level+`"}}`))
+		if err != nil || string(out.Raw()) != tt.want {
+			t.Fatalf("logging/setLevel %s = %s %v, want %s", tt.level, out.Raw(), err, tt.want)
+		}
+	}
+	out, err := serve(context.Background(), f, []byte(findWithProgress))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := drain(t, out.Stream()); got != findWant {
+		t.Fatalf("after logging/setLevel error, stream:\n%s\nwant:\n%s", got, findWant)
 	}
 }
