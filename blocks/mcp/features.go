@@ -64,20 +64,48 @@ func HandleSetLevel(_ context.Context, req *Request, rc *RequestContext) (any, e
 	if err != nil {
 		return nil, err
 	}
-	raw, _ := member(req.Params, "level")
-	level, perr := stringParam(raw, "level", true)
-	if perr != nil {
-		return nil, perr
-	}
-	i := slices.Index(logLevels, level)
-	if i < 0 {
-		return nil, invalidParams("unknown log level %q; use one of debug, info, notice, warning, error, critical, alert, emergency", level)
+	i, err := levelParam(req)
+	if err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	s.logLevel = i
 	s.mu.Unlock()
 	return nil, nil
 }
+
+// HandleSetLevelAnywhere serves logging/setLevel on a server that also runs without sessions
+// (mcp-router): with a session it is HandleSetLevel; without one there is nothing to keep, so
+// it checks the level (-32602 for an unknown one) and answers {}, and what each request is sent
+// stays what the server itself lets through.
+func HandleSetLevelAnywhere(ctx context.Context, req *Request, rc *RequestContext) (any, error) {
+	if rc != nil && rc.Session != nil {
+		return HandleSetLevel(ctx, req, rc)
+	}
+	_, err := levelParam(req)
+	return nil, err
+}
+
+// levelParam is the place of params.level among logLevels.
+func levelParam(req *Request) (int, error) {
+	raw, _ := member(req.Params, "level")
+	level, perr := stringParam(raw, "level", true)
+	if perr != nil {
+		return 0, perr
+	}
+	i := LogLevel(level)
+	if i < 0 {
+		return 0, invalidParams("unknown log level %q; use one of debug, info, notice, warning, error, critical, alert, emergency", level)
+	}
+	return i, nil
+}
+
+// LogLevel is the severity of an RFC 5424 level name as MCP uses it (debug 0 … emergency 7),
+// -1 for a name that is not one.
+func LogLevel(name string) int { return slices.Index(logLevels, name) }
+
+// LogLevelName is the name of severity i (0 … 7).
+func LogLevelName(i int) string { return logLevels[i] }
 
 // HandleSubscribe serves resources/subscribe: it adds uri to the session's
 // subscriptions (ResourceUpdated then reaches it) and answers {}.

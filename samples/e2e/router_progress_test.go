@@ -20,8 +20,14 @@ import (
 
 // readmeProgressConfig writes the "Progress from long tools" config into a folder of its own.
 func readmeProgressConfig(t *testing.T) (dir, section string) {
+	return readmeSectionConfig(t, "Progress from long tools")
+}
+
+// readmeSectionConfig writes the config of the README section titled title into a folder of
+// its own.
+func readmeSectionConfig(t *testing.T, title string) (dir, section string) {
 	t.Helper()
-	section = readmeSection(t, "Progress from long tools")
+	section = readmeSection(t, title)
 	dir = t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "octo.yaml"), []byte(readmeConfig(t, section)), 0o644); err != nil {
 		t.Fatal(err)
@@ -29,37 +35,53 @@ func readmeProgressConfig(t *testing.T) (dir, section string) {
 	return dir, section
 }
 
-// The README's curl line, sent as curl sends it, answers with the stream printed under it:
-// progress events first, in order, then the result. Without the token, the same call is one
-// JSON body.
-func TestReadmeProgressStreamAnswersAsPrinted(t *testing.T) {
-	dir, section := readmeProgressConfig(t)
+// readmeStreamCurl is the body of the section's `curl -sN` line and the stream printed under it.
+func readmeStreamCurl(t *testing.T, section string) (body, want string) {
+	t.Helper()
 	_, rest, _ := strings.Cut(section, "curl -sN localhost:8080/mcp -H 'Accept: application/json, text/event-stream' -d '")
 	body, rest, ok := strings.Cut(rest, "'\n")
 	if !ok {
 		t.Fatal("the README section has no curl -sN line with a body")
 	}
-	var want []string
+	var lines []string
 	for _, line := range strings.Split(rest, "\n") {
 		if !strings.HasPrefix(line, "#") {
 			break
 		}
-		want = append(want, strings.TrimPrefix(strings.TrimPrefix(line, "#"), " "))
+		lines = append(lines, strings.TrimPrefix(strings.TrimPrefix(line, "#"), " "))
 	}
+	return body, strings.Join(lines, "\n")
+}
+
+// readmeStreamAnswersAsPrinted runs the config of the README section titled title and sends
+// its `curl -sN` line as curl sends it: the answer must be the stream printed under it. It
+// returns the server's MCP URL and the line's body.
+func readmeStreamAnswersAsPrinted(t *testing.T, title string) (url, body string) {
+	t.Helper()
+	dir, section := readmeSectionConfig(t, title)
+	body, want := readmeStreamCurl(t, section)
 	port := freePort(t)
 	startOcto(t, []string{"HTTP_PORT=" + strconv.Itoa(port)}, "run", "--config", dir)
-	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"
+	url = "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"
 
 	a := do(t, "POST", url, "application/x-www-form-urlencoded", body, "Accept", "application/json, text/event-stream")
 	if a.status != 200 || a.header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("%d %q\n%s", a.status, a.header.Get("Content-Type"), a.body)
 	}
-	if got := strings.TrimRight(a.body, "\n"); got != strings.Join(want, "\n") {
-		t.Fatalf("the stream:\n%s\nthe README prints:\n%s", got, strings.Join(want, "\n"))
+	if got := strings.TrimRight(a.body, "\n"); got != want {
+		t.Fatalf("the stream:\n%s\nthe README prints:\n%s", got, want)
 	}
+	return url, body
+}
+
+// The README's curl line, sent as curl sends it, answers with the stream printed under it:
+// progress events first, in order, then the result. Without the token, the same call is one
+// JSON body.
+func TestReadmeProgressStreamAnswersAsPrinted(t *testing.T) {
+	url, body := readmeStreamAnswersAsPrinted(t, "Progress from long tools")
 
 	plain := strings.Replace(body, `,"_meta":{"progressToken":"r1"}`, "", 1)
-	a = do(t, "POST", url, "application/json", plain, "Accept", "application/json, text/event-stream")
+	a := do(t, "POST", url, "application/json", plain, "Accept", "application/json, text/event-stream")
 	if a.status != 200 || a.body != `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Sales in Oslo are up 4%"}]}}` {
 		t.Fatalf("without a token: %d %q\n%s", a.status, a.header.Get("Content-Type"), a.body)
 	}

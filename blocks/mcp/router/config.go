@@ -11,9 +11,15 @@ type Settings struct {
 	Tools      []toolSettings     `yaml:"tools" doc:"The tools, each a branch of blocks run with the call's arguments as the body; its final body is the result."`
 	Resources  []resourceSettings `yaml:"resources" doc:"The resources, each a template resource rendered when read."`
 	Prompts    []promptSettings   `yaml:"prompts" doc:"The prompts, each a template resource rendered with the arguments as the body."`
+	Logging    *loggingSettings   `yaml:"logging" doc:"Send the client the lines the tools' log blocks log, as notifications/message, and declare the logging capability; without it the router declares none and logging/setLevel is -32601."`
 	// Limits on one POST (mcp.Server.MaxBatch, MaxResponseBytes); nil means the default.
 	MaxBatch         *int   `yaml:"maxBatch" min:"1" doc:"Messages one JSON-RPC batch may hold; a longer batch gets one error and none of it runs. Default 100."`
 	MaxResponseBytes *int64 `yaml:"maxResponseBytes" min:"1" doc:"Bytes of answers one POST may produce, or twice its body if that is more; an answer past it is error -32603. Default 16777216."`
+}
+
+// loggingSettings opt a router into MCP logging (mcp-router.md, Logs from tools).
+type loggingSettings struct {
+	Level string `yaml:"level" default:"info" enum:"debug,info,notice,warning,error,critical,alert,emergency" doc:"The least severe line sent; a log block's warn is warning. Over HTTP only a streamed tools/call (a progress token and Accept: text/event-stream) can carry them; over stdio every call does, and logging/setLevel can raise it for the session."`
 }
 
 type toolSettings struct {

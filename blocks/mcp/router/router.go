@@ -23,7 +23,8 @@ func init() {
 			"stdio (one JSON-RPC message per line, the pipe its one session) behind a stdio source. " +
 			"A tools/call with a progress token, over stdio or from an HTTP client that accepts " +
 			"text/event-stream, hears the progress its branch reports (progress blocks, long delays) " +
-			"before its result, and a client that leaves or cancels stops the branch. " +
+			"before its result, and a client that leaves or cancels stops the branch. With logging set, " +
+			"such a call (and every call over stdio) also hears its log blocks' lines as notifications/message. " +
 			"Each tool is a branch of blocks run with the call's arguments as the body; resources " +
 			"and prompts are template resources. Arguments are checked against the tool's " +
 			"inputSchema before its branch runs, results against its outputSchema.",
@@ -79,7 +80,15 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 		s.MaxResponseBytes = *f.MaxResponseBytes
 	}
 	if len(f.Tools) > 0 {
-		s.Tools = buildTools(b, f.Tools)
+		ts := buildTools(b, f.Tools)
+		if f.Logging != nil {
+			ts.logFloor = mcp.LogLevel(f.Logging.Level)
+		}
+		s.Tools = ts
+	}
+	if f.Logging != nil { // declared only when asked: initialize reports what the block serves
+		s.Handlers = map[string]mcp.HandlerFunc{"logging/setLevel": mcp.HandleSetLevelAnywhere}
+		s.Capabilities.Logging = true
 	}
 	if len(f.Resources) > 0 {
 		s.Resources = buildResources(b, f.Resources)

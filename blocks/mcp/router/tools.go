@@ -26,10 +26,12 @@ type tools struct {
 	list   []mcp.Tool
 	byName map[string]*tool
 	logger *slog.Logger
+	// logFloor is the least severe log line sent to clients (mcp.LogLevel), -1: none are.
+	logFloor int
 }
 
 func buildTools(b *runtime.Build, confs []toolSettings) *tools {
-	ts := &tools{byName: make(map[string]*tool, len(confs)), logger: b.Logger()}
+	ts := &tools{byName: make(map[string]*tool, len(confs)), logger: b.Logger(), logFloor: -1}
 	for i := range confs {
 		c := &confs[i]
 		if _, dup := ts.byName[c.Name]; dup {
@@ -71,6 +73,9 @@ func (ts *tools) CallTool(ctx context.Context, rc *mcp.RequestContext, name stri
 	}
 	if rc.Notifier != nil && len(rc.ProgressToken) > 0 {
 		ctx = runtime.WithProgress(ctx, &reporter{rc: rc})
+	}
+	if rc.Notifier != nil && ts.logFloor >= 0 {
+		ctx = runtime.WithClientLogger(ctx, &clientLog{rc: rc, tool: name, floor: ts.logFloor})
 	}
 	out, err := t.branch.Process(ctx, parentOf(rc).Derive(body))
 	if err != nil {
