@@ -1,11 +1,9 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,7 +11,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 const httpAPISection = "A tool server over your own API"
@@ -40,33 +37,11 @@ func TestReadmeHTTPAPISampleAnswersAsPrinted(t *testing.T) {
 	base := runHTTPAPISample(t)
 
 	t.Run("the curl lines", func(t *testing.T) {
-		for _, tr := range curlTranscripts(t, section, 6) {
-			a := do(t, "POST", base+tr.path, "application/x-www-form-urlencoded", tr.body)
-			got := a.body
-			if tr.status {
-				got += " " + strconv.Itoa(a.status)
-			} else if a.status != 200 {
-				got += " (status " + strconv.Itoa(a.status) + ")"
-			}
-			if got != tr.want {
-				t.Errorf("curl %s -d '%s'\ngot    %s\nREADME %s", tr.path, tr.body, got, tr.want)
-			}
-		}
+		checkCurlTranscripts(t, base, section, 6)
 	})
 
 	t.Run("the progress stream", func(t *testing.T) {
-		_, rest, _ := strings.Cut(section, "curl -sN localhost:8080/mcp -H 'Accept: application/json, text/event-stream' -d '")
-		body, rest, ok := strings.Cut(rest, "'\n")
-		if !ok {
-			t.Fatal("the README section has no curl -sN line with a body")
-		}
-		var want []string
-		for _, line := range strings.Split(rest, "\n") {
-			if !strings.HasPrefix(line, "#") {
-				break
-			}
-			want = append(want, strings.TrimPrefix(strings.TrimPrefix(line, "#"), " "))
-		}
+		body, want := readmeStream(t, section)
 		a := do(t, "POST", base+"/mcp", "application/x-www-form-urlencoded", body, "Accept", "application/json, text/event-stream")
 		if got := strings.TrimRight(a.body, "\n"); a.status != 200 || got != strings.Join(want, "\n") {
 			t.Fatalf("%d, the stream:\n%s\nthe README prints:\n%s", a.status, got, strings.Join(want, "\n"))
@@ -74,42 +49,14 @@ func TestReadmeHTTPAPISampleAnswersAsPrinted(t *testing.T) {
 	})
 
 	t.Run("the stdio pipe", func(t *testing.T) {
-		block, _, _ := strings.Cut(section[strings.Index(section, "printf"):], "```")
-		var in, want, env, args []string
-		for _, line := range strings.Split(block, "\n") {
-			switch {
-			case strings.HasPrefix(line, "# "):
-				want = append(want, strings.TrimPrefix(line, "# "))
-			case strings.Contains(line, "bin/octo run "):
-				fields := strings.Fields(line)
-				i := slices.Index(fields, "bin/octo")
-				env, args = fields[:i], fields[i+1:]
-			default:
-				for _, m := range regexp.MustCompile(`'(\{.*?\})'`).FindAllStringSubmatch(line, -1) {
-					in = append(in, m[1])
-				}
-			}
-		}
+		in, env, args, want := readmePipe(t, section)
 		if len(in) != 2 || len(want) != 2 || len(args) == 0 || len(env) != 2 {
 			t.Fatalf("the README pipe has %d lines in, %d answers, env %q and args %q", len(in), len(want), env, args)
 		}
-		// The README's port is for people; the test takes a free one, as the README's does.
+		// The README's port is for people; the test takes a free one, as the README's does. The
+		// input ends at once: the call, which uses the API on HTTP, must still be answered.
 		_, free := httpAPIEnv(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, octoBin, args...)
-		cmd.Dir = repoRoot()
-		cmd.Env = append(os.Environ(), free...)
-		// The input ends at once: the call, which uses the API on HTTP, must still be answered.
-		cmd.Stdin = strings.NewReader(strings.Join(in, "\n") + "\n")
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("octo %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-		}
-		if got := strings.TrimSuffix(stdout.String(), "\n"); got != strings.Join(want, "\n") {
-			t.Fatalf("standard output:\n%s\nthe README prints:\n%s\nstandard error:\n%s", got, strings.Join(want, "\n"), stderr.String())
-		}
+		checkPipe(t, free, args, in, want)
 	})
 }
 
@@ -117,67 +64,50 @@ func TestReadmeHTTPAPISampleAnswersAsPrinted(t *testing.T) {
 // started as a command, its API on a port of its own): the switch's two routes, the catch's
 // answer to an unknown station, and progress before the report is filed.
 func TestGoSDKClientUsesTheHTTPAPISample(t *testing.T) {
-	base := runHTTPAPISample(t)
-	connect := map[string]func(*testing.T, context.Context, *mcp.ClientOptions) *mcp.ClientSession{
-		"over HTTP": func(t *testing.T, _ context.Context, opts *mcp.ClientOptions) *mcp.ClientSession {
-			return runtimetest.ConnectMCP(t, base+"/mcp", opts)
-		},
-		"over stdio": func(t *testing.T, ctx context.Context, opts *mcp.ClientOptions) *mcp.ClientSession {
-			_, env := httpAPIEnv(t)
-			cs, _ := connectStdio(t, ctx, mcp.NewClient(&mcp.Implementation{Name: "octo-e2e", Version: "1"}, opts),
-				env, "run", "--config", "samples/mcp-http-api", "--stdio")
-			return cs
-		},
-	}
-	for _, name := range []string{"over HTTP", "over stdio"} {
-		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			heard := make(progressLog, 16)
-			cs := connect[name](t, ctx, &mcp.ClientOptions{ProgressNotificationHandler: heard.handler})
-			tools, err := cs.ListTools(ctx, nil)
+	apiOn := func(port string) []string { return []string{"API_URL=http://127.0.0.1:" + port + "/api"} }
+	overBothTransports(t, "samples/mcp-http-api", apiOn, func(t *testing.T, ctx context.Context, cs *mcp.ClientSession, heard progressLog) {
+		tools, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tool := range tools.Tools {
+			names = append(names, tool.Name)
+		}
+		if !slices.Equal(names, []string{"stations", "weather", "file_report"}) {
+			t.Fatalf("tools %q", names)
+		}
+		for _, c := range []struct {
+			args    map[string]any
+			isError bool
+			text    string
+		}{
+			{map[string]any{"station": "oslo"}, false, `{"sky":"snow","station":"oslo","temperatureC":7}`},
+			{map[string]any{"station": "lisbon", "when": "week"}, false, `{"days":[{"day":"Mon","highC":21,"lowC":14},{"day":"Tue","highC":19,"lowC":13},{"day":"Wed","highC":22,"lowC":15}],"station":"lisbon"}`},
+			{map[string]any{"station": "rome"}, true, "there is no station named rome; try lisbon, oslo, paris"},
+		} {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "weather", Arguments: c.args})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var names []string
-			for _, tool := range tools.Tools {
-				names = append(names, tool.Name)
+			if text, ok := res.Content[0].(*mcp.TextContent); res.IsError != c.isError || !ok || text.Text != c.text {
+				t.Fatalf("weather %v: %s, want isError %v and %s", c.args, jsonText(res), c.isError, c.text)
 			}
-			if !slices.Equal(names, []string{"stations", "weather", "file_report"}) {
-				t.Fatalf("tools %q", names)
-			}
-			for _, c := range []struct {
-				args    map[string]any
-				isError bool
-				text    string
-			}{
-				{map[string]any{"station": "oslo"}, false, `{"sky":"snow","station":"oslo","temperatureC":7}`},
-				{map[string]any{"station": "lisbon", "when": "week"}, false, `{"days":[{"day":"Mon","highC":21,"lowC":14},{"day":"Tue","highC":19,"lowC":13},{"day":"Wed","highC":22,"lowC":15}],"station":"lisbon"}`},
-				{map[string]any{"station": "rome"}, true, "there is no station named rome; try lisbon, oslo, paris"},
-			} {
-				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "weather", Arguments: c.args})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if text, ok := res.Content[0].(*mcp.TextContent); res.IsError != c.isError || !ok || text.Text != c.text {
-					t.Fatalf("weather %v: %s, want isError %v and %s", c.args, jsonText(res), c.isError, c.text)
-				}
-			}
-			params := &mcp.CallToolParams{Name: "file_report", Arguments: map[string]any{"station": "paris", "text": "Grey and mild"}}
-			params.SetProgressToken("f1")
-			res, err := cs.CallTool(ctx, params)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if text, ok := res.Content[0].(*mcp.TextContent); res.IsError || !ok || text.Text != "Filed report paris-1 (3 words); highs this week up to 15C" {
-				t.Fatalf("file_report: %s", jsonText(res))
-			}
-			got := heard.wait(t, 2)
-			if want := []string{"f1 1/2 checking the week at paris", "f1 2/2 filing the report"}; !slices.Equal(got, want) {
-				t.Fatalf("progress %q, want %q", got, want)
-			}
-		})
-	}
+		}
+		params := &mcp.CallToolParams{Name: "file_report", Arguments: map[string]any{"station": "paris", "text": "Grey and mild"}}
+		params.SetProgressToken("f1")
+		res, err := cs.CallTool(ctx, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text, ok := res.Content[0].(*mcp.TextContent); res.IsError || !ok || text.Text != "Filed report paris-1 (3 words); highs this week up to 15C" {
+			t.Fatalf("file_report: %s", jsonText(res))
+		}
+		got := heard.wait(t, 2)
+		if want := []string{"f1 1/2 checking the week at paris", "f1 2/2 filing the report"}; !slices.Equal(got, want) {
+			t.Fatalf("progress %q, want %q", got, want)
+		}
+	})
 }
 
 // The TypeScript SDK client (node/http-api-client.mjs) does the same over Streamable HTTP and

@@ -34,18 +34,7 @@ func readmeProgressConfig(t *testing.T) (dir, section string) {
 // JSON body.
 func TestReadmeProgressStreamAnswersAsPrinted(t *testing.T) {
 	dir, section := readmeProgressConfig(t)
-	_, rest, _ := strings.Cut(section, "curl -sN localhost:8080/mcp -H 'Accept: application/json, text/event-stream' -d '")
-	body, rest, ok := strings.Cut(rest, "'\n")
-	if !ok {
-		t.Fatal("the README section has no curl -sN line with a body")
-	}
-	var want []string
-	for _, line := range strings.Split(rest, "\n") {
-		if !strings.HasPrefix(line, "#") {
-			break
-		}
-		want = append(want, strings.TrimPrefix(strings.TrimPrefix(line, "#"), " "))
-	}
+	body, want := readmeStream(t, section)
 	port := freePort(t)
 	startOcto(t, []string{"HTTP_PORT=" + strconv.Itoa(port)}, "run", "--config", dir)
 	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"
@@ -88,18 +77,26 @@ func (p progressLog) wait(t *testing.T, n int) []string {
 }
 
 // overBothTransports runs check with a Go SDK client that hears progress, connected to the
-// config in dir over Streamable HTTP (octo started once, with env) and over stdio (octo started
-// by the client with --stdio, as an AI app does).
-func overBothTransports(t *testing.T, dir string, env []string, check func(*testing.T, context.Context, *mcp.ClientSession, progressLog)) {
+// config in dir over Streamable HTTP (octo started once) and over stdio (octo started by the
+// client with --stdio, as an AI app does). Each octo gets a free HTTP_PORT, and env of it when
+// env is not nil.
+func overBothTransports(t *testing.T, dir string, env func(port string) []string, check func(*testing.T, context.Context, *mcp.ClientSession, progressLog)) {
+	withPort := func(port string) []string {
+		var e []string
+		if env != nil {
+			e = env(port)
+		}
+		return append(e, "HTTP_PORT="+port)
+	}
 	port := strconv.Itoa(freePort(t))
-	startOcto(t, append(env, "HTTP_PORT="+port), "run", "--config", dir)
+	startOcto(t, withPort(port), "run", "--config", dir)
 	connect := map[string]func(*testing.T, context.Context, *mcp.ClientOptions) *mcp.ClientSession{
 		"over HTTP": func(t *testing.T, _ context.Context, opts *mcp.ClientOptions) *mcp.ClientSession {
 			return runtimetest.ConnectMCP(t, "http://127.0.0.1:"+port+"/mcp", opts)
 		},
 		"over stdio": func(t *testing.T, ctx context.Context, opts *mcp.ClientOptions) *mcp.ClientSession {
 			cs, _ := connectStdio(t, ctx, mcp.NewClient(&mcp.Implementation{Name: "octo-e2e", Version: "1"}, opts),
-				append(env, "HTTP_PORT="+strconv.Itoa(freePort(t))), "run", "--config", dir, "--stdio")
+				withPort(strconv.Itoa(freePort(t))), "run", "--config", dir, "--stdio")
 			return cs
 		},
 	}
@@ -227,7 +224,7 @@ func TestCancellingACallStopsItsBackendCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	api, backend := newSlowAPI(t)
-	overBothTransports(t, dir, []string{"BACKEND_URL=" + backend}, func(t *testing.T, ctx context.Context, cs *mcp.ClientSession, heard progressLog) {
+	overBothTransports(t, dir, func(string) []string { return []string{"BACKEND_URL=" + backend} }, func(t *testing.T, ctx context.Context, cs *mcp.ClientSession, heard progressLog) {
 		callCtx, stop := context.WithCancel(ctx)
 		params := &mcp.CallToolParams{Name: "lookup", Arguments: map[string]any{}}
 		params.SetProgressToken(7)
