@@ -182,13 +182,20 @@ func (s *Service) Stop(ctx context.Context) error {
 			}
 		}
 	}
-	for _, p := range started {
-		if _, isConn := p.(Connector); isConn {
-			wg.Add(1)
-			go func() { defer wg.Done(); stop(p) }()
+	// A connector serving a session of its own (stdio's pipe, which has Done) stops first and
+	// lets its calls finish while the others still serve: a tool may be calling an API flow
+	// of the same config over HTTP.
+	for _, session := range []bool{true, false} {
+		for _, p := range started {
+			_, isConn := p.(Connector)
+			_, hasSession := p.(interface{ Done() <-chan struct{} })
+			if isConn && hasSession == session {
+				wg.Add(1)
+				go func() { defer wg.Done(); stop(p) }()
+			}
 		}
+		wg.Wait()
 	}
-	wg.Wait()
 	for i := len(started) - 1; i >= 0; i-- {
 		if _, isConn := started[i].(Connector); !isConn {
 			stop(started[i])

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
@@ -77,4 +78,51 @@ func buildYAML(t testing.TB, yaml string) *runtime.Service {
 		t.Fatal(err)
 	}
 	return svc
+}
+
+// sessionConn serves a session of its own, as stdio does (Done). Its Stop is where the session's
+// calls finish, so it notes whether another connector had stopped by then.
+type sessionConn struct{ recordedConn }
+
+func (sessionConn) Done() <-chan struct{} { return nil }
+func (sessionConn) Stop(context.Context) error {
+	// Long enough for a connector stopped beside this one to have stopped.
+	time.Sleep(50 * time.Millisecond)
+	lifecycleLog.Lock()
+	defer lifecycleLog.Unlock()
+	if slices.Contains(lifecycleLog.events, "connector stopped") {
+		lifecycleLog.events = append(lifecycleLog.events, "session stopped after the others")
+	} else {
+		lifecycleLog.events = append(lifecycleLog.events, "session stopped")
+	}
+	return nil
+}
+
+func init() {
+	runtime.RegisterConnector(runtime.ConnectorSpec{Type: "test-session", Summary: "test",
+		Build: runtime.ConnectorFunc(func(*runtime.ConnectorBuild, *struct{}) (runtime.Connector, error) { return sessionConn{}, nil })})
+}
+
+// A stdio session's calls may use the config's other connectors (a tool calling an API flow
+// over HTTP), so the session stops, and finishes its calls, before they do.
+func TestStopFinishesASessionBeforeTheOtherConnectors(t *testing.T) {
+	svc := buildYAML(t, `connectors:
+  - { name: api, type: test-recorded }
+  - { name: io, type: test-session }
+flows:
+  - { name: api, source: { connector: api }, process: [ { type: test-recorded } ] }
+  - { name: mcp, source: { connector: io }, process: [ { type: test-recorded } ] }
+`)
+	lifecycleLog.events = nil
+	if err := svc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	lifecycleLog.Lock()
+	defer lifecycleLog.Unlock()
+	if i, j := slices.Index(lifecycleLog.events, "session stopped"), slices.Index(lifecycleLog.events, "connector stopped"); i < 0 || j < i {
+		t.Fatalf("events %q: the session must stop before the other connector", lifecycleLog.events)
+	}
 }

@@ -27,18 +27,7 @@ func TestReadmeControlFlowAnswersWithStatusesHeadersAndErrors(t *testing.T) {
 	p := startOcto(t, []string{"HTTP_PORT=" + strconv.Itoa(port)}, "run", "--config", dir)
 
 	t.Run("the README's curl lines answer as printed", func(t *testing.T) {
-		for _, tr := range curlTranscripts(t, section, 5) {
-			a := do(t, "POST", base+tr.path, "application/x-www-form-urlencoded", tr.body)
-			got := a.body
-			if tr.status {
-				got += " " + strconv.Itoa(a.status)
-			} else if a.status != 200 {
-				got += " (status " + strconv.Itoa(a.status) + ")"
-			}
-			if got != tr.want {
-				t.Errorf("curl %s -d '%s'\ngot    %s\nREADME %s", tr.path, tr.body, got, tr.want)
-			}
-		}
+		checkCurlTranscripts(t, base, section, 5)
 	})
 	t.Run("an order taken answers 201 with its Location", func(t *testing.T) {
 		a := do(t, "POST", base+"/orders", "application/json", `{"item":"coffee"}`)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -186,4 +188,63 @@ func TestRouterStarterIsTheSample(t *testing.T) {
 			t.Errorf("templates/mcp-router/%s differs from samples/mcp-router/%s", name, name)
 		}
 	}
+}
+
+// checkCurlTranscripts sends each curl line of section (at least least of them) to base as
+// curl sends it; the answer, and the status where the line prints it, must be what the README
+// prints under it.
+func checkCurlTranscripts(t *testing.T, base, section string, least int) {
+	t.Helper()
+	for _, tr := range curlTranscripts(t, section, least) {
+		a := do(t, "POST", base+tr.path, "application/x-www-form-urlencoded", tr.body)
+		got := a.body
+		if tr.status {
+			got += " " + strconv.Itoa(a.status)
+		} else if a.status != 200 {
+			got += " (status " + strconv.Itoa(a.status) + ")"
+		}
+		if got != tr.want {
+			t.Errorf("curl %s -d '%s'\ngot    %s\nREADME %s", tr.path, tr.body, got, tr.want)
+		}
+	}
+}
+
+// readmeStream reads the section's `curl -sN` line that asks for a stream: the body it posts,
+// and the lines of the stream printed under it.
+func readmeStream(t *testing.T, section string) (body string, want []string) {
+	t.Helper()
+	_, rest, _ := strings.Cut(section, "curl -sN localhost:8080/mcp -H 'Accept: application/json, text/event-stream' -d '")
+	body, rest, ok := strings.Cut(rest, "'\n")
+	if !ok {
+		t.Fatal("the README section has no curl -sN line with a body")
+	}
+	for _, line := range strings.Split(rest, "\n") {
+		if !strings.HasPrefix(line, "#") {
+			break
+		}
+		want = append(want, strings.TrimPrefix(strings.TrimPrefix(line, "#"), " "))
+	}
+	return body, want
+}
+
+// readmePipe reads the section's `printf … | bin/octo run …` pipe: the JSON lines it writes,
+// the VAR=value words before bin/octo, octo's arguments, and the lines printed under it.
+func readmePipe(t *testing.T, section string) (in, env, args, want []string) {
+	t.Helper()
+	block, _, _ := strings.Cut(section[strings.Index(section, "printf"):], "```")
+	for _, line := range strings.Split(block, "\n") {
+		switch {
+		case strings.HasPrefix(line, "# "):
+			want = append(want, strings.TrimPrefix(line, "# "))
+		case strings.Contains(line, "bin/octo run "):
+			fields := strings.Fields(line)
+			i := slices.Index(fields, "bin/octo")
+			env, args = fields[:i], fields[i+1:]
+		default:
+			for _, m := range regexp.MustCompile(`'(\{.*?\})'`).FindAllStringSubmatch(line, -1) {
+				in = append(in, m[1])
+			}
+		}
+	}
+	return in, env, args, want
 }

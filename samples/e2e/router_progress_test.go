@@ -35,31 +35,14 @@ func readmeSectionConfig(t *testing.T, title string) (dir, section string) {
 	return dir, section
 }
 
-// readmeStreamCurl is the body of the section's `curl -sN` line and the stream printed under it.
-func readmeStreamCurl(t *testing.T, section string) (body, want string) {
-	t.Helper()
-	_, rest, _ := strings.Cut(section, "curl -sN localhost:8080/mcp -H 'Accept: application/json, text/event-stream' -d '")
-	body, rest, ok := strings.Cut(rest, "'\n")
-	if !ok {
-		t.Fatal("the README section has no curl -sN line with a body")
-	}
-	var lines []string
-	for _, line := range strings.Split(rest, "\n") {
-		if !strings.HasPrefix(line, "#") {
-			break
-		}
-		lines = append(lines, strings.TrimPrefix(strings.TrimPrefix(line, "#"), " "))
-	}
-	return body, strings.Join(lines, "\n")
-}
-
 // readmeStreamAnswersAsPrinted runs the config of the README section titled title and sends
 // its `curl -sN` line as curl sends it: the answer must be the stream printed under it. It
 // returns the server's MCP URL and the line's body.
 func readmeStreamAnswersAsPrinted(t *testing.T, title string) (url, body string) {
 	t.Helper()
 	dir, section := readmeSectionConfig(t, title)
-	body, want := readmeStreamCurl(t, section)
+	body, lines := readmeStream(t, section)
+	want := strings.Join(lines, "\n")
 	port := freePort(t)
 	startOcto(t, []string{"HTTP_PORT=" + strconv.Itoa(port)}, "run", "--config", dir)
 	url = "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"
@@ -112,16 +95,23 @@ func (p progressLog) wait(t *testing.T, n int) []string {
 // overBothTransports runs check with a Go SDK client that hears progress, connected to the
 // config in dir over Streamable HTTP (octo started once, with env) and over stdio (octo started
 // by the client with --stdio, as an AI app does).
-func overBothTransports(t *testing.T, dir string, env []string, check func(*testing.T, context.Context, *mcp.ClientSession, progressLog)) {
+func overBothTransports(t *testing.T, dir string, env func(port string) []string, check func(*testing.T, context.Context, *mcp.ClientSession, progressLog)) {
+	withPort := func(port string) []string {
+		var e []string
+		if env != nil {
+			e = env(port)
+		}
+		return append(e, "HTTP_PORT="+port)
+	}
 	port := strconv.Itoa(freePort(t))
-	startOcto(t, append(env, "HTTP_PORT="+port), "run", "--config", dir)
+	startOcto(t, withPort(port), "run", "--config", dir)
 	connect := map[string]func(*testing.T, context.Context, *mcp.ClientOptions) *mcp.ClientSession{
 		"over HTTP": func(t *testing.T, _ context.Context, opts *mcp.ClientOptions) *mcp.ClientSession {
 			return runtimetest.ConnectMCP(t, "http://127.0.0.1:"+port+"/mcp", opts)
 		},
 		"over stdio": func(t *testing.T, ctx context.Context, opts *mcp.ClientOptions) *mcp.ClientSession {
 			cs, _ := connectStdio(t, ctx, mcp.NewClient(&mcp.Implementation{Name: "octo-e2e", Version: "1"}, opts),
-				append(env, "HTTP_PORT="+strconv.Itoa(freePort(t))), "run", "--config", dir, "--stdio")
+				withPort(strconv.Itoa(freePort(t))), "run", "--config", dir, "--stdio")
 			return cs
 		},
 	}
@@ -249,7 +239,7 @@ func TestCancellingACallStopsItsBackendCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	api, backend := newSlowAPI(t)
-	overBothTransports(t, dir, []string{"BACKEND_URL=" + backend}, func(t *testing.T, ctx context.Context, cs *mcp.ClientSession, heard progressLog) {
+	overBothTransports(t, dir, func(string) []string { return []string{"BACKEND_URL=" + backend} }, func(t *testing.T, ctx context.Context, cs *mcp.ClientSession, heard progressLog) {
 		callCtx, stop := context.WithCancel(ctx)
 		params := &mcp.CallToolParams{Name: "lookup", Arguments: map[string]any{}}
 		params.SetProgressToken(7)

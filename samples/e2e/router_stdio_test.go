@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,28 +51,25 @@ func connectStdio(t *testing.T, ctx context.Context, client *mcp.Client, env []s
 // The README's pipe: its printf lines go in, and the lines printed under it come out, exactly.
 func TestReadmeStdioPipeAnswersAsPrinted(t *testing.T) {
 	section := readmeSection(t, "Serve a router over stdio")
-	block, _, _ := strings.Cut(section[strings.Index(section, "printf"):], "```")
-	var in, want []string
-	var args []string
-	for _, line := range strings.Split(block, "\n") {
-		switch {
-		case strings.HasPrefix(line, "# "):
-			want = append(want, strings.TrimPrefix(line, "# "))
-		case strings.Contains(line, "bin/octo run "):
-			args = strings.Fields(strings.TrimSpace(line))[1:]
-		default:
-			for _, m := range regexp.MustCompile(`'(\{.*?\})'`).FindAllStringSubmatch(line, -1) {
-				in = append(in, m[1])
-			}
-		}
-	}
-	if len(in) != 2 || len(want) != 2 || len(args) == 0 {
+	in, env, args, want := readmePipe(t, section)
+	if len(in) != 2 || len(want) != 2 || len(args) == 0 || len(env) != 0 {
 		t.Fatalf("the README pipe has %d lines in, %d answers and args %q", len(in), len(want), args)
 	}
+	stderr := checkPipe(t, nil, args, in, want)
+	if !strings.Contains(stderr, "service started") {
+		t.Errorf("the log is not on standard error:\n%s", stderr)
+	}
+}
+
+// checkPipe runs octo with args and env, writes the lines in to its standard input and closes
+// it, and checks that standard output is the lines want; it returns standard error.
+func checkPipe(t *testing.T, env, args, in, want []string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, octoBin, args...)
 	cmd.Dir = repoRoot()
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = strings.NewReader(strings.Join(in, "\n") + "\n")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -81,11 +77,9 @@ func TestReadmeStdioPipeAnswersAsPrinted(t *testing.T) {
 		t.Fatalf("octo %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	if got := strings.TrimSuffix(stdout.String(), "\n"); got != strings.Join(want, "\n") {
-		t.Fatalf("standard output:\n%s\nthe README prints:\n%s", got, strings.Join(want, "\n"))
+		t.Fatalf("standard output:\n%s\nthe README prints:\n%s\nstandard error:\n%s", got, strings.Join(want, "\n"), stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "service started") {
-		t.Errorf("the log is not on standard error:\n%s", stderr.String())
-	}
+	return stderr.String()
 }
 
 // The official Go SDK client starts octo as a command, both ways the README says: --stdio on the
