@@ -13,13 +13,30 @@ type requestIDKey struct{}
 // line logged with the context (Logger.InfoContext, ErrorContext…) through a handler made by
 // LogRequestIDs says request_id=id, so one request's lines can be found together.
 func WithRequestID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, requestIDKey{}, id)
+	return &requestIDCtx{Context: ctx, id: id}
+}
+
+// requestIDCtx carries a request id in one allocation: context.WithValue would box the string
+// in a second one, on every request.
+type requestIDCtx struct {
+	context.Context
+	id string
+}
+
+// Value answers the request id as a *string, which boxes without allocating.
+func (c *requestIDCtx) Value(key any) any {
+	if key == (requestIDKey{}) {
+		return &c.id
+	}
+	return c.Context.Value(key)
 }
 
 // RequestID returns the request id ctx carries, or "".
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
+	if id, ok := ctx.Value(requestIDKey{}).(*string); ok {
+		return *id
+	}
+	return ""
 }
 
 // MaxRequestIDLen is the longest request id a connector takes from a client.
