@@ -187,14 +187,16 @@ func (c *Connector) serveCounted(w http.ResponseWriter, r *http.Request, t *trac
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
 	defer c.inflight.remove(c.inflight.add(cancel))
-	r = r.WithContext(requestID(w, r, ctx))
+	// The context goes beside the request, not into a copy of it (r.WithContext): that copy
+	// was a quarter of what octo added to a request's bytes.
+	ctx = requestID(w, r, ctx)
 	if !c.settings.AccessLog {
-		c.ServeHTTP(w, r)
+		c.serve(ctx, w, r)
 		return
 	}
 	aw, start := &accessWriter{ResponseWriter: w}, time.Now()
-	c.ServeHTTP(aw, r)
-	c.logAccess(r.Context(), r, aw, start)
+	c.serve(ctx, aw, r)
+	c.logAccess(ctx, r, aw, start)
 }
 
 // finish waits for the requests c began until ctx ends, then cuts their connections.
