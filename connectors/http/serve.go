@@ -189,22 +189,24 @@ const writeChunk = 64 << 10
 // is finished, so a kept-alive connection's next request starts without one.
 type deadlineWriter struct {
 	w       http.ResponseWriter
-	rc      *http.ResponseController
 	timeout time.Duration
 }
 
 func (c *Connector) clientWriter(w http.ResponseWriter) deadlineWriter {
-	return deadlineWriter{w: w, rc: http.NewResponseController(w), timeout: c.settings.WriteTimeout}
+	return deadlineWriter{w: w, timeout: c.settings.WriteTimeout}
 }
 
 // write writes b and flushes it to the client.
 func (d deadlineWriter) write(b []byte) error {
+	// Made here rather than kept in d, the controller stays on the stack: d leaks through
+	// d.w.Write, and a controller kept in it was an allocation per answer.
+	rc := http.NewResponseController(d.w)
 	for {
 		// A writer without deadlines (a test recorder) just writes.
-		_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
+		_ = rc.SetWriteDeadline(time.Now().Add(d.timeout))
 		n := min(len(b), writeChunk)
 		if n == 0 {
-			return d.rc.Flush()
+			return rc.Flush()
 		}
 		if _, err := d.w.Write(b[:n]); err != nil {
 			return err
