@@ -31,6 +31,11 @@ func TestARequestIDIsTakenWhenSaneAndMadeOtherwise(t *testing.T) {
 			if c.kept && got != c.id || !c.kept && !made.MatchString(got) {
 				t.Fatalf("SaneRequestID(%q) = %q", c.id, got)
 			}
+			ctx, header := runtime.WithSaneRequestID(context.Background(), c.id)
+			id := runtime.RequestID(ctx)
+			if len(header) != 1 || header[0] != id || c.kept && id != c.id || !c.kept && !made.MatchString(id) {
+				t.Fatalf("WithSaneRequestID(%q) carries %q and echoes %q", c.id, id, header)
+			}
 		})
 	}
 	if runtime.NewRequestID() == runtime.NewRequestID() {
@@ -50,5 +55,16 @@ func TestEveryLineLoggedWithARequestsContextSaysItsID(t *testing.T) {
 	}
 	if runtime.RequestID(context.Background()) != "" || runtime.RequestID(ctx) != "r-1" {
 		t.Fatal("RequestID does not read what WithRequestID wrote")
+	}
+}
+
+// A connector makes one per request: the context, its id and the header echoing it are one
+// allocation, a made id included.
+func TestWithSaneRequestIDAllocatesOnce(t *testing.T) {
+	ctx := context.Background()
+	for _, id := range []string{"req-1", ""} {
+		if n := testing.AllocsPerRun(100, func() { _, _ = runtime.WithSaneRequestID(ctx, id) }); n != 1 {
+			t.Fatalf("WithSaneRequestID(%q) allocates %.0f times, want 1", id, n)
+		}
 	}
 }

@@ -51,12 +51,11 @@ type Connector struct {
 	streamCtx  context.Context
 	endStreams context.CancelFunc
 	stopCtx    atomic.Value // Stop's context, set before streamCtx ends (see drain)
-	// base ends every request's flow: Stop cancels it with runtime.ErrShuttingDown at three
+	// inflight ends every request's flow: Stop forces it with runtime.ErrShuttingDown at three
 	// quarters of its grace period, so the flows still running end and the last quarter
-	// writes their answers (serveCounted joins it to each request's own context).
-	base       context.Context
-	forceFlows context.CancelCauseFunc
-	stopOnce   sync.Once
+	// writes their answers (serveCounted registers each request's cancel there).
+	inflight flights // flights.go
+	stopOnce sync.Once
 
 	// busy counts the requests the connector has begun and not answered; once stopping is
 	// set it takes no more, and idle closes when the last one is answered.
@@ -82,7 +81,6 @@ func build(b *runtime.ConnectorBuild, s *settings) (runtime.Connector, error) {
 	c := &Connector{name: b.Name, settings: *s, logger: b.Logger(), routes: map[string]*route{},
 		shared: b.Shared(), holder: b.Holder(), idle: make(chan struct{}), obs: newObservers(b)}
 	c.streamCtx, c.endStreams = context.WithCancel(context.Background())
-	c.base, c.forceFlows = context.WithCancelCause(context.Background())
 	return c, nil
 }
 
@@ -150,7 +148,7 @@ func (c *Connector) Stop(ctx context.Context) error {
 			return
 		}
 		if ctx.Err() == nil { // with no time left there is none to answer in: finish cuts at once
-			defer forceAt(ctx, func() { c.forceFlows(runtime.ErrShuttingDown) })()
+			defer forceAt(ctx, func() { c.inflight.force(runtime.ErrShuttingDown) })()
 		}
 		if c.port.handOver(c) {
 			err = c.finish(ctx)
@@ -185,18 +183,20 @@ func (c *Connector) serveCounted(w http.ResponseWriter, r *http.Request, t *trac
 		defer t.owner.Store(nil)
 	}
 	// The port's server is shared by the builds of a unit, so a request's context cannot come
-	// from this connector's base: join them, so Stop's force ends this connector's flows only.
+	// from this connector: register its cancel, so Stop's force ends this connector's flows only.
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
-	defer context.AfterFunc(c.base, func() { cancel(context.Cause(c.base)) })()
-	r = r.WithContext(requestID(w, r, ctx))
+	defer c.inflight.remove(c.inflight.add(cancel))
+	// The context goes beside the request, not into a copy of it (r.WithContext): that copy
+	// was a quarter of what octo added to a request's bytes.
+	ctx = requestID(w, r, ctx)
 	if !c.settings.AccessLog {
-		c.ServeHTTP(w, r)
+		c.serve(ctx, w, r)
 		return
 	}
 	aw, start := &accessWriter{ResponseWriter: w}, time.Now()
-	c.ServeHTTP(aw, r)
-	c.logAccess(r.Context(), r, aw, start)
+	c.serve(ctx, aw, r)
+	c.logAccess(ctx, r, aw, start)
 }
 
 // finish waits for the requests c began until ctx ends, then cuts their connections.

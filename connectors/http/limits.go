@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -118,12 +119,12 @@ func (c *Connector) leave() {
 
 // recoverPanic turns a panic while serving into a logged 500, so no input can take the process
 // down.
-func (c *Connector) recoverPanic(w http.ResponseWriter, r *http.Request) {
+func (c *Connector) recoverPanic(ctx context.Context, w http.ResponseWriter, r *http.Request) {
 	if rec := recover(); rec != nil {
 		if rec == http.ErrAbortHandler {
 			panic(rec) // net/http's own way to abort a response; it is not a failure
 		}
-		c.logger.ErrorContext(r.Context(), "panic while serving a request", "path", r.URL.Path, "panic", rec, "stack", string(debug.Stack()))
+		c.logger.ErrorContext(ctx, "panic while serving a request", "path", r.URL.Path, "panic", rec, "stack", string(debug.Stack()))
 		writeError(w, http.StatusInternalServerError, "internal error")
 	}
 }

@@ -58,9 +58,9 @@ func (o *observers) inFlightAdd(delta float64) {
 // else a new one. The answer says it in X-Request-Id, and the request's context carries it, so
 // every line logged for the request says request_id.
 func requestID(w http.ResponseWriter, r *http.Request, ctx context.Context) context.Context {
-	id := runtime.SaneRequestID(r.Header.Get("X-Request-Id"))
-	w.Header()["X-Request-Id"] = []string{id}
-	return runtime.WithRequestID(ctx, id)
+	ctx, id := runtime.WithSaneRequestID(ctx, r.Header.Get("X-Request-Id"))
+	w.Header()["X-Request-Id"] = id
+	return ctx
 }
 
 // accessWriter counts what a response wrote, for the access log.

@@ -17,7 +17,13 @@ import (
 
 // ServeHTTP routes a request to its flow and writes the flow's answer.
 func (c *Connector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	defer c.recoverPanic(w, r)
+	c.serve(r.Context(), w, r)
+}
+
+// serve is ServeHTTP with the request's context apart: the port's requests carry a context
+// the connector made (serveCounted), which r's own does not hold.
+func (c *Connector) serve(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+	defer c.recoverPanic(ctx, w, r)
 	if !c.screen(w, r) { // origin, host and CORS: guard.go
 		return
 	}
@@ -32,12 +38,13 @@ func (c *Connector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer c.leave()
 	msg, ex := httpmsg.NewMessage(body, httpmsg.Exchange{Method: r.Method, Path: r.URL.Path, Host: r.Host,
 		RemoteAddr: r.RemoteAddr, Header: r.Header, RawQuery: r.URL.RawQuery})
-	_ = rt.flow.Deliver(r.Context(), msg, &reply{c: c, w: w, r: r, flow: rt.flow, ex: ex})
+	_ = rt.flow.Deliver(ctx, msg, &reply{c: c, ctx: ctx, w: w, r: r, flow: rt.flow, ex: ex})
 }
 
 // reply settles a request's message: the answer or the error is the response.
 type reply struct {
 	c    *Connector
+	ctx  context.Context // the request's: r.Context() is net/http's, without the connector's
 	w    http.ResponseWriter
 	r    *http.Request
 	flow *runtime.Flow
@@ -46,14 +53,14 @@ type reply struct {
 
 // Ack writes the flow's answer with the status and headers its blocks set on the exchange.
 func (a *reply) Ack(_ context.Context, answer *runtime.Message) error {
-	a.c.write(a.w, a.r, a.ex, answer)
+	a.c.write(a.ctx, a.w, a.r, a.ex, answer)
 	return nil
 }
 
 // Nack answers the flow's error with the status of its kind (status.go); an error that is the
 // server's fault is logged, unless the client left.
 func (a *reply) Nack(_ context.Context, err error) error {
-	ctx := a.r.Context()
+	ctx := a.ctx
 	e := runtime.ErrorOf(err)
 	if shuttingDown(ctx) {
 		writeError(a.w, http.StatusServiceUnavailable, runtime.ErrShuttingDown.Error())
@@ -86,7 +93,7 @@ func (c *Connector) route(w http.ResponseWriter, r *http.Request) *route {
 	return rt
 }
 
-func (c *Connector) write(w http.ResponseWriter, r *http.Request, ex *httpmsg.Exchange, m *runtime.Message) {
+func (c *Connector) write(ctx context.Context, w http.ResponseWriter, r *http.Request, ex *httpmsg.Exchange, m *runtime.Message) {
 	h := w.Header()
 	if ex.ContentType != "" {
 		h["Content-Type"] = contentType(ex.ContentType)
@@ -104,7 +111,7 @@ func (c *Connector) write(w http.ResponseWriter, r *http.Request, ex *httpmsg.Ex
 			return
 		}
 		defer c.streamEnds(client)
-		c.writeStream(w, r, status, s)
+		c.writeStream(ctx, w, status, s)
 		return
 	}
 	if status == http.StatusNoContent || status == http.StatusAccepted || status == http.StatusNotModified || m.IsEmpty() && status != http.StatusOK {
@@ -134,7 +141,7 @@ func (c *Connector) write(w http.ResponseWriter, r *http.Request, ex *httpmsg.Ex
 
 // writeStream writes events as server-sent events until the stream ends,
 // the client leaves or the connector stops.
-func (c *Connector) writeStream(w http.ResponseWriter, r *http.Request, status int, s runtime.Stream) {
+func (c *Connector) writeStream(reqCtx context.Context, w http.ResponseWriter, status int, s runtime.Stream) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -146,10 +153,10 @@ func (c *Connector) writeStream(w http.ResponseWriter, r *http.Request, status i
 	}
 	// Stop ends the request's context before the stream is drained (see
 	// drain), so the writer keeps its own; a client that leaves still ends it.
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	ctx, cancel := context.WithCancel(context.WithoutCancel(reqCtx))
 	defer cancel()
-	left := context.AfterFunc(r.Context(), func() {
-		if !shuttingDown(r.Context()) {
+	left := context.AfterFunc(reqCtx, func() {
+		if !shuttingDown(reqCtx) {
 			cancel()
 		}
 	})
@@ -184,22 +191,24 @@ const writeChunk = 64 << 10
 // is finished, so a kept-alive connection's next request starts without one.
 type deadlineWriter struct {
 	w       http.ResponseWriter
-	rc      *http.ResponseController
 	timeout time.Duration
 }
 
 func (c *Connector) clientWriter(w http.ResponseWriter) deadlineWriter {
-	return deadlineWriter{w: w, rc: http.NewResponseController(w), timeout: c.settings.WriteTimeout}
+	return deadlineWriter{w: w, timeout: c.settings.WriteTimeout}
 }
 
 // write writes b and flushes it to the client.
 func (d deadlineWriter) write(b []byte) error {
+	// Made here rather than kept in d, the controller stays on the stack: d leaks through
+	// d.w.Write, and a controller kept in it was an allocation per answer.
+	rc := http.NewResponseController(d.w)
 	for {
 		// A writer without deadlines (a test recorder) just writes.
-		_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
+		_ = rc.SetWriteDeadline(time.Now().Add(d.timeout))
 		n := min(len(b), writeChunk)
 		if n == 0 {
-			return d.rc.Flush()
+			return rc.Flush()
 		}
 		if _, err := d.w.Write(b[:n]); err != nil {
 			return err

@@ -1,0 +1,5 @@
+//go:build !race
+
+package mock_test
+
+const raceEnabled = false
