@@ -137,3 +137,63 @@ func TestAStreamedCallStoppedByShutdownIsAnsweredSo(t *testing.T) {
 		t.Fatalf("events: %q", got)
 	}
 }
+
+// floodTools has one tool, "flood", which reports progress with a large message as fast as it
+// may, until its call ends.
+type floodTools struct{ ended chan struct{} }
+
+func (floodTools) ListTools(context.Context, *RequestContext, string) ([]Tool, string, error) {
+	return []Tool{{Name: "flood"}}, "", nil
+}
+
+func (f floodTools) CallTool(ctx context.Context, rc *RequestContext, _ string, _ json.RawMessage) (*CallToolResult, error) {
+	defer close(f.ended)
+	big := strings.Repeat("x", 8<<10)
+	for i := 1; ctx.Err() == nil && i <= 10_000; i++ { // 80 MB, were nothing held back
+		if rc.Progress(ctx, float64(i), 0, big) != nil {
+			break
+		}
+	}
+	return nil, ctx.Err()
+}
+
+// A client that asks for progress and never reads holds at most the queue's bound: the tool
+// is held back rather than buffered without end, and once the client goes the call ends.
+func TestAStreamedCallToAClientThatNeverReadsIsBounded(t *testing.T) {
+	f := floodTools{ended: make(chan struct{})}
+	s := &Server{Info: Implementation{Name: "t", Version: "1"}, Versions: RouterVersions, Tools: f}
+	resp := s.ServeStateless(context.Background(), streamPost(
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flood","_meta":{"progressToken":1}}}`, "text/event-stream"))
+	q, ok := resp.Stream.(*queue)
+	if !ok {
+		t.Fatalf("not a queued stream: %T %s", resp.Stream, resp.Body)
+	}
+	// The tool fills the queue, then waits for room that never comes.
+	deadline := time.After(10 * time.Second)
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		q.mu.Lock()
+		held, full := q.bytes, q.waiting > 0
+		q.mu.Unlock()
+		if held > queueMaxBytes+16<<10 {
+			t.Fatalf("the queue holds %d bytes, over its bound of %d", held, queueMaxBytes)
+		}
+		if full {
+			break
+		}
+		select {
+		case <-tick.C:
+		case <-f.ended:
+			t.Fatal("the tool sent everything to a client that reads nothing")
+		case <-deadline:
+			t.Fatal("the tool was never held back")
+		}
+	}
+	resp.Stream.Close() // the client leaves
+	select {
+	case <-f.ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call still runs after its reader went")
+	}
+}
