@@ -12,8 +12,9 @@ type Progress struct {
 
 // ProgressReporter hears the progress of one run of a flow. The source of the run installs it
 // (WithProgress) when its caller asked for progress; blocks report through ReportProgress and
-// never learn who listens. It must be safe for concurrent use and must not block for long: a
-// reporter whose caller reads slowly drops rather than hold the flow.
+// never learn who listens. It must be safe for concurrent use. It may hold the flow back while
+// its caller reads slowly (the router's waits for room in the call's bounded stream), but only
+// for as long as the caller keeps reading: one that stops is cut off, and the run cancelled.
 type ProgressReporter interface {
 	ReportProgress(ctx context.Context, p Progress)
 }
