@@ -3,7 +3,6 @@ package agent
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -137,15 +136,7 @@ func (s *session) closeLines() bool {
 func (s *session) pump(st runtime.Stream) {
 	defer close(s.pumped)
 	defer s.conn.Close()
-	if cl, ok := st.(io.Closer); ok {
-		defer cl.Close()
-	}
-	for {
-		ev, err := st.Next(s.ctx)
-		if err != nil || !s.writeLine(ev.Data) {
-			return
-		}
-	}
+	stdiomsg.Pump(s.ctx, st, s.writeLine)
 }
 
 // chunk is how much of a long line is written under one stall deadline: a bridge that keeps
@@ -233,31 +224,9 @@ type lineReply struct{ s *session }
 // Ack writes the answer: a stream one line per event, a body as one line, nothing for none.
 func (l lineReply) Ack(_ context.Context, ans *runtime.Message) error {
 	s := l.s
-	if st := ans.Stream(); st != nil {
-		for {
-			ev, err := st.Next(s.ctx)
-			if err != nil || !s.writeLine(ev.Data) {
-				break
-			}
-		}
-		if cl, ok := st.(io.Closer); ok {
-			cl.Close()
-		}
-		return nil
+	if err := stdiomsg.WriteAnswer(s.ctx, ans, s.writeLine); err != nil {
+		s.c.logger.Error("encoding the answer failed", "session", s.id, "err", err)
 	}
-	if ans.IsEmpty() {
-		return nil
-	}
-	body := ans.Raw()
-	if !ans.IsRaw() {
-		v, _ := ans.Body()
-		var err error
-		if body, err = json.Marshal(v); err != nil {
-			s.c.logger.Error("encoding the answer failed", "session", s.id, "err", err)
-			return nil
-		}
-	}
-	s.writeLine(body)
 	return nil
 }
 
