@@ -403,3 +403,24 @@ flows: [ { name: f, source: { connector: agents }, process: [ { type: test-agent
 		t.Fatalf("DataDir = %q, want %q", got, dir)
 	}
 }
+
+// Stop does not wait for a handshake that is still going on: nothing is owed to it.
+func TestStopClosesHandshakesInProgressAtOnce(t *testing.T) {
+	s := serve(t, "")
+	raw, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", fmt.Sprint(s.info.Port)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	b := dial(t, s.info) // a session too, so Stop has one to drain
+	b.expect(t, "hello 1")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second) // under the handshake's 5 s
+	defer cancel()
+	if err := s.svc.Stop(ctx); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	raw.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := raw.Read(make([]byte, 1)); err == nil {
+		t.Fatalf("the silent connection read %d bytes after Stop", n)
+	}
+}

@@ -64,6 +64,7 @@ func (c *Connector) add(s *session) bool {
 		return false
 	}
 	c.sessions[s.id] = s
+	c.conns[s.conn] = true
 	return true
 }
 
