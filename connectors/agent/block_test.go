@@ -123,4 +123,3 @@ func (l *lines) Next(context.Context) (runtime.Event, error) {
 	l.items = l.items[1:]
 	return runtime.Event{Data: []byte(s)}, nil
 }
-
