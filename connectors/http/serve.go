@@ -63,6 +63,7 @@ func (a *reply) Nack(_ context.Context, err error) error {
 	ctx := a.ctx
 	e := runtime.ErrorOf(err)
 	if shuttingDown(ctx) {
+		a.w.Header().Set("Connection", "close") // see closeIfForced
 		writeError(a.w, http.StatusServiceUnavailable, runtime.ErrShuttingDown.Error())
 		return nil
 	}
@@ -76,6 +77,14 @@ func (a *reply) Nack(_ context.Context, err error) error {
 // shuttingDown reports whether ctx, a request's, was ended by Stop.
 func shuttingDown(ctx context.Context) bool {
 	return errors.Is(context.Cause(ctx), runtime.ErrShuttingDown)
+}
+
+// closeIfForced tells the client that the connection closes after this answer when Stop forced
+// the request: its context is the connection's, spent, and the port closes it (mark).
+func closeIfForced(ctx context.Context, h http.Header) {
+	if ctx.Err() != nil && shuttingDown(ctx) {
+		h.Set("Connection", "close")
+	}
 }
 
 // route finds the request's route, answering 404 or 405 itself when there is none.
@@ -95,6 +104,7 @@ func (c *Connector) route(w http.ResponseWriter, r *http.Request) *route {
 
 func (c *Connector) write(ctx context.Context, w http.ResponseWriter, r *http.Request, ex *httpmsg.Exchange, m *runtime.Message) {
 	h := w.Header()
+	closeIfForced(ctx, h)
 	if ex.ContentType != "" {
 		h["Content-Type"] = contentType(ex.ContentType)
 	}
