@@ -58,7 +58,7 @@ func (c *Connector) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bo
 	}
 	l := c.settings.limits
 	rc := http.NewResponseController(w)
-	body, err := io.ReadAll(&idleReader{r: http.MaxBytesReader(w, r.Body, c.settings.MaxBodyBytes), rc: rc, idle: l.bodyTimeout})
+	body, err := readAll(&idleReader{r: http.MaxBytesReader(w, r.Body, c.settings.MaxBodyBytes), rc: rc, idle: l.bodyTimeout}, r.ContentLength)
 	if err == nil {
 		// Lift the deadline: once the body is in, net/http reads on in the background to notice
 		// a client that leaves, and a deadline passing there would cancel the request as if the
@@ -79,6 +79,33 @@ func (c *Connector) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bo
 		writeError(w, http.StatusBadRequest, "reading request body: "+err.Error())
 	}
 	return nil, false
+}
+
+// presizeMax is the largest Content-Length readAll allocates for before the body arrives: a
+// client that announces more, and may never send it, makes the buffer grow only as it does.
+const presizeMax = 16 << 10
+
+// readAll is io.ReadAll with a buffer sized to the body's announced length, one byte more for
+// the end to show: io.ReadAll starts at 512 bytes, about four times a usual MCP request.
+func readAll(r io.Reader, length int64) ([]byte, error) {
+	size := 512
+	if length >= 0 && length < presizeMax {
+		size = int(length) + 1
+	}
+	b := make([]byte, 0, size)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // let append pick the next size
+		}
+	}
 }
 
 // idleReader moves the connection's read deadline idle into the future before every read, so

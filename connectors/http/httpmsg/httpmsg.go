@@ -43,9 +43,10 @@ type Exchange struct {
 	query url.Values
 }
 
-// Query returns the URL query, parsed on first use: most requests never ask.
+// Query returns the URL query, parsed on first use: most requests never ask. It is nil, and
+// costs nothing, when the URL has none; read it, never write it.
 func (e *Exchange) Query() url.Values {
-	if e.query == nil {
+	if e.query == nil && e.RawQuery != "" {
 		e.query, _ = url.ParseQuery(e.RawQuery)
 	}
 	return e.query
