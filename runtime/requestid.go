@@ -14,36 +14,35 @@ type requestIDKey struct{}
 // line logged with the context (Logger.InfoContext, ErrorContext…) through a handler made by
 // LogRequestIDs says request_id=id, so one request's lines can be found together.
 func WithRequestID(ctx context.Context, id string) context.Context {
-	c := &RequestIDContext{Context: ctx}
+	c := &requestIDCtx{Context: ctx}
 	c.id[0] = id
 	return c
 }
 
-// RequestIDContext is a context carrying a request id, as WithRequestID returns, made to be
-// embedded in what a connector allocates for each request (the http connector's reply): the id
-// then costs no allocation of its own, where context.WithValue would box it in one more. Init
-// sets it up.
-type RequestIDContext struct {
-	context.Context
-	id  [1]string
-	buf [16]byte // a made id's digits
-}
-
-// Init makes c carry parent and SaneRequestID(clientID), and returns the id as a header value
-// for the connector to echo. It allocates nothing.
-func (c *RequestIDContext) Init(parent context.Context, clientID string) []string {
-	c.Context = parent
+// WithSaneRequestID is WithRequestID of SaneRequestID(clientID) that also returns the id as a
+// header value, for a connector to echo: context, id and header value in one allocation, as a
+// connector makes one per request.
+func WithSaneRequestID(ctx context.Context, clientID string) (context.Context, []string) {
+	c := &requestIDCtx{Context: ctx}
 	if saneRequestID(clientID) {
 		c.id[0] = clientID
 	} else {
 		fillRequestID(&c.buf)
 		c.id[0] = unsafe.String(&c.buf[0], len(c.buf)) // buf is never written again
 	}
-	return c.id[:]
+	return c, c.id[:]
+}
+
+// requestIDCtx carries a request id without context.WithValue, which would box the string in
+// an allocation of its own; buf holds a generated id's digits.
+type requestIDCtx struct {
+	context.Context
+	id  [1]string
+	buf [16]byte
 }
 
 // Value answers the request id as a *string, which boxes without allocating.
-func (c *RequestIDContext) Value(key any) any {
+func (c *requestIDCtx) Value(key any) any {
 	if key == (requestIDKey{}) {
 		return &c.id[0]
 	}

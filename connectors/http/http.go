@@ -185,15 +185,14 @@ func (c *Connector) serveCounted(w http.ResponseWriter, r *http.Request, t *trac
 	// Stop's force ends this connector's flows only (and the connection after the answer: mark).
 	defer c.inflight.remove(c.inflight.add(t.cancel))
 	// The context goes beside the request, not into a copy of it (r.WithContext): that copy
-	// was a quarter of what octo added to a request's bytes. The reply holds it.
-	a := &reply{c: c, r: r}
-	ctx := requestID(w, r, a)
+	// was a quarter of what octo added to a request's bytes.
+	ctx := requestID(w, r, r.Context())
 	if !c.settings.AccessLog {
-		c.serve(ctx, w, r, a)
+		c.serve(ctx, w, r)
 		return
 	}
 	aw, start := &accessWriter{ResponseWriter: w}, time.Now()
-	c.serve(ctx, aw, r, a)
+	c.serve(ctx, aw, r)
 	c.logAccess(ctx, r, aw, start)
 }
 

@@ -55,11 +55,12 @@ func (o *observers) inFlightAdd(delta float64) {
 }
 
 // requestID is the id of a request: its X-Request-Id when that is sane (runtime.SaneRequestID),
-// else a new one. The answer says it in X-Request-Id, and the request's context, which a's
-// holds, carries it, so every line logged for the request says request_id.
-func requestID(w http.ResponseWriter, r *http.Request, a *reply) context.Context {
-	w.Header()["X-Request-Id"] = a.ctx.Init(r.Context(), r.Header.Get("X-Request-Id"))
-	return &a.ctx
+// else a new one. The answer says it in X-Request-Id, and the request's context carries it, so
+// every line logged for the request says request_id.
+func requestID(w http.ResponseWriter, r *http.Request, ctx context.Context) context.Context {
+	ctx, id := runtime.WithSaneRequestID(ctx, r.Header.Get("X-Request-Id"))
+	w.Header()["X-Request-Id"] = id
+	return ctx
 }
 
 // accessWriter counts what a response wrote, for the access log.

@@ -17,13 +17,12 @@ import (
 
 // ServeHTTP routes a request to its flow and writes the flow's answer.
 func (c *Connector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	c.serve(r.Context(), w, r, &reply{c: c, r: r})
+	c.serve(r.Context(), w, r)
 }
 
-// serve is ServeHTTP with the request's context apart, and the reply that will answer it: the
-// port's requests carry a context the connector made (serveCounted), which r's own does not
-// hold, and which that reply holds.
-func (c *Connector) serve(ctx context.Context, w http.ResponseWriter, r *http.Request, a *reply) {
+// serve is ServeHTTP with the request's context apart: the port's requests carry a context
+// the connector made (serveCounted), which r's own does not hold.
+func (c *Connector) serve(ctx context.Context, w http.ResponseWriter, r *http.Request) {
 	defer c.recoverPanic(ctx, w, r)
 	if !c.screen(w, r) { // origin, host and CORS: guard.go
 		return
@@ -37,27 +36,27 @@ func (c *Connector) serve(ctx context.Context, w http.ResponseWriter, r *http.Re
 		return
 	}
 	defer c.leave()
-	a.w, a.flow = w, rt.flow
-	msg, _ := a.Init(body, httpmsg.Exchange{Method: r.Method, Path: r.URL.Path, Host: r.Host,
+	a := &reply{c: c, w: w, r: r, flow: rt.flow}
+	msg, ex := a.Init(body, httpmsg.Exchange{Method: r.Method, Path: r.URL.Path, Host: r.Host,
 		RemoteAddr: r.RemoteAddr, Header: r.Header, RawQuery: r.URL.RawQuery})
+	a.ex = ex
 	_ = rt.flow.Deliver(ctx, msg, a)
 }
 
-// reply is what the connector keeps of a request, in one allocation: its message and exchange,
-// the context with its id (serveCounted; Ack and Nack get it from Deliver), and what to answer
-// on. It settles the message: the answer or the error is the response.
+// reply settles a request's message, which it holds: the answer or the error is the response.
+// Ack and Nack get the request's context from Deliver (r.Context() is net/http's alone).
 type reply struct {
 	httpmsg.Request
-	ctx  runtime.RequestIDContext
 	c    *Connector
 	w    http.ResponseWriter
 	r    *http.Request
 	flow *runtime.Flow
+	ex   *httpmsg.Exchange
 }
 
 // Ack writes the flow's answer with the status and headers its blocks set on the exchange.
 func (a *reply) Ack(ctx context.Context, answer *runtime.Message) error {
-	a.c.write(ctx, a.w, a.r, a.Exchange(), answer)
+	a.c.write(ctx, a.w, a.r, a.ex, answer)
 	return nil
 }
 

@@ -76,9 +76,6 @@ func (q *Request) Init(body []byte, ex Exchange) (*runtime.Message, *Exchange) {
 	return &q.msg, &q.ex
 }
 
-// Exchange returns q's exchange, the one Init returned.
-func (q *Request) Exchange() *Exchange { return &q.ex }
-
 // NewMessage returns a message whose raw body is body and whose typed view is a copy of ex,
 // with the request headers as its attributes.
 func NewMessage(body []byte, ex Exchange) (*runtime.Message, *Exchange) {
