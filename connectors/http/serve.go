@@ -44,7 +44,7 @@ func (c *Connector) serve(ctx context.Context, w http.ResponseWriter, r *http.Re
 }
 
 // reply settles a request's message, which it holds: the answer or the error is the response.
-// Ack and Nack get the request's context from Deliver (r.Context() is net/http's alone).
+// Ack and Nack get the request's context from Deliver (r.Context() lacks the request id).
 type reply struct {
 	httpmsg.Request
 	c    *Connector
