@@ -128,21 +128,26 @@ func (t *Tools) find(name string) (ServerState, error) {
 	return ServerState{}, fmt.Errorf("%w: %s", errNoServer, config.Unknown("server", name, names))
 }
 
-// serverSummary is the user's line for a call on one server.
-func serverSummary(tool, name string) string { return fmt.Sprintf("%s %q", tool, name) }
-
-func (t *Tools) getServer(c Call) (op, error) {
+// onServer prepares a call of tool on the saved server its name argument names: run gets
+// the server's state as it is when the call runs.
+func (t *Tools) onServer(c Call, tool string, run func(ctx context.Context, s ServerState) *mcp.CallToolResult) (op, error) {
 	var a nameArg
 	if err := decode(c.Args, &a); err != nil {
 		return op{}, err
 	}
-	return op{summary: serverSummary(GetServer, a.Name), run: func(context.Context) *mcp.CallToolResult {
+	return op{summary: fmt.Sprintf("%s %q", tool, a.Name), run: func(ctx context.Context) *mcp.CallToolResult {
 		s, err := t.find(a.Name)
 		if err != nil {
 			return errResult(err)
 		}
-		return jsonResult(t.readServer(s))
+		return run(ctx, s)
 	}}, nil
+}
+
+func (t *Tools) getServer(c Call) (op, error) {
+	return t.onServer(c, GetServer, func(_ context.Context, s ServerState) *mcp.CallToolResult {
+		return jsonResult(t.readServer(s))
+	})
 }
 
 // savedServer is get_server's answer: the state, the file's text, and its fields in the form
@@ -170,19 +175,7 @@ func (t *Tools) readServer(s ServerState) savedServer {
 }
 
 func (t *Tools) deleteServer(c Call) (op, error) {
-	var a nameArg
-	if err := decode(c.Args, &a); err != nil {
-		return op{}, err
-	}
-	summary := serverSummary(DeleteServer, a.Name)
-	if s, err := t.find(a.Name); err == nil && s.Running {
-		summary += " (it runs: stopped first)"
-	}
-	return op{summary: summary, run: func(ctx context.Context) *mcp.CallToolResult {
-		s, err := t.find(a.Name)
-		if err != nil {
-			return errResult(err)
-		}
+	o, err := t.onServer(c, DeleteServer, func(ctx context.Context, s ServerState) *mcp.CallToolResult {
 		stopped := ""
 		if s.Running {
 			if err := t.host.Stop(ctx, s.Name); err != nil {
@@ -194,19 +187,18 @@ func (t *Tools) deleteServer(c Call) (op, error) {
 			return errResult(fmt.Errorf("could not delete %s: %w", t.rel(s.File), err))
 		}
 		return textResult(fmt.Sprintf("Deleted %q (%s).%s", s.Name, t.rel(s.File), stopped))
-	}}, nil
+	})
+	var a nameArg
+	if err == nil && decode(c.Args, &a) == nil {
+		if s, err := t.find(a.Name); err == nil && s.Running {
+			o.summary += " (it runs: stopped first)"
+		}
+	}
+	return o, err
 }
 
 func (t *Tools) startServer(c Call) (op, error) {
-	var a nameArg
-	if err := decode(c.Args, &a); err != nil {
-		return op{}, err
-	}
-	return op{summary: serverSummary(StartServer, a.Name), run: func(ctx context.Context) *mcp.CallToolResult {
-		s, err := t.find(a.Name)
-		if err != nil {
-			return errResult(err)
-		}
+	return t.onServer(c, StartServer, func(ctx context.Context, s ServerState) *mcp.CallToolResult {
 		st, err := t.host.Start(ctx, s.Name)
 		if err != nil {
 			return errResult(fmt.Errorf("could not start %q: %w", s.Name, err))
@@ -215,7 +207,7 @@ func (t *Tools) startServer(c Call) (op, error) {
 			return errResult(fmt.Errorf("%q did not start: %s", s.Name, st.Problem))
 		}
 		return textResult(started(st)...)
-	}}, nil
+	})
 }
 
 // started tells where a started server answers.
@@ -232,15 +224,7 @@ func started(s ServerState) []string {
 }
 
 func (t *Tools) stopServer(c Call) (op, error) {
-	var a nameArg
-	if err := decode(c.Args, &a); err != nil {
-		return op{}, err
-	}
-	return op{summary: serverSummary(StopServer, a.Name), run: func(ctx context.Context) *mcp.CallToolResult {
-		s, err := t.find(a.Name)
-		if err != nil {
-			return errResult(err)
-		}
+	return t.onServer(c, StopServer, func(ctx context.Context, s ServerState) *mcp.CallToolResult {
 		// Asked even when it does not run: a server left started with a broken file is then
 		// no longer started again.
 		if err := t.host.Stop(ctx, s.Name); err != nil {
@@ -250,5 +234,5 @@ func (t *Tools) stopServer(c Call) (op, error) {
 			return textResult(fmt.Sprintf("%q was not running; it stays stopped.", s.Name))
 		}
 		return textResult(fmt.Sprintf("Stopped %q; its file stays.", s.Name))
-	}}, nil
+	})
 }
