@@ -78,6 +78,8 @@ func plural(n int, what string) string {
 
 // save checks the server as its file and writes it when it has no problem.
 func (t *Tools) save(s *saving) *mcp.CallToolResult {
+	t.writing.Lock()
+	defer t.writing.Unlock()
 	dir := t.host.Workspace()
 	file, existing, err := t.saveTarget(s.Name)
 	if err != nil {

@@ -176,6 +176,8 @@ func (t *Tools) readServer(s ServerState) savedServer {
 
 func (t *Tools) deleteServer(c Call) (op, error) {
 	o, err := t.onServer(c, DeleteServer, func(ctx context.Context, s ServerState) *mcp.CallToolResult {
+		t.writing.Lock()
+		defer t.writing.Unlock()
 		stopped := ""
 		if s.Running {
 			if err := t.host.Stop(ctx, s.Name); err != nil {

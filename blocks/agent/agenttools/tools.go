@@ -6,13 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/octo-run/octo/blocks/mcp"
 )
 
-// Tools runs the agent tools over a host. It holds no state of its own: share it.
+// Tools runs the agent tools over a host; share one between the calls of every agent.
 type Tools struct {
 	host Host
+	// writing makes each save or delete check and change the servers folder alone, so two
+	// saves cannot both take the same free port or name.
+	writing sync.Mutex
 }
 
 // New returns the tools acting on host.
