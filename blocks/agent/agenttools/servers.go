@@ -203,7 +203,7 @@ func (t *Tools) startServer(c Call) (op, error) {
 	return t.onServer(c, StartServer, func(ctx context.Context, s ServerState) *mcp.CallToolResult {
 		st, err := t.host.Start(ctx, s.Name)
 		if err != nil {
-			return errResult(fmt.Errorf("could not start %q: %w", s.Name, err))
+			return errResult(err) // the host's own words: they name the server and the reason
 		}
 		if !st.Running {
 			return errResult(fmt.Errorf("%q did not start: %s", s.Name, st.Problem))
@@ -230,7 +230,7 @@ func (t *Tools) stopServer(c Call) (op, error) {
 		// Asked even when it does not run: a server left started with a broken file is then
 		// no longer started again.
 		if err := t.host.Stop(ctx, s.Name); err != nil {
-			return errResult(fmt.Errorf("could not stop %q: %w", s.Name, err))
+			return errResult(err)
 		}
 		if !s.Running {
 			return textResult(fmt.Sprintf("%q was not running; it stays stopped.", s.Name))
