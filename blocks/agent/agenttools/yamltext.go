@@ -1,0 +1,169 @@
+package agenttools
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/runtime/config"
+)
+
+// The agent sends a server as JSON and reads it back as JSON; the workspace keeps it as YAML.
+// Both ways keep the order of keys, so what the agent wrote is what the user reads.
+
+// jsonNode turns a JSON value into a YAML node in block style, nested at most mcp.MaxDepth deep.
+func jsonNode(text json.RawMessage) (*yaml.Node, error) {
+	d := json.NewDecoder(bytes.NewReader(text))
+	d.UseNumber()
+	n, err := nextNode(d, 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("more than one JSON value")
+	}
+	return n, nil
+}
+
+func nextNode(d *json.Decoder, depth int) (*yaml.Node, error) {
+	if depth > mcp.MaxDepth {
+		return nil, fmt.Errorf("nests deeper than %d levels", mcp.MaxDepth)
+	}
+	tok, err := d.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch v := tok.(type) {
+	case json.Delim:
+		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		if v == '[' {
+			n.Kind, n.Tag = yaml.SequenceNode, "!!seq"
+		}
+		for d.More() {
+			if n.Kind == yaml.MappingNode {
+				key, err := d.Token()
+				if err != nil {
+					return nil, err
+				}
+				n.Content = append(n.Content, scalar("!!str", key.(string)))
+			}
+			item, err := nextNode(d, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			n.Content = append(n.Content, item)
+		}
+		_, err := d.Token() // the closing delimiter
+		return n, err
+	case string:
+		return scalar("!!str", v), nil
+	case json.Number:
+		if _, err := v.Int64(); err == nil {
+			return scalar("!!int", v.String()), nil
+		}
+		return scalar("!!float", v.String()), nil
+	case bool:
+		return scalar("!!bool", fmt.Sprint(v)), nil
+	default:
+		return scalar("!!null", "null"), nil
+	}
+}
+
+// scalar is a YAML scalar whose style the encoder picks: plain when it reads back as tag,
+// quoted when it would not, a literal block for text of several lines.
+func scalar(tag, value string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: value}
+}
+
+// yamlText writes a mapping node as a YAML document, indented by two spaces.
+func yamlText(n *yaml.Node) ([]byte, error) {
+	var b bytes.Buffer
+	e := yaml.NewEncoder(&b)
+	e.SetIndent(2)
+	if err := e.Encode(n); err != nil {
+		return nil, err
+	}
+	if err := e.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// yamlFields reads a saved file's YAML text as JSON, its keys in their order; aliases and merge
+// keys are resolved, and the parse is bounded, as the workspace reads it.
+func yamlFields(file string, text []byte) (json.RawMessage, error) {
+	roots, ds := config.Parse(file, text)
+	switch {
+	case len(ds) > 0:
+		return nil, ds
+	case len(roots) != 1:
+		return nil, errors.New("the file is not one YAML document")
+	}
+	var b bytes.Buffer
+	if err := writeJSON(&b, roots[0]); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func writeJSON(b *bytes.Buffer, n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.AliasNode:
+		return writeJSON(b, n.Alias)
+	case yaml.MappingNode:
+		b.WriteByte('{')
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(b, n.Content[i].Value)
+			b.WriteByte(':')
+			if err := writeJSON(b, n.Content[i+1]); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	case yaml.SequenceNode:
+		b.WriteByte('[')
+		for i, item := range n.Content {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := writeJSON(b, item); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	default:
+		return writeScalar(b, n)
+	}
+	return nil
+}
+
+// writeScalar writes a scalar as the JSON value it resolves to; a number JSON cannot hold
+// (.inf, .nan) is written as its text.
+func writeScalar(b *bytes.Buffer, n *yaml.Node) error {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return err
+	}
+	switch v.(type) {
+	case nil, bool, int, int64, uint64, float64:
+		if j, err := json.Marshal(v); err == nil {
+			b.Write(j)
+			return nil
+		}
+	}
+	writeString(b, n.Value)
+	return nil
+}
+
+func writeString(b *bytes.Buffer, s string) {
+	j, _ := json.Marshal(s)
+	b.Write(j)
+}
