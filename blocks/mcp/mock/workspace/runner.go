@@ -132,8 +132,9 @@ func (r *runner) unknown(name string, servers []*Server, ds config.Diags) error 
 }
 
 // Stop stops the saved server name (its name or file name) and keeps it stopped when its file
-// is edited, until Start. Stopping a server that does not serve does nothing.
-func (rn *Runner) Stop(ctx context.Context, name string) error {
+// is edited, until Start; it returns the server's state. Stopping a server that does not serve
+// does nothing.
+func (rn *Runner) Stop(ctx context.Context, name string) (State, error) {
 	r := rn.r
 	servers, ds := ReadAll(r.dir)
 	r.mu.Lock()
@@ -149,18 +150,17 @@ func (rn *Runner) Stop(ctx context.Context, name string) error {
 	case rs != nil:
 		s = rs.srv
 	case s == nil:
-		return r.unknown(name, servers, ds)
+		return State{}, r.unknown(name, servers, ds)
 	}
 	r.pick.remove(s)
-	if rs == nil {
-		return nil
+	if rs != nil {
+		if err := r.sup.Stop(context.WithoutCancel(ctx), s.File); err != nil {
+			r.log.Warn("server did not stop cleanly", "server", s.Name, "err", err)
+		}
+		delete(r.running, s.File)
+		r.log.Info("server stopped", "server", s.Name, "file", s.File)
 	}
-	if err := r.sup.Stop(context.WithoutCancel(ctx), s.File); err != nil {
-		r.log.Warn("server did not stop cleanly", "server", s.Name, "err", err)
-	}
-	delete(r.running, s.File)
-	r.log.Info("server stopped", "server", s.Name, "file", s.File)
-	return nil
+	return r.state(s.File, servers, ds), nil
 }
 
 // problemText is an error as one line: a config.Diags as its problems joined by "; ".

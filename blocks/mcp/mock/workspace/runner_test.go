@@ -120,8 +120,8 @@ func TestRunnerStartsAndStopsSingleServers(t *testing.T) {
 		}
 	})
 	t.Run("a stopped server stays stopped when its file is edited", func(t *testing.T) {
-		if err := rn.Stop(context.Background(), "Echo"); err != nil {
-			t.Fatal(err)
+		if st, err := rn.Stop(context.Background(), "Echo"); err != nil || st.Running || st.Name != "Echo" {
+			t.Fatalf("Stop = %+v, %v", st, err)
 		}
 		if stateOf(t, rn, "Echo").Running {
 			t.Fatal("Echo still runs")
