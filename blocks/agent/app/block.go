@@ -6,6 +6,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -44,7 +45,7 @@ func init() {
 type Settings struct {
 	DataDir string `yaml:"dataDir" doc:"The app's data folder (settings.yaml, agent.json); default: --data-dir of octo app, else OCTO_DATA_DIR, else the system's place for octo's data." example:"~/.local/share/octo"`
 	// Workspace is only used when this block opens the app.
-	Workspace string `yaml:"workspace" doc:"The workspace to open when the block opens the app itself; default: the one settings.yaml names (the last one opened)." example:"./my-mocks"`
+	Workspace string `yaml:"workspace" doc:"The workspace to open when the block opens the app itself, relative to the config's folder; default: the one settings.yaml names (the last one opened)." example:"./my-mocks"`
 }
 
 // SharedKey is the runtime.Shared key of the App on the data folder dir: `octo app` puts its
@@ -71,6 +72,9 @@ func buildBlock(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	if err != nil {
 		b.Errorf(&s.DataDir, "%s", err.Error())
 		return nil, nil
+	}
+	if s.Workspace != "" && !filepath.IsAbs(s.Workspace) && b.At.File != "" {
+		s.Workspace = filepath.Join(filepath.Dir(b.At.File), s.Workspace)
 	}
 	return &Block{settings: *s, dataDir: dir, shared: b.Shared(), logger: b.Logger}, nil
 }
