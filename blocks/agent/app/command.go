@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/cli"
 	"github.com/octo-run/octo/runtime/config"
@@ -80,7 +81,7 @@ func command(ctx context.Context, env *cli.Env, args []string) error {
 	if err := level.UnmarshalText([]byte(f.level)); err != nil {
 		return cli.Usagef("unknown log level %q (use debug, info, warn or error)", f.level)
 	}
-	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
+	logger := workspace.TrafficLogger(env.Stderr, level, false)
 	if err := saveFlags(dir, f); err != nil {
 		return err
 	}
