@@ -396,3 +396,27 @@ func TestAnAgentBuildsStartsCallsAndReadsAMock(t *testing.T) {
 
 // rawArgs sends arguments written as JSON text, keys in their order.
 func rawArgs(text string) json.RawMessage { return json.RawMessage(text) }
+
+// An agent that gives up on a call_server call cancels the call it made to the mock.
+func TestACancelledCallServerCancelsTheMocksCall(t *testing.T) {
+	a, _ := openApp(t, appdata.Agents{Allow: true, Approve: appdata.ApproveNever}, app.Options{}, map[string]string{
+		"servers/Slow.yaml": "name: Slow\nport: 0\nmcp:\n  tools: [ { name: wait, delayMs: 60000, result: late } ]\n"})
+	cs := connect(t, a, nil)
+	works(t, cs, agenttools.StartServer, map[string]any{"name": "Slow"})
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: agenttools.CallServer, Arguments: map[string]any{"server": "Slow", "tool": "wait"}})
+		errc <- err
+	}()
+	waitFor(t, "the call to reach the mock", func() bool {
+		return len(a.Traffic(agenttools.TrafficQuery{Server: "Slow", Method: "tools/call"})) > 0
+	})
+	cancel()
+	if err := <-errc; err == nil {
+		t.Fatal("the cancelled call answered")
+	}
+	waitFor(t, "the mock to hear the cancellation", func() bool {
+		return len(a.Traffic(agenttools.TrafficQuery{Server: "Slow", Method: "notifications/cancelled"})) > 0
+	})
+}
