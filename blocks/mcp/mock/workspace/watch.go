@@ -82,7 +82,6 @@ func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (be
 		if file == settingsFile || prev[file] == st {
 			continue
 		}
-		delete(r.problems, file)
 		r.changed(ctx, file)
 	}
 }
@@ -122,8 +121,9 @@ func (r *runner) changed(ctx context.Context, file string) {
 		return
 	}
 	if rs != nil && bytes.Equal(rs.srv.data, s.data) || rs == nil && bytes.Equal(r.broken[file], s.data) {
-		return // touched, not edited
+		return // touched, not edited: what was found wrong with it still holds
 	}
+	delete(r.problems, file)
 	if !r.pick.has(s) || rs == nil && r.opts.Transport == Stdio {
 		return
 	}
