@@ -420,3 +420,31 @@ func TestACancelledCallServerCancelsTheMocksCall(t *testing.T) {
 		return len(a.Traffic(agenttools.TrafficQuery{Server: "Slow", Method: "notifications/cancelled"})) > 0
 	})
 }
+
+// A broken saved file is shown with its problem, and saving the server whole fixes it; a save
+// never takes over a file that holds another server.
+func TestSaveServerFixesABrokenFileAndTakesNoOtherFile(t *testing.T) {
+	a, ws := openApp(t, appdata.Agents{Allow: true, Approve: appdata.ApproveNever}, app.Options{}, map[string]string{
+		"servers/Broken.yaml": "name: Broken\nport: 0\nmcp:\n  tols: []\n",
+		"servers/Other.yaml":  "name: Someone else\nport: 0\n",
+	})
+	cs := connect(t, a, nil)
+	broken := decode[struct {
+		YAML     string
+		Problems []string
+		Fields   map[string]any
+	}](t, works(t, cs, agenttools.GetServer, map[string]any{"name": "Broken"}))
+	if !strings.Contains(broken.YAML, "tols: []") || len(broken.Problems) != 1 ||
+		!strings.HasPrefix(broken.Problems[0], `servers/Broken.yaml:4:3: mcp.tols (server "Broken"): unknown key "tols"`) || broken.Fields["mcp"] == nil {
+		t.Fatalf("%+v", broken)
+	}
+	works(t, cs, agenttools.SaveServer, rawArgs(`{"name": "Broken", "kind": "mcp", "port": 0, "mcp": {"tools": []}}`))
+	if text := works(t, cs, agenttools.GetServer, map[string]any{"name": "Broken"}); strings.Contains(text, "problems") {
+		t.Fatalf("still broken: %s", text)
+	}
+	fails(t, cs, agenttools.SaveServer, rawArgs(`{"name": "Other", "kind": "mcp", "mcp": {}}`),
+		`servers/Other.yaml holds the server "Someone else"; save under that name to replace it, or pick another name`)
+	if text, err := os.ReadFile(filepath.Join(ws, "servers", "Other.yaml")); err != nil || string(text) != "name: Someone else\nport: 0\n" {
+		t.Fatalf("the other server's file: %q %v", text, err)
+	}
+}
