@@ -57,6 +57,9 @@ func (a *App) allowed(ctx context.Context, act agenttools.Action) error {
 		return nil
 	}
 	ans, err := a.ask(ctx, Question{AllowAgents: true, Agent: act.Agent, Tool: act.Tool, Summary: act.Summary})
+	if errors.Is(err, ErrNobodyToAsk) || errors.Is(err, ErrHeadless) {
+		return ErrAgentsNotAllowed // what the agent can do about it is the same
+	}
 	if err != nil {
 		return err
 	}

@@ -161,6 +161,12 @@ func TestChangesWaitForTheUsersApproval(t *testing.T) {
 }
 
 func TestWhenNobodyCanAnswer(t *testing.T) {
+	t.Run("agents not allowed yet, and nobody to ask", func(t *testing.T) {
+		a := open(t, app.Options{DataDir: t.TempDir(), Workspace: newWorkspace(t)})
+		if err := a.Authorize(context.Background(), agenttools.Action{Tool: "list_servers"}); !errors.Is(err, app.ErrAgentsNotAllowed) {
+			t.Fatalf("err = %v", err)
+		}
+	})
 	t.Run("no terminal: the agent is told to have the user approve in Octo", func(t *testing.T) {
 		a := allowedApp(t, appdata.ApproveChanges, app.Options{})
 		if err := a.Authorize(context.Background(), save); !errors.Is(err, app.ErrNobodyToAsk) {
