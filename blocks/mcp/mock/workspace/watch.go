@@ -78,7 +78,6 @@ func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (be
 		if file == settingsFile || prev[file] == st {
 			continue
 		}
-		delete(r.problems, file)
 		r.changed(ctx, file)
 	}
 }
@@ -111,8 +110,8 @@ func (r *runner) changed(ctx context.Context, file string) {
 			ds = r.relevant(ds)
 		}
 		r.report(ds)
-		r.problems[file] = problemText(ds)
-		if rs != nil {
+		if rs != nil { // a server that does not serve shows its file's problems as they are (States)
+			r.problems[file] = problemText(ds)
 			r.log.Error("edit not applied; the last good version keeps serving", "server", rs.srv.Name, "file", file)
 		}
 		return
@@ -121,6 +120,7 @@ func (r *runner) changed(ctx context.Context, file string) {
 		return // touched, not edited
 	}
 	if !r.pick.has(s) || rs == nil && r.opts.Transport == Stdio {
+		delete(r.problems, file) // what kept the last version from serving is no more
 		return
 	}
 	if rs == nil {
@@ -157,6 +157,7 @@ func (r *runner) apply(ctx context.Context, rs *running, s *Server) {
 		r.log.Error("edit not applied; the last good version keeps serving", "server", rs.srv.Name, "file", s.File)
 	default:
 		rs.srv = s
+		delete(r.problems, s.File)
 	}
 }
 
@@ -183,6 +184,7 @@ func (r *runner) restart(ctx context.Context, old *running, s *Server) {
 	}
 	rs := r.serving(s, mockAddr)
 	r.running[s.File] = rs
+	delete(r.problems, s.File)
 	r.log.Info("server restarted to apply the edit", "server", s.Name, "file", s.File)
 	r.announce(rs)
 }
