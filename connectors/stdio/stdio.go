@@ -30,7 +30,6 @@ package stdio
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -207,7 +206,7 @@ func (c *Connector) read() {
 	defer close(c.readEnd)
 	r := bufio.NewReaderSize(c.in, 64<<10)
 	for {
-		line, tooLong, err := readLine(r, c.maxLine)
+		line, tooLong, err := stdiomsg.ReadLine(r, c.maxLine)
 		if len(line) > 0 || tooLong || err == nil {
 			if !c.handle(line, tooLong) {
 				return
@@ -321,12 +320,7 @@ const smallLine = 64 << 10
 // compacted when it is JSON, since a line must not break. When the client
 // takes nothing of it for the stall timeout, the connector ends.
 func (c *Connector) writeLine(data []byte) bool {
-	if bytes.ContainsAny(data, "\r\n") {
-		var b bytes.Buffer
-		if json.Compact(&b, data) == nil {
-			data = b.Bytes()
-		}
-	}
+	data = stdiomsg.OneLine(data)
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.stalled.Load() {
@@ -427,51 +421,6 @@ func wait(ctx context.Context, ch <-chan struct{}) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// readLine returns the next line without its \n or \r\n; a line over max
-// bytes is consumed and reported as tooLong without being kept. A long line
-// is gathered in pieces and joined once: it costs twice its size at the
-// peak, not the many growing copies of appending to one slice.
-func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
-	var pieces [][]byte
-	n := 0
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			if n+len(chunk) > max+2 {
-				tooLong, pieces = true, nil
-			} else if len(chunk) > 0 {
-				pieces = append(pieces, bytes.Clone(chunk))
-				n += len(chunk)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if tooLong {
-			return nil, true, err
-		}
-		line = join(pieces, n)
-		line = bytes.TrimSuffix(line, []byte{'\n'})
-		line = bytes.TrimSuffix(line, []byte{'\r'})
-		if len(line) > max {
-			return nil, true, err
-		}
-		return line, false, err
-	}
-}
-
-// join concatenates pieces holding n bytes in all.
-func join(pieces [][]byte, n int) []byte {
-	if len(pieces) == 1 {
-		return pieces[0]
-	}
-	out := make([]byte, 0, n)
-	for _, p := range pieces {
-		out = append(out, p...)
-	}
-	return out
 }
 
 var (
