@@ -142,8 +142,10 @@ const (
 	getTrafficDoc = "Reads the traffic of the workspace's mock servers, oldest first: sessions opening and ending, each request and answer " +
 		"with its JSON, and HTTP requests refused before they reached MCP. Filter by server, session, method and time; ask for a " +
 		"later since to read on."
-	callServerDoc = "Calls a running saved MCP mock server as an MCP client would, to try what you built: a tool with arguments, a " +
-		"resource by URI, or a prompt with arguments — exactly one of tool, resource and prompt. Returns what the server answered."
+	callServerDoc = "Calls a running saved MCP mock server as an MCP client would (Streamable HTTP, a session of its own), to try what " +
+		"you built: a tool with arguments, a resource by URI, or a prompt with arguments — exactly one of tool, resource and prompt. " +
+		"Returns what the server answered: its result, or its JSON-RPC error. A tool's progress is passed on; an answer is waited " +
+		"for at most 5 minutes."
 )
 
 const (
