@@ -30,7 +30,7 @@ func init() {
 		Type:    Type,
 		Summary: "serves octo's agent tools (the workspace's mock servers, their traffic) to AI agents connected to the app",
 		Doc: "The MCP server agents reach through octo mcp: get_workspace, list_servers, get_server, save_server, " +
-			"delete_server, start_server, stop_server and get_traffic over the app's workspace, each call allowed and, " +
+			"delete_server, start_server, stop_server, get_traffic and call_server over the app's workspace, each call allowed and, " +
 			"when it changes something, approved by the user first. One session per connection. Every agent-tools " +
 			"block of a process on one data folder shares one app (octo app opens it with its terminal prompt; " +
 			"otherwise the first block opens it, with nobody to ask).",

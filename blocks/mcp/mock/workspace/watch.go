@@ -64,7 +64,7 @@ func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (be
 		}
 	}
 	for file := range r.problems {
-		if _, ok := now[file]; !ok {
+		if _, exists := cur[file]; !exists {
 			delete(r.problems, file)
 		}
 	}
