@@ -159,7 +159,7 @@ func TestOctoAppServesAgentsAndRemembers(t *testing.T) {
 	dataDir, ws := t.TempDir(), filepath.Join(t.TempDir(), "mocks")
 	writeFile(t, filepath.Join(ws, "servers", "Weather mock.yaml"), "name: Weather mock\nkind: mcp\nport: 0\nmcp:\n"+
 		"  tools: [ { name: get_weather, description: Weather, result: 'sunny in {{args.city}}' } ]\n")
-	p := startApp(t, "--data-dir", dataDir, "--workspace", ws, "--allow-agents", "--approve", "never")
+	p := startApp(t, "--data-dir", dataDir, "--workspace", ws, "--allow-agents", "--approve", "never", "--agents-without-app=true")
 	if !strings.Contains(p.out(), "octo app: workspace "+ws) || !strings.Contains(p.out(), "Weather mock  stopped") {
 		t.Fatalf("printed:\n%s", p.out())
 	}
@@ -168,7 +168,7 @@ func TestOctoAppServesAgentsAndRemembers(t *testing.T) {
 		t.Fatalf("agent.json: %v, %v", info, err)
 	}
 	s, err := appdata.LoadSettings(dataDir)
-	if err != nil || s.Workspace != ws || !s.Agents.Allow || s.Agents.Approve != appdata.ApproveNever {
+	if err != nil || s.Workspace != ws || !s.Agents.Allow || !s.Agents.WithoutApp || s.Agents.Approve != appdata.ApproveNever {
 		t.Fatalf("settings = %+v, %v", s, err)
 	}
 
@@ -186,11 +186,14 @@ func TestOctoAppServesAgentsAndRemembers(t *testing.T) {
 	}
 
 	t.Run("the started server starts again with the app, on the remembered workspace", func(t *testing.T) {
-		again := startApp(t, "--data-dir", dataDir)
+		again := startApp(t, "--data-dir", dataDir, "--allow-agents=false")
 		if !strings.Contains(again.out(), "Weather mock  http://127.0.0.1:") {
 			t.Fatalf("printed:\n%s", again.out())
 		}
 		again.stop(t)
+		if s, err := appdata.LoadSettings(dataDir); err != nil || s.Agents.Allow || !s.Agents.WithoutApp {
+			t.Fatalf("--allow-agents=false: %+v, %v", s, err)
+		}
 	})
 }
 
