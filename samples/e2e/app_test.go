@@ -180,6 +180,12 @@ func TestOctoAppServesAgentsAndRemembers(t *testing.T) {
 	if isErr || !strings.Contains(text, "http://127.0.0.1:") {
 		t.Fatalf("start_server = %s", text)
 	}
+	t.Run("a second app on the data folder stops before it takes a port", func(t *testing.T) {
+		out, err := exec.Command(octoBin, "app", "--data-dir", dataDir).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "another octo app is running") || strings.Contains(string(out), "in use") {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	})
 	p.stop(t)
 	if _, err := os.Stat(filepath.Join(dataDir, appdata.InfoFile)); !os.IsNotExist(err) {
 		t.Fatalf("agent.json after SIGTERM: %v", err)

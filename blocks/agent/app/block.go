@@ -82,7 +82,11 @@ func buildBlock(b *runtime.Build, s *Settings) (runtime.Block, error) {
 // Start takes hold of the app on the data folder, opening it when nobody has.
 func (b *Block) Start(ctx context.Context) error {
 	a, release, err := runtime.Acquire(b.shared, SharedKey(b.dataDir), func() (*App, error) {
-		return Open(ctx, Options{DataDir: b.dataDir, Workspace: b.settings.Workspace, Logger: b.logger()})
+		a, err := Open(ctx, Options{DataDir: b.dataDir, Workspace: b.settings.Workspace, Logger: b.logger()})
+		if err == nil {
+			a.StartSaved(ctx)
+		}
+		return a, err
 	})
 	if err != nil {
 		return err

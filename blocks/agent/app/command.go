@@ -157,6 +157,7 @@ func serve(ctx context.Context, env *cli.Env, a *App, dir string, logger *slog.L
 	if err := sup.Start(ctx, unitName, Embedded(dir)); err != nil {
 		return err
 	}
+	a.StartSaved(ctx)
 	printServing(env.Stdout, a, dir)
 	<-ctx.Done()
 	return nil
