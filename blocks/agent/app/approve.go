@@ -93,7 +93,11 @@ func (p *Prompt) Ask(ctx context.Context, q Question) (Answer, error) {
 	for {
 		select {
 		case <-ctx.Done():
-			fmt.Fprintf(p.out, "\nocto app: no answer in time; refused.\n")
+			why := "no answer in time; refused"
+			if errors.Is(ctx.Err(), context.Canceled) {
+				why = "the agent cancelled its call"
+			}
+			fmt.Fprintf(p.out, "\nocto app: %s.\n", why)
 			return Deny, ctx.Err()
 		case line, ok := <-p.lines:
 			if !ok {

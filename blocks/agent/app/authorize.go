@@ -94,6 +94,8 @@ func (a *App) ask(ctx context.Context, q Question) (Answer, error) {
 	case errors.Is(err, context.DeadlineExceeded):
 		return Deny, fmt.Errorf("The user did not answer within %s, so nothing was done. "+
 			"Ask the user to watch Octo and approve it, then try again.", a.opts.ApprovalTimeout)
+	case errors.Is(err, context.Canceled):
+		return Deny, errors.New("The call was cancelled before the user answered; nothing was done.")
 	case errors.Is(err, ErrNoAnswer):
 		return Deny, ErrNobodyToAsk
 	case err != nil:
