@@ -72,7 +72,7 @@ type Connector struct {
 	mu       sync.Mutex
 	closing  bool                // under mu: no more connections are served
 	sessions map[uint64]*session // under mu: the authenticated connections
-	conns    map[net.Conn]bool   // under mu: every open connection, to close when forced
+	conns    map[net.Conn]bool   // under mu: every open connection; true once it is a session
 	wg       sync.WaitGroup      // the accept loop and every connection
 }
 
@@ -167,7 +167,7 @@ func (c *Connector) track(conn net.Conn) bool {
 	if c.closing {
 		return false
 	}
-	c.conns[conn] = true
+	c.conns[conn] = false
 	c.wg.Add(1)
 	return true
 }

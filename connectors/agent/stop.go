@@ -22,6 +22,11 @@ func (c *Connector) Stop(ctx context.Context) error {
 	for _, s := range c.sessions {
 		sessions = append(sessions, s)
 	}
+	for conn, session := range c.conns {
+		if !session {
+			conn.Close() // a handshake in progress: nothing is owed to it
+		}
+	}
 	c.mu.Unlock()
 	if already {
 		return c.wait(ctx)

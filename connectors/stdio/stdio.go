@@ -31,7 +31,6 @@ package stdio
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -251,23 +250,9 @@ type lineReply struct{ c *Connector }
 // Ack writes the answer: a stream one line per event, a body as one line, nothing for none.
 func (l lineReply) Ack(_ context.Context, ans *runtime.Message) error {
 	c := l.c
-	if s := ans.Stream(); s != nil {
-		c.pump(s)
-		return nil
+	if err := stdiomsg.WriteAnswer(c.ctx, ans, c.writeLine); err != nil {
+		c.logger.Error("encoding the answer failed", "err", err)
 	}
-	if ans.IsEmpty() {
-		return nil
-	}
-	body := ans.Raw()
-	if !ans.IsRaw() {
-		v, _ := ans.Body()
-		var err error
-		if body, err = json.Marshal(v); err != nil {
-			c.logger.Error("encoding the answer failed", "err", err)
-			return nil
-		}
-	}
-	c.writeLine(body)
 	return nil
 }
 
@@ -296,20 +281,7 @@ func (e ending) Nack(_ context.Context, err error) error {
 
 // pump writes each event of s as a line until it ends or the connector
 // stops.
-func (c *Connector) pump(s runtime.Stream) {
-	if cl, ok := s.(io.Closer); ok {
-		defer cl.Close()
-	}
-	for {
-		ev, err := s.Next(c.ctx)
-		if err != nil {
-			return
-		}
-		if !c.writeLine(ev.Data) {
-			return
-		}
-	}
-}
+func (c *Connector) pump(s runtime.Stream) { stdiomsg.Pump(c.ctx, s, c.writeLine) }
 
 // smallLine is the size up to which a line and its newline are copied into
 // one write; a longer line is written in pieces of this size, then the

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -114,6 +116,35 @@ func TestTheGoSDKClientCallsAMockOverAuthenticatedAgentConnections(t *testing.T)
 		got, _ := io.ReadAll(raw)
 		if strings.Contains(string(got), "jsonrpc") || !strings.HasPrefix(string(got), `{"error":"not an octo agent handshake`) {
 			t.Fatalf("got %q; want a handshake error and the connection closed", got)
+		}
+	})
+
+	t.Run("a line over 64 MB is answered with a parse error and the session goes on", func(t *testing.T) {
+		conn, err := handshake.Dial(ctx, info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.SetDeadline(time.Now().Add(time.Minute))
+		r := bufio.NewReader(conn)
+		exchange := func(line []byte) string {
+			t.Helper()
+			if _, err := conn.Write(append(line, '\n')); err != nil {
+				t.Fatal(err)
+			}
+			answer, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			return answer
+		}
+		exchange([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
+		huge := bytes.Repeat([]byte("x"), 64<<20+1)
+		if got := exchange(huge); !strings.Contains(got, `"code":-32700`) || !strings.Contains(got, "67108864 bytes") {
+			t.Fatalf("a line of 64 MB + 1 was answered %.200s", got)
+		}
+		if got := exchange([]byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)); got != `{"jsonrpc":"2.0","id":2,"result":{}}`+"\n" {
+			t.Fatalf("ping after the long line: %q", got)
 		}
 	})
 

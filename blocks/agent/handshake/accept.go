@@ -35,7 +35,7 @@ func accept(conn net.Conn, info appdata.Info, within time.Duration) error {
 	if err != nil {
 		return err
 	}
-	pa := Proof(key, roleApp, info.Port, info.Instance, nc, ns)
+	pa := proofOf(key, roleApp, info.Port, info.Instance, nc, ns)
 	if err := writeLine(conn, challenge{Nonce: ns, Instance: info.Instance, Proof: pa}); err != nil {
 		return err
 	}

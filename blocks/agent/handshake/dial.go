@@ -71,7 +71,7 @@ func greet(conn net.Conn, key []byte, info appdata.Info) ([]byte, error) {
 	if err := checkChallenge(c, key, info, nc); err != nil {
 		return nil, err
 	}
-	pb := Proof(key, roleBridge, info.Port, info.Instance, nc, c.Nonce)
+	pb := proofOf(key, roleBridge, info.Port, info.Instance, nc, c.Nonce)
 	if err := writeLine(conn, answer{Proof: pb}); err != nil {
 		return nil, err
 	}
