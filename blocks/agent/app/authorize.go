@@ -86,7 +86,7 @@ func (a *App) ask(ctx context.Context, q Question) (Answer, error) {
 	if a.opts.Approver == nil {
 		return Deny, ErrNobodyToAsk
 	}
-	a.log.Info("asking the user", "agent", q.Agent, "action", q.Summary)
+	a.log.Debug("asking the user", "agent", q.Agent, "action", q.Summary)
 	ctx, cancel := context.WithTimeout(ctx, a.opts.ApprovalTimeout)
 	defer cancel()
 	ans, err := a.opts.Approver.Ask(ctx, q)
