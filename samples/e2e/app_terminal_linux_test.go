@@ -103,7 +103,10 @@ func TestOctoAppAsksInItsTerminal(t *testing.T) {
 	if s, err := appdata.LoadSettings(dataDir); err != nil || !s.Agents.Allow {
 		t.Fatalf("allowing agents was not saved: %+v, %v", s, err)
 	}
-	go func() { text, isErr := callAgentTool(t, cs, "start_server", map[string]any{"name": "A"}); calls <- answer{text, isErr} }()
+	go func() {
+		text, isErr := callAgentTool(t, cs, "start_server", map[string]any{"name": "A"})
+		calls <- answer{text, isErr}
+	}()
 	waitShown(`e2e-agent wants to: start_server "A"`)
 	if _, err := ours.WriteString("a\r"); err != nil {
 		t.Fatal(err)
