@@ -87,31 +87,23 @@ func TestOctoAppAsksInItsTerminal(t *testing.T) {
 	waitShown("agents connect on")
 
 	cs := agentSession(t, dataDir)
-	type answer struct {
-		text  string
-		isErr bool
-	}
-	calls := make(chan answer, 1)
-	go func() { text, isErr := callAgentTool(t, cs, "list_servers", nil); calls <- answer{text, isErr} }()
+	calls := callLater(cs, "list_servers", nil)
 	waitShown("e2e-agent wants to use Octo (list_servers). Allow AI agents to use Octo's tools?")
 	if _, err := ours.WriteString("y\r"); err != nil {
 		t.Fatal(err)
 	}
-	if got := <-calls; got.isErr || !strings.Contains(got.text, `"A"`) {
+	if got := <-calls; got.err != nil || got.isErr || !strings.Contains(got.text, `"A"`) {
 		t.Fatalf("list_servers = %+v", got)
 	}
 	if s, err := appdata.LoadSettings(dataDir); err != nil || !s.Agents.Allow {
 		t.Fatalf("allowing agents was not saved: %+v, %v", s, err)
 	}
-	go func() {
-		text, isErr := callAgentTool(t, cs, "start_server", map[string]any{"name": "A"})
-		calls <- answer{text, isErr}
-	}()
+	calls = callLater(cs, "start_server", map[string]any{"name": "A"})
 	waitShown(`e2e-agent wants to: start_server "A"`)
 	if _, err := ours.WriteString("a\r"); err != nil {
 		t.Fatal(err)
 	}
-	if got := <-calls; got.isErr || !strings.Contains(got.text, "http://127.0.0.1:") {
+	if got := <-calls; got.err != nil || got.isErr || !strings.Contains(got.text, "http://127.0.0.1:") {
 		t.Fatalf("start_server = %+v", got)
 	}
 	before := len(shown())

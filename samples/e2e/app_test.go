@@ -137,19 +137,11 @@ func agentSession(t *testing.T, dataDir string) *mcp.ClientSession {
 
 func callAgentTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("tools/call %s: %v", name, err)
+	got := <-callLater(cs, name, args)
+	if got.err != nil {
+		t.Fatalf("tools/call %s: %v", name, got.err)
 	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
+	return got.text, got.isErr
 }
 
 // The app as a user runs it: flags saved, agent.json private, an agent through the handshake
@@ -240,4 +232,33 @@ func TestOctoAppFlags(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "no workspace") {
 		t.Fatalf("no workspace: %v\n%s", err, out)
 	}
+}
+
+// toolAnswer is what a tool call called in the background came to.
+type toolAnswer struct {
+	text  string
+	isErr bool
+	err   error
+}
+
+// callLater calls a tool in the background (it waits for the user) and delivers its answer.
+func callLater(cs *mcp.ClientSession, name string, args map[string]any) <-chan toolAnswer {
+	out := make(chan toolAnswer, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			out <- toolAnswer{err: err}
+			return
+		}
+		var b strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		out <- toolAnswer{text: b.String(), isErr: res.IsError}
+	}()
+	return out
 }
