@@ -390,7 +390,7 @@ func TestAnAgentBuildsStartsCallsAndReadsAMock(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(ws, "servers", "Weather mock.yaml")); !errors.Is(err, os.ErrNotExist) {
 			t.Fatalf("still there: %v", err)
 		}
-		fails(t, cs, agenttools.GetServer, map[string]any{"name": "Weather mock"}, `no saved server: unknown server "Weather mock"`)
+		fails(t, cs, agenttools.GetServer, map[string]any{"name": "Weather mock"}, `unknown saved server "Weather mock"; the workspace has none yet (save_server makes one)`)
 	})
 }
 

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/octo-run/octo/blocks/mcp"
-	_ "github.com/octo-run/octo/blocks/mcp/mock/workspace" // registers the saved server file's settings
+	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	"github.com/octo-run/octo/runtime/reference"
 )
 
@@ -190,7 +190,7 @@ const callServerArgs = `{"type":"object","properties":{` +
 // arguments are checked with before the workspace's own checks, which leaves mcp to them so the
 // agent gets the messages the saved file gives.
 func saveServerSchemas() (listed, args string, err error) {
-	text, err := reference.Schema(serverSchemaName)
+	text, err := reference.Schema(workspace.ServerSchema)
 	if err != nil {
 		return "", "", err
 	}
@@ -207,7 +207,7 @@ func saveServerSchemas() (listed, args string, err error) {
 	}
 	p := file.Properties
 	if p.Kind == nil || p.Port == nil || p.MCP == nil || file.Defs == nil {
-		return "", "", fmt.Errorf("the %s schema lacks kind, port, mcp or $defs", serverSchemaName)
+		return "", "", fmt.Errorf("the %s schema lacks kind, port, mcp or $defs", workspace.ServerSchema)
 	}
 	props := func(mcpSchema json.RawMessage) string {
 		return `{"name":` + nameSchema(saveServerName) + `,"kind":` + string(p.Kind) + `,"port":` + string(p.Port) + `,"mcp":` + string(mcpSchema) + `}`
@@ -217,9 +217,6 @@ func saveServerSchemas() (listed, args string, err error) {
 	args = `{"type":"object","properties":` + props(json.RawMessage(`{"type":"object"}`)) + tail + `}`
 	return listed, args, nil
 }
-
-// serverSchemaName is the workspace adapter's file schema of a saved server.
-const serverSchemaName = "server"
 
 const saveServerName = "The server's name: its file is servers/<name>.yaml, and it is serverInfo.name unless mcp.serverName says " +
 	"otherwise. Not empty, no slashes, not starting with a dot, no {{ or line breaks."

@@ -121,8 +121,9 @@ func (r *runner) changed(ctx context.Context, file string) {
 		return
 	}
 	if rs != nil && bytes.Equal(rs.srv.data, s.data) || rs == nil && bytes.Equal(r.broken[file], s.data) {
-		return // touched, not edited
+		return // touched, not edited: what was found wrong with it still holds
 	}
+	delete(r.problems, file)
 	if !r.pick.has(s) || rs == nil && r.opts.Transport == Stdio {
 		delete(r.problems, file) // what kept the last version from serving is no more
 		return
