@@ -3,9 +3,11 @@ package workspace_test
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -144,6 +146,15 @@ func TestRunnerStartsAndStopsSingleServers(t *testing.T) {
 		if stateOf(t, rn, "New").Running {
 			t.Fatal("a new file started by itself")
 		}
+		writeFiles(t, dir, map[string]string{"servers/Other.yaml": "name: Other\nport: 0\nmcp:\n  tools: [ { name: ok, reslt: x } ]\n"})
+		waitFor(t, func() bool { return strings.Contains(stateOf(t, rn, "Other").Problem, `unknown key "reslt"`) },
+			func() string { return "a broken edit's problem: " + stateOf(t, rn, "Other").Problem })
+		if st := stateOf(t, rn, "Other"); !st.Running || callText(t, cs, "ok", nil) != "finer" {
+			t.Fatalf("the last good version stopped serving: %+v", st)
+		}
+		writeFiles(t, dir, map[string]string{"servers/Other.yaml": "name: Other\nport: 0\nmcp:\n  tools: [ { name: ok, result: fixed } ]\n"})
+		waitFor(t, func() bool { return stateOf(t, rn, "Other").Problem == "" && callText(t, cs, "ok", nil) == "fixed" },
+			func() string { return "the fix: " + stateOf(t, rn, "Other").Problem })
 	})
 	t.Run("a server whose port is taken reports the problem", func(t *testing.T) {
 		busy := stateOf(t, rn, "Other").URL // Other's port is in use by Other
@@ -168,5 +179,26 @@ func waitFor(t *testing.T, ok func() bool, what func() string) {
 			t.Fatalf("timed out: %s", what())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestRunnerSaysAPortIsInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"servers/Busy.yaml": "name: Busy\nport: " + port + "\n"})
+	rn := newManual(t, dir, nil)
+	_, err = rn.Start(context.Background(), "Busy")
+	st := stateOf(t, rn, "Busy")
+	if err == nil || st.Running || !strings.Contains(st.Problem, port) || !strings.Contains(err.Error(), "Busy did not start: ") {
+		t.Fatalf("err = %v, state = %+v", err, st)
+	}
+	ln.Close()
+	if st, err := rn.Start(context.Background(), "Busy"); err != nil || !st.Running || st.Problem != "" {
+		t.Fatalf("once the port is free: %+v, %v", st, err)
 	}
 }

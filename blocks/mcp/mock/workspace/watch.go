@@ -64,7 +64,7 @@ func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (be
 		}
 	}
 	for file := range r.problems {
-		if _, ok := now[file]; !ok {
+		if _, exists := cur[file]; !exists {
 			delete(r.problems, file)
 		}
 	}
@@ -114,8 +114,8 @@ func (r *runner) changed(ctx context.Context, file string) {
 			ds = r.relevant(ds)
 		}
 		r.report(ds)
-		r.problems[file] = problemText(ds)
-		if rs != nil {
+		if rs != nil { // a server that does not serve shows its file's problems as they are (States)
+			r.problems[file] = problemText(ds)
 			r.log.Error("edit not applied; the last good version keeps serving", "server", rs.srv.Name, "file", file)
 		}
 		return
