@@ -12,10 +12,11 @@ import (
 
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mcpclient"
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 // exercise runs what every transport must do against the mock.
-func exercise(t *testing.T, c *mcpclient.Client) {
+func exercise(t *testing.T, c *mcpclient.Client, log *runtimetest.Buffer) {
 	ctx := testCtx(t)
 	t.Run("initialize names the server and its instructions", func(t *testing.T) {
 		init := c.InitializeResult()
@@ -130,9 +131,11 @@ func exercise(t *testing.T, c *mcpclient.Client) {
 		defer cancel()
 		start := time.Now()
 		_, err := c.CallTool(cctx, "slow", nil, mcpclient.CallOptions{})
-		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second ||
+			strings.Contains(err.Error(), "client's timeout") {
 			t.Fatalf("err = %v after %s", err, time.Since(start))
 		}
+		waitLog(t, log, "msg=notifications/cancelled")
 		if err := c.Ping(ctx); err != nil {
 			t.Fatalf("the session is gone after a cancel: %v", err)
 		}
@@ -140,11 +143,48 @@ func exercise(t *testing.T, c *mcpclient.Client) {
 }
 
 func TestStreamableHTTP(t *testing.T) {
-	base := startMock(t)
-	exercise(t, dial(t, mcpclient.Options{URL: base + "/mcp", Transport: mcpclient.TransportStreamable}))
+	base, log := startMock(t)
+	c := dial(t, mcpclient.Options{URL: base + "/mcp", Transport: mcpclient.TransportStreamable})
+	exercise(t, c, log)
+	if err := c.Close(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, log, "reason=deleted")
 }
 
 func TestAutoOnAStreamableEndpoint(t *testing.T) {
-	base := startMock(t)
-	exercise(t, dial(t, mcpclient.Options{URL: base + "/mcp"}))
+	base, log := startMock(t)
+	c := dial(t, mcpclient.Options{URL: base + "/mcp"})
+	exercise(t, c, log)
+	if strings.Contains(log.String(), "transport=sse") {
+		t.Fatal("auto used the legacy transport on a Streamable HTTP endpoint")
+	}
+}
+
+func TestLegacySSE(t *testing.T) {
+	base, log := startMock(t)
+	c := dial(t, mcpclient.Options{URL: base + "/sse", Transport: mcpclient.TransportSSE})
+	exercise(t, c, log)
+	if err := c.Close(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, log, "transport=sse kind=session-closed")
+}
+
+func TestAutoFallsBackToLegacySSE(t *testing.T) {
+	base, log := startMock(t)
+	// The mock's /sse answers a POST with 405, as a legacy-only server does.
+	exercise(t, dial(t, mcpclient.Options{URL: base + "/sse"}), log)
+	waitLog(t, log, "transport=sse kind=session-opened")
+}
+
+// waitLog waits until the log holds text.
+func waitLog(t testing.TB, log *runtimetest.Buffer, text string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if strings.Contains(log.String(), text) {
+			return
+		}
+	}
+	t.Fatalf("the log never showed %s:\n%s", text, log.String())
 }

@@ -65,7 +65,7 @@ func (t *stdio) read(out io.Reader, recv func(mcp.Message), end func(error), o O
 		line, err := lines.line()
 		if errors.Is(err, errLineTooLong) {
 			o.Logger.Warn("skipped a line over the limit", "command", o.Command[0], "limit", o.MaxMessageBytes)
-			err = lines.skipLine()
+			continue
 		}
 		if err != nil {
 			break
