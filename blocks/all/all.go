@@ -10,6 +10,7 @@ import (
 	_ "github.com/octo-run/octo/blocks/httpresponse"
 	_ "github.com/octo-run/octo/blocks/jwtvalidate"
 	_ "github.com/octo-run/octo/blocks/log"
+	_ "github.com/octo-run/octo/blocks/mcp/client"
 	_ "github.com/octo-run/octo/blocks/mcp/mock"
 	_ "github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	_ "github.com/octo-run/octo/blocks/mcp/router"
