@@ -90,3 +90,25 @@ func TestOctoClientUsesTheRouterOverHTTPAndStdio(t *testing.T) {
 		})
 	}
 }
+
+// The mcp-client sample: a router tool calls the weather mock, which octo starts over stdio.
+func TestMCPClientSampleCallsTheMockThroughTheRouter(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	base, p := runSample(t, "mcp-client")
+	c, err := mcpclient.Dial(ctx, mcpclient.Options{URL: base + "/mcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	for range 3 {
+		res, err := c.CallTool(ctx, "plan_day", json.RawMessage(`{"city":"Oslo"}`), mcpclient.CallOptions{})
+		if err != nil || res.IsError || !strings.Contains(res.Content[0].Text, `"source":"Weather mock"`) {
+			t.Fatalf("%+v %v\n%s", res, err, p.Log())
+		}
+	}
+	report, err := c.CallTool(ctx, "station_report", json.RawMessage(`{"station":"Bergen"}`), mcpclient.CallOptions{})
+	if err != nil || report.Content[0].Text != "Station Bergen: 21 °C" {
+		t.Fatalf("%+v %v", report, err)
+	}
+}
