@@ -144,6 +144,9 @@ func (c *Client) start(ctx context.Context, open func() (conn, error)) (*Client,
 		_ = c.Close(closeCtx)
 		return nil, err
 	}
+	if l, ok := cn.(listener); ok && (c.opts.OnListChanged != nil || c.opts.OnNotification != nil) {
+		l.listen()
+	}
 	return c, nil
 }
 

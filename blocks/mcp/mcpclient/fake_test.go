@@ -27,6 +27,8 @@ type fake struct {
 	gets     int
 	// expired makes every request of a session before this count 404.
 	expired int
+	// onGet serves GET requests (the standalone stream); nil answers 405.
+	onGet func(w http.ResponseWriter, r *http.Request)
 }
 
 func newFake(t testing.TB, answer func(w http.ResponseWriter, r *http.Request, m mcp.Message)) *fake {
@@ -48,7 +50,12 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	case http.MethodGet:
 		f.mu.Lock()
 		f.gets++
+		onGet := f.onGet
 		f.mu.Unlock()
+		if onGet != nil {
+			onGet(w, r)
+			return
+		}
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
 	}

@@ -271,3 +271,59 @@ func TestAnUnknownProtocolVersionIsRefused(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestTheGETStreamCarriesListChangesAndServerRequests(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m mcp.Message) { result(w, m, `{}`) })
+	sessions := make(chan string, 10)
+	f.onGet = func(w http.ResponseWriter, r *http.Request) {
+		sessions <- r.Header.Get(mcp.HeaderSessionID)
+		sse(w, ": hello\n\n",
+			message([]byte(`{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`)),
+			message(mcp.AppendRequest(nil, mcp.StringID("g-1"), "ping", nil)))
+		<-r.Context().Done()
+	}
+	changed := make(chan string, 1)
+	c := dial(t, mcpclient.Options{URL: f.url(), OnListChanged: func(list string) { changed <- list }})
+	if got := <-sessions; got != "session-1" {
+		t.Fatalf("the GET stream carried session %q", got)
+	}
+	select {
+	case got := <-changed:
+		if got != "prompts" {
+			t.Fatalf("changed: %q", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no list change heard")
+	}
+	for deadline := time.Now().Add(5 * time.Second); f.answers() < 1 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if f.answers() != 1 {
+		t.Fatal("the ping on the GET stream was not answered")
+	}
+	if err := c.Close(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNoGETStreamWithoutCallbacksOr405(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m mcp.Message) { result(w, m, `{}`) })
+	c := dial(t, mcpclient.Options{URL: f.url()})
+	_ = c.Ping(testCtx(t))
+	c2 := dial(t, mcpclient.Options{URL: f.url(), OnListChanged: func(string) {}})
+	_ = c2.Ping(testCtx(t))
+	gets := func() int {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.gets
+	}
+	for deadline := time.Now().Add(5 * time.Second); gets() == 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(1500 * time.Millisecond) // past relistenDelay: a 405 is not asked again
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.gets != 1 {
+		t.Fatalf("%d GETs, want 1 (the client with a callback, once: the server answers 405)", f.gets)
+	}
+}

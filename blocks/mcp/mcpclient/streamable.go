@@ -26,6 +26,9 @@ type streamable struct {
 	mu      sync.Mutex
 	session string // Mcp-Session-Id, from initialize's answer
 	version string // sent as MCP-Protocol-Version once negotiated
+	// stopListening ends the GET stream, listening is closed once it ended (listen.go).
+	stopListening context.CancelFunc
+	listening     chan struct{}
 }
 
 func newStreamable(o Options, recv func(mcp.Message)) *streamable {
@@ -174,8 +177,12 @@ func (s *streamable) events(body io.Reader, id mcp.ID) error {
 func (s *streamable) close(ctx context.Context) error {
 	defer s.hc.CloseIdleConnections()
 	s.mu.Lock()
-	session := s.session
+	session, stop, listening := s.session, s.stopListening, s.listening
 	s.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-listening
+	}
 	if session == "" {
 		return nil
 	}
