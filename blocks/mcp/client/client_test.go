@@ -147,7 +147,7 @@ func TestARouterToolCallsAnotherMCPServer(t *testing.T) {
 		if _, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: "slow"}); err == nil {
 			t.Fatal("the call was not cancelled")
 		}
-		waitLog(t, log, "msg=notifications/cancelled")
+		log.WaitFor(t, "msg=notifications/cancelled")
 	})
 	t.Run("every call used one session", func(t *testing.T) {
 		if n := strings.Count(log.String(), "kind=session-opened"); n != 1 {
@@ -160,7 +160,7 @@ func TestARouterToolCallsAnotherMCPServer(t *testing.T) {
 		if err := svc.Stop(sctx); err != nil {
 			t.Fatal(err)
 		}
-		waitLog(t, log, "reason=deleted")
+		log.WaitFor(t, "reason=deleted")
 	})
 }
 

@@ -99,14 +99,3 @@ func testCtx(t testing.TB) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
-
-// waitLog waits until the log holds text.
-func waitLog(t testing.TB, log *runtimetest.Buffer, text string) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if strings.Contains(log.String(), text) {
-			return
-		}
-	}
-	t.Fatalf("the log never showed %s:\n%s", text, log.String())
-}

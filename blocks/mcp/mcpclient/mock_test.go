@@ -135,7 +135,7 @@ func exercise(t *testing.T, c *mcpclient.Client, log *runtimetest.Buffer) {
 			strings.Contains(err.Error(), "client's timeout") {
 			t.Fatalf("err = %v after %s", err, time.Since(start))
 		}
-		waitLog(t, log, "msg=notifications/cancelled")
+		log.WaitFor(t, "msg=notifications/cancelled")
 		if err := c.Ping(ctx); err != nil {
 			t.Fatalf("the session is gone after a cancel: %v", err)
 		}
@@ -149,7 +149,7 @@ func TestStreamableHTTP(t *testing.T) {
 	if err := c.Close(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	waitLog(t, log, "reason=deleted")
+	log.WaitFor(t, "reason=deleted")
 }
 
 func TestAutoOnAStreamableEndpoint(t *testing.T) {
@@ -168,23 +168,12 @@ func TestLegacySSE(t *testing.T) {
 	if err := c.Close(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	waitLog(t, log, "transport=sse kind=session-closed")
+	log.WaitFor(t, "transport=sse kind=session-closed")
 }
 
 func TestAutoFallsBackToLegacySSE(t *testing.T) {
 	base, log := startMock(t)
 	// The mock's /sse answers a POST with 405, as a legacy-only server does.
 	exercise(t, dial(t, mcpclient.Options{URL: base + "/sse"}), log)
-	waitLog(t, log, "transport=sse kind=session-opened")
-}
-
-// waitLog waits until the log holds text.
-func waitLog(t testing.TB, log *runtimetest.Buffer, text string) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if strings.Contains(log.String(), text) {
-			return
-		}
-	}
-	t.Fatalf("the log never showed %s:\n%s", text, log.String())
+	log.WaitFor(t, "transport=sse kind=session-opened")
 }
