@@ -10,6 +10,7 @@ import (
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mcpclient"
 	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/jsonv"
 )
 
 // operation is the one thing a block does on the server.
@@ -209,7 +210,7 @@ func contentText(content []mcp.Content) string {
 	return strings.Join(texts, "\n")
 }
 
-// jsonValue is v as the plain JSON value expressions read (maps, lists, strings, numbers).
+// jsonValue is v as the plain JSON value expressions read, decoded as message bodies are.
 func jsonValue(v any) any {
 	if v == nil {
 		return nil
@@ -218,8 +219,8 @@ func jsonValue(v any) any {
 	if err != nil {
 		return nil
 	}
-	var out any
-	if json.Unmarshal(b, &out) != nil {
+	out, err := jsonv.Decode(b)
+	if err != nil {
 		return nil
 	}
 	return out

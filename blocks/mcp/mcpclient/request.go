@@ -57,6 +57,10 @@ func (c *Client) request(ctx context.Context, method string, params any, onProgr
 	if ctx.Err() != nil {
 		return nil, c.withdraw(ctx, method, id)
 	}
+	if ended := c.Err(); ended != nil {
+		// A write to a process that exited fails before its reader says why.
+		err = ended
+	}
 	return nil, fmt.Errorf("%s: %w", method, err)
 }
 

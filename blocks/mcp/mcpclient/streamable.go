@@ -41,7 +41,18 @@ func httpClient(o Options) *http.Client {
 	if o.HTTPClient != nil {
 		return o.HTTPClient
 	}
-	return &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	return &http.Client{Transport: &ownTransport{http.DefaultTransport.(*http.Transport).Clone()}}
+}
+
+// ownTransport marks a transport the client made, whose idle connections it
+// closes when done; a caller's HTTPClient is left as it is.
+type ownTransport struct{ *http.Transport }
+
+// closeIdle closes the idle connections of a transport the client made.
+func closeIdle(hc *http.Client) {
+	if t, ok := hc.Transport.(*ownTransport); ok {
+		t.CloseIdleConnections()
+	}
 }
 
 func (s *streamable) setVersion(v string) {
@@ -175,7 +186,7 @@ func (s *streamable) events(body io.Reader, id mcp.ID) error {
 // close deletes the session, as the client is done with it; a server that
 // does not let clients end sessions (405) is fine.
 func (s *streamable) close(ctx context.Context) error {
-	defer s.hc.CloseIdleConnections()
+	defer closeIdle(s.hc)
 	s.mu.Lock()
 	session, stop, listening := s.session, s.stopListening, s.listening
 	s.mu.Unlock()
