@@ -238,3 +238,42 @@ func TestASlowModelTimesOut(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// An agent's tool can be another MCP server's tool, through mcp-client.
+func TestAToolThatCallsAnotherMCPServer(t *testing.T) {
+	mock := runtimetest.StartConfig(t, `service: { name: upstream }
+connectors:
+  - { name: api, type: http, settings: { port: 0, host: 127.0.0.1 } }
+flows:
+  - name: mcp
+    source: { connector: api, settings: { path: /mcp } }
+    process:
+      - type: mcp-mock
+        settings:
+          tools:
+            - name: get_weather
+              result: '{"city": "{{args.city}}", "forecast": "rain"}'
+`, nil)
+	upstream := "http://" + mock.Connector("api").(interface{ Addr() string }).Addr() + "/mcp"
+	md := newModel(t, func(n int, req map[string]any) (int, string) {
+		if n == 1 {
+			return 200, `{"choices":[{"message":{"tool_calls":[
+				{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Oslo\"}"}}]}}]}`
+		}
+		msgs, _ := json.Marshal(req["messages"])
+		if !strings.Contains(string(msgs), `\"forecast\": \"rain\"`) {
+			return 200, `{"choices":[{"message":{"content":"the tool result did not arrive"}}]}`
+		}
+		return 200, `{"choices":[{"message":{"content":"Museum day."}}]}`
+	})
+	cfg := strings.Replace(agentConfig("openai", md.srv.URL, ""), `                - type: set-payload
+                  settings: { value: '{"city": body.city, "forecast": "sunny"}' }`, `                - type: mcp-client
+                  settings: { server: { url: "`+upstream+`" }, tool: get_weather }`, 1)
+	out, err := run(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body, _ := out.Body(); body != "Museum day." {
+		t.Fatalf("body = %v", body)
+	}
+}
