@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -325,5 +326,27 @@ func TestNoGETStreamWithoutCallbacksOr405(t *testing.T) {
 	defer f.mu.Unlock()
 	if f.gets != 1 {
 		t.Fatalf("%d GETs, want 1 (the client with a callback, once: the server answers 405)", f.gets)
+	}
+}
+
+func TestConcurrentRequestsOnAnExpiredSessionRenewItOnce(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m mcp.Message) { result(w, m, `{}`) })
+	c := dial(t, mcpclient.Options{URL: f.url()})
+	f.mu.Lock()
+	f.expired = 1
+	f.mu.Unlock()
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := c.Ping(testCtx(t)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := f.count("initialize"); n != 2 {
+		t.Fatalf("initialize %d times, want 2", n)
 	}
 }

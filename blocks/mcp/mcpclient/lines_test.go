@@ -54,3 +54,27 @@ func TestEventReaderJoinsDataAndSkipsEmptyEvents(t *testing.T) {
 		t.Fatalf("events: %q", got)
 	}
 }
+
+// FuzzEventReader feeds the stream parser what a hostile server could send: it must end, never
+// panic, and never hand out an event over its limit.
+func FuzzEventReader(f *testing.F) {
+	for _, seed := range []string{
+		"data: {}\n\n", "event: endpoint\ndata: /m\n\n", "data:\r\ndata: a\r\n\r\n", ": c\nretry: 1\n\n",
+		"data: " + strings.Repeat("x", 100) + "\n\n", "data", "\n\n\n", "event:\ndata:x",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		er := newEventReader(strings.NewReader(in), 64)
+		for i := 0; i <= len(in); i++ {
+			ev, err := er.next()
+			if err != nil {
+				return
+			}
+			if len(ev.data) == 0 || len(ev.data) > 64 {
+				t.Fatalf("event of %d bytes", len(ev.data))
+			}
+		}
+		t.Fatal("more events than input bytes")
+	})
+}

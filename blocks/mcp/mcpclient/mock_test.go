@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -176,4 +177,39 @@ func TestAutoFallsBackToLegacySSE(t *testing.T) {
 	// The mock's /sse answers a POST with 405, as a legacy-only server does.
 	exercise(t, dial(t, mcpclient.Options{URL: base + "/sse"}), log)
 	log.WaitFor(t, "transport=sse kind=session-opened")
+}
+
+// One session carries many calls at once, on every transport, each answered to its caller.
+func TestConcurrentCallsShareOneSession(t *testing.T) {
+	base, log := startMock(t)
+	for _, o := range []mcpclient.Options{{URL: base + "/mcp"}, {URL: base + "/sse", Transport: mcpclient.TransportSSE}} {
+		t.Run(string(o.Transport)+" "+o.URL[len(base):], func(t *testing.T) {
+			c := dial(t, o)
+			ctx := testCtx(t)
+			var wg sync.WaitGroup
+			errs := make(chan error, 40)
+			for i := range 40 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					city := fmt.Sprintf("city-%d", i)
+					res, err := c.CallTool(ctx, "get_weather", json.RawMessage(`{"city":"`+city+`"}`), mcpclient.CallOptions{})
+					if err == nil && !strings.Contains(res.Content[0].Text, `"`+city+`"`) {
+						err = fmt.Errorf("call for %s answered %q", city, res.Content[0].Text)
+					}
+					if err != nil {
+						errs <- err
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+		})
+	}
+	if n := strings.Count(log.String(), "kind=session-opened"); n != 2 {
+		t.Fatalf("%d sessions opened, want one per client", n)
+	}
 }
