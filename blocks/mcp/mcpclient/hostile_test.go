@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -348,5 +349,66 @@ func TestConcurrentRequestsOnAnExpiredSessionRenewItOnce(t *testing.T) {
 	wg.Wait()
 	if n := f.count("initialize"); n != 2 {
 		t.Fatalf("initialize %d times, want 2", n)
+	}
+}
+
+func TestLegacyStreamsThatCannotBeUsed(t *testing.T) {
+	cases := []struct {
+		name   string
+		stream func(w http.ResponseWriter, r *http.Request)
+		want   string
+	}{
+		{"an endpoint on another origin", func(w http.ResponseWriter, _ *http.Request) {
+			sse(w, "event: endpoint\ndata: http://elsewhere.example/messages\n\n")
+		}, "the endpoint http://elsewhere.example/messages is not on the stream's origin"},
+		{"no endpoint event", func(w http.ResponseWriter, r *http.Request) {
+			sse(w, ": waiting\n\n")
+			<-r.Context().Done()
+		}, "no endpoint event within 300ms"},
+		{"a first event that is not the endpoint", func(w http.ResponseWriter, _ *http.Request) {
+			sse(w, message([]byte(`{"jsonrpc":"2.0","method":"ping","id":1}`)))
+		}, `the event stream's first event is "message", not endpoint`},
+		{"not an event stream", func(w http.ResponseWriter, _ *http.Request) {
+			writeJSON(w, []byte(`{}`))
+		}, `the answer's Content-Type is "application/json", not text/event-stream`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(tc.stream))
+			defer srv.Close()
+			_, err := mcpclient.Dial(testCtx(t), mcpclient.Options{URL: srv.URL + "/sse", Transport: mcpclient.TransportSSE,
+				Timeout: 300 * time.Millisecond})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestTheProtocolVersionHeaderFollowsInitialize(t *testing.T) {
+	var (
+		mu      sync.Mutex
+		headers []string
+	)
+	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m mcp.Message) { result(w, m, `{}`) })
+	inner := f.srv.Config.Handler
+	f.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		headers = append(headers, r.Method+" "+r.Header.Get(mcp.HeaderProtocolVersion)+" "+r.Header.Get(mcp.HeaderSessionID))
+		mu.Unlock()
+		inner.ServeHTTP(w, r)
+	})
+	c := dial(t, mcpclient.Options{URL: f.url()})
+	if err := c.Ping(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := "POST  |POST 2025-06-18 session-1|POST 2025-06-18 session-1|DELETE 2025-06-18 session-1"
+	if strings.Join(headers, "|") != want {
+		t.Fatalf("headers:\n%s\nwant\n%s", strings.Join(headers, "|"), want)
 	}
 }
