@@ -51,7 +51,7 @@ type Settings struct {
 type ServerSettings struct {
 	URL       string                      `yaml:"url" doc:"The server's HTTP endpoint: the Streamable HTTP endpoint, or a legacy server's SSE URL. Set url or command." example:"http://127.0.0.1:3004/mcp"`
 	Command   []string                    `yaml:"command" doc:"Start the server as this program and arguments, spoken to over stdio. A program named octo is this octo binary. Set url or command." example:"[octo, serve, ../weather-mock, Weather mock, --stdio]"`
-	Env       map[string]string           `yaml:"env" doc:"Environment variables added to the command's (it inherits octo's own)." example:"{ LOG_LEVEL: debug }"`
+	Env       map[string]string           `yaml:"env" doc:"Environment variables for the command. It gets PATH, HOME and the few others a program needs from octo's environment, not the rest (which may hold secrets): pass what it needs here, ${NAME} for a value of octo's." example:"{ WEATHER_TOKEN: \"${WEATHER_TOKEN}\" }"`
 	Dir       string                      `yaml:"dir" doc:"The command's working folder, relative to the config file; default: the config file's folder."`
 	Transport string                      `yaml:"transport" default:"auto" enum:"auto,streamable,sse,stdio" doc:"How to reach the server. auto: stdio for a command; for a url, Streamable HTTP, falling back to legacy HTTP+SSE when the server answers initialize with a 4xx (other than 401, 403 or 429)."`
 	Headers   map[string]runtime.Template `yaml:"headers" doc:"HTTP headers sent with every request to the server, each value a template over env, rendered once when the block starts: the session is shared by every message, so it carries no caller's values." example:"{ Authorization: \"Bearer {{ env.WEATHER_TOKEN }}\" }"`

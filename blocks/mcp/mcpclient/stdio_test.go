@@ -28,6 +28,7 @@ const fakeStdioEnv = "MCPCLIENT_FAKE_STDIO"
 //   - crash: serves initialize, then dies on a tool call, complaining on stderr
 //   - stubborn: serves, but keeps running after its input ends
 //   - deaf: as stubborn, and ignores SIGTERM too
+//   - env: a tool call answers with what it sees of its environment
 func fakeStdio(mode string) int {
 	out := bufio.NewWriter(os.Stdout)
 	write := func(b []byte) {
@@ -56,6 +57,13 @@ func fakeStdio(mode string) int {
 			write(mcp.AppendResult(nil, m.ID, []byte(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"fake-stdio","version":"1"}}`)))
 		case m.Method == "ping":
 			write(mcp.AppendResult(nil, m.ID, nil))
+		case m.Method == "tools/call" && mode == "env":
+			path := "unset"
+			if os.Getenv("PATH") != "" {
+				path = "set"
+			}
+			text := fmt.Sprintf("PATH=%s GIVEN=%s MCPCLIENT_SECRET=%s", path, os.Getenv("GIVEN"), os.Getenv("MCPCLIENT_SECRET"))
+			write(mcp.AppendResult(nil, m.ID, []byte(`{"content":[{"type":"text","text":`+fmt.Sprintf("%q", text)+`}]}`)))
 		case m.Method == "tools/call" && mode == "crash":
 			fmt.Fprintln(os.Stderr, "boom: the database is gone")
 			return 3
@@ -125,5 +133,19 @@ func TestStdioCommandThatCannotStart(t *testing.T) {
 	_, err := mcpclient.Dial(testCtx(t), mcpclient.Options{Command: []string{"/nonexistent/mcp-server"}})
 	if err == nil || !strings.Contains(err.Error(), "starting /nonexistent/mcp-server") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestAStdioServerGetsOnlyTheEnvironmentItNeeds(t *testing.T) {
+	t.Setenv("MCPCLIENT_SECRET", "hunter2")
+	o := stdioOptions("env")
+	o.Env = append(o.Env, "GIVEN=yes")
+	c := dial(t, o)
+	res, err := c.CallTool(testCtx(t), "env", nil, mcpclient.CallOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].Text; got != "PATH=set GIVEN=yes MCPCLIENT_SECRET=" {
+		t.Fatalf("the server saw %q", got)
 	}
 }
