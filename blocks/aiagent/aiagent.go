@@ -24,7 +24,8 @@ func init() {
 			"the body (checked against inputSchema first) and its final body goes back to the model " +
 			"(a failure as an error it can act on); this repeats at most maxIterations times. The " +
 			"model's final text becomes the body (decoded with result: json) and vars.agent holds " +
-			"the transcript and the number of model calls. Tools are declared as a router's are, " +
+			"the transcript and the number of model calls. A caller that asked for progress hears " +
+			"each step as it starts (a model call, a tool call). Tools are declared as a router's are, " +
 			"but a model sees only name, description and inputSchema: title, annotations and " +
 			"outputSchema are MCP-only and refused when the flow is built.",
 		Example: "type: ai-agent\nsettings:\n  provider: openai\n  baseUrl: http://127.0.0.1:11434/v1\n" +

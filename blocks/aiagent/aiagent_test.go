@@ -1,6 +1,7 @@
 package aiagent_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -275,5 +277,38 @@ flows:
 	}
 	if body, _ := out.Body(); body != "Museum day." {
 		t.Fatalf("body = %v", body)
+	}
+}
+
+// progressLog records what a flow reports.
+type progressLog struct {
+	mu    sync.Mutex
+	steps []string
+}
+
+func (p *progressLog) ReportProgress(_ context.Context, r runtime.Progress) {
+	p.mu.Lock()
+	p.steps = append(p.steps, fmt.Sprintf("%v %s", r.Progress, r.Message))
+	p.mu.Unlock()
+}
+
+func TestEachStepIsReportedToACallerThatAsks(t *testing.T) {
+	md := newModel(t, func(n int, _ map[string]any) (int, string) {
+		if n == 1 {
+			return 200, `{"choices":[{"message":{"tool_calls":[
+				{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Oslo\"}"}}]}}]}`
+		}
+		return 200, `{"choices":[{"message":{"content":"done"}}]}`
+	})
+	svc := runtimetest.StartConfig(t, agentConfig("openai", md.srv.URL, ""), nil)
+	flow := svc.Instance("flows.plan").(*runtime.Flow)
+	log := &progressLog{}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := flow.Run(runtime.WithProgress(ctx, log), runtime.NewMessage([]byte(`{"city":"Oslo"}`))); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(log.steps, "|"); got != "1 asking the model|2 calling get_weather|3 asking the model" {
+		t.Fatalf("progress: %s", got)
 	}
 }

@@ -21,7 +21,9 @@ func (blk *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Mes
 	if err != nil {
 		return nil, err
 	}
+	steps := &stepper{ctx: ctx}
 	for i := 1; i <= blk.maxIter; i++ {
+		steps.report("asking the model")
 		t, err := blk.ask(ctx, c)
 		if err != nil {
 			return nil, err
@@ -32,6 +34,7 @@ func (blk *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Mes
 		}
 		results := turn{Role: "tool"}
 		for _, call := range t.Calls {
+			steps.report("calling " + call.Name)
 			text, isError := blk.call(ctx, m, call)
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -90,4 +93,19 @@ func (blk *Block) vars(c chat, asked int) map[string]any {
 	b, _ := json.Marshal(c.turns)
 	transcript, _ := jsonv.Decode(b)
 	return map[string]any{"transcript": transcript, "iterations": asked}
+}
+
+// stepper tells a caller that asked for progress (a router tool's client) each step of the
+// loop as it starts: a model call or a tool call. The total is unknown: the model decides.
+type stepper struct {
+	ctx context.Context
+	n   float64
+}
+
+func (s *stepper) report(what string) {
+	if !runtime.ProgressWanted(s.ctx) {
+		return
+	}
+	s.n++
+	runtime.ReportProgress(s.ctx, runtime.Progress{Progress: s.n, Message: what})
 }

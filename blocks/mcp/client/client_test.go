@@ -238,3 +238,20 @@ func TestAnUnreachableServerFailsTheCallInGeneralWords(t *testing.T) {
 		t.Fatal("the error shows the URL's query")
 	}
 }
+
+func TestASlowServerIsATimeoutNamingTheLimit(t *testing.T) {
+	_, addr, log := upstream(t, 0)
+	url, _ := startRouter(t, fmt.Sprintf(`
+- name: slow
+  process:
+    - type: mcp-client
+      settings: { server: { url: "http://%s/mcp", timeout: 200ms }, tool: slow }
+`, addr))
+	cs := runtimetest.ConnectMCP(t, url, nil)
+	res, err := cs.CallTool(testCtx(t), &sdk.CallToolParams{Name: "slow"})
+	want := "MCP server http://" + addr + ": tools/call slow: no answer within 200ms"
+	if err != nil || !res.IsError || text(t, res) != want {
+		t.Fatalf("%v %v, want %q", res, err, want)
+	}
+	log.WaitFor(t, "msg=notifications/cancelled")
+}
