@@ -4,6 +4,7 @@ package all
 
 import (
 	_ "github.com/octo-run/octo/blocks/agent/app"
+	_ "github.com/octo-run/octo/blocks/aiagent"
 	_ "github.com/octo-run/octo/blocks/catch"
 	_ "github.com/octo-run/octo/blocks/delay"
 	_ "github.com/octo-run/octo/blocks/fail"
@@ -11,6 +12,7 @@ import (
 	_ "github.com/octo-run/octo/blocks/httpresponse"
 	_ "github.com/octo-run/octo/blocks/jwtvalidate"
 	_ "github.com/octo-run/octo/blocks/log"
+	_ "github.com/octo-run/octo/blocks/mcp/client"
 	_ "github.com/octo-run/octo/blocks/mcp/mock"
 	_ "github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	_ "github.com/octo-run/octo/blocks/mcp/router"

@@ -4,7 +4,10 @@ package runtimetest
 
 import (
 	"bytes"
+	"strings"
 	"sync"
+	"testing"
+	"time"
 )
 
 // Buffer collects what several goroutines write (a service's log, say) and
@@ -26,4 +29,16 @@ func (l *Buffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// WaitFor waits, up to 10 seconds, until what was written holds text, and fails the test
+// with everything written when it does not.
+func (l *Buffer) WaitFor(t testing.TB, text string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if strings.Contains(l.String(), text) {
+			return
+		}
+	}
+	t.Fatalf("never written: %s\n%s", text, l.String())
 }

@@ -26,10 +26,9 @@ type conn interface {
 }
 
 // versioned is a conn that must know the negotiated revision (the HTTP
-// MCP-Protocol-Version header) and can forget an expired session.
+// MCP-Protocol-Version header).
 type versioned interface {
 	setVersion(v string)
-	forgetSession()
 }
 
 // Client is one initialized session with an MCP server. Its methods may be
@@ -144,6 +143,9 @@ func (c *Client) start(ctx context.Context, open func() (conn, error)) (*Client,
 		_ = c.Close(closeCtx)
 		return nil, err
 	}
+	if l, ok := cn.(listener); ok && (c.opts.OnListChanged != nil || c.opts.OnNotification != nil) {
+		l.listen()
+	}
 	return c, nil
 }
 
@@ -165,7 +167,7 @@ type initializeParams struct {
 // The client declares no capabilities: it serves no sampling, roots or
 // elicitation.
 func (c *Client) initialize(ctx context.Context) error {
-	raw, err := c.request(ctx, "initialize", initializeParams{ProtocolVersion: c.opts.ProtocolVersion,
+	raw, err := c.request(withOpening(ctx), "initialize", initializeParams{ProtocolVersion: c.opts.ProtocolVersion,
 		ClientInfo: c.opts.ClientInfo}, nil)
 	if err != nil {
 		return err
@@ -188,7 +190,8 @@ func (c *Client) initialize(ctx context.Context) error {
 }
 
 // renew initializes a new session after the server forgot the one gen
-// was, unless another request already did.
+// was, unless another request already did. Meanwhile other requests keep
+// the old session: theirs fail as expired too and wait here for the new one.
 func (c *Client) renew(ctx context.Context, gen int64) error {
 	c.renewing.Lock()
 	defer c.renewing.Unlock()
@@ -196,7 +199,6 @@ func (c *Client) renew(ctx context.Context, gen int64) error {
 		return nil
 	}
 	c.opts.Logger.Info("the server forgot the session; initializing a new one", "url", c.opts.URL)
-	c.conn.(versioned).forgetSession()
 	if err := c.initialize(ctx); err != nil {
 		return fmt.Errorf("renewing the expired session: %w", err)
 	}

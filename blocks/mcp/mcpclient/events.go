@@ -52,7 +52,7 @@ func (er *eventReader) next() (event, error) {
 			if len(ev.data) > 0 {
 				return ev, nil
 			}
-			ev, size = event{}, 0
+			ev, hasData, size = event{}, false, 0
 			continue
 		}
 		field, value, _ := bytes.Cut(line, []byte{':'})

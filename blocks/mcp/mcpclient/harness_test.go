@@ -2,6 +2,7 @@ package mcpclient_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(fakeStdioEnv); mode != "" {
+		os.Exit(fakeStdio(mode))
+	}
 	goleak.VerifyTestMain(m)
 }
 
@@ -63,8 +67,9 @@ prompts:
 `
 
 // startMock serves mockSettings on a free port and returns its base URL
-// (the Streamable HTTP endpoint is /mcp, the legacy stream /sse).
-func startMock(t testing.TB) string {
+// (the Streamable HTTP endpoint is /mcp, the legacy stream /sse) and its
+// log, which holds the mock's traffic.
+func startMock(t testing.TB) (string, *runtimetest.Buffer) {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString(`service: { name: mcpclient-test }
@@ -81,8 +86,9 @@ flows:
 	for _, line := range strings.Split(strings.Trim(mockSettings, "\n"), "\n") {
 		b.WriteString("          " + line + "\n")
 	}
-	svc := runtimetest.StartConfig(t, b.String(), nil)
-	return "http://" + svc.Connector("api").(interface{ Addr() string }).Addr()
+	log := &runtimetest.Buffer{}
+	svc := runtimetest.StartConfig(t, b.String(), log)
+	return "http://" + svc.Connector("api").(interface{ Addr() string }).Addr(), log
 }
 
 func testCtx(t testing.TB) context.Context {

@@ -18,7 +18,7 @@ func newLineReader(r io.Reader, max int) *lineReader {
 	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
 }
 
-// errLineTooLong is a line over the reader's max; the rest of it is unread.
+// errLineTooLong is a line over the reader's max; it was read to its end.
 var errLineTooLong = errors.New("line too long")
 
 // line returns the next line without its \n or \r\n. The last line of the
@@ -28,6 +28,12 @@ func (lr *lineReader) line() ([]byte, error) {
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
 		if len(out)+len(chunk) > lr.max+2 { // +2: the line's own \r\n
+			if errors.Is(err, bufio.ErrBufferFull) {
+				err = lr.skipLine()
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
 			return nil, errLineTooLong
 		}
 		out = append(out, chunk...)

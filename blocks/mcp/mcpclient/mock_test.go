@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -12,10 +13,11 @@ import (
 
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mcpclient"
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 // exercise runs what every transport must do against the mock.
-func exercise(t *testing.T, c *mcpclient.Client) {
+func exercise(t *testing.T, c *mcpclient.Client, log *runtimetest.Buffer) {
 	ctx := testCtx(t)
 	t.Run("initialize names the server and its instructions", func(t *testing.T) {
 		init := c.InitializeResult()
@@ -130,9 +132,11 @@ func exercise(t *testing.T, c *mcpclient.Client) {
 		defer cancel()
 		start := time.Now()
 		_, err := c.CallTool(cctx, "slow", nil, mcpclient.CallOptions{})
-		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second ||
+			strings.Contains(err.Error(), "client's timeout") {
 			t.Fatalf("err = %v after %s", err, time.Since(start))
 		}
+		log.WaitFor(t, "msg=notifications/cancelled")
 		if err := c.Ping(ctx); err != nil {
 			t.Fatalf("the session is gone after a cancel: %v", err)
 		}
@@ -140,11 +144,72 @@ func exercise(t *testing.T, c *mcpclient.Client) {
 }
 
 func TestStreamableHTTP(t *testing.T) {
-	base := startMock(t)
-	exercise(t, dial(t, mcpclient.Options{URL: base + "/mcp", Transport: mcpclient.TransportStreamable}))
+	base, log := startMock(t)
+	c := dial(t, mcpclient.Options{URL: base + "/mcp", Transport: mcpclient.TransportStreamable})
+	exercise(t, c, log)
+	if err := c.Close(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	log.WaitFor(t, "reason=deleted")
 }
 
 func TestAutoOnAStreamableEndpoint(t *testing.T) {
-	base := startMock(t)
-	exercise(t, dial(t, mcpclient.Options{URL: base + "/mcp"}))
+	base, log := startMock(t)
+	c := dial(t, mcpclient.Options{URL: base + "/mcp"})
+	exercise(t, c, log)
+	if strings.Contains(log.String(), "transport=sse") {
+		t.Fatal("auto used the legacy transport on a Streamable HTTP endpoint")
+	}
+}
+
+func TestLegacySSE(t *testing.T) {
+	base, log := startMock(t)
+	c := dial(t, mcpclient.Options{URL: base + "/sse", Transport: mcpclient.TransportSSE})
+	exercise(t, c, log)
+	if err := c.Close(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	log.WaitFor(t, "transport=sse kind=session-closed")
+}
+
+func TestAutoFallsBackToLegacySSE(t *testing.T) {
+	base, log := startMock(t)
+	// The mock's /sse answers a POST with 405, as a legacy-only server does.
+	exercise(t, dial(t, mcpclient.Options{URL: base + "/sse"}), log)
+	log.WaitFor(t, "transport=sse kind=session-opened")
+}
+
+// One session carries many calls at once, on every transport, each answered to its caller.
+func TestConcurrentCallsShareOneSession(t *testing.T) {
+	base, log := startMock(t)
+	for _, o := range []mcpclient.Options{{URL: base + "/mcp"}, {URL: base + "/sse", Transport: mcpclient.TransportSSE}} {
+		t.Run(string(o.Transport)+" "+o.URL[len(base):], func(t *testing.T) {
+			c := dial(t, o)
+			ctx := testCtx(t)
+			var wg sync.WaitGroup
+			errs := make(chan error, 40)
+			for i := range 40 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					city := fmt.Sprintf("city-%d", i)
+					res, err := c.CallTool(ctx, "get_weather", json.RawMessage(`{"city":"`+city+`"}`), mcpclient.CallOptions{})
+					if err == nil && !strings.Contains(res.Content[0].Text, `"`+city+`"`) {
+						err = fmt.Errorf("call for %s answered %q", city, res.Content[0].Text)
+					}
+					if err != nil {
+						errs <- err
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+		})
+	}
+	if n := strings.Count(log.String(), "kind=session-opened"); n != 2 {
+		t.Fatalf("%d sessions opened, want one per client", n)
+	}
 }

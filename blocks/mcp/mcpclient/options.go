@@ -37,8 +37,10 @@ type Options struct {
 	// URL is an HTTP(S) server's endpoint: the Streamable HTTP endpoint, or
 	// the legacy transport's SSE URL.
 	URL string
-	// Command starts a stdio server: the program and its arguments. Env is
-	// added to the client's own environment (later entries win).
+	// Command starts a stdio server: the program and its arguments. It gets
+	// PATH, HOME and the few other variables a program needs from the
+	// client's environment (not the rest, which may hold secrets), and Env
+	// ("NAME=value", later entries win).
 	Command []string
 	Env     []string
 	Dir     string

@@ -22,7 +22,7 @@ type Progress struct {
 // progress (params must then carry its id as _meta.progressToken, which
 // withProgress does).
 func (c *Client) request(ctx context.Context, method string, params any, onProgress func(Progress)) (json.RawMessage, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, errTimedOut)
 	defer cancel()
 	id := mcp.IntID(c.nextID.Add(1))
 	raw, err := encodeParams(params, id, onProgress != nil)
@@ -57,6 +57,10 @@ func (c *Client) request(ctx context.Context, method string, params any, onProgr
 	if ctx.Err() != nil {
 		return nil, c.withdraw(ctx, method, id)
 	}
+	if ended := c.Err(); ended != nil {
+		// A write to a process that exited fails before its reader says why.
+		err = ended
+	}
 	return nil, fmt.Errorf("%s: %w", method, err)
 }
 
@@ -64,10 +68,10 @@ func (c *Client) request(ctx context.Context, method string, params any, onProgr
 // initialize, which must not be cancelled) and says why it ended.
 func (c *Client) withdraw(ctx context.Context, method string, id mcp.ID) error {
 	reason := "the client cancelled the request"
-	err := fmt.Errorf("%s: %w", method, context.Cause(ctx))
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	err := fmt.Errorf("%s: %w", method, ctx.Err())
+	if errors.Is(context.Cause(ctx), errTimedOut) {
 		reason = "the client timed out"
-		err = fmt.Errorf("%s: no answer within %s: %w", method, c.opts.Timeout, ctx.Err())
+		err = fmt.Errorf("%s: no answer within %s (the client's timeout): %w", method, c.opts.Timeout, ctx.Err())
 	}
 	if method != "initialize" && c.Err() == nil {
 		nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
@@ -76,6 +80,10 @@ func (c *Client) withdraw(ctx context.Context, method string, id mcp.ID) error {
 	}
 	return err
 }
+
+// errTimedOut is the cause of a request's context when Options.Timeout
+// ended it, rather than the caller's context.
+var errTimedOut = errors.New("the client's timeout")
 
 type cancelledParams struct {
 	RequestID mcp.ID `json:"requestId"`

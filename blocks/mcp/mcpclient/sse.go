@@ -34,7 +34,7 @@ func openSSE(ctx context.Context, o Options, recv func(mcp.Message), end func(er
 	t := &legacySSE{hc: httpClient(o), headers: o.Headers, cancel: cancel, read: make(chan struct{})}
 	fail := func(err error) (conn, error) {
 		cancel()
-		t.hc.CloseIdleConnections()
+		closeIdle(t.hc)
 		if openCtx.Err() != nil {
 			return nil, fmt.Errorf("GET %s: no endpoint event within %s: %w", o.URL, o.Timeout, openCtx.Err())
 		}
@@ -155,7 +155,7 @@ func (t *legacySSE) send(ctx context.Context, msg []byte, _ mcp.ID) error {
 // close ends the stream, which ends the session.
 func (t *legacySSE) close(ctx context.Context) error {
 	t.cancel()
-	defer t.hc.CloseIdleConnections()
+	defer closeIdle(t.hc)
 	select {
 	case <-t.read:
 		return nil

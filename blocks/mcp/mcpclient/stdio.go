@@ -30,7 +30,7 @@ const stopGrace = 2 * time.Second
 
 func startStdio(o Options, recv func(mcp.Message), end func(error)) (conn, error) {
 	cmd := exec.Command(o.Command[0], o.Command[1:]...)
-	cmd.Env = append(os.Environ(), o.Env...)
+	cmd.Env = append(inherited(), o.Env...)
 	cmd.Dir = o.Dir
 	t := &stdio{cmd: cmd, stderr: &tail{max: 4 << 10}, exited: make(chan struct{})}
 	if o.Stderr != nil {
@@ -65,7 +65,7 @@ func (t *stdio) read(out io.Reader, recv func(mcp.Message), end func(error), o O
 		line, err := lines.line()
 		if errors.Is(err, errLineTooLong) {
 			o.Logger.Warn("skipped a line over the limit", "command", o.Command[0], "limit", o.MaxMessageBytes)
-			err = lines.skipLine()
+			continue
 		}
 		if err != nil {
 			break
@@ -133,6 +133,22 @@ func (t *stdio) close(ctx context.Context) error {
 	}
 	<-t.exited
 	return nil
+}
+
+// inheritedEnv are the variables a server started over stdio gets from the
+// client's own environment, as the SDKs' stdio clients do: what a program
+// needs to run, not the rest, which may hold the client's secrets.
+var inheritedEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR",
+	"APPDATA", "LOCALAPPDATA", "PROGRAMFILES", "SYSTEMROOT", "TEMP", "USERPROFILE"}
+
+func inherited() []string {
+	var env []string
+	for _, k := range inheritedEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
 }
 
 // tail keeps the last max bytes written to it.

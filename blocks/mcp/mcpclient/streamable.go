@@ -26,6 +26,9 @@ type streamable struct {
 	mu      sync.Mutex
 	session string // Mcp-Session-Id, from initialize's answer
 	version string // sent as MCP-Protocol-Version once negotiated
+	// stopListening ends the GET stream, listening is closed once it ended (listen.go).
+	stopListening context.CancelFunc
+	listening     chan struct{}
 }
 
 func newStreamable(o Options, recv func(mcp.Message)) *streamable {
@@ -38,7 +41,18 @@ func httpClient(o Options) *http.Client {
 	if o.HTTPClient != nil {
 		return o.HTTPClient
 	}
-	return &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	return &http.Client{Transport: &ownTransport{http.DefaultTransport.(*http.Transport).Clone()}}
+}
+
+// ownTransport marks a transport the client made, whose idle connections it
+// closes when done; a caller's HTTPClient is left as it is.
+type ownTransport struct{ *http.Transport }
+
+// closeIdle closes the idle connections of a transport the client made.
+func closeIdle(hc *http.Client) {
+	if t, ok := hc.Transport.(*ownTransport); ok {
+		t.CloseIdleConnections()
+	}
 }
 
 func (s *streamable) setVersion(v string) {
@@ -47,14 +61,8 @@ func (s *streamable) setVersion(v string) {
 	s.mu.Unlock()
 }
 
-func (s *streamable) forgetSession() {
-	s.mu.Lock()
-	s.session, s.version = "", ""
-	s.mu.Unlock()
-}
-
-// newRequest makes an HTTP request carrying the session's headers; it
-// returns the session id it sent.
+// newRequest makes an HTTP request carrying the session's headers (none for
+// an initialize, which opens a session); it returns the session id it sent.
 func (s *streamable) newRequest(ctx context.Context, method string, body []byte) (*http.Request, string, error) {
 	var r io.Reader
 	if body != nil {
@@ -70,6 +78,9 @@ func (s *streamable) newRequest(ctx context.Context, method string, body []byte)
 	s.mu.Lock()
 	session, version := s.session, s.version
 	s.mu.Unlock()
+	if opening(ctx) {
+		session, version = "", ""
+	}
 	if session != "" {
 		req.Header.Set(mcp.HeaderSessionID, session)
 	}
@@ -101,23 +112,25 @@ func (s *streamable) send(ctx context.Context, msg []byte, id mcp.ID) error {
 	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
 		return protocolErrorf("POST %s: HTTP %d to a request: no answer", s.url, resp.StatusCode)
 	}
-	if session == "" {
-		s.keepSession(resp.Header.Get(mcp.HeaderSessionID))
+	if opening(ctx) {
+		// The session initialize's answer assigns (none: a stateless server)
+		// replaces the one before, which requests keep using until now.
+		s.mu.Lock()
+		s.session, s.version = resp.Header.Get(mcp.HeaderSessionID), ""
+		s.mu.Unlock()
 	}
 	return s.answer(resp, id)
 }
 
-// keepSession records the session id initialize's answer assigned.
-func (s *streamable) keepSession(id string) {
-	if id == "" {
-		return
-	}
-	s.mu.Lock()
-	if s.session == "" {
-		s.session = id
-	}
-	s.mu.Unlock()
+type openingKey struct{}
+
+// withOpening marks the context of an initialize: it goes without the
+// session's headers, and its answer names the session from then on.
+func withOpening(ctx context.Context) context.Context {
+	return context.WithValue(ctx, openingKey{}, true)
 }
+
+func opening(ctx context.Context) bool { return ctx.Value(openingKey{}) != nil }
 
 // answer reads a request's answer: a JSON body, or events until the one
 // answering id.
@@ -172,10 +185,14 @@ func (s *streamable) events(body io.Reader, id mcp.ID) error {
 // close deletes the session, as the client is done with it; a server that
 // does not let clients end sessions (405) is fine.
 func (s *streamable) close(ctx context.Context) error {
-	defer s.hc.CloseIdleConnections()
+	defer closeIdle(s.hc)
 	s.mu.Lock()
-	session := s.session
+	session, stop, listening := s.session, s.stopListening, s.listening
 	s.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-listening
+	}
 	if session == "" {
 		return nil
 	}
