@@ -35,12 +35,19 @@ func (r *runner) watch(ctx context.Context) error {
 		case <-r.done():
 			return nil
 		case <-tick:
-			r.poll(ctx, r.files.Next)
+			r.locked(func() { r.poll(ctx, r.files.Next) })
 		case <-r.opts.Reload:
 			r.log.Info("applying the files as they are now")
-			r.poll(ctx, r.files.Flush)
+			r.locked(func() { r.poll(ctx, r.files.Flush) })
 		}
 	}
+}
+
+// locked runs f holding r.mu.
+func (r *runner) locked(f func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f()
 }
 
 // poll applies what changed since the last poll: what has settled, with next = r.files.Next.
@@ -55,6 +62,11 @@ func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (be
 			r.apply(ctx, rs, rs.srv)
 		}
 	}
+	for file := range r.problems {
+		if _, ok := now[file]; !ok {
+			delete(r.problems, file)
+		}
+	}
 	for file, rs := range r.running {
 		if _, ok := now[file]; !ok {
 			r.log.Info("server stopped: its file was removed", "server", rs.srv.Name, "file", file)
@@ -66,6 +78,7 @@ func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (be
 		if file == settingsFile || prev[file] == st {
 			continue
 		}
+		delete(r.problems, file)
 		r.changed(ctx, file)
 	}
 }
@@ -98,6 +111,7 @@ func (r *runner) changed(ctx context.Context, file string) {
 			ds = r.relevant(ds)
 		}
 		r.report(ds)
+		r.problems[file] = problemText(ds)
 		if rs != nil {
 			r.log.Error("edit not applied; the last good version keeps serving", "server", rs.srv.Name, "file", file)
 		}
@@ -106,11 +120,11 @@ func (r *runner) changed(ctx context.Context, file string) {
 	if rs != nil && bytes.Equal(rs.srv.data, s.data) || rs == nil && bytes.Equal(r.broken[file], s.data) {
 		return // touched, not edited
 	}
-	if !r.selected(s) || rs == nil && r.opts.Transport == Stdio {
+	if !r.pick.has(s) || rs == nil && r.opts.Transport == Stdio {
 		return
 	}
 	if rs == nil {
-		r.startNew(ctx, s)
+		_ = r.startNew(ctx, s) // logged
 		return
 	}
 	if r.opts.Port != 0 {
@@ -139,6 +153,7 @@ func (r *runner) apply(ctx context.Context, rs *running, s *Server) {
 		r.restart(ctx, rs, s)
 	case errors.As(err, &ds):
 		r.report(ds)
+		r.problems[s.File] = problemText(ds)
 		r.log.Error("edit not applied; the last good version keeps serving", "server", rs.srv.Name, "file", s.File)
 	default:
 		rs.srv = s
@@ -162,6 +177,7 @@ func (r *runner) restart(ctx context.Context, old *running, s *Server) {
 		} else {
 			r.log.Error("server not restarted: "+err.Error(), "server", s.Name, "file", s.File)
 		}
+		r.problems[s.File] = problemText(err)
 		r.log.Error("edit not applied; the last good version keeps serving", "server", old.srv.Name, "file", s.File)
 		return
 	}
@@ -171,8 +187,10 @@ func (r *runner) restart(ctx context.Context, old *running, s *Server) {
 	r.announce(rs)
 }
 
-// startNew starts a server whose file appeared or was fixed.
-func (r *runner) startNew(ctx context.Context, s *Server) {
+// startNew starts a server whose file appeared or was fixed, or that was asked for, beside the
+// running ones: a clash with one of them is refused, and a server without a port takes the
+// first one they leave free.
+func (r *runner) startNew(ctx context.Context, s *Server) error {
 	others := make([]*Server, 0, len(r.running))
 	used := map[int]bool{}
 	for _, rs := range r.running {
@@ -182,23 +200,11 @@ func (r *runner) startNew(ctx context.Context, s *Server) {
 	if clash := clashes(s, others); clash != "" {
 		r.log.Error(s.File + ": " + clash + "; this server is not started")
 		r.broken[s.File] = s.data
-		return
+		r.problems[s.File] = clash
+		return errors.New(clash)
 	}
 	if !s.PortSet {
 		s.Port = nextPort(used)
 	}
-	r.start(ctx, s)
-}
-
-// selected reports whether s is among the servers asked for.
-func (r *runner) selected(s *Server) bool {
-	if len(r.opts.Servers) == 0 {
-		return true
-	}
-	for _, want := range r.opts.Servers {
-		if find([]*Server{s}, want) != nil {
-			return true
-		}
-	}
-	return false
+	return r.start(ctx, s)
 }
