@@ -406,3 +406,70 @@ func BenchmarkAgentBridgeHandshake(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// writeAgentSettings writes the app's settings.yaml in dataDir as the user (or the console)
+// leaves it.
+func writeAgentSettings(t testing.TB, dataDir, text string) {
+	t.Helper()
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dataDir, "settings.yaml"), []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// toolText calls a tool through the bridge and returns its first text and isError.
+func toolText(t testing.TB, ctx context.Context, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if len(res.Content) == 0 {
+		t.Fatalf("%s answered no content: %s", name, jsonText(res))
+	}
+	text, _ := res.Content[0].(*mcp.TextContent)
+	if text == nil {
+		t.Fatalf("%s answered %s", name, jsonText(res))
+	}
+	return text.Text, res.IsError
+}
+
+// Working without the app: with agents.withoutApp and agents.allow on and no app running, the
+// bridge runs the tools itself on the last workspace and starts no app. What reads works; what
+// would ask the user is refused, saying why; nothing is written.
+func TestAgentBridgeWithoutTheAppRefusesWhatWouldAsk(t *testing.T) {
+	env, dataDir, mark := bridgeEnv(t)
+	ws := filepath.Join(t.TempDir(), "mocks")
+	writeAgentSettings(t, dataDir, "workspace: "+ws+"\nagents:\n  allow: true\n  withoutApp: true\n  approve: changes\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-agent", Version: "1"}, nil)
+	cs, stderr := connectStdio(t, ctx, client, env, "mcp")
+
+	text, isErr := toolText(t, ctx, cs, "get_workspace", map[string]any{})
+	if isErr || !strings.Contains(text, ws) {
+		t.Fatalf("get_workspace = %q (isError %v)\n%s", text, isErr, stderr)
+	}
+	server := map[string]any{"name": "Weather mock", "kind": "mcp",
+		"mcp": map[string]any{"tools": []any{map[string]any{"name": "get_weather", "result": "sunny"}}}}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"save_server", server}, {"start_server", map[string]any{"name": "Weather mock"}},
+		{"delete_server", map[string]any{"name": "Weather mock"}},
+	} {
+		text, isErr := toolText(t, ctx, cs, c.tool, c.args)
+		if !isErr || !strings.Contains(text, "Octo's app is not open") || !strings.Contains(text, "Ask the user to open Octo") {
+			t.Errorf("%s = %q (isError %v), want the headless refusal", c.tool, text, isErr)
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(ws, "servers")); len(entries) != 0 {
+		t.Errorf("the refused save wrote %d files", len(entries))
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Error("the bridge started the app although it may work without it")
+	}
+}
