@@ -473,3 +473,46 @@ func TestAgentBridgeWithoutTheAppRefusesWhatWouldAsk(t *testing.T) {
 		t.Error("the bridge started the app although it may work without it")
 	}
 }
+
+// An agent that closes the bridge's standard output: the write fails, octo mcp says so on
+// standard error and exits 1.
+func TestAgentBridgeExits1WhenStandardOutputFails(t *testing.T) {
+	env, _, _ := bridgeEnv(t)
+	cmd := exec.Command(octoBin, "mcp")
+	cmd.Env = append(os.Environ(), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	_, _ = io.WriteString(in, agentInitialize("2025-06-18")+"\n")
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("octo mcp did not exit after its output failed\n%s", stderr.String())
+	}
+	in.Close()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v, want 1\n%s", err, stderr.String())
+	}
+	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		if !strings.HasPrefix(line, "octo mcp: ") {
+			t.Errorf("a line on standard error without the prefix: %q", line)
+		}
+	}
+	if !strings.Contains(stderr.String(), "octo mcp: writing standard output: ") {
+		t.Errorf("standard error does not say what failed:\n%s", stderr.String())
+	}
+}

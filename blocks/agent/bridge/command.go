@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/signal"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/octo-run/octo/blocks/agent/appdata"
@@ -53,11 +56,16 @@ func command(ctx context.Context, env *cli.Env, args []string) error {
 		return errors.New(prefix + err.Error())
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	in, out := &watchedReader{r: env.Stdin}, &watchedWriter{w: env.Stdout}
-	if err := serve(ctx, dir, logger, in, out); err != nil {
+	// A write to an agent that closed its end fails with EPIPE instead of killing the process
+	// (Go's default for standard output), so that octo mcp says so and exits 1.
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
+	defer signal.Stop(pipes)
+	failed := new(failure)
+	if err := serve(ctx, dir, logger, watchedReader{env.Stdin, failed}, watchedWriter{env.Stdout, failed}); err != nil {
 		return errors.New(prefix + err.Error())
 	}
-	if err := errors.Join(in.failure(), out.failure()); err != nil {
+	if err := failed.get(); err != nil {
 		return errors.New(prefix + err.Error())
 	}
 	return nil
@@ -135,48 +143,50 @@ func (p *prefixed) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// watchedReader remembers a read failure other than the end of input: `octo mcp` then exits 1.
-type watchedReader struct {
-	r   io.Reader
+// failure keeps the first failure of the standard streams: `octo mcp` then exits 1.
+type failure struct {
 	mu  sync.Mutex
 	err error
 }
 
-func (w *watchedReader) Read(p []byte) (int, error) {
+func (f *failure) note(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err = err
+	}
+}
+
+func (f *failure) get() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}
+
+// watchedReader notes a read failure other than the end of input.
+type watchedReader struct {
+	r io.Reader
+	f *failure
+}
+
+func (w watchedReader) Read(p []byte) (int, error) {
 	n, err := w.r.Read(p)
 	if err != nil && !errors.Is(err, io.EOF) {
-		w.mu.Lock()
-		w.err = fmt.Errorf("reading standard input: %w", err)
-		w.mu.Unlock()
+		w.f.note(fmt.Errorf("reading standard input: %w", err))
 	}
 	return n, err
 }
 
-func (w *watchedReader) failure() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.err
-}
-
-// watchedWriter remembers a write failure: `octo mcp` then exits 1.
+// watchedWriter notes a write failure.
 type watchedWriter struct {
-	w   io.Writer
-	mu  sync.Mutex
-	err error
+	w io.Writer
+	f *failure
 }
 
-func (w *watchedWriter) Write(p []byte) (int, error) {
+func (w watchedWriter) Write(p []byte) (int, error) {
 	n, err := w.w.Write(p)
 	if err != nil {
-		w.mu.Lock()
-		w.err = fmt.Errorf("writing standard output: %w", err)
-		w.mu.Unlock()
+		w.f.note(fmt.Errorf("writing standard output: %w", err))
 	}
 	return n, err
-}
-
-func (w *watchedWriter) failure() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.err
 }
