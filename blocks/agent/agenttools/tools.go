@@ -52,6 +52,7 @@ var dispatch = map[string]prepare{
 	StartServer:  (*Tools).startServer,
 	StopServer:   (*Tools).stopServer,
 	GetTraffic:   (*Tools).getTraffic,
+	CallServer:   (*Tools).callServer,
 }
 
 // Call runs a tool: it checks the arguments against the tool's schema and its own rules, asks

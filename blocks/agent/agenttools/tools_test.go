@@ -65,7 +65,7 @@ func text(res *mcp.CallToolResult) string {
 
 func TestAnUnknownToolIsTheCoresUnknownTool(t *testing.T) {
 	tools := New(&gate{dir: t.TempDir()})
-	for _, name := range []string{"nope", "", CallServer} {
+	for _, name := range []string{"nope", "", "Get_workspace"} {
 		_, err := tools.Call(context.Background(), Call{Name: name})
 		if !errors.Is(err, mcp.ErrUnknownTool) {
 			t.Errorf("%q: error %v, want unknown tool", name, err)
@@ -87,6 +87,11 @@ func TestBadArgumentsAreToldNamingTheFieldBeforeAnythingIsAsked(t *testing.T) {
 		{SaveServer, `{"name": ".hidden", "kind": "mcp", "mcp": {}}`, `argument "name"`},
 		{SaveServer, `{"name": "a{{b}}", "kind": "mcp", "mcp": {}}`, `argument "name"`},
 		{SaveServer, `{"name": "a", "kind": "mcp", "mcp": []}`, `argument "mcp": expected object`},
+		{CallServer, `{"server": "a"}`, `give exactly one of "tool", "resource" and "prompt"`},
+		{CallServer, `{"server": "a", "tool": "t", "prompt": "p"}`, `give exactly one of "tool", "resource" and "prompt"`},
+		{CallServer, `{"server": "a", "resource": "docs://x", "arguments": {}}`, `argument "arguments": a resource is read by its URI alone`},
+		{CallServer, `{"server": "a", "prompt": "p", "arguments": {"n": 1}}`, `argument "arguments": a prompt's arguments are text`},
+		{CallServer, `{"server": "a", "tool": "t", "arguments": [1]}`, `argument "arguments": expected object`},
 		{SaveServer, `{"name": "a", "kind": "mcp", "mcp": ` + strings.Repeat(`{"a":`, 70) + `1` + strings.Repeat(`}`, 70) + `}`, `argument "mcp": nests deeper than 64 levels`},
 	} {
 		res := call(t, tools, c.tool, c.args)
@@ -115,6 +120,8 @@ func TestEveryCallIsAuthorizedFirstWithALineTheUserCanJudge(t *testing.T) {
 		{StartServer, `{"name": "Weather mock"}`, Action{Tool: StartServer, Changes: true, Summary: `start_server "Weather mock"`}},
 		{StopServer, `{"name": "Weather mock"}`, Action{Tool: StopServer, Changes: true, Summary: `stop_server "Weather mock"`}},
 		{GetTraffic, `{"server": "Weather mock"}`, Action{Tool: GetTraffic, Summary: `get_traffic of "Weather mock"`}},
+		{CallServer, `{"server": "Weather mock", "tool": "get_weather", "arguments": {"city": "Oslo"}}`,
+			Action{Tool: CallServer, Summary: `call_server "Weather mock" tools/call get_weather`}},
 	} {
 		g.actions = nil
 		res := call(t, tools, c.tool, c.args)

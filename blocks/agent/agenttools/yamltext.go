@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -61,7 +62,12 @@ func nextNode(d *json.Decoder, depth int) (*yaml.Node, error) {
 		_, err := d.Token() // the closing delimiter
 		return n, err
 	case string:
-		return scalar("!!str", v), nil
+		n := scalar("!!str", v)
+		if strings.HasPrefix(v, "\n") {
+			// The encoder would write a literal block that loses the first line break.
+			n.Style = yaml.DoubleQuotedStyle
+		}
+		return n, nil
 	case json.Number:
 		if _, err := v.Int64(); err == nil {
 			return scalar("!!int", v.String()), nil

@@ -1,0 +1,220 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/octo-run/octo/blocks/mcp"
+)
+
+// Progress is one notifications/progress of a call.
+type Progress struct {
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}
+
+// request sends method with params and waits for the answer, within
+// Options.Timeout. A cancelled or timed-out request is withdrawn with
+// notifications/cancelled. onProgress, when set, receives the request's
+// progress (params must then carry its id as _meta.progressToken, which
+// withProgress does).
+func (c *Client) request(ctx context.Context, method string, params any, onProgress func(Progress)) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	id := mcp.IntID(c.nextID.Add(1))
+	raw, err := encodeParams(params, id, onProgress != nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	answer, err := c.track(id, onProgress)
+	if err != nil {
+		return nil, err
+	}
+	defer c.forget(id)
+	msg := mcp.AppendRequest(nil, id, method, raw)
+	gen := c.generation.Load()
+	err = c.conn.send(ctx, msg, id)
+	if errors.Is(err, errSessionExpired) && method != "initialize" {
+		if err = c.renew(ctx, gen); err == nil {
+			err = c.conn.send(ctx, msg, id)
+		}
+	}
+	if err == nil {
+		select {
+		case m := <-answer:
+			if m.Error != nil {
+				return nil, fmt.Errorf("%s: %w", method, m.Error)
+			}
+			return m.Result, nil
+		case <-ctx.Done():
+		case <-c.done:
+			return nil, fmt.Errorf("%s: %w", method, c.Err())
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, c.withdraw(ctx, method, id)
+	}
+	return nil, fmt.Errorf("%s: %w", method, err)
+}
+
+// withdraw tells the server a request is no longer wanted (never
+// initialize, which must not be cancelled) and says why it ended.
+func (c *Client) withdraw(ctx context.Context, method string, id mcp.ID) error {
+	reason := "the client cancelled the request"
+	err := fmt.Errorf("%s: %w", method, context.Cause(ctx))
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		reason = "the client timed out"
+		err = fmt.Errorf("%s: no answer within %s: %w", method, c.opts.Timeout, ctx.Err())
+	}
+	if method != "initialize" && c.Err() == nil {
+		nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+		defer cancel()
+		_ = c.notify(nctx, "notifications/cancelled", cancelledParams{RequestID: id, Reason: reason})
+	}
+	return err
+}
+
+type cancelledParams struct {
+	RequestID mcp.ID `json:"requestId"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// encodeParams marshals params; with progress it adds
+// _meta.progressToken, the request's own id (unique while it runs).
+func encodeParams(params any, id mcp.ID, progress bool) (json.RawMessage, error) {
+	if params == nil && !progress {
+		return nil, nil
+	}
+	raw, err := json.Marshal(params)
+	if err != nil || !progress {
+		return raw, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, err
+	}
+	if fields == nil {
+		fields = map[string]json.RawMessage{}
+	}
+	fields["_meta"] = json.RawMessage(`{"progressToken":` + id.String() + `}`)
+	return json.Marshal(fields)
+}
+
+// track registers a request waiting for its answer.
+func (c *Client) track(id mcp.ID, onProgress func(Progress)) (chan mcp.Message, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.endErr != nil {
+		return nil, c.endErr
+	}
+	ch := make(chan mcp.Message, 1)
+	c.pending[id] = ch
+	if onProgress != nil {
+		c.progress[id] = onProgress
+	}
+	return ch, nil
+}
+
+func (c *Client) forget(id mcp.ID) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	delete(c.progress, id)
+	c.mu.Unlock()
+}
+
+// notify sends a notification.
+func (c *Client) notify(ctx context.Context, method string, params any) error {
+	msg, err := mcp.EncodeNotification(method, params)
+	if err != nil {
+		return err
+	}
+	if err := c.conn.send(ctx, msg, mcp.ID{}); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return nil
+}
+
+// receive takes one message the server sent.
+func (c *Client) receive(m mcp.Message) {
+	switch m.Kind {
+	case mcp.KindResponse:
+		c.mu.Lock()
+		ch := c.pending[m.ID]
+		delete(c.pending, m.ID)
+		c.mu.Unlock()
+		if ch == nil {
+			c.opts.Logger.Debug("an answer to no request in flight", "id", m.ID.String())
+			return
+		}
+		ch <- m
+	case mcp.KindRequest:
+		go c.serve(m.Request)
+	case mcp.KindNotification:
+		c.notified(m.Method, m.Params)
+	default:
+		c.opts.Logger.Warn("the server sent a message that is not JSON-RPC", "err", m.Error.Message)
+	}
+}
+
+// serve answers a request the server sent: ping with {}, anything else
+// (sampling, elicitation, roots: capabilities this client does not
+// declare) with method-not-found.
+func (c *Client) serve(req mcp.Request) {
+	var msg []byte
+	if req.Method == "ping" {
+		msg = mcp.AppendResult(nil, req.ID, nil)
+	} else {
+		msg = mcp.AppendError(nil, req.ID, mcp.NewError(mcp.CodeMethodNotFound,
+			"Method not found: this client does not serve %s", req.Method))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	if err := c.conn.send(ctx, msg, mcp.ID{}); err != nil {
+		c.opts.Logger.Debug("answering the server's request failed", "method", req.Method, "err", err)
+	}
+}
+
+var listChanged = map[string]string{
+	"notifications/tools/list_changed":     "tools",
+	"notifications/resources/list_changed": "resources",
+	"notifications/prompts/list_changed":   "prompts",
+}
+
+// notified dispatches a notification: progress to its call, list changes
+// and the rest to the callbacks.
+func (c *Client) notified(method string, params json.RawMessage) {
+	if method == "notifications/progress" {
+		c.progressed(params)
+		return
+	}
+	if list, ok := listChanged[method]; ok && c.opts.OnListChanged != nil {
+		c.opts.OnListChanged(list)
+		return
+	}
+	if c.opts.OnNotification != nil {
+		c.opts.OnNotification(method, params)
+	}
+}
+
+func (c *Client) progressed(params json.RawMessage) {
+	var p struct {
+		Token json.RawMessage `json:"progressToken"`
+		Progress
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	token, err := mcp.ParseID(p.Token)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	fn := c.progress[token]
+	c.mu.Unlock()
+	if fn != nil {
+		fn(p.Progress)
+	}
+}

@@ -1,0 +1,240 @@
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"sync"
+
+	"github.com/octo-run/octo/blocks/mcp"
+)
+
+// streamable is the Streamable HTTP transport (mcp-protocol.md §7.2): each
+// message is a POST; a request's answer is a JSON body or an event stream
+// that ends with it.
+type streamable struct {
+	url     string
+	hc      *http.Client
+	headers http.Header
+	max     int
+	recv    func(mcp.Message)
+
+	mu      sync.Mutex
+	session string // Mcp-Session-Id, from initialize's answer
+	version string // sent as MCP-Protocol-Version once negotiated
+}
+
+func newStreamable(o Options, recv func(mcp.Message)) *streamable {
+	return &streamable{url: o.URL, hc: httpClient(o), headers: o.Headers, max: o.MaxMessageBytes, recv: recv}
+}
+
+// httpClient is Options.HTTPClient or a client with no overall timeout:
+// each request is bounded by its context instead, since streams last.
+func httpClient(o Options) *http.Client {
+	if o.HTTPClient != nil {
+		return o.HTTPClient
+	}
+	return &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+}
+
+func (s *streamable) setVersion(v string) {
+	s.mu.Lock()
+	s.version = v
+	s.mu.Unlock()
+}
+
+func (s *streamable) forgetSession() {
+	s.mu.Lock()
+	s.session, s.version = "", ""
+	s.mu.Unlock()
+}
+
+// newRequest makes an HTTP request carrying the session's headers; it
+// returns the session id it sent.
+func (s *streamable) newRequest(ctx context.Context, method string, body []byte) (*http.Request, string, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, s.url, r)
+	if err != nil {
+		return nil, "", err
+	}
+	for k, v := range s.headers {
+		req.Header[k] = v
+	}
+	s.mu.Lock()
+	session, version := s.session, s.version
+	s.mu.Unlock()
+	if session != "" {
+		req.Header.Set(mcp.HeaderSessionID, session)
+	}
+	if version != "" {
+		req.Header.Set(mcp.HeaderProtocolVersion, version)
+	}
+	return req, session, nil
+}
+
+func (s *streamable) send(ctx context.Context, msg []byte, id mcp.ID) error {
+	req, session, err := s.newRequest(ctx, http.MethodPost, msg)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", mcp.ContentTypeJSON)
+	req.Header.Set("Accept", mcp.ContentTypeJSON+", "+mcp.ContentTypeSSE)
+	resp, err := s.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound && session != "":
+		return errSessionExpired
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		return httpError(resp, s.max)
+	case id.IsZero():
+		return nil
+	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
+		return protocolErrorf("POST %s: HTTP %d to a request: no answer", s.url, resp.StatusCode)
+	}
+	if session == "" {
+		s.keepSession(resp.Header.Get(mcp.HeaderSessionID))
+	}
+	return s.answer(resp, id)
+}
+
+// keepSession records the session id initialize's answer assigned.
+func (s *streamable) keepSession(id string) {
+	if id == "" {
+		return
+	}
+	s.mu.Lock()
+	if s.session == "" {
+		s.session = id
+	}
+	s.mu.Unlock()
+}
+
+// answer reads a request's answer: a JSON body, or events until the one
+// answering id.
+func (s *streamable) answer(resp *http.Response, id mcp.ID) error {
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch ct {
+	case mcp.ContentTypeJSON:
+		body, err := readLimited(resp.Body, s.max)
+		if err != nil {
+			return fmt.Errorf("POST %s: %w", s.url, err)
+		}
+		answered, err := deliver(body, id, s.recv)
+		if err != nil {
+			return fmt.Errorf("POST %s: %w", s.url, err)
+		}
+		if !answered {
+			return protocolErrorf("POST %s: the answer holds no response to request %s: %q", s.url, id, excerpt(body))
+		}
+		return nil
+	case mcp.ContentTypeSSE:
+		return s.events(resp.Body, id)
+	}
+	body, _ := readLimited(resp.Body, excerptBytes)
+	return protocolErrorf("POST %s: the answer's Content-Type is %q, not %s or %s: %q", s.url,
+		resp.Header.Get("Content-Type"), mcp.ContentTypeJSON, mcp.ContentTypeSSE, excerpt(body))
+}
+
+// events reads a POST's event stream until the response to id.
+func (s *streamable) events(body io.Reader, id mcp.ID) error {
+	er := newEventReader(body, s.max)
+	for {
+		ev, err := er.next()
+		if errors.Is(err, io.EOF) {
+			return protocolErrorf("POST %s: the event stream ended before the response to request %s", s.url, id)
+		}
+		if err != nil {
+			return fmt.Errorf("POST %s: %w", s.url, err)
+		}
+		if ev.name != "" && ev.name != "message" {
+			continue
+		}
+		answered, err := deliver(ev.data, id, s.recv)
+		if err != nil {
+			return fmt.Errorf("POST %s: %w", s.url, err)
+		}
+		if answered {
+			return nil
+		}
+	}
+}
+
+// close deletes the session, as the client is done with it; a server that
+// does not let clients end sessions (405) is fine.
+func (s *streamable) close(ctx context.Context) error {
+	defer s.hc.CloseIdleConnections()
+	s.mu.Lock()
+	session := s.session
+	s.mu.Unlock()
+	if session == "" {
+		return nil
+	}
+	req, _, err := s.newRequest(ctx, http.MethodDelete, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := s.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("DELETE %s: %w", s.url, err)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode <= 299,
+		resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusMethodNotAllowed:
+		return nil
+	}
+	return httpError(resp, s.max)
+}
+
+// deliver decodes a body or event of JSON-RPC messages and hands each to
+// recv; answered says whether one was the response to id.
+func deliver(body []byte, id mcp.ID, recv func(mcp.Message)) (answered bool, err error) {
+	msgs, _, perr := mcp.Decode(body)
+	if perr != nil {
+		return false, protocolErrorf("the answer is not JSON-RPC (%s): %q", perr.Message, excerpt(body))
+	}
+	for _, m := range msgs {
+		if m.Kind == mcp.KindInvalid && !id.IsZero() && m.ID == id {
+			return false, protocolErrorf("the response to request %s is not valid JSON-RPC (%s)", id, m.Error.Message)
+		}
+		if m.Kind == mcp.KindResponse && !id.IsZero() && m.ID == id {
+			answered = true
+		}
+		recv(m)
+	}
+	return answered, nil
+}
+
+// readLimited reads all of r, failing past max bytes.
+func readLimited(r io.Reader, max int) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > max {
+		return nil, protocolErrorf("the answer is over %d bytes", max)
+	}
+	return b, nil
+}
+
+// httpError describes an answer with an unusable status, quoting its body
+// and the JSON-RPC error in it, if any.
+func httpError(resp *http.Response, max int) error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, int64(min(max, 64<<10))))
+	e := &HTTPError{Method: resp.Request.Method, URL: resp.Request.URL.String(), Status: resp.StatusCode,
+		Body: excerpt(bytes.TrimSpace(body))}
+	if msgs, _, perr := mcp.Decode(body); perr == nil && len(msgs) == 1 && msgs[0].Kind == mcp.KindResponse {
+		e.RPC = msgs[0].Error
+	}
+	return e
+}
