@@ -110,3 +110,20 @@ func holdLockForParent() {
 	bufio.NewReader(os.Stdin).ReadString('\n')
 	os.Exit(0)
 }
+
+func TestLockAppLetsOneAppServeAFolder(t *testing.T) {
+	dir := t.TempDir()
+	first, err := LockApp(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LockApp(dir); !errors.Is(err, ErrAppRunning) || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("a second LockApp: %v, want ErrAppRunning naming the folder", err)
+	}
+	first.Unlock()
+	again, err := LockApp(dir)
+	if err != nil {
+		t.Fatalf("LockApp after Unlock: %v", err)
+	}
+	again.Unlock()
+}

@@ -35,7 +35,7 @@ func accept(conn net.Conn, info appdata.Info, within time.Duration) error {
 	if err != nil {
 		return err
 	}
-	pa := Proof(key, roleApp, info.Port, info.Instance, nc, ns)
+	pa := proofOf(key, roleApp, info.Port, info.Instance, nc, ns)
 	if err := writeLine(conn, challenge{Nonce: ns, Instance: info.Instance, Proof: pa}); err != nil {
 		return err
 	}
@@ -56,13 +56,18 @@ func accept(conn net.Conn, info appdata.Info, within time.Duration) error {
 	return conn.SetDeadline(time.Time{})
 }
 
-// acceptHello reads the bridge's first line and returns its nonce.
+// acceptHello reads the bridge's first line and returns its nonce. The line is judged before
+// what came after it, so a client that is no bridge (an MCP client sending requests, a browser)
+// is told what is wrong with its first line.
 func acceptHello(conn net.Conn, buf *lineBuffer) (string, error) {
-	line, err := readOnly(conn, buf)
+	line, rest, err := readLine(conn, buf)
 	if err != nil {
 		return "", refuse(conn, err)
 	}
 	nc, err := parseHello(line)
+	if err == nil && len(rest) > 0 {
+		err = errSentAhead
+	}
 	if err != nil {
 		return "", refuse(conn, err)
 	}

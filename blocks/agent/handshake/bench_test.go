@@ -26,6 +26,6 @@ func BenchmarkProof(b *testing.B) {
 	key := kaKey(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		Proof(key, roleApp, kaPort, kaInstance, kaNc, kaNs)
+		proofOf(key, roleApp, kaPort, kaInstance, kaNc, kaNs)
 	}
 }

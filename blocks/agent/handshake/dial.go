@@ -2,6 +2,7 @@ package handshake
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -27,12 +28,8 @@ func Dial(ctx context.Context, info appdata.Info) (net.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connecting to octo at %s: %w", addr, err)
 	}
-	deadline := time.Now().Add(Timeout)
-	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
-		deadline = dl
-	}
-	_ = conn.SetDeadline(deadline)
-	// A cancelled ctx ends a read or write in progress at once.
+	_ = conn.SetDeadline(time.Now().Add(Timeout))
+	// ctx ending (cancelled, or its deadline) ends a read or write in progress at once.
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	rest, err := greet(conn, key, info)
 	if !stop() || err != nil {
@@ -74,7 +71,7 @@ func greet(conn net.Conn, key []byte, info appdata.Info) ([]byte, error) {
 	if err := checkChallenge(c, key, info, nc); err != nil {
 		return nil, err
 	}
-	pb := Proof(key, roleBridge, info.Port, info.Instance, nc, c.Nonce)
+	pb := proofOf(key, roleBridge, info.Port, info.Instance, nc, c.Nonce)
 	if err := writeLine(conn, answer{Proof: pb}); err != nil {
 		return nil, err
 	}
@@ -110,7 +107,8 @@ func checkChallenge(c challenge, key []byte, info appdata.Info, nc string) error
 	return nil
 }
 
-// prefixedConn is a connection whose first bytes were read during the handshake.
+// prefixedConn is a connection whose first bytes were read during the handshake. It keeps
+// CloseWrite, which a bridge may use to say it has no more to send.
 type prefixedConn struct {
 	net.Conn
 	prefix []byte
@@ -124,4 +122,12 @@ func (c *prefixedConn) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	return c.Conn.Read(p)
+}
+
+// CloseWrite shuts the sending side down, when the connection has one to shut.
+func (c *prefixedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return errors.ErrUnsupported
 }

@@ -28,8 +28,8 @@
 //     nothing, since the side checking it chose a new nonce the old proof does not cover.
 //   - A different label for each direction ("app", "bridge") means neither proof can stand for
 //     the other: a bridge cannot be made to accept its own proof reflected back, nor the app
-//     its own. A nonce equal to the other side's (Nc = Ns) is refused too, as is one that does
-//     not decode to 32 bytes.
+//     its own. A bridge refuses an app's nonce equal to its own (Nc = Ns), and either side a
+//     nonce that does not decode to 32 bytes.
 //   - The port and instance bind the proofs to one run of the app at one address: a relay
 //     listening on another port, or an app that is not the one agent.json names (a stale file
 //     and a new process on its old port), fails the check instead of being trusted.

@@ -58,10 +58,13 @@ func readLine(r io.Reader, buf *lineBuffer) (line, rest []byte, err error) {
 func readOnly(r io.Reader, buf *lineBuffer) ([]byte, error) {
 	line, rest, err := readLine(r, buf)
 	if err == nil && len(rest) > 0 {
-		err = fmt.Errorf("%w: more was sent before the line was answered", ErrProtocol)
+		err = errSentAhead
 	}
 	return line, err
 }
+
+// errSentAhead: a side must wait for the answer to its line before it sends more.
+var errSentAhead = fmt.Errorf("%w: more was sent before the line was answered", ErrProtocol)
 
 // decodeLine decodes a line holding one JSON object into v.
 func decodeLine(line []byte, v any) error {

@@ -38,7 +38,7 @@ const (
 // Proof returns role's proof, base64url: HMAC-SHA256 under key over
 // "octo agent/1 ROLE\nPORT\nINSTANCE\nNC\nNS", the nonces as their text. role is "app" or
 // "bridge". It is exported for tests that pin the format.
-func Proof(key []byte, role string, port int, instance, nc, ns string) string {
+func proofOf(key []byte, role string, port int, instance, nc, ns string) string {
 	return appdata.Encoding.EncodeToString(mac(key, role, port, instance, nc, ns))
 }
 

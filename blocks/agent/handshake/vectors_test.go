@@ -45,7 +45,7 @@ func TestProofsMatchTheKnownAnswers(t *testing.T) {
 			if by := base64.RawURLEncoding.EncodeToString(m.Sum(nil)); by != tc.want {
 				t.Fatalf("crypto/hmac over the written-out message gives %s, the vector says %s", by, tc.want)
 			}
-			if got := Proof(key, tc.role, kaPort, kaInstance, kaNc, kaNs); got != tc.want {
+			if got := proofOf(key, tc.role, kaPort, kaInstance, kaNc, kaNs); got != tc.want {
 				t.Fatalf("Proof = %s, want %s", got, tc.want)
 			}
 			if !verify(tc.want, key, tc.role, kaPort, kaInstance, kaNc, kaNs) {
@@ -62,11 +62,11 @@ func TestEveryBoundFieldChangesTheProof(t *testing.T) {
 	other := append([]byte(nil), key...)
 	other[31] ^= 1
 	for name, got := range map[string]string{
-		"another key":        Proof(other, roleApp, kaPort, kaInstance, kaNc, kaNs),
-		"the other role":     Proof(key, roleBridge, kaPort, kaInstance, kaNc, kaNs),
-		"another port":       Proof(key, roleApp, kaPort+1, kaInstance, kaNc, kaNs),
-		"another instance":   Proof(key, roleApp, kaPort, "00112233445566778899aabbccddeefe", kaNc, kaNs),
-		"the nonces swapped": Proof(key, roleApp, kaPort, kaInstance, kaNs, kaNc),
+		"another key":        proofOf(other, roleApp, kaPort, kaInstance, kaNc, kaNs),
+		"the other role":     proofOf(key, roleBridge, kaPort, kaInstance, kaNc, kaNs),
+		"another port":       proofOf(key, roleApp, kaPort+1, kaInstance, kaNc, kaNs),
+		"another instance":   proofOf(key, roleApp, kaPort, "00112233445566778899aabbccddeefe", kaNc, kaNs),
+		"the nonces swapped": proofOf(key, roleApp, kaPort, kaInstance, kaNs, kaNc),
 	} {
 		if got == kaApp {
 			t.Errorf("%s gives the same proof", name)
