@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -362,5 +363,42 @@ func TestAgentBridgeWithoutTheAppRefusesWhatWouldAsk(t *testing.T) {
 	}
 	if _, err := os.Stat(mark); err == nil {
 		t.Error("the bridge started the app although it may work without it")
+	}
+}
+
+// Progress of a call in the app reaches the agent with the agent's own token: a slow mock
+// reports progress to call_server, the app to the bridge, the bridge to the agent.
+func TestAgentBridgePassesTheAppsProgressOn(t *testing.T) {
+	h := newAppHome(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	var heard []string
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-agent", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			heard = append(heard, fmt.Sprintf("%v %v", r.Params.ProgressToken, r.Params.Progress))
+		}})
+	cs, stderr := connectStdio(t, ctx, client, h.env, "mcp")
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{{"save_server", slowServer(2500 * time.Millisecond)}, {"start_server", map[string]any{"name": "Slow mock"}}} {
+		if text, isErr := toolText(t, ctx, cs, c.tool, c.args); isErr {
+			t.Fatalf("%s = %q\n%s", c.tool, text, stderr)
+		}
+	}
+	params := &mcp.CallToolParams{Name: "call_server",
+		Arguments: map[string]any{"server": "Slow mock", "tool": "slow_report", "arguments": map[string]any{}}}
+	params.SetProgressToken("agent-42")
+	res, err := cs.CallTool(ctx, params)
+	if err != nil || res.IsError || !strings.Contains(jsonText(res), "done") {
+		t.Fatalf("call_server = %s %v", jsonText(res), err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(heard) < 2 || !strings.HasPrefix(heard[0], "agent-42 ") {
+		t.Fatalf("the agent heard %q, want the slow mock's progress under its token", heard)
 	}
 }
