@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -400,5 +401,46 @@ func TestAgentBridgePassesTheAppsProgressOn(t *testing.T) {
 	defer mu.Unlock()
 	if len(heard) < 2 || !strings.HasPrefix(heard[0], "agent-42 ") {
 		t.Fatalf("the agent heard %q, want the slow mock's progress under its token", heard)
+	}
+}
+
+// Without OCTO_APP the bridge starts `octo app` from its own binary, with the data folder in
+// OCTO_DATA_DIR, detached: in a session of its own, so that the agent's end does not end it.
+func TestAgentBridgeStartsOctoAppFromItsOwnBinary(t *testing.T) {
+	h := newAppHome(t)
+	env := []string{"OCTO_DATA_DIR=" + h.dataDir} // no OCTO_APP
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-agent", Version: "1"}, nil)
+	cs, stderr := connectStdio(t, ctx, client, env, "mcp")
+	if text, isErr := toolText(t, ctx, cs, "get_workspace", map[string]any{}); isErr || !strings.Contains(text, h.ws) {
+		t.Fatalf("get_workspace = %q (isError %v)\n%s", text, isErr, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(h.dataDir, "agent.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info struct{ PID int }
+	if err := json.Unmarshal(b, &info); err != nil || info.PID <= 0 {
+		t.Fatalf("agent.json %s: %v", b, err)
+	}
+	if err := os.WriteFile(h.pids, []byte(strconv.Itoa(info.PID)+"\n"), 0o600); err != nil {
+		t.Fatal(err) // so that the cleanup ends it
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", info.PID))
+	if err != nil {
+		t.Skipf("no /proc to check the app's command line and session: %v", err)
+	}
+	if args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00"); len(args) != 2 || args[0] != octoBin || args[1] != "app" {
+		t.Errorf("the app runs as %q, want %s app", args, octoBin)
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", info.PID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// stat: pid (comm) state ppid pgrp session …; comm may hold spaces, so count after ')'.
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	if len(fields) < 4 || fields[3] != strconv.Itoa(info.PID) {
+		t.Errorf("the app's session is %v, want its own (%d)", fields[3:4], info.PID)
 	}
 }
