@@ -171,6 +171,9 @@ func (a *App) Close(context.Context) error {
 // Workspace implements agenttools.Host.
 func (a *App) Workspace() string { return a.dir }
 
+// DataDir is the data folder: settings.yaml, started.json, agent.json.
+func (a *App) DataDir() string { return a.opts.DataDir }
+
 // Headless reports whether this is the bridge's copy of the app.
 func (a *App) Headless() bool { return a.opts.Headless }
 

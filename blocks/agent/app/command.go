@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -152,18 +153,19 @@ func serve(ctx context.Context, env *cli.Env, a *App, dir string, logger *slog.L
 	if err := sup.Start(ctx, unitName, Embedded(dir)); err != nil {
 		return err
 	}
-	printServing(env.Stdout, a, sup.Service(unitName))
+	printServing(env.Stdout, a, dir)
 	<-ctx.Done()
 	return nil
 }
 
 const unitName = "octo app"
 
-// printServing tells where agents connect and what the workspace serves.
-func printServing(w io.Writer, a *App, svc *runtime.Service) {
+// printServing tells where agents connect (agent.json, which the connector wrote when it
+// started) and what the workspace serves.
+func printServing(w io.Writer, a *App, dataDir string) {
 	fmt.Fprintf(w, "octo app: workspace %s\n", a.Workspace())
-	if c, ok := svc.Connector("agent").(interface{ Addr() string }); ok {
-		fmt.Fprintf(w, "octo app: agents connect on %s (octo mcp finds it in agent.json)\n", c.Addr())
+	if info, err := appdata.ReadInfo(dataDir); err == nil {
+		fmt.Fprintf(w, "octo app: agents connect on 127.0.0.1:%d (octo mcp finds it in %s)\n", info.Port, filepath.Join(dataDir, appdata.InfoFile))
 	}
 	for _, st := range a.States() {
 		switch {

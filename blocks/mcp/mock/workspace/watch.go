@@ -52,7 +52,8 @@ func (r *runner) locked(f func()) {
 
 // poll applies what changed since the last poll: what has settled, with next = r.files.Next.
 func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (before, after map[string]watch.Stamp, changed bool)) {
-	prev, now, changed := next(r.scan())
+	cur := r.scan()
+	prev, now, changed := next(cur)
 	if !changed {
 		return
 	}
@@ -68,7 +69,10 @@ func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (be
 		}
 	}
 	for file, rs := range r.running {
-		if _, ok := now[file]; !ok {
+		// A file saved and started at once (an agent's save_server, then start_server) is
+		// not settled yet, so not among the files applied: it is gone only when it is gone.
+		_, applied := now[file]
+		if _, exists := cur[file]; !applied && !exists {
 			r.log.Info("server stopped: its file was removed", "server", rs.srv.Name, "file", file)
 			r.stop(rs)
 			delete(r.running, file)
@@ -78,7 +82,6 @@ func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (be
 		if file == settingsFile || prev[file] == st {
 			continue
 		}
-		delete(r.problems, file)
 		r.changed(ctx, file)
 	}
 }
@@ -118,8 +121,9 @@ func (r *runner) changed(ctx context.Context, file string) {
 		return
 	}
 	if rs != nil && bytes.Equal(rs.srv.data, s.data) || rs == nil && bytes.Equal(r.broken[file], s.data) {
-		return // touched, not edited
+		return // touched, not edited: what was found wrong with it still holds
 	}
+	delete(r.problems, file)
 	if !r.pick.has(s) || rs == nil && r.opts.Transport == Stdio {
 		return
 	}
