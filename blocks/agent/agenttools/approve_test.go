@@ -94,11 +94,11 @@ func TestAgentsNotAllowedLearnNothing(t *testing.T) {
 	a, _ := openApp(t, appdata.Agents{Approve: appdata.ApproveChanges}, app.Options{}, map[string]string{"servers/Secret plan.yaml": "name: Secret plan\nport: 0\n"})
 	cs := connect(t, a, nil)
 	for _, tool := range []string{agenttools.GetWorkspace, agenttools.ListServers} {
-		if text := fails(t, cs, tool, map[string]any{}, app.ErrNobodyToAsk.Error()); strings.Contains(text, "Secret") {
+		if text := fails(t, cs, tool, map[string]any{}, app.ErrAgentsNotAllowed.Error()); strings.Contains(text, "Secret") {
 			t.Fatalf("%s told %s", tool, text)
 		}
 	}
-	if text := fails(t, cs, agenttools.SaveServer, rawArgs(oneTool), app.ErrNobodyToAsk.Error()); strings.Contains(text, "Secret") {
+	if text := fails(t, cs, agenttools.SaveServer, rawArgs(oneTool), app.ErrAgentsNotAllowed.Error()); strings.Contains(text, "Secret") {
 		t.Fatalf("save_server told %s", text)
 	}
 }

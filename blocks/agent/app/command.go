@@ -127,7 +127,11 @@ func terminalApprover(env *cli.Env) Approver {
 	if !ok {
 		return nil
 	}
-	if info, err := in.Stat(); err != nil || info.Mode()&os.ModeCharDevice == 0 {
+	info, err := in.Stat()
+	if err != nil || info.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(info, null) { // started detached
 		return nil
 	}
 	return NewPrompt(in, env.Stderr)
@@ -153,6 +157,7 @@ func serve(ctx context.Context, env *cli.Env, a *App, dir string, logger *slog.L
 	if err := sup.Start(ctx, unitName, Embedded(dir)); err != nil {
 		return err
 	}
+	a.StartSaved(ctx)
 	printServing(env.Stdout, a, dir)
 	<-ctx.Done()
 	return nil

@@ -64,7 +64,7 @@ func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (be
 		}
 	}
 	for file := range r.problems {
-		if _, ok := now[file]; !ok {
+		if _, exists := cur[file]; !exists {
 			delete(r.problems, file)
 		}
 	}
@@ -114,8 +114,8 @@ func (r *runner) changed(ctx context.Context, file string) {
 			ds = r.relevant(ds)
 		}
 		r.report(ds)
-		r.problems[file] = problemText(ds)
-		if rs != nil {
+		if rs != nil { // a server that does not serve shows its file's problems as they are (States)
+			r.problems[file] = problemText(ds)
 			r.log.Error("edit not applied; the last good version keeps serving", "server", rs.srv.Name, "file", file)
 		}
 		return
@@ -125,6 +125,7 @@ func (r *runner) changed(ctx context.Context, file string) {
 	}
 	delete(r.problems, file)
 	if !r.pick.has(s) || rs == nil && r.opts.Transport == Stdio {
+		delete(r.problems, file) // what kept the last version from serving is no more
 		return
 	}
 	if rs == nil {
@@ -161,6 +162,7 @@ func (r *runner) apply(ctx context.Context, rs *running, s *Server) {
 		r.log.Error("edit not applied; the last good version keeps serving", "server", rs.srv.Name, "file", s.File)
 	default:
 		rs.srv = s
+		delete(r.problems, s.File)
 	}
 }
 
@@ -187,6 +189,7 @@ func (r *runner) restart(ctx context.Context, old *running, s *Server) {
 	}
 	rs := r.serving(s, mockAddr)
 	r.running[s.File] = rs
+	delete(r.problems, s.File)
 	r.log.Info("server restarted to apply the edit", "server", s.Name, "file", s.File)
 	r.announce(rs)
 }
