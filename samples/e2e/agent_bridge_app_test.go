@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -364,6 +365,26 @@ func TestAgentBridgeWithoutTheAppRefusesWhatWouldAsk(t *testing.T) {
 	}
 	if _, err := os.Stat(mark); err == nil {
 		t.Error("the bridge started the app although it may work without it")
+	}
+
+	// The user opens the app: it takes over from the next call, and answers in its own words
+	// (it has no terminal to ask in).
+	app := exec.Command(octoBin, "app")
+	app.Env = append(os.Environ(), "OCTO_DATA_DIR="+dataDir)
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = app.Process.Signal(syscall.SIGTERM); _ = app.Wait() })
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dataDir, "agent.json")); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatal("the app wrote no agent.json")
+		}
+	}
+	text, isErr = toolText(t, ctx, cs, "save_server", server)
+	if !isErr || strings.Contains(text, "Octo's app is not open") || !strings.Contains(text, "approval") {
+		t.Errorf("save_server once the app is open = %q (isError %v), want the app's own refusal", text, isErr)
 	}
 }
 
