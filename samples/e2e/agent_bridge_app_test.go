@@ -155,10 +155,20 @@ func TestTwoAgentBridgesStartOneApp(t *testing.T) {
 	}
 }
 
-// slowServer is a saved server whose tool answers after delay, for calls to cancel or cut.
-func slowServer(delay time.Duration) map[string]any {
-	return map[string]any{"name": "Slow mock", "kind": "mcp", "port": 0, "mcp": map[string]any{
+// serveSlowMock saves and starts, through the bridge, "Slow mock": a server whose tool
+// answers after delay (with progress each second meanwhile), for calls to cancel or cut.
+func serveSlowMock(t *testing.T, ctx context.Context, cs *mcp.ClientSession, delay time.Duration, stderr fmt.Stringer) {
+	t.Helper()
+	slow := map[string]any{"name": "Slow mock", "kind": "mcp", "port": 0, "mcp": map[string]any{
 		"tools": []any{map[string]any{"name": "slow_report", "result": "done", "delayMs": delay.Milliseconds()}}}}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{{"save_server", slow}, {"start_server", map[string]any{"name": "Slow mock"}}} {
+		if text, isErr := toolText(t, ctx, cs, c.tool, c.args); isErr {
+			t.Fatalf("%s = %q\n%s", c.tool, text, stderr)
+		}
+	}
 }
 
 // An agent that cancels a call cancels it in the app at once: the app's call_server stops, and
@@ -169,14 +179,7 @@ func TestAgentBridgeCancelsASlowCallInTheApp(t *testing.T) {
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-agent", Version: "1"}, nil)
 	cs, stderr := connectStdio(t, ctx, client, h.env, "mcp")
-	for _, c := range []struct {
-		tool string
-		args map[string]any
-	}{{"save_server", slowServer(30 * time.Second)}, {"start_server", map[string]any{"name": "Slow mock"}}} {
-		if text, isErr := toolText(t, ctx, cs, c.tool, c.args); isErr {
-			t.Fatalf("%s = %q\n%s", c.tool, text, stderr)
-		}
-	}
+	serveSlowMock(t, ctx, cs, 30*time.Second, stderr)
 	callCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	start := time.Now()
@@ -218,14 +221,7 @@ func TestAgentBridgeWhenTheAppCloses(t *testing.T) {
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-agent", Version: "1"}, nil)
 	cs, stderr := connectStdio(t, ctx, client, h.env, "mcp")
-	for _, c := range []struct {
-		tool string
-		args map[string]any
-	}{{"save_server", slowServer(30 * time.Second)}, {"start_server", map[string]any{"name": "Slow mock"}}} {
-		if text, isErr := toolText(t, ctx, cs, c.tool, c.args); isErr {
-			t.Fatalf("%s = %q\n%s", c.tool, text, stderr)
-		}
-	}
+	serveSlowMock(t, ctx, cs, 30*time.Second, stderr)
 	got := make(chan string, 1)
 	go func() {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "call_server",
@@ -403,14 +399,7 @@ func TestAgentBridgePassesTheAppsProgressOn(t *testing.T) {
 			heard = append(heard, fmt.Sprintf("%v %v", r.Params.ProgressToken, r.Params.Progress))
 		}})
 	cs, stderr := connectStdio(t, ctx, client, h.env, "mcp")
-	for _, c := range []struct {
-		tool string
-		args map[string]any
-	}{{"save_server", slowServer(2500 * time.Millisecond)}, {"start_server", map[string]any{"name": "Slow mock"}}} {
-		if text, isErr := toolText(t, ctx, cs, c.tool, c.args); isErr {
-			t.Fatalf("%s = %q\n%s", c.tool, text, stderr)
-		}
-	}
+	serveSlowMock(t, ctx, cs, 2500*time.Millisecond, stderr)
 	params := &mcp.CallToolParams{Name: "call_server",
 		Arguments: map[string]any{"server": "Slow mock", "tool": "slow_report", "arguments": map[string]any{}}}
 	params.SetProgressToken("agent-42")
