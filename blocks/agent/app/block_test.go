@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -176,20 +179,34 @@ func TestDisconnectTellsTheAgentAndCloses(t *testing.T) {
 	}
 }
 
-// The sample is the embedded config as a file: the same connector and block, and it builds.
-func TestTheSampleIsTheEmbeddedConfig(t *testing.T) {
-	cfg, err := config.Load("../../../samples/octo-app", nil)
+// What octo app --print-config prints is the config it runs: the same connector, flow and block
+// on the same data folder, and both build.
+func TestThePrintedConfigIsTheEmbeddedOne(t *testing.T) {
+	dataDir := t.TempDir()
+	file := filepath.Join(t.TempDir(), "octo-app.yaml")
+	if err := os.WriteFile(file, []byte(app.EmbeddedYAML(dataDir)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	printed, err := config.Load(file, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	emb := app.Embedded(t.TempDir())
-	if len(cfg.Connectors) != 1 || cfg.Connectors[0].Type != emb.Connectors[0].Type ||
-		len(cfg.Flows) != 1 || cfg.Flows[0].Process[0].Type != emb.Flows[0].Process[0].Type || cfg.Service.Name != emb.Service.Name {
-		t.Fatalf("the sample is not the embedded config: %+v", cfg)
+	emb := app.Embedded(dataDir)
+	same := func(c *config.Config) string {
+		f := c.Flows[0]
+		return fmt.Sprintf("%s|%s:%s|%s<-%s|%s", c.Service.Name, c.Connectors[0].Name, c.Connectors[0].Type,
+			f.Name, f.Source.Connector, f.Process[0].Type)
 	}
-	for _, c := range []*config.Config{cfg, emb} {
-		if _, err := runtime.NewService(c, runtime.Options{}); err != nil {
+	if len(printed.Connectors) != 1 || len(printed.Flows) != 1 || same(printed) != same(emb) {
+		t.Fatalf("printed %s, runs %s", same(printed), same(emb))
+	}
+	for _, c := range []*config.Config{printed, emb} {
+		svc, err := runtime.NewService(c, runtime.Options{})
+		if err != nil {
 			t.Fatalf("%s: %v", c.Files[0], err)
+		}
+		if got := svc.Connector("agent").(interface{ DataDir() string }).DataDir(); got != dataDir {
+			t.Fatalf("%s: the connector's data folder is %q, want %q", c.Files[0], got, dataDir)
 		}
 	}
 }

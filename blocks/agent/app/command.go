@@ -188,7 +188,8 @@ func printServing(w io.Writer, a *App, dataDir string) {
 func noEnv(string) (string, bool) { return "", false }
 
 // EmbeddedYAML is the config octo app runs on the data folder dir, as a config file would say
-// it (octo app --print-config; samples/octo-app holds it for octo run).
+// it (octo app --print-config): saved to a file, `octo run --config` runs the same app, though
+// with nobody to ask for approvals (the block then opens the App itself, without a prompt).
 func EmbeddedYAML(dir string) string {
 	return "# The config octo app runs: agents connect to the agent connector (127.0.0.1, a random port,\n" +
 		"# agent.json in the data folder) and each connection is an MCP session of the agent tools.\n" +
