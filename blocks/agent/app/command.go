@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/octo-run/octo/blocks/agent/appdata"
@@ -168,20 +169,22 @@ const unitName = "octo app"
 // printServing tells where agents connect (agent.json, which the connector wrote when it
 // started) and what the workspace serves.
 func printServing(w io.Writer, a *App, dataDir string) {
-	fmt.Fprintf(w, "octo app: workspace %s\n", a.Workspace())
+	var b strings.Builder
+	fmt.Fprintf(&b, "octo app: workspace %s\n", a.Workspace())
 	if info, err := appdata.ReadInfo(dataDir); err == nil {
-		fmt.Fprintf(w, "octo app: agents connect on 127.0.0.1:%d (octo mcp finds it in %s)\n", info.Port, filepath.Join(dataDir, appdata.InfoFile))
+		fmt.Fprintf(&b, "octo app: agents connect on 127.0.0.1:%d (octo mcp finds it in %s)\n", info.Port, filepath.Join(dataDir, appdata.InfoFile))
 	}
 	for _, st := range a.States() {
 		switch {
 		case st.Running:
-			fmt.Fprintf(w, "  %s  %s\n", st.Name, st.URL)
+			fmt.Fprintf(&b, "  %s  %s\n", st.Name, st.URL)
 		case st.Problem != "":
-			fmt.Fprintf(w, "  %s  not serving: %s\n", st.Name, st.Problem)
+			fmt.Fprintf(&b, "  %s  not serving: %s\n", st.Name, st.Problem)
 		default:
-			fmt.Fprintf(w, "  %s  stopped\n", st.Name)
+			fmt.Fprintf(&b, "  %s  stopped\n", st.Name)
 		}
 	}
+	_, _ = io.WriteString(w, b.String()) // one write: a reader sees it whole
 }
 
 // noEnv keeps the process environment out of the embedded config: it has no ${VAR}.
