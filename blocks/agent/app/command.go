@@ -28,7 +28,7 @@ func init() {
 	cli.RegisterCommand(cli.Command{Name: "app", Order: 35, Run: command,
 		Summary: "run the octo app: a workspace's mock servers and their traffic, for you and your AI agents (octo mcp)",
 		Usage: "app [--workspace DIR] [--data-dir DIR] [--allow-agents[=bool]] [--agents-without-app[=bool]] " +
-			"[--approve changes|never] [--approval-timeout 2m] [--print-config]"})
+			"[--approve changes|never] [--approval-timeout 2m] [--shutdown-timeout 10s] [--log-level L] [--print-config]"})
 }
 
 // flags are octo app's flags.
