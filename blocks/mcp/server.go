@@ -54,6 +54,10 @@ type Server struct {
 	Resources   ResourceProvider
 	Prompts     PromptProvider
 	UnknownTool UnknownToolPolicy
+	// ResourcesUndeclared leaves the resources capability out of initialize while Resources
+	// still answers its methods: a server with no resources to offer (the agent bridge) that
+	// answers clients listing them anyway with empty lists.
+	ResourcesUndeclared bool
 	// Capabilities adds optional flags; providers decide the rest.
 	Capabilities Capabilities
 	// Handlers serve further methods and notifications by name (the stateful
@@ -284,7 +288,7 @@ func (s *Server) buildInitTail() {
 	if s.Tools != nil {
 		caps.Tools = &listChangedCap{c.ToolsListChanged}
 	}
-	if s.Resources != nil {
+	if s.Resources != nil && !s.ResourcesUndeclared {
 		caps.Resources = &resourcesCap{c.ResourcesSubscribe, c.ResourcesListChanged}
 	}
 	if s.Prompts != nil {
