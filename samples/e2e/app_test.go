@@ -233,9 +233,13 @@ func TestOctoAppFlags(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), `--approve is "sometimes"`) {
 		t.Fatalf("a bad --approve: %v\n%s", err, out)
 	}
-	cmd = exec.Command(octoBin, "app", "--data-dir", dataDir)
-	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "no workspace") {
-		t.Fatalf("no workspace: %v\n%s", err, out)
+	// Never named, the workspace is one in the data folder, made and remembered.
+	fresh := t.TempDir()
+	p := startApp(t, "--data-dir", fresh)
+	p.waitOut(t, "workspace "+filepath.Join(fresh, "workspace"))
+	p.stop(t)
+	if fi, err := os.Stat(filepath.Join(fresh, "workspace", "servers")); err != nil || !fi.IsDir() {
+		t.Fatalf("the default workspace was not made: %v", err)
 	}
 }
 

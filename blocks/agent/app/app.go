@@ -84,7 +84,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := chooseWorkspace(opts.Workspace, settings.Workspace)
+	dir, err := chooseWorkspace(opts.Workspace, settings.Workspace, DefaultWorkspace(opts.DataDir))
 	if err != nil {
 		return nil, err
 	}
@@ -109,16 +109,21 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	return a, nil
 }
 
-// chooseWorkspace is the workspace to open, absolute: the one asked for, else the last one.
+// DefaultWorkspace is the workspace an app opens when none was ever named: a folder in its data
+// folder, so that the first agent call (which starts the app) finds a workspace to build in.
+func DefaultWorkspace(dataDir string) string { return filepath.Join(dataDir, "workspace") }
+
+// chooseWorkspace is the workspace to open, absolute: the one asked for, else the last one,
+// else the default one.
 // A folder that does not exist yet is made (with its servers folder); an existing one must be a
 // workspace or empty, so a project folder is never taken for one.
-func chooseWorkspace(asked, last string) (string, error) {
+func chooseWorkspace(asked, last, fallback string) (string, error) {
 	dir := asked
 	if dir == "" {
 		dir = last
 	}
 	if dir == "" {
-		return "", errors.New("no workspace: name the folder of your saved servers with --workspace DIR (it is remembered)")
+		dir = fallback
 	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {

@@ -137,8 +137,9 @@ func appSettings(t *testing.T, data string) appdata.Settings {
 
 func TestOpenSaysWhichWorkspace(t *testing.T) {
 	data := t.TempDir()
-	if _, err := app.Open(context.Background(), app.Options{DataDir: data}); err == nil || !strings.Contains(err.Error(), "--workspace DIR") {
-		t.Fatalf("err = %v", err)
+	first := open(t, app.Options{DataDir: data})
+	if want := app.DefaultWorkspace(data); first.Workspace() != want || appSettings(t, data).Workspace != want {
+		t.Fatalf("never named, the workspace is %q (settings: %q), want %q", first.Workspace(), appSettings(t, data).Workspace, want)
 	}
 	project := t.TempDir()
 	if err := os.WriteFile(filepath.Join(project, "main.go"), []byte("package main"), 0o644); err != nil {

@@ -42,7 +42,7 @@ type flags struct {
 func parseFlags(env *cli.Env, args []string) (*flags, error) {
 	var f flags
 	fs := cli.NewFlags("app", env)
-	fs.StringVar(&f.workspace, "workspace", "", "the workspace folder to open (made when it does not exist); default: the last one, from settings.yaml")
+	fs.StringVar(&f.workspace, "workspace", "", "the workspace folder to open (made when it does not exist); default: the last one, from settings.yaml, else workspace/ in the data folder")
 	fs.StringVar(&f.dataDir, "data-dir", "", "octo's data folder: settings.yaml, agent.json (the agents' port and token), started.json; default: $OCTO_DATA_DIR, else the system's place ($XDG_DATA_HOME/octo or ~/.local/share/octo on Linux)")
 	fs.BoolVar(&f.allow, "allow-agents", false, "let AI agents use octo's tools (saved as agents.allow; off, the first agent call asks you)")
 	fs.BoolVar(&f.withoutApp, "agents-without-app", false, "let octo mcp run the tools itself while the app is closed, refusing what would ask you (saved as agents.withoutApp)")
