@@ -61,9 +61,11 @@ type App struct {
 
 	mu       sync.Mutex // guards settings and always
 	settings appdata.Settings
-	always   map[string]bool // tools the user approved for good, until the app stops
-	asking   sync.Mutex      // one allow-agents question at a time
-	agents   agents
+	// settingsAt is settings.yaml's stamp when it was last read or written here.
+	settingsAt settingsStamp
+	always     map[string]bool // tools the user approved for good, until the app stops
+	asking     sync.Mutex      // one allow-agents question at a time
+	agents     agents
 }
 
 var _ agenttools.Host = (*App)(nil)
@@ -230,11 +232,41 @@ func (a *App) Stop(ctx context.Context, name string) error {
 // Traffic implements agenttools.Host (see Store.Query).
 func (a *App) Traffic(q agenttools.TrafficQuery) []agenttools.TrafficEntry { return a.store.Query(q) }
 
-// Settings returns the settings as they are now.
+// Settings returns the settings as they are now: an edit of settings.yaml made outside the app
+// (`octo app --allow-agents` while the app runs, an editor) is read at the next call, so it
+// needs no restart. A file that no longer reads keeps the settings as they were, said in the log.
 func (a *App) Settings() appdata.Settings {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.followSettingsFile()
 	return a.settings
+}
+
+// followSettingsFile rereads settings.yaml when its size or modification time changed since it
+// was last read or written here; a.mu is held.
+func (a *App) followSettingsFile() {
+	fi, err := os.Stat(filepath.Join(a.opts.DataDir, appdata.SettingsFile))
+	if err != nil {
+		return
+	}
+	stamp := settingsStamp{fi.ModTime(), fi.Size()}
+	if stamp == a.settingsAt {
+		return
+	}
+	s, err := appdata.LoadSettings(a.opts.DataDir)
+	a.settingsAt = stamp
+	if err != nil {
+		a.log.Error("settings.yaml not applied: " + err.Error())
+		return
+	}
+	s.Workspace = a.settings.Workspace // the open workspace stays open
+	a.settings = s
+}
+
+// settingsStamp tells an edited settings file from the one last read.
+type settingsStamp struct {
+	mod  time.Time
+	size int64
 }
 
 // UpdateSettings changes the settings with change and saves them; when saving fails they stay
@@ -251,5 +283,8 @@ func (a *App) UpdateSettings(change func(*appdata.Settings)) error {
 		return err
 	}
 	a.settings = s
+	if fi, err := os.Stat(filepath.Join(a.opts.DataDir, appdata.SettingsFile)); err == nil {
+		a.settingsAt = settingsStamp{fi.ModTime(), fi.Size()} // our own write is no outside edit
+	}
 	return nil
 }

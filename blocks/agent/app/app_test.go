@@ -260,3 +260,26 @@ func waitFor(t *testing.T, ok func() bool, what func() string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestARunningAppFollowsSettingsEditedOutside(t *testing.T) {
+	data := t.TempDir()
+	a := open(t, app.Options{DataDir: data, Workspace: newWorkspace(t)})
+	if a.Settings().Agents.Allow {
+		t.Fatal("agents allowed before anyone allowed them")
+	}
+	// What `octo app --allow-agents` does while this app runs: it saves, and its own start fails.
+	s := appSettings(t, data)
+	s.Agents.Allow = true
+	if err := appdata.SaveSettings(data, s); err != nil {
+		t.Fatal(err)
+	}
+	if !a.Settings().Agents.Allow {
+		t.Fatal("the running app did not read settings.yaml saved outside it")
+	}
+	if err := os.WriteFile(filepath.Join(data, appdata.SettingsFile), []byte("agents: [broken\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !a.Settings().Agents.Allow {
+		t.Fatal("a settings file that does not read changed the settings")
+	}
+}
