@@ -63,8 +63,8 @@ type linkConfig struct {
 }
 
 // stepConfig is one thing a tool does during a call, before it answers:
-// exactly one of log, progress, delayMs, elicit or sample, with the keys
-// that belong to it.
+// exactly one of log, progress, delayMs, elicit, sample or listRoots, with
+// the keys that belong to it.
 type stepConfig struct {
 	Log    *string `yaml:"log" doc:"Send notifications/message with this text (a template), honouring the client's logging/setLevel."`
 	Level  string  `yaml:"level" default:"info" enum:"debug,info,notice,warning,error,critical,alert,emergency" doc:"A log step's level, as MCP names them (RFC 5424)."`
@@ -83,7 +83,11 @@ type stepConfig struct {
 	MaxTokens    int     `yaml:"maxTokens" doc:"A sample step's maxTokens; default 1000."`
 	SystemPrompt string  `yaml:"systemPrompt" doc:"A sample step's system prompt: a template."`
 
-	As string `yaml:"as" doc:"Keep an elicit or sample step's answer as {{args.<as>}} for later templates; not one of the tool's arguments."`
+	ListRoots bool `yaml:"listRoots" doc:"Ask the client for its roots through roots/list."`
+
+	As       string `yaml:"as" doc:"Keep an elicit, sample or listRoots step's answer as {{args.<as>}} for later templates; not one of the tool's arguments. On 2026-07-28 it is also the key of the step's input request (default: step<N>, N counting from 1)."`
+	Together bool   `yaml:"together" doc:"On 2026-07-28, ask this elicit, sample or listRoots step in the same round as the one before it (one input_required result naming both); else each is a round of its own."`
+	Optional bool   `yaml:"optional" doc:"On 2026-07-28, skip this elicit, sample or listRoots step when the client did not declare the capability it needs; else such a call is error -32021."`
 }
 
 type resourceConfig struct {
