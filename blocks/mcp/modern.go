@@ -292,7 +292,6 @@ func (s *Server) discover() (json.RawMessage, error) {
 			caps.Prompts = &listChangedCap{}
 		}
 	}
-	caps.Logging = nil // 2026-07-28 has no logging/setLevel; a request names its level in _meta
 	b, err := json.Marshal(struct {
 		SupportedVersions []string       `json:"supportedVersions"`
 		Capabilities      serverCaps     `json:"capabilities"`

@@ -9,6 +9,21 @@ import (
 // mcp-mock) take them in their settings: one definition, tagged for the runtime's decoder and
 // reference. This package decodes no YAML itself; the tags are the settings' description.
 
+// CacheSettings are the cache hints of a server's 2026-07-28 list, read and server/discover
+// results (ttlMs, cacheScope); the older revisions have none.
+type CacheSettings struct {
+	TTLMs int64  `yaml:"ttlMs" min:"0" doc:"How long, in milliseconds, a client may reuse a list, a read or server/discover before asking again (2026-07-28 ttlMs); 0: not at all."`
+	Scope string `yaml:"scope" default:"private" enum:"private,public" doc:"Who may share a cached result (2026-07-28 cacheScope): public, any client or proxy; private, only the same authorization context."`
+}
+
+// Hints are the settings as the server sends them; nil settings are the defaults.
+func (c *CacheSettings) Hints() CacheHints {
+	if c == nil {
+		return CacheHints{}
+	}
+	return CacheHints{TTLMs: c.TTLMs, Public: c.Scope == "public"}
+}
+
 // ToolFields are what a tool is called, says and takes.
 type ToolFields struct {
 	Name         string           `yaml:"name" octo:"required" doc:"The tool's name, unique in the server; clients call it by this name. Use 1 to 128 of A-Z a-z 0-9 _ - ." example:"get_weather"`
