@@ -147,6 +147,7 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 		},
 	}
 	mcp.SessionFeatures{Logging: true, Subscriptions: true, Completions: true}.Apply(srv.core)
+	srv.core.Handlers["completion/complete"] = srv.prov.complete // suggestions from settings
 	srv.log = newTrafficLog(logger, f.serverName)
 	opts := mcp.StatefulOptions{Observer: srv.log.observe, AllowBatch: true}
 	f.limits.apply(srv.core, &opts)

@@ -11,9 +11,10 @@ import (
 
 // prompt is one compiled prompt.
 type prompt struct {
-	def      mcp.Prompt
-	messages []promptMessage
-	steps    []*step // elicit, sample and listRoots only
+	def         mcp.Prompt
+	messages    []promptMessage
+	steps       []*step // elicit, sample and listRoots only
+	completions map[string][]string
 }
 
 type promptMessage struct {
@@ -44,7 +45,7 @@ func (c *compiler) prompts(cat *catalog, confs []promptConfig) {
 }
 
 func (c *compiler) prompt(pc *promptConfig) (*prompt, bool) {
-	p := &prompt{def: pc.Prompt()}
+	p := &prompt{def: pc.Prompt(), completions: pc.Completions}
 	args := map[string]bool{}
 	for _, a := range pc.Arguments {
 		args[a.Name] = true
@@ -78,6 +79,15 @@ func checkPrompt(pc *promptConfig, pos *config.Positions, ds *config.Diags) {
 	for i := range pc.Messages {
 		mc := &pc.Messages[i]
 		checkContentShape(&mc.contentConfig, pos, ds)
+	}
+	declared := map[string]bool{}
+	for _, a := range pc.Arguments {
+		declared[a.Name] = true
+	}
+	for name := range pc.Completions {
+		if !declared[name] {
+			*ds = append(*ds, pos.Diag(&pc.Completions, "completions for %q, which is not an argument of the prompt", name))
+		}
 	}
 	names := map[string]bool{}
 	for i := range pc.Steps {
@@ -121,4 +131,18 @@ func (p *prompt) get(ctx context.Context, rc *mcp.RequestContext, args map[strin
 		res.Messages[i] = mcp.PromptMessage{Role: m.role, Content: m.content.render(in, r)}
 	}
 	return res, nil
+}
+
+// complete answers completion/complete from the suggestions a prompt's settings give its
+// arguments; anything else (an unknown prompt, a resource) gets no suggestions.
+func (p *provider) complete(_ context.Context, req *mcp.Request, _ *mcp.RequestContext) (any, error) {
+	c, err := mcp.ReadCompletion(req)
+	if err != nil {
+		return nil, err
+	}
+	var suggestions []string
+	if pr := p.current().promptByName[c.Ref]; pr != nil && c.RefType == "ref/prompt" {
+		suggestions = pr.completions[c.Argument]
+	}
+	return mcp.Completions(suggestions, c.Value), nil
 }

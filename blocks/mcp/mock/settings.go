@@ -101,9 +101,10 @@ type resourceConfig struct {
 
 type promptConfig struct {
 	mcp.PromptFields `yaml:",inline"`
-	Messages         []messageConfig `yaml:"messages" doc:"The prompt's messages, each a role and one content item; templates see {{args.name}}."`
-	Steps            []stepConfig    `yaml:"steps" doc:"Questions for the client before the messages render, in order: each one of elicit, sample or listRoots, its answer kept as {{args.<as>}}. Over a session they are requests to the client; on 2026-07-28, input requests of an input_required result."`
-	Enabled          bool            `yaml:"enabled" default:"true" doc:"false: the prompt is neither listed nor available."`
+	Messages         []messageConfig     `yaml:"messages" doc:"The prompt's messages, each a role and one content item; templates see {{args.name}}."`
+	Completions      map[string][]string `yaml:"completions" doc:"Suggestions completion/complete offers for an argument, by argument name: the ones starting with what the user typed, in order, at most 100." example:"{city: [Lisbon, London, Lyon]}"`
+	Steps            []stepConfig        `yaml:"steps" doc:"Questions for the client before the messages render, in order: each one of elicit, sample or listRoots, its answer kept as {{args.<as>}}. Over a session they are requests to the client; on 2026-07-28, input requests of an input_required result."`
+	Enabled          bool                `yaml:"enabled" default:"true" doc:"false: the prompt is neither listed nor available."`
 }
 
 // messageConfig is one prompt message: a role and one content item.
