@@ -129,11 +129,7 @@ func TestEveryExampleBuilds(t *testing.T) {
 			if b.Example == "" {
 				t.Fatal("no example")
 			}
-			buildConfig(t, `connectors: [ { name: api, type: http, settings: { port: 0 } } ]
-flows:
-  - name: f
-    source: { connector: api, settings: { path: /x } }
-    process:
+			buildConfig(t, exampleSource(b)+`    process:
       - `+strings.ReplaceAll(strings.TrimSpace(b.Example), "\n", "\n        "))
 		})
 	}
@@ -145,6 +141,15 @@ flows:
 			buildConfig(t, c.Example)
 		})
 	}
+}
+
+// exampleSource is the connector and flow a block's example is built in: http, unless the block
+// takes messages of the stdio connector only (agent-bridge).
+func exampleSource(b runtime.BlockSpec) string {
+	if len(b.Transports) == 1 && b.Transports[0] == "stdio" {
+		return "connectors: [ { name: io, type: stdio } ]\nflows:\n  - name: f\n    source: { connector: io }\n"
+	}
+	return "connectors: [ { name: api, type: http, settings: { port: 0 } } ]\nflows:\n  - name: f\n    source: { connector: api, settings: { path: /x } }\n"
 }
 
 // buildConfig loads and builds a config of one file.

@@ -2,6 +2,7 @@
 package all
 
 import (
+	_ "github.com/octo-run/octo/connectors/agent"
 	_ "github.com/octo-run/octo/connectors/http"
 	_ "github.com/octo-run/octo/connectors/stdio"
 )

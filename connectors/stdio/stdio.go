@@ -30,9 +30,7 @@ package stdio
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -207,7 +205,7 @@ func (c *Connector) read() {
 	defer close(c.readEnd)
 	r := bufio.NewReaderSize(c.in, 64<<10)
 	for {
-		line, tooLong, err := readLine(r, c.maxLine)
+		line, tooLong, err := stdiomsg.ReadLine(r, c.maxLine)
 		if len(line) > 0 || tooLong || err == nil {
 			if !c.handle(line, tooLong) {
 				return
@@ -252,23 +250,9 @@ type lineReply struct{ c *Connector }
 // Ack writes the answer: a stream one line per event, a body as one line, nothing for none.
 func (l lineReply) Ack(_ context.Context, ans *runtime.Message) error {
 	c := l.c
-	if s := ans.Stream(); s != nil {
-		c.pump(s)
-		return nil
+	if err := stdiomsg.WriteAnswer(c.ctx, ans, c.writeLine); err != nil {
+		c.logger.Error("encoding the answer failed", "err", err)
 	}
-	if ans.IsEmpty() {
-		return nil
-	}
-	body := ans.Raw()
-	if !ans.IsRaw() {
-		v, _ := ans.Body()
-		var err error
-		if body, err = json.Marshal(v); err != nil {
-			c.logger.Error("encoding the answer failed", "err", err)
-			return nil
-		}
-	}
-	c.writeLine(body)
 	return nil
 }
 
@@ -297,20 +281,7 @@ func (e ending) Nack(_ context.Context, err error) error {
 
 // pump writes each event of s as a line until it ends or the connector
 // stops.
-func (c *Connector) pump(s runtime.Stream) {
-	if cl, ok := s.(io.Closer); ok {
-		defer cl.Close()
-	}
-	for {
-		ev, err := s.Next(c.ctx)
-		if err != nil {
-			return
-		}
-		if !c.writeLine(ev.Data) {
-			return
-		}
-	}
-}
+func (c *Connector) pump(s runtime.Stream) { stdiomsg.Pump(c.ctx, s, c.writeLine) }
 
 // smallLine is the size up to which a line and its newline are copied into
 // one write; a longer line is written in pieces of this size, then the
@@ -321,12 +292,7 @@ const smallLine = 64 << 10
 // compacted when it is JSON, since a line must not break. When the client
 // takes nothing of it for the stall timeout, the connector ends.
 func (c *Connector) writeLine(data []byte) bool {
-	if bytes.ContainsAny(data, "\r\n") {
-		var b bytes.Buffer
-		if json.Compact(&b, data) == nil {
-			data = b.Bytes()
-		}
-	}
+	data = stdiomsg.OneLine(data)
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.stalled.Load() {
@@ -427,51 +393,6 @@ func wait(ctx context.Context, ch <-chan struct{}) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// readLine returns the next line without its \n or \r\n; a line over max
-// bytes is consumed and reported as tooLong without being kept. A long line
-// is gathered in pieces and joined once: it costs twice its size at the
-// peak, not the many growing copies of appending to one slice.
-func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
-	var pieces [][]byte
-	n := 0
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			if n+len(chunk) > max+2 {
-				tooLong, pieces = true, nil
-			} else if len(chunk) > 0 {
-				pieces = append(pieces, bytes.Clone(chunk))
-				n += len(chunk)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if tooLong {
-			return nil, true, err
-		}
-		line = join(pieces, n)
-		line = bytes.TrimSuffix(line, []byte{'\n'})
-		line = bytes.TrimSuffix(line, []byte{'\r'})
-		if len(line) > max {
-			return nil, true, err
-		}
-		return line, false, err
-	}
-}
-
-// join concatenates pieces holding n bytes in all.
-func join(pieces [][]byte, n int) []byte {
-	if len(pieces) == 1 {
-		return pieces[0]
-	}
-	out := make([]byte, 0, n)
-	for _, p := range pieces {
-		out = append(out, p...)
-	}
-	return out
 }
 
 var (

@@ -23,6 +23,9 @@ import (
 // version is set at build time with -ldflags "-X ...cli.version=v1.2.3".
 var version = "dev"
 
+// Version is the binary's version, as `octo version` prints it (servers octo runs report it).
+func Version() string { return version }
+
 // Env is what a command may touch of the outside world.
 type Env struct {
 	Stdin          io.Reader

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
@@ -91,6 +92,14 @@ func connectorComponent(c runtime.ConnectorSpec) component {
 	return component{kind: "connector", name: c.Type, summary: c.Summary, doc: c.Doc, example: c.Example,
 		tables: []table{
 			{"Settings", "Written under the connector's `settings`.", rows(c.Settings())},
-			{"Source settings", "Written under `source.settings` of a flow on a " + c.Type + " connector.", rows(c.Source)},
+			{"Source settings", "Written under `source.settings` of a flow on " + article(c.Type) + " " + c.Type + " connector.", rows(c.Source)},
 		}}
+}
+
+// article is the indefinite article before word, by its first letter: "an agent", "a stdio".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }

@@ -1,6 +1,7 @@
 // Package mcpflow is what the MCP blocks share to serve the protocol core (blocks/mcp) through
-// runtime messages: the core's event streams as message streams, and a stdio session fed by the
-// stdio connector's events. The core knows nothing of the runtime; the connectors nothing of MCP.
+// runtime messages: the core's event streams as message streams, and stdio sessions fed by a
+// line connector's events (stdio's one session, the agent connector's one per connection).
+// The core knows nothing of the runtime; the connectors nothing of MCP.
 package mcpflow
 
 import (
@@ -37,54 +38,51 @@ var (
 	errStopping  = &runtime.Error{Kind: runtime.KindUnavailable, Msg: "the server is stopping"}
 )
 
-// Stdio serves one stateful server's stdio session from the stdio connector's events (see
-// connectors/stdio): Opened opens the session, whose lines to write are the answer's stream;
-// each Line is handed to it (requests run at once, so a notifications/cancelled read later
-// reaches a call still running); Ended lets it answer what it read and end.
+// Stdio serves one stateful server's line sessions from a line connector's events (see
+// connectors/stdio/stdiomsg): the stdio connector's one session, or the agent connector's one per
+// connection, told apart by Event.Session. Opened opens a session, whose lines to write are the
+// answer's stream; each Line is handed to it (requests run at once, so a
+// notifications/cancelled read later reaches a call still running); Ended lets it answer what
+// it read and end. Sessions are independent: one that fails or ends leaves the others be.
 type Stdio struct {
 	st *mcp.Stateful
 	mu sync.Mutex
-	ss *mcp.StdioSession
+	ss map[uint64]*mcp.StdioSession // open sessions by Event.Session
 }
 
-// NewStdio serves st's stdio session.
-func NewStdio(st *mcp.Stateful) *Stdio { return &Stdio{st: st} }
+// NewStdio serves st's stdio sessions.
+func NewStdio(st *mcp.Stateful) *Stdio { return &Stdio{st: st, ss: make(map[uint64]*mcp.StdioSession)} }
 
-// Process answers one event of the stdio connector.
+// Process answers one event of a line connector.
 func (p *Stdio) Process(ctx context.Context, m *runtime.Message, ev *stdiomsg.Event) (*runtime.Message, error) {
-	switch ev.Kind {
-	case stdiomsg.Opened:
-		return p.open(m)
-	case stdiomsg.Line:
-		ss := p.session()
-		if ss == nil {
-			return nil, errNoStdio
+	if ev.Kind == stdiomsg.Opened {
+		return p.open(m, ev.Session)
+	}
+	ss := p.session(ev.Session)
+	if ss == nil {
+		return nil, errNoStdio
+	}
+	switch {
+	case ev.Kind == stdiomsg.Line && ev.TooLong: // the connector did not read an over-long line
+		limit := ev.Limit
+		if limit <= 0 {
+			limit = mcp.MaxLineBytes
 		}
-		if ev.TooLong { // the connector did not read an over-long line
-			limit := ev.Limit
-			if limit <= 0 {
-				limit = mcp.MaxLineBytes
-			}
-			ss.TooLong(ctx, limit)
-		} else {
-			ss.Line(ctx, m.Raw())
-		}
-	case stdiomsg.Ended:
-		ss := p.session()
-		if ss == nil {
-			return nil, errNoStdio
-		}
+		ss.TooLong(ctx, limit)
+	case ev.Kind == stdiomsg.Line:
+		ss.Line(ctx, m.Raw())
+	case ev.Kind == stdiomsg.Ended:
 		ss.EndInput()
 	}
 	m.ClearBody()
 	return m, nil
 }
 
-// open starts the one stdio session; its lines to write are the answer's stream.
-func (p *Stdio) open(m *runtime.Message) (*runtime.Message, error) {
+// open starts session id; its lines to write are the answer's stream.
+func (p *Stdio) open(m *runtime.Message, id uint64) (*runtime.Message, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ss != nil {
+	if p.ss[id] != nil {
 		return nil, errStdioBusy
 	}
 	ss, err := p.st.OpenStdio()
@@ -94,31 +92,32 @@ func (p *Stdio) open(m *runtime.Message) (*runtime.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.ss = ss
+	p.ss[id] = ss
 	m.ClearBody()
-	m.SetStream(stdioStream{Stream{ss}, p, ss})
+	m.SetStream(stdioStream{Stream{ss}, p, ss, id})
 	return m, nil
 }
 
-func (p *Stdio) session() *mcp.StdioSession {
+func (p *Stdio) session(id uint64) *mcp.StdioSession {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.ss
+	return p.ss[id]
 }
 
 // stdioStream is the answer to Opened: every line the session writes. Once the connector stops
-// reading it, a session may be opened again.
+// reading it, a session of the same id may be opened again.
 type stdioStream struct {
 	Stream
 	p  *Stdio
 	ss *mcp.StdioSession
+	id uint64
 }
 
 // Close implements io.Closer.
 func (s stdioStream) Close() error {
 	s.p.mu.Lock()
-	if s.p.ss == s.ss {
-		s.p.ss = nil
+	if s.p.ss[s.id] == s.ss {
+		delete(s.p.ss, s.id)
 	}
 	s.p.mu.Unlock()
 	return s.Stream.Close()

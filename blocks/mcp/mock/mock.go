@@ -50,7 +50,7 @@ type Block struct {
 }
 
 func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
-	srv, ds := newServer(s, b.Positions(), b.Name, b.Logger())
+	srv, ds := newServer(s, b.Positions(), b.Name, b.Logger(), tapOf(b))
 	if srv != nil && b.At.Kind != KindServer {
 		ds = strict(srv, s, b.Positions())
 	}
@@ -118,7 +118,8 @@ func fixedOf(s *Settings, fallbackName string) fixedSettings {
 	return f
 }
 
-func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Logger) (*Server, config.Diags) {
+// newServer builds the server; tap, when not nil, gets its traffic besides its log (TrafficTap).
+func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Logger, tap func(string, mcp.TrafficEvent)) (*Server, config.Diags) {
 	v, ds := newVersion(s, pos)
 	if len(ds) > 0 {
 		return nil, ds
@@ -150,6 +151,12 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 	srv.core.Handlers["completion/complete"] = srv.prov.complete // suggestions from settings
 	srv.log = newTrafficLog(logger, f.serverName)
 	opts := mcp.StatefulOptions{Observer: srv.log.observe, AllowBatch: true}
+	if tap != nil {
+		opts.Observer = func(ev mcp.TrafficEvent) {
+			tap(name, ev)
+			srv.log.observe(ev)
+		}
+	}
 	f.limits.apply(srv.core, &opts)
 	if err := srv.core.Check(); err != nil {
 		return nil, config.Diags{pos.Root().Diag(err.Error())}

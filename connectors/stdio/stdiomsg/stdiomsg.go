@@ -1,11 +1,14 @@
-// Package stdiomsg is the stdio connector's typed view of a message: which event of the one
-// session over standard input and output it is. The connector sets it; a block that keeps the
-// session (mcp-mock) reads it. The runtime never imports it.
+// Package stdiomsg is the typed view of a message from a line session: which event of the
+// session it is, and which session. The stdio connector serves one session, over standard input
+// and output (Session 0); the agent connector (connectors/agent) one per authenticated
+// connection, numbered from 1. The connectors set it and frame the lines with ReadLine and
+// OneLine; a block that keeps sessions (mcp-mock, mcp-router, through blocks/mcp/mcpflow) reads
+// it. The runtime never imports it.
 package stdiomsg
 
 import "github.com/octo-run/octo/runtime"
 
-// Transport is the name the stdio connector gives its messages' typed view
+// Transport is the name the stdio and agent connectors give their messages' typed view
 // (runtime.ConnectorSpec.Transport).
 const Transport = "stdio"
 
@@ -35,9 +38,13 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
-// Event is the typed view of a message from the stdio connector.
+// Event is the typed view of a message from a line session.
 type Event struct {
 	Kind Kind
+	// Session tells the sessions of one connector apart: 0 for standard input and output, the
+	// connection's number for the agent connector. Each session's events come in order (Opened,
+	// its Lines, Ended); different sessions' events interleave.
+	Session uint64
 	// TooLong marks a Line longer than the connector reads (its maxLineBytes, in Limit): the
 	// line was skipped without being kept, and the message has no body.
 	TooLong bool
@@ -58,7 +65,7 @@ func NewMessage(body []byte, ev Event) *runtime.Message {
 	return &em.msg
 }
 
-// From returns the message's event, and whether it came from a stdio connector.
+// From returns the message's event, and whether it came from a line session.
 func From(m *runtime.Message) (*Event, bool) {
 	ev, ok := m.Transport.(*Event)
 	return ev, ok

@@ -63,7 +63,7 @@ func serve(ctx context.Context, env *cli.Env, args []string) error {
 	if *grace <= 0 {
 		return cli.Usagef("--shutdown-timeout must be positive")
 	}
-	logger := trafficLogger(env.Stderr, lv, *asJSON)
+	logger := TrafficLogger(env.Stderr, lv, *asJSON)
 	opts := Options{Environment: *envName, Servers: pos[1:], Port: *port, Logger: logger, StopTimeout: *grace}
 	if *useStdio {
 		opts.Transport = Stdio

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/octo-run/octo/blocks/mcp/mock"
@@ -50,6 +51,11 @@ type Options struct {
 	// Serving, when set, is called once the selected servers that could start serve;
 	// Stopping when Run begins to stop them.
 	Serving, Stopping func()
+	// Manual starts no server by itself: Runner.Start and Runner.Stop choose which serve, and
+	// new files wait to be started (the app). Servers is then ignored.
+	Manual bool
+	// Tap, when set, gets the traffic of every server (mock.TrafficTap): the app's store.
+	Tap *mock.TrafficTap
 }
 
 // ErrNothingServed is returned when no selected server could start.
@@ -59,17 +65,17 @@ var ErrNothingServed = errors.New("no server could be started")
 // input ends), following edits to its files. Problems with one server are
 // logged and leave the others serving.
 func Run(ctx context.Context, dir string, opts Options) error {
-	r, err := newRunner(dir, opts)
+	r, err := NewRunner(dir, opts)
 	if err != nil {
 		return err
 	}
-	defer r.stopAll()
-	if err := r.startSelected(ctx); err != nil {
+	defer r.Close()
+	if err := r.r.startSelected(ctx); err != nil {
 		return err
 	}
 	call(opts.Serving)
-	defer call(opts.Stopping) // runs before stopAll, deferred after it
-	return r.watch(ctx)
+	defer call(opts.Stopping) // runs before Close, deferred after it
+	return r.Watch(ctx)
 }
 
 // call calls f when it is set.
@@ -79,16 +85,22 @@ func call(f func()) {
 	}
 }
 
-// runner serves a workspace's servers and follows edits.
+// runner serves a workspace's servers and follows edits. mu guards everything but the
+// fields set once in newRunner: the watch loop and the Runner's callers share it.
 type runner struct {
-	dir     string
-	opts    Options
-	log     *slog.Logger
-	vars    map[string]string
-	running map[string]*running    // by file
-	broken  map[string][]byte      // files that failed, by their content
-	files   *watch.Settler         // the files as last applied
-	sup     *supervisor.Supervisor // a unit per served file, named by the file
+	dir  string
+	opts Options
+	log  *slog.Logger
+	sup  *supervisor.Supervisor // a unit per served file, named by the file
+	tap  runtime.Release        // gives the traffic tap back, or nil
+
+	mu       sync.Mutex
+	vars     map[string]string
+	running  map[string]*running // by file
+	broken   map[string][]byte   // files that failed, by their content
+	problems map[string]string   // why a file does not serve, or serves an older version
+	files    *watch.Settler      // the files as last applied
+	pick     selection
 }
 
 // running is one server that serves.
@@ -120,13 +132,24 @@ func newRunner(dir string, opts Options) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runner{dir: dir, opts: opts, log: opts.Logger, vars: vars,
-		running: map[string]*running{}, broken: map[string][]byte{}, files: &watch.Settler{Settle: opts.Settle},
-		sup: supervisor.New(supervisor.Options{Logger: opts.Logger, LookupEnv: noEnv, StopTimeout: opts.StopTimeout, Observer: opts.Observer})}, nil
+	r := &runner{dir: dir, opts: opts, log: opts.Logger, vars: vars, running: map[string]*running{},
+		broken: map[string][]byte{}, problems: map[string]string{}, files: &watch.Settler{Settle: opts.Settle},
+		sup:  supervisor.New(supervisor.Options{Logger: opts.Logger, LookupEnv: noEnv, StopTimeout: opts.StopTimeout, Observer: opts.Observer}),
+		pick: selection{all: !opts.Manual && len(opts.Servers) == 0}}
+	if !opts.Manual {
+		r.pick.want = opts.Servers
+	}
+	if opts.Tap != nil {
+		tap := opts.Tap
+		_, r.tap, _ = runtime.Acquire(r.sup.Shared(), mock.TrafficTapKey, func() (*mock.TrafficTap, error) { return tap, nil })
+	}
+	return r, nil
 }
 
 // startSelected starts the servers asked for: all, or those named.
 func (r *runner) startSelected(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	// Stamped before the files are read: an edit made while the servers start is then a change
 	// the first poll applies, not the state it starts from.
 	stamps := r.scan()
@@ -141,7 +164,7 @@ func (r *runner) startSelected(ctx context.Context) error {
 	}
 	started := 0
 	for _, s := range chosen {
-		if r.start(ctx, s) {
+		if r.start(ctx, s) == nil {
 			started++
 		}
 	}
@@ -155,17 +178,13 @@ func (r *runner) startSelected(ctx context.Context) error {
 // relevant keeps the problems of files that may hold the servers asked
 // for: all of them, or those whose file name is a wanted name.
 func (r *runner) relevant(ds config.Diags) config.Diags {
-	if len(r.opts.Servers) == 0 {
+	if r.pick.all {
 		return ds
 	}
 	var out config.Diags
 	for _, d := range ds {
-		stem := strings.TrimSuffix(filepath.Base(d.File), filepath.Ext(d.File))
-		for _, want := range r.opts.Servers {
-			if strings.EqualFold(stem, want) {
-				out = append(out, d)
-				break
-			}
+		if r.pick.wantsFile(d.File) {
+			out = append(out, d)
 		}
 	}
 	return out
@@ -215,19 +234,22 @@ func find(all []*Server, want string) *Server {
 	return nil
 }
 
-// start builds and starts one server as a unit of its own; problems are logged.
-func (r *runner) start(ctx context.Context, s *Server) bool {
+// start builds and starts one server as a unit of its own; problems are logged, kept for
+// States and returned.
+func (r *runner) start(ctx context.Context, s *Server) error {
 	cfg, mockAddr := Adapt(s, r.vars, r.opts.Transport)
 	if err := r.sup.Start(ctx, s.File, cfg); err != nil {
 		r.reportErr(err, s)
 		r.broken[s.File] = s.data
-		return false
+		r.problems[s.File] = problemText(err)
+		return err
 	}
 	rs := r.serving(s, mockAddr)
 	r.running[s.File] = rs
 	delete(r.broken, s.File)
+	delete(r.problems, s.File)
 	r.announce(rs)
-	return true
+	return nil
 }
 
 // serving is the server s as its unit's build serves it now.
@@ -266,13 +288,19 @@ func (r *runner) stop(rs *running) {
 	}
 }
 
+// stopAll stops every server and gives the traffic tap back.
 func (r *runner) stopAll() {
 	ctx, cancel := context.WithTimeout(context.Background(), r.opts.StopTimeout)
 	defer cancel()
 	if err := r.sup.Close(ctx); err != nil {
 		r.log.Warn("servers did not stop cleanly", "err", err)
 	}
+	r.mu.Lock()
 	clear(r.running)
+	r.mu.Unlock()
+	if r.tap != nil {
+		_ = r.tap(ctx)
+	}
 }
 
 // report logs problems one per line, as file:line:col: what.
@@ -294,6 +322,8 @@ func (r *runner) reportErr(err error, s *Server) {
 
 // done is closed when a stdio server's input has ended.
 func (r *runner) done() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, rs := range r.running {
 		if c, ok := rs.svc.Connector("stdio").(interface{ Done() <-chan struct{} }); ok {
 			return c.Done()

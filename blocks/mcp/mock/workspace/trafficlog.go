@@ -12,8 +12,9 @@ import (
 	"sync"
 )
 
-// trafficLogger writes the log as JSON lines or as readable lines.
-func trafficLogger(w io.Writer, level slog.Level, asJSON bool) *slog.Logger {
+// TrafficLogger writes the log as JSON lines or as readable lines: one short line per message
+// of the servers' traffic (octo serve, octo app).
+func TrafficLogger(w io.Writer, level slog.Level, asJSON bool) *slog.Logger {
 	if asJSON {
 		return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
 	}

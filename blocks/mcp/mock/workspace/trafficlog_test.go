@@ -31,7 +31,7 @@ func TestTheReadableLogIsOneShortLinePerRecord(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var b bytes.Buffer
-			c.log(trafficLogger(&b, c.level, false))
+			c.log(TrafficLogger(&b, c.level, false))
 			got := b.String()
 			if len(got) < 13 || got[12:13] != " " || got[13:] != c.want {
 				t.Fatalf("got  %q\nwant %q after the time", got, c.want)

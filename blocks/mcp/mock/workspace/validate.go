@@ -17,26 +17,34 @@ func Validate(dir, environment string) ([]string, config.Diags) {
 	if !read {
 		return nil, all
 	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var ok []string
 	for _, s := range servers {
-		cfg, mockAddr := Adapt(s, vars, HTTP)
-		svc, err := runtime.NewService(cfg, runtime.Options{Logger: quiet, LookupEnv: noEnv})
-		if err != nil {
-			var bds config.Diags
-			if !errors.As(err, &bds) {
-				bds = config.Diags{{File: s.File, Msg: err.Error()}}
-			}
-			all = append(all, bds...)
-			continue
-		}
-		if live := Live(svc, mockAddr); live != nil && len(live.Problems()) > 0 {
-			all = append(all, live.Problems()...)
+		if ds := buildProblems(s, vars); len(ds) > 0 {
+			all = append(all, ds...)
 			continue
 		}
 		ok = append(ok, s.Name)
 	}
 	return ok, all
+}
+
+// buildProblems builds a saved server with the variables vars without serving it, and returns
+// why it cannot be built or what it would leave out.
+func buildProblems(s *Server, vars map[string]string) config.Diags {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg, mockAddr := Adapt(s, vars, HTTP)
+	svc, err := runtime.NewService(cfg, runtime.Options{Logger: quiet, LookupEnv: noEnv})
+	if err != nil {
+		var ds config.Diags
+		if !errors.As(err, &ds) {
+			ds = config.Diags{{File: s.File, Msg: err.Error()}}
+		}
+		return ds
+	}
+	if live := Live(svc, mockAddr); live != nil {
+		return live.Problems()
+	}
+	return nil
 }
 
 // Configs returns the config of every saved server of the workspace, by server name, adapted

@@ -35,17 +35,25 @@ func (r *runner) watch(ctx context.Context) error {
 		case <-r.done():
 			return nil
 		case <-tick:
-			r.poll(ctx, r.files.Next)
+			r.locked(func() { r.poll(ctx, r.files.Next) })
 		case <-r.opts.Reload:
 			r.log.Info("applying the files as they are now")
-			r.poll(ctx, r.files.Flush)
+			r.locked(func() { r.poll(ctx, r.files.Flush) })
 		}
 	}
 }
 
+// locked runs f holding r.mu.
+func (r *runner) locked(f func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f()
+}
+
 // poll applies what changed since the last poll: what has settled, with next = r.files.Next.
 func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (before, after map[string]watch.Stamp, changed bool)) {
-	prev, now, changed := next(r.scan())
+	cur := r.scan()
+	prev, now, changed := next(cur)
 	if !changed {
 		return
 	}
@@ -55,8 +63,16 @@ func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (be
 			r.apply(ctx, rs, rs.srv)
 		}
 	}
+	for file := range r.problems {
+		if _, exists := cur[file]; !exists {
+			delete(r.problems, file)
+		}
+	}
 	for file, rs := range r.running {
-		if _, ok := now[file]; !ok {
+		// A file saved and started at once (an agent's save_server, then start_server) is
+		// not settled yet, so not among the files applied: it is gone only when it is gone.
+		_, applied := now[file]
+		if _, exists := cur[file]; !applied && !exists {
 			r.log.Info("server stopped: its file was removed", "server", rs.srv.Name, "file", file)
 			r.stop(rs)
 			delete(r.running, file)
@@ -98,19 +114,21 @@ func (r *runner) changed(ctx context.Context, file string) {
 			ds = r.relevant(ds)
 		}
 		r.report(ds)
-		if rs != nil {
+		if rs != nil { // a server that does not serve shows its file's problems as they are (States)
+			r.problems[file] = problemText(ds)
 			r.log.Error("edit not applied; the last good version keeps serving", "server", rs.srv.Name, "file", file)
 		}
 		return
 	}
 	if rs != nil && bytes.Equal(rs.srv.data, s.data) || rs == nil && bytes.Equal(r.broken[file], s.data) {
-		return // touched, not edited
+		return // touched, not edited: what was found wrong with it still holds
 	}
-	if !r.selected(s) || rs == nil && r.opts.Transport == Stdio {
+	delete(r.problems, file)
+	if !r.pick.has(s) || rs == nil && r.opts.Transport == Stdio {
 		return
 	}
 	if rs == nil {
-		r.startNew(ctx, s)
+		_ = r.startNew(ctx, s) // logged
 		return
 	}
 	if r.opts.Port != 0 {
@@ -139,6 +157,7 @@ func (r *runner) apply(ctx context.Context, rs *running, s *Server) {
 		r.restart(ctx, rs, s)
 	case errors.As(err, &ds):
 		r.report(ds)
+		r.problems[s.File] = problemText(ds)
 		r.log.Error("edit not applied; the last good version keeps serving", "server", rs.srv.Name, "file", s.File)
 	default:
 		rs.srv = s
@@ -162,6 +181,7 @@ func (r *runner) restart(ctx context.Context, old *running, s *Server) {
 		} else {
 			r.log.Error("server not restarted: "+err.Error(), "server", s.Name, "file", s.File)
 		}
+		r.problems[s.File] = problemText(err)
 		r.log.Error("edit not applied; the last good version keeps serving", "server", old.srv.Name, "file", s.File)
 		return
 	}
@@ -171,8 +191,10 @@ func (r *runner) restart(ctx context.Context, old *running, s *Server) {
 	r.announce(rs)
 }
 
-// startNew starts a server whose file appeared or was fixed.
-func (r *runner) startNew(ctx context.Context, s *Server) {
+// startNew starts a server whose file appeared or was fixed, or that was asked for, beside the
+// running ones: a clash with one of them is refused, and a server without a port takes the
+// first one they leave free.
+func (r *runner) startNew(ctx context.Context, s *Server) error {
 	others := make([]*Server, 0, len(r.running))
 	used := map[int]bool{}
 	for _, rs := range r.running {
@@ -182,23 +204,11 @@ func (r *runner) startNew(ctx context.Context, s *Server) {
 	if clash := clashes(s, others); clash != "" {
 		r.log.Error(s.File + ": " + clash + "; this server is not started")
 		r.broken[s.File] = s.data
-		return
+		r.problems[s.File] = clash
+		return errors.New(clash)
 	}
 	if !s.PortSet {
 		s.Port = nextPort(used)
 	}
-	r.start(ctx, s)
-}
-
-// selected reports whether s is among the servers asked for.
-func (r *runner) selected(s *Server) bool {
-	if len(r.opts.Servers) == 0 {
-		return true
-	}
-	for _, want := range r.opts.Servers {
-		if find([]*Server{s}, want) != nil {
-			return true
-		}
-	}
-	return false
+	return r.start(ctx, s)
 }

@@ -1,4 +1,4 @@
-package stdio
+package stdiomsg
 
 import (
 	"bufio"
@@ -21,7 +21,7 @@ func FuzzReadLine(f *testing.F) {
 		r := bufio.NewReaderSize(bytes.NewReader(data), 16)
 		lines := 0
 		for {
-			line, tooLong, err := readLine(r, max)
+			line, tooLong, err := ReadLine(r, max)
 			if bytes.IndexByte(line, '\n') >= 0 || len(line) > max || tooLong && line != nil {
 				t.Fatalf("line %q (tooLong %v) with max %d", line, tooLong, max)
 			}
@@ -54,7 +54,7 @@ func TestReadLine(t *testing.T) {
 			r := bufio.NewReaderSize(strings.NewReader(tt.in), 16)
 			var got []string
 			for {
-				data, tooLong, err := readLine(r, tt.max)
+				data, tooLong, err := ReadLine(r, tt.max)
 				switch {
 				case tooLong:
 					got = append(got, "!")

@@ -1,0 +1,169 @@
+package agenttools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
+	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/reference"
+)
+
+// saveArgs are save_server's arguments: a saved server file's keys.
+type saveArgs struct {
+	Name string          `json:"name"`
+	Kind string          `json:"kind"`
+	Port *int            `json:"port"`
+	MCP  json.RawMessage `json:"mcp"`
+}
+
+// saving is a save_server call with its file drafted.
+type saving struct {
+	saveArgs
+	draft *workspace.Draft
+}
+
+func (t *Tools) saveServer(c Call) (op, error) {
+	var s saving
+	if err := decode(c.Args, &s.saveArgs); err != nil {
+		return op{}, err
+	}
+	if err := workspace.CheckName(s.Name); err != nil {
+		return op{}, argError("name", "%v", err)
+	}
+	d, err := workspace.NewDraft(s.Name, s.Kind, s.MCP)
+	if err != nil {
+		return op{}, argError("mcp", "%v", err)
+	}
+	s.draft = d
+	return op{summary: t.saveSummary(&s), run: func(ctx context.Context) *mcp.CallToolResult { return t.save(&s) }}, nil
+}
+
+// saveSummary tells the user what the save makes: `save_server "Weather mock" (new, 3 tools)`.
+func (t *Tools) saveSummary(s *saving) string {
+	var parts []string
+	if st, err := t.find(s.Name); err != nil {
+		parts = append(parts, "new")
+	} else if st.Running {
+		parts = append(parts, "replaces "+t.rel(st.File)+", running: applies live")
+	} else {
+		parts = append(parts, "replaces "+t.rel(st.File))
+	}
+	var counts struct{ Tools, Resources, Prompts []json.RawMessage }
+	_ = json.Unmarshal(s.MCP, &counts) // only counted; the file's checks judge them
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{len(counts.Tools), "tool"}, {len(counts.Resources), "resource"}, {len(counts.Prompts), "prompt"}} {
+		if c.n > 0 {
+			parts = append(parts, plural(c.n, c.what))
+		}
+	}
+	return fmt.Sprintf("%s %q (%s)", SaveServer, s.Name, strings.Join(parts, ", "))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// save checks the server as its file and writes it when it has no problem.
+func (t *Tools) save(s *saving) *mcp.CallToolResult {
+	t.writing.Lock()
+	defer t.writing.Unlock()
+	dir := t.host.Workspace()
+	file, existing, err := t.saveTarget(s.Name)
+	if err != nil {
+		return errResult(err)
+	}
+	port := t.savePort(dir, file, existing, s.Port)
+	text, err := s.draft.Text(port)
+	if err != nil {
+		return errResult(err)
+	}
+	if _, ds := workspace.CheckServer(dir, file, text, ""); len(ds) > 0 {
+		return t.notSaved(file, text, ds)
+	}
+	if err := t.writeSchema(dir); err != nil {
+		return errResult(err)
+	}
+	if err := workspace.WriteServer(dir, file, text); err != nil {
+		return errResult(fmt.Errorf("could not write %s: %w", t.rel(file), err))
+	}
+	lines := []string{fmt.Sprintf("Saved %q to %s (port %d).", s.Name, t.rel(file), port)}
+	if existing != nil && existing.Running {
+		lines = append(lines, "It runs, and takes the change at once: Octo applies an edit within a second of the file being written, "+
+			"and clients with an open stream are told when its tools, resources or prompts changed. "+
+			"A new port or path restarts it there: list_servers then shows its address.")
+	} else {
+		lines = append(lines, "It is not running: start it with start_server.")
+	}
+	return textResult(lines...)
+}
+
+// saveTarget is the file a save of name writes: the saved server's of that name, else a new
+// servers/<name>.yaml, unless that file holds another server.
+func (t *Tools) saveTarget(name string) (file string, existing *ServerState, err error) {
+	if st, err := t.find(name); err == nil {
+		return st.File, &st, nil
+	}
+	file = workspace.ServerFile(t.host.Workspace(), name)
+	for _, st := range t.host.States() {
+		if filepath.Clean(st.File) == filepath.Clean(file) {
+			return "", nil, fmt.Errorf("%s holds the server %q; save under that name to replace it, or pick another name", t.rel(file), st.Name)
+		}
+	}
+	if _, err := os.Lstat(file); err == nil {
+		return "", nil, fmt.Errorf("%s exists but is not a saved server octo can read; fix or remove it, or pick another name", t.rel(file))
+	}
+	return file, nil, nil
+}
+
+// savePort is the port written in the file: the one asked for, else the one the server has,
+// else the one `octo new mcp-mock` would pick.
+func (t *Tools) savePort(dir, file string, existing *ServerState, asked *int) int {
+	if asked != nil {
+		return *asked
+	}
+	if existing != nil {
+		servers, _ := workspace.ReadAll(dir)
+		for _, s := range servers {
+			if filepath.Clean(s.File) == filepath.Clean(file) {
+				return s.Port
+			}
+		}
+	}
+	return workspace.NextPort(dir)
+}
+
+// writeSchema writes the saved server schema the modeline names, when the workspace lacks it,
+// as `octo new mcp-mock` does.
+func (t *Tools) writeSchema(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, reference.SchemaFile(workspace.ServerSchema))); err == nil {
+		return nil
+	}
+	return reference.WriteSchemas(dir, workspace.ServerSchema)
+}
+
+// notSaved lists every problem of the file that would have been written, and the file with
+// line numbers, which the problems' line:column point into.
+func (t *Tools) notSaved(file string, text []byte, ds config.Diags) *mcp.CallToolResult {
+	ds.Sort()
+	var b strings.Builder
+	fmt.Fprintf(&b, "Nothing was saved: %s would have %s.\n", t.rel(file), plural(len(ds), "problem"))
+	for _, p := range t.texts(ds) {
+		b.WriteString(p + "\n")
+	}
+	fmt.Fprintf(&b, "\n%s as it would have been written:\n", t.rel(file))
+	for i, line := range strings.Split(strings.TrimSuffix(string(text), "\n"), "\n") {
+		fmt.Fprintf(&b, "%4d | %s\n", i+1, line)
+	}
+	return mcp.ToolError(b.String())
+}

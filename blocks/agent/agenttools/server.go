@@ -1,0 +1,57 @@
+package agenttools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/octo-run/octo/blocks/mcp"
+)
+
+// ServerInfo is how octo names itself to agents: serverInfo in the initialize answer.
+func ServerInfo(version string) mcp.Implementation {
+	return mcp.Implementation{Name: "octo", Title: "Octo", Version: version}
+}
+
+// Server returns the MCP server of the agent tools over host: what the app serves each agent
+// connection and what the bridge runs headless. version is the binary's. Serve it with a
+// stateful front (mcp.NewStateful), whose sessions tell which agent calls.
+func Server(host Host, version string) *mcp.Server {
+	return &mcp.Server{
+		Info:         ServerInfo(version),
+		Instructions: Instructions,
+		Versions:     mcp.MockVersions,
+		Tools:        provider{New(host)},
+		CacheLists:   true,
+	}
+}
+
+// provider serves the tools as an MCP tool provider.
+type provider struct{ tools *Tools }
+
+func (p provider) ListTools(_ context.Context, _ *mcp.RequestContext, cursor string) ([]mcp.Tool, string, error) {
+	if cursor != "" {
+		return nil, "", mcp.ErrInvalidCursor
+	}
+	return Definitions(), "", nil
+}
+
+func (p provider) CallTool(ctx context.Context, rc *mcp.RequestContext, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	c := Call{Name: name, Args: args, Agent: AgentName(rc)}
+	if rc != nil && len(rc.ProgressToken) > 0 {
+		c.Progress = func(progress, total float64, message string) { _ = rc.Progress(ctx, progress, total, message) }
+	}
+	return p.tools.Call(ctx, c)
+}
+
+// AgentName is the name the calling agent gave in its clientInfo, "" when unknown.
+func AgentName(rc *mcp.RequestContext) string {
+	if rc == nil {
+		return ""
+	}
+	if s, ok := rc.Session.(interface{ ClientInfo() mcp.Implementation }); ok {
+		return s.ClientInfo().Name
+	}
+	return ""
+}
+
+var _ mcp.ToolProvider = provider{}

@@ -1,0 +1,228 @@
+package app
+
+// `octo app`: the app as a command. It opens the App, then runs an embedded config, the
+// `agent` connector and one flow running agent-tools, on a supervisor whose shared table holds
+// the App, so the block serves the App the command opened (with its terminal prompt).
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
+	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/cli"
+	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/supervisor"
+)
+
+func init() {
+	cli.RegisterCommand(cli.Command{Name: "app", Order: 35, Run: command,
+		Summary: "run the octo app: a workspace's mock servers and their traffic, for you and your AI agents (octo mcp)",
+		Usage: "app [--workspace DIR] [--data-dir DIR] [--allow-agents[=bool]] [--agents-without-app[=bool]] " +
+			"[--approve changes|never] [--approval-timeout 2m] [--shutdown-timeout 10s] [--log-level L] [--print-config]"})
+}
+
+// flags are octo app's flags.
+type flags struct {
+	workspace, dataDir, approve, level string
+	allow, withoutApp, printConfig     bool
+	timeout, grace                     time.Duration
+	set                                map[string]bool // the flags given
+}
+
+func parseFlags(env *cli.Env, args []string) (*flags, error) {
+	var f flags
+	fs := cli.NewFlags("app", env)
+	fs.StringVar(&f.workspace, "workspace", "", "the workspace folder to open (made when it does not exist); default: the last one, from settings.yaml")
+	fs.StringVar(&f.dataDir, "data-dir", "", "octo's data folder: settings.yaml, agent.json (the agents' port and token), started.json; default: $OCTO_DATA_DIR, else the system's place ($XDG_DATA_HOME/octo or ~/.local/share/octo on Linux)")
+	fs.BoolVar(&f.allow, "allow-agents", false, "let AI agents use octo's tools (saved as agents.allow; off, the first agent call asks you)")
+	fs.BoolVar(&f.withoutApp, "agents-without-app", false, "let octo mcp run the tools itself while the app is closed, refusing what would ask you (saved as agents.withoutApp)")
+	fs.StringVar(&f.approve, "approve", "", "which agent actions wait for your approval: changes (save, delete, start, stop) or never (saved as agents.approve)")
+	fs.DurationVar(&f.timeout, "approval-timeout", DefaultApprovalTimeout, "how long an agent's action waits for your answer before it is refused")
+	fs.DurationVar(&f.grace, "shutdown-timeout", 10*time.Second, "how long requests in flight may finish on SIGINT/SIGTERM")
+	fs.StringVar(&f.level, "log-level", "info", "log level: debug, info, warn or error")
+	fs.BoolVar(&f.printConfig, "print-config", false, "print the config octo app runs (the agent connector and the agent-tools block) and exit")
+	if err := cli.Parse(fs, args); err != nil {
+		return nil, err
+	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	if f.set["approve"] && f.approve != appdata.ApproveChanges && f.approve != appdata.ApproveNever {
+		return nil, cli.Usagef("--approve is %q: use changes or never", f.approve)
+	}
+	if f.timeout <= 0 || f.grace <= 0 {
+		return nil, cli.Usagef("--approval-timeout and --shutdown-timeout must be positive")
+	}
+	return &f, nil
+}
+
+// command is `octo app`.
+func command(ctx context.Context, env *cli.Env, args []string) error {
+	f, err := parseFlags(env, args)
+	if err != nil {
+		return err
+	}
+	dir, err := appdata.DataDir(f.dataDir)
+	if err != nil {
+		return err
+	}
+	if f.printConfig {
+		_, err := io.WriteString(env.Stdout, EmbeddedYAML(dir))
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.level)); err != nil {
+		return cli.Usagef("unknown log level %q (use debug, info, warn or error)", f.level)
+	}
+	logger := workspace.TrafficLogger(env.Stderr, level, false)
+	if err := saveFlags(dir, f); err != nil {
+		return err
+	}
+	a, err := Open(ctx, Options{DataDir: dir, Workspace: f.workspace, Approver: terminalApprover(env),
+		ApprovalTimeout: f.timeout, Logger: logger})
+	if err != nil {
+		return err
+	}
+	return cli.UntilSignalled(ctx, logger, func(ctx context.Context, _ <-chan struct{}) error {
+		return serve(ctx, env, a, dir, logger, f.grace)
+	})
+}
+
+// saveFlags writes the settings the flags change into settings.yaml.
+func saveFlags(dir string, f *flags) error {
+	if !f.set["allow-agents"] && !f.set["agents-without-app"] && !f.set["approve"] {
+		return nil
+	}
+	s, err := appdata.LoadSettings(dir)
+	if err != nil {
+		return err
+	}
+	if f.set["allow-agents"] {
+		s.Agents.Allow = f.allow
+	}
+	if f.set["agents-without-app"] {
+		s.Agents.WithoutApp = f.withoutApp
+	}
+	if f.set["approve"] {
+		s.Agents.Approve = f.approve
+	}
+	if s.Agents.Approve == "" {
+		s.Agents.Approve = appdata.ApproveChanges
+	}
+	return appdata.SaveSettings(dir, s)
+}
+
+// terminalApprover asks on the terminal when standard input is one; otherwise nobody can
+// answer (until the console exists) and actions that need an answer are refused.
+func terminalApprover(env *cli.Env) Approver {
+	in, ok := env.Stdin.(*os.File)
+	if !ok {
+		return nil
+	}
+	info, err := in.Stat()
+	if err != nil || info.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(info, null) { // started detached
+		return nil
+	}
+	return NewPrompt(in, env.Stderr)
+}
+
+// serve runs the embedded config with a (closed when it ends) until ctx ends.
+func serve(ctx context.Context, env *cli.Env, a *App, dir string, logger *slog.Logger, grace time.Duration) error {
+	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: noEnv, StopTimeout: grace})
+	_, release, err := runtime.Acquire(sup.Shared(), SharedKey(dir), func() (*App, error) { return a, nil })
+	if err != nil {
+		_ = a.Close(ctx)
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), grace)
+		defer cancel()
+		if err := sup.Close(sctx); err != nil {
+			logger.Warn("shutdown was not clean", "err", err)
+		}
+		_ = release(sctx) // the last hold: closes the app
+		logger.Info("stopped")
+	}()
+	if err := sup.Start(ctx, unitName, Embedded(dir)); err != nil {
+		return err
+	}
+	a.StartSaved(ctx)
+	printServing(env.Stdout, a, dir)
+	<-ctx.Done()
+	return nil
+}
+
+const unitName = "octo app"
+
+// printServing tells where agents connect (agent.json, which the connector wrote when it
+// started) and what the workspace serves.
+func printServing(w io.Writer, a *App, dataDir string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "octo app: workspace %s\n", a.Workspace())
+	if info, err := appdata.ReadInfo(dataDir); err == nil {
+		fmt.Fprintf(&b, "octo app: agents connect on 127.0.0.1:%d (octo mcp finds it in %s)\n", info.Port, filepath.Join(dataDir, appdata.InfoFile))
+	}
+	for _, st := range a.States() {
+		switch {
+		case st.Running:
+			fmt.Fprintf(&b, "  %s  %s\n", st.Name, st.URL)
+		case st.Problem != "":
+			fmt.Fprintf(&b, "  %s  not serving: %s\n", st.Name, st.Problem)
+		default:
+			fmt.Fprintf(&b, "  %s  stopped\n", st.Name)
+		}
+	}
+	_, _ = io.WriteString(w, b.String()) // one write: a reader sees it whole
+}
+
+// noEnv keeps the process environment out of the embedded config: it has no ${VAR}.
+func noEnv(string) (string, bool) { return "", false }
+
+// EmbeddedYAML is the config octo app runs on the data folder dir, as a config file would say
+// it (octo app --print-config): saved to a file, `octo run --config` runs the same app, though
+// with nobody to ask for approvals (the block then opens the App itself, without a prompt).
+func EmbeddedYAML(dir string) string {
+	return "# The config octo app runs: agents connect to the agent connector (127.0.0.1, a random port,\n" +
+		"# agent.json in the data folder) and each connection is an MCP session of the agent tools.\n" +
+		"service: { name: octo app }\n" +
+		"connectors:\n" +
+		"  - { name: agent, type: agent, settings: { dataDir: " + strconv.Quote(dir) + " } }\n" +
+		"flows:\n" +
+		"  - name: agents\n" +
+		"    source: { connector: agent }\n" +
+		"    process:\n" +
+		"      - { type: " + Type + ", settings: { dataDir: " + strconv.Quote(dir) + " } }\n"
+}
+
+// Embedded is the config of EmbeddedYAML, built in place (a test holds the two to each other).
+func Embedded(dir string) *config.Config {
+	const file = "octo app"
+	roots, _ := config.Parse(file, []byte("dataDir: "+strconv.Quote(dir)+"\n"))
+	settings := roots[0] // both the connector's and the block's, and where every item is
+	at := config.Where{File: file}
+	return &config.Config{
+		Files:      []string{file},
+		Service:    config.Service{Name: unitName, At: at, Node: settings},
+		Templates:  map[string]*config.Template{},
+		Connectors: []*config.Connector{{Name: "agent", Type: "agent", Settings: settings, At: at.Field("connectors"), Node: settings}},
+		Flows: []*config.Flow{{
+			Name:    "agents",
+			Source:  config.Source{Connector: "agent", Type: "agent", At: at.Field("flows"), Node: settings},
+			Process: []*config.Block{{Type: Type, Settings: settings, At: at.Field("flows"), Node: settings}},
+			At:      at.Field("flows"),
+			Node:    settings,
+		}},
+	}
+}

@@ -1,0 +1,88 @@
+package appdata
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Lock files in the data folder.
+const (
+	LockFile    = "start.lock" // a bridge holds it while it starts the app
+	AppLockFile = "app.lock"   // the app holds it while it serves agents
+)
+
+// ErrAppRunning is LockApp's error when another app holds the folder.
+var ErrAppRunning = errors.New("another octo app is running")
+
+// lockPoll is how often LockStart tries again while another process holds the lock.
+const lockPoll = 25 * time.Millisecond
+
+// Lock is the held start lock; Unlock lets it go.
+type Lock struct{ f *os.File }
+
+// LockStart takes the start lock of the data folder dir, waiting while another process (or
+// another Lock in this one) holds it, until ctx ends. A bridge holds it from finding no app until
+// the app it started has written agent.json, so two agents starting at once start one app: the
+// second gets the lock after the first let go and finds the app running. The operating system
+// lets go of a lock whose process died, so a crashed bridge blocks no one.
+func LockStart(ctx context.Context, dir string) (*Lock, error) {
+	for {
+		l, err := tryLockFile(dir, LockFile)
+		if l != nil || err != nil {
+			return l, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for the start lock in %s: %w", dir, context.Cause(ctx))
+		case <-time.After(lockPoll):
+		}
+	}
+}
+
+// LockApp takes the app lock of the data folder dir, which the app holds while it serves agents
+// from that folder, so a second app cannot overwrite the first one's agent.json. It does not
+// wait: ErrAppRunning when another process (or another Lock in this one) holds it.
+func LockApp(dir string) (*Lock, error) {
+	l, err := tryLockFile(dir, AppLockFile)
+	if l == nil && err == nil {
+		return nil, fmt.Errorf("%w: it serves agents from %s", ErrAppRunning, dir)
+	}
+	return l, err
+}
+
+// tryLockFile locks dir/name without waiting: nil, nil when another holds it.
+func tryLockFile(dir, name string) (*Lock, error) {
+	if err := mkdirPrivate(dir); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, name)
+	// A fresh descriptor each try: a lock held through another descriptor of this process
+	// makes this one wait too (as flock does, but not every system's lock).
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening the lock %s: %w", path, err)
+	}
+	held, err := tryLock(f)
+	if held {
+		return &Lock{f: f}, nil
+	}
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("taking the lock %s: %w", path, err)
+	}
+	return nil, nil
+}
+
+// Unlock lets the lock go. The file stays: removing it would let a waiter lock a file that a
+// newcomer then creates anew beside it.
+func (l *Lock) Unlock() error {
+	if err := unlock(l.f); err != nil {
+		l.f.Close()
+		return err
+	}
+	return l.f.Close()
+}

@@ -1,0 +1,35 @@
+package mock
+
+import (
+	"context"
+
+	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/runtime"
+)
+
+// TrafficTapKey is the runtime.Shared key a TrafficTap is held under.
+const TrafficTapKey = "mcp-mock:traffic-tap"
+
+// TrafficTap hands the traffic of every mock server built on a runtime.Shared table to one
+// function, besides the server's own log: the app keeps it in its traffic store. Whoever
+// serves the servers (the workspace runner) puts it in the table with runtime.Acquire before
+// the first build; a server built without one has only its log.
+type TrafficTap struct {
+	// Observe gets each event with the name of the block that served it (a saved server's
+	// name). It is called on the server's own goroutines, so it must return at once.
+	Observe func(server string, ev mcp.TrafficEvent)
+}
+
+// Close implements runtime.Resource: the tap holds nothing.
+func (*TrafficTap) Close(context.Context) error { return nil }
+
+// tapOf returns the Observe function of the tap b's table holds, or nil. The hold is given back
+// at once: the tap lives as long as whoever put it there, who outlives the servers it serves.
+func tapOf(b *runtime.Build) func(string, mcp.TrafficEvent) {
+	tap, release, ok := runtime.Held[*TrafficTap](b.Shared(), TrafficTapKey)
+	if !ok {
+		return nil
+	}
+	_ = release(context.Background())
+	return tap.Observe
+}

@@ -1,0 +1,129 @@
+package workspace
+
+// What a program editing a workspace on the user's behalf (the agent tools) needs: the folder's
+// own reading, checking and writing of saved server files, so an edit is refused with the same
+// messages the file would give when served.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/octo-run/octo/runtime/config"
+)
+
+// ReadSettings reads the workspace settings file of the workspace dir; a workspace without one
+// has no variables.
+func ReadSettings(dir string) (*Settings, config.Diags) { return readSettings(dir) }
+
+// CheckName says why name cannot be a saved server's name (it must be a file name and hold no
+// answer tag), nil when it can.
+func CheckName(name string) error { return checkServerName(name) }
+
+// ServerFile is the file a new saved server called name is written to.
+func ServerFile(dir, name string) string { return filepath.Join(dir, ServersDir, name+".yaml") }
+
+// ReadServerText reads a saved server file of the workspace dir as the workspace reads it: only
+// a regular file inside the folder.
+func ReadServerText(dir, file string) ([]byte, config.Diags) { return readFile(dir, file) }
+
+// CheckServer checks text as the saved server file `file` of the workspace dir, with every check
+// serving it would make: the file's keys, its name and port against the other saved servers,
+// and the server built with the variables of environment ("": the active one). It returns the
+// server as read, its port assigned when the text sets none, or every problem.
+func CheckServer(dir, file string, text []byte, environment string) (*Server, config.Diags) {
+	settings, ds := readSettings(dir)
+	if len(ds) > 0 {
+		return nil, ds
+	}
+	vars, err := settings.Vars(environment)
+	if err != nil {
+		return nil, config.Diags{{File: filepath.Join(dir, SettingsFile), Msg: err.Error()}}
+	}
+	s, ds := parseServer(file, text)
+	if len(ds) > 0 {
+		return nil, ds
+	}
+	others, _ := ReadAll(dir) // the other files' own problems are not this one's
+	used := map[int]bool{}
+	for i := 0; i < len(others); i++ {
+		if samePath(others[i].File, file) {
+			others = append(others[:i], others[i+1:]...)
+			i--
+			continue
+		}
+		used[others[i].Port] = true
+	}
+	if clash := clashes(s, others); clash != "" {
+		return nil, config.Diags{{File: file, Line: s.root.Line, Col: s.root.Column, Msg: clash}}
+	}
+	if !s.PortSet {
+		s.Port = nextPort(used)
+	}
+	if ds := buildProblems(s, vars); len(ds) > 0 {
+		return nil, ds
+	}
+	return s, nil
+}
+
+// WriteServer writes text as the saved server file `file` of the workspace dir: into a hidden
+// temporary file beside it (never read as a server), then renamed over it, so the workspace's
+// watcher never serves half of it. A file outside the servers folder is refused.
+func WriteServer(dir, file string, text []byte) error {
+	folder, err := serversFolder(dir, file)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		return err
+	}
+	if real, err := filepath.EvalSymlinks(folder); err != nil || !inside(dir, real) {
+		return fmt.Errorf("%s leads outside the workspace; nothing is written there", folder)
+	}
+	tmp, err := os.CreateTemp(folder, ".saving-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // once renamed, there is nothing left to remove
+	if _, err := tmp.Write(text); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
+}
+
+// RemoveServer removes the saved server file `file` of the workspace dir (a symbolic link
+// itself, never what it leads to).
+func RemoveServer(dir, file string) error {
+	if _, err := serversFolder(dir, file); err != nil {
+		return err
+	}
+	return os.Remove(file)
+}
+
+// serversFolder returns the servers folder of dir that file must lie directly in.
+func serversFolder(dir, file string) (string, error) {
+	folder := filepath.Join(dir, ServersDir)
+	if !samePath(filepath.Dir(file), folder) {
+		return "", fmt.Errorf("%s is not a file of the workspace's %s folder", file, ServersDir)
+	}
+	return folder, nil
+}
+
+// samePath reports whether a and b name the same place, written alike once made absolute.
+func samePath(a, b string) bool {
+	if abs, err := filepath.Abs(a); err == nil {
+		a = abs
+	}
+	if abs, err := filepath.Abs(b); err == nil {
+		b = abs
+	}
+	return a == b
+}
