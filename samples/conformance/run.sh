@@ -130,9 +130,9 @@ if [ -n "$revisions" ] && [ -z "${CONFORMANCE_SCENARIOS:-}" ]; then
 		req=$(grep -c . <<<"$scored" || true)
 		ok=$(grep -c '^✓' <<<"$scored" || true)
 		echo "$rev: $ok/$req required passed (log: $log)"
-		grep '^✗' <<<"$scored" | sed 's/^/  /' || true
+		(grep '^✗' <<<"$scored" || true) | sed 's/^/  /' 
 		if [ -n "$extra" ]; then
-			missed="$(grep '✗' <<<"$extra" | sed 's/^ *✗ //' | paste -sd, - | sed 's/,/, /g')"
+			missed="$( (grep '✗' <<<"$extra" || true) | sed 's/^ *✗ //' | paste -sd, - | sed 's/,/, /g')"
 			echo "  not scored: $(grep -c '✓' <<<"$extra" || true)/$(grep -c . <<<"$extra") passed${missed:+; failing: $missed}"
 		fi
 		if [ "$req" -eq 0 ] || [ "$ok" -ne "$req" ]; then short=1; fi
