@@ -392,7 +392,7 @@ func (s *ServerSession) batchRefused(msgs []Message, batch bool) *Error {
 	if !batch {
 		return nil
 	}
-	if !s.st.opts.AllowBatch || s.Version() != Version20250326 {
+	if !s.st.opts.AllowBatch || (s.Version() != Version20250326 && !s.st.opts.BatchInEveryVersion) {
 		return NewError(CodeInvalidRequest,
 			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", s.Version())
 	}

@@ -73,6 +73,9 @@ type StatefulOptions struct {
 	// AllowBatch accepts JSON-RPC batches from sessions that negotiated
 	// 2025-03-26, the only revision that has them (mcp-protocol.md §1.3).
 	AllowBatch bool
+	// BatchInEveryVersion, with AllowBatch, accepts batches whatever revision a session
+	// negotiated: the agent bridge, whose documented stdio framing takes batches from any agent.
+	BatchInEveryVersion bool
 	// StallTimeout is how long a client may leave a full event stream (or
 	// stdio output) unread while the server waits to send on it (default
 	// DefaultStallTimeout). Then its session ends (reason "stalled"); a

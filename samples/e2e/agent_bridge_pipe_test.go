@@ -44,10 +44,16 @@ func TestAgentBridgeSkipsALineOver64MB(t *testing.T) {
 // line, and the bridge exits 0 when its input ends. A tool call whose app cannot be started is
 // answered with the message agents are told.
 func TestAgentBridgeWritesOnlyJSONRPC(t *testing.T) {
+	for _, version := range []string{"2025-03-26", "2025-11-25"} { // batches accepted in every version
+		t.Run(version, func(t *testing.T) { bridgeWritesOnlyJSONRPC(t, version) })
+	}
+}
+
+func bridgeWritesOnlyJSONRPC(t *testing.T, version string) {
 	env, _, _ := bridgeEnv(t)
 	env = append(env, "OCTO_APP="+filepath.Join(t.TempDir(), "no-such-app"))
 	in := []string{
-		agentInitialize("2025-03-26"),
+		agentInitialize(version),
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`not json at all`,
 		`{"jsonrpc":"2.0","id":2}`,

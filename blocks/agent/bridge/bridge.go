@@ -68,7 +68,7 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	if err := srv.Check(); err != nil {
 		return nil, err
 	}
-	st := mcp.NewStateful(srv, mcp.StatefulOptions{AllowBatch: true})
+	st := mcp.NewStateful(srv, mcp.StatefulOptions{AllowBatch: true, BatchInEveryVersion: true})
 	return &Block{st: st, stdio: mcpflow.NewStdio(st), fwd: fwd}, nil
 }
 
