@@ -94,6 +94,7 @@ func TestRouterSampleAnswersEveryDocumentedRequestExactly(t *testing.T) {
 type readmeTranscript struct {
 	path, body, want string
 	status           bool
+	header           []string // name, value, … from -H 'Name: value'
 }
 
 // readmeSection is the text of the README's "## title" section.
@@ -131,15 +132,45 @@ func curlTranscripts(t *testing.T, section string, least int) []readmeTranscript
 		if ok {
 			body, ok = strings.CutSuffix(body, "'")
 		}
+		var header []string
+		if ok {
+			path, header, ok = curlHeaders(path)
+		}
 		if !ok || i+1 == len(lines) || !strings.HasPrefix(lines[i+1], "# ") {
 			t.Fatalf("README curl line %q is not one quoted body followed by a `# answer` line", line)
 		}
-		out = append(out, readmeTranscript{path, body, strings.TrimPrefix(lines[i+1], "# "), status})
+		out = append(out, readmeTranscript{path, body, strings.TrimPrefix(lines[i+1], "# "), status, header})
 	}
 	if len(out) < least {
 		t.Fatalf("found %d curl transcripts in the README section, want at least %d", len(out), least)
 	}
 	return out
+}
+
+// curlHeaders splits "PATH -H 'Name: value' …" into the path and the headers' names and values.
+func curlHeaders(text string) (path string, header []string, ok bool) {
+	path, rest, _ := strings.Cut(text, " ")
+	for rest != "" {
+		h, ok := strings.CutPrefix(rest, "-H '")
+		if !ok {
+			return "", nil, false
+		}
+		h, rest, ok = strings.Cut(h, "'")
+		name, value, okh := strings.Cut(h, ": ")
+		if !ok || !okh {
+			return "", nil, false
+		}
+		header = append(header, name, value)
+		rest = strings.TrimPrefix(rest, " ")
+	}
+	return path, header, true
+}
+
+// The README's 2026-07-28 requests: no initialize, the revision in each request, on the URL
+// the older revisions use.
+func TestReadmeNewestRevisionTranscriptsAreWhatTheSampleAnswers(t *testing.T) {
+	base, _ := runSample(t, "mcp-router")
+	checkCurlTranscripts(t, base, readmeSection(t, "MCP 2026-07-28 on the same URL"), 3)
 }
 
 // routerTranscripts reads the README's "An MCP server in one command"
@@ -196,7 +227,7 @@ func TestRouterStarterIsTheSample(t *testing.T) {
 func checkCurlTranscripts(t *testing.T, base, section string, least int) {
 	t.Helper()
 	for _, tr := range curlTranscripts(t, section, least) {
-		a := do(t, "POST", base+tr.path, "application/x-www-form-urlencoded", tr.body)
+		a := do(t, "POST", base+tr.path, "application/x-www-form-urlencoded", tr.body, tr.header...)
 		got := a.body
 		if tr.status {
 			got += " " + strconv.Itoa(a.status)
