@@ -4,6 +4,7 @@ package all
 
 import (
 	_ "github.com/octo-run/octo/blocks/agent/bridge"
+	_ "github.com/octo-run/octo/blocks/agent/console"
 	_ "github.com/octo-run/octo/blocks/catch"
 	_ "github.com/octo-run/octo/blocks/delay"
 	_ "github.com/octo-run/octo/blocks/fail"

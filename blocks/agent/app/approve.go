@@ -90,7 +90,11 @@ func (p *Prompt) Ask(ctx context.Context, q Question) (Answer, error) {
 	for {
 		select {
 		case <-ctx.Done():
-			fmt.Fprintf(p.out, "\nocto app: no answer in time; refused.\n")
+			if errors.Is(context.Cause(ctx), ErrAnsweredElsewhere) {
+				fmt.Fprintf(p.out, "\nocto app: answered in the console.\n")
+			} else {
+				fmt.Fprintf(p.out, "\nocto app: no answer in time; refused.\n")
+			}
 			return Deny, ctx.Err()
 		case line, ok := <-p.lines:
 			if !ok {
