@@ -133,7 +133,7 @@ func TestBrokenClientsDoNotStopTheConsole(t *testing.T) {
 	host := strings.TrimSuffix(strings.TrimPrefix(f.url, "http://"), "/")
 	for _, raw := range []string{
 		"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n", // never finished
-		"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",    // a TLS hello
+		"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",   // a TLS hello
 		"POST /api/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" + console.TokenHeader + ": " + f.token + "\r\nContent-Length: 100\r\n\r\n{\"tool\":",
 	} {
 		conn, err := net.Dial("tcp", host)
