@@ -66,6 +66,7 @@ func (c *api) traffic(_ context.Context, r *request) reply {
 		}
 		limit = n
 	}
+	last := c.app.Store().Last() // the page's live stream goes on after it
 	out := []agenttools.TrafficEntry{}
 	c.matching(0, filterOf(r), func(e *agenttools.TrafficEntry) {
 		out = append(out, *e)
@@ -76,7 +77,7 @@ func (c *api) traffic(_ context.Context, r *request) reply {
 	if len(out) > limit {
 		out = out[len(out)-limit:]
 	}
-	return ok(map[string]any{"entries": out})
+	return ok(map[string]any{"entries": out, "last": last})
 }
 
 func (c *api) clearTraffic(context.Context, *request) reply {
