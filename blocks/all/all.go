@@ -3,6 +3,7 @@
 package all
 
 import (
+	_ "github.com/octo-run/octo/blocks/agent/app"
 	_ "github.com/octo-run/octo/blocks/agent/bridge"
 	_ "github.com/octo-run/octo/blocks/agent/console"
 	_ "github.com/octo-run/octo/blocks/catch"

@@ -26,9 +26,7 @@ type session struct {
 	openMu sync.Mutex
 	open   runtime.Stream // under openMu: the answer to Opened, written until it ends
 
-	wmu    sync.Mutex // one line at a time on conn
-	lineMu sync.Mutex // held while a line is with the flow
-	ended  bool       // under lineMu: no more lines go to the flow
+	wmu sync.Mutex // one line at a time on conn
 }
 
 // serve runs the handshake on conn and, when it passes, serves it as a session until either
@@ -78,16 +76,15 @@ func (s *session) message(kind stdiomsg.Kind, body []byte) *runtime.Message {
 	return stdiomsg.NewMessage(body, stdiomsg.Event{Kind: kind, Session: s.id})
 }
 
-// read hands each line to the flow, in order, until the bridge's input ends or the connection
-// closes; then the flow hears Ended, and the session's stream is let finish.
+// read hands each line to the flow, in order (the next is read once the flow has answered),
+// until the bridge's input ends or the connection closes; then the flow hears Ended, and the
+// session's stream is let finish.
 func (s *session) read() {
 	r := bufio.NewReaderSize(s.conn, 64<<10)
 	for {
 		line, tooLong, err := stdiomsg.ReadLine(r, s.c.set.MaxLineBytes)
 		if len(line) > 0 || tooLong || err == nil {
-			if !s.handle(line, tooLong) {
-				break
-			}
+			s.handle(line, tooLong)
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && s.ctx.Err() == nil {
@@ -96,9 +93,7 @@ func (s *session) read() {
 			break
 		}
 	}
-	if s.closeLines() {
-		_ = s.c.flow.Deliver(s.ctx, s.message(stdiomsg.Ended, nil), ending{s})
-	}
+	_ = s.c.flow.Deliver(s.ctx, s.message(stdiomsg.Ended, nil), ending{s})
 	// The session answers what it read, then ends its stream; a stop or a broken connection
 	// ends the wait.
 	select {
@@ -107,29 +102,13 @@ func (s *session) read() {
 	}
 }
 
-// handle runs the flow for one line; false once the session takes no more lines.
-func (s *session) handle(line []byte, tooLong bool) bool {
-	s.lineMu.Lock()
-	defer s.lineMu.Unlock()
-	if s.ended {
-		return false
-	}
+// handle runs the flow for one line; its answer is written by lineReply.
+func (s *session) handle(line []byte, tooLong bool) {
 	ev := stdiomsg.Event{Kind: stdiomsg.Line, Session: s.id}
 	if tooLong {
 		ev.TooLong, ev.Limit, line = true, s.c.set.MaxLineBytes, nil
 	}
 	_ = s.c.flow.Deliver(s.ctx, stdiomsg.NewMessage(line, ev), lineReply{s})
-	return true
-}
-
-// closeLines lets no more lines through, once the line with the flow is done; false when it
-// was already closed.
-func (s *session) closeLines() bool {
-	s.lineMu.Lock()
-	defer s.lineMu.Unlock()
-	was := s.ended
-	s.ended = true
-	return !was
 }
 
 // pump writes each event of st as a line until it ends, then closes the connection: the flow

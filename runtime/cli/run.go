@@ -213,12 +213,12 @@ func (r *reloader) reload(ctx context.Context, trigger string) {
 		} else {
 			r.log.Error(err.Error())
 		}
+		r.reloaded(err) // before the line that says so: a probe that follows the log finds it
 		r.log.Error("not reloaded: the running config keeps serving", "trigger", trigger)
-		r.reloaded(err)
 		return
 	}
-	r.log.Info("reloaded", "service", cfg.Service.Name, "trigger", trigger)
 	r.reloaded(nil)
+	r.log.Info("reloaded", "service", cfg.Service.Name, "trigger", trigger)
 }
 
 // templateFiles lists the template resources cfg reads.

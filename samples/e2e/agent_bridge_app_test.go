@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -154,10 +155,20 @@ func TestTwoAgentBridgesStartOneApp(t *testing.T) {
 	}
 }
 
-// slowServer is a saved server whose tool answers after delay, for calls to cancel or cut.
-func slowServer(delay time.Duration) map[string]any {
-	return map[string]any{"name": "Slow mock", "kind": "mcp", "port": 0, "mcp": map[string]any{
+// serveSlowMock saves and starts, through the bridge, "Slow mock": a server whose tool
+// answers after delay (with progress each second meanwhile), for calls to cancel or cut.
+func serveSlowMock(t *testing.T, ctx context.Context, cs *mcp.ClientSession, delay time.Duration, stderr fmt.Stringer) {
+	t.Helper()
+	slow := map[string]any{"name": "Slow mock", "kind": "mcp", "port": 0, "mcp": map[string]any{
 		"tools": []any{map[string]any{"name": "slow_report", "result": "done", "delayMs": delay.Milliseconds()}}}}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{{"save_server", slow}, {"start_server", map[string]any{"name": "Slow mock"}}} {
+		if text, isErr := toolText(t, ctx, cs, c.tool, c.args); isErr {
+			t.Fatalf("%s = %q\n%s", c.tool, text, stderr)
+		}
+	}
 }
 
 // An agent that cancels a call cancels it in the app at once: the app's call_server stops, and
@@ -168,14 +179,7 @@ func TestAgentBridgeCancelsASlowCallInTheApp(t *testing.T) {
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-agent", Version: "1"}, nil)
 	cs, stderr := connectStdio(t, ctx, client, h.env, "mcp")
-	for _, c := range []struct {
-		tool string
-		args map[string]any
-	}{{"save_server", slowServer(30 * time.Second)}, {"start_server", map[string]any{"name": "Slow mock"}}} {
-		if text, isErr := toolText(t, ctx, cs, c.tool, c.args); isErr {
-			t.Fatalf("%s = %q\n%s", c.tool, text, stderr)
-		}
-	}
+	serveSlowMock(t, ctx, cs, 30*time.Second, stderr)
 	callCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	start := time.Now()
@@ -217,14 +221,7 @@ func TestAgentBridgeWhenTheAppCloses(t *testing.T) {
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-agent", Version: "1"}, nil)
 	cs, stderr := connectStdio(t, ctx, client, h.env, "mcp")
-	for _, c := range []struct {
-		tool string
-		args map[string]any
-	}{{"save_server", slowServer(30 * time.Second)}, {"start_server", map[string]any{"name": "Slow mock"}}} {
-		if text, isErr := toolText(t, ctx, cs, c.tool, c.args); isErr {
-			t.Fatalf("%s = %q\n%s", c.tool, text, stderr)
-		}
-	}
+	serveSlowMock(t, ctx, cs, 30*time.Second, stderr)
 	got := make(chan string, 1)
 	go func() {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "call_server",
@@ -365,6 +362,26 @@ func TestAgentBridgeWithoutTheAppRefusesWhatWouldAsk(t *testing.T) {
 	if _, err := os.Stat(mark); err == nil {
 		t.Error("the bridge started the app although it may work without it")
 	}
+
+	// The user opens the app: it takes over from the next call, and answers in its own words
+	// (it has no terminal to ask in).
+	app := exec.Command(octoBin, "app")
+	app.Env = append(os.Environ(), "OCTO_DATA_DIR="+dataDir)
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = app.Process.Signal(syscall.SIGTERM); _ = app.Wait() })
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dataDir, "agent.json")); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatal("the app wrote no agent.json")
+		}
+	}
+	text, isErr = toolText(t, ctx, cs, "save_server", server)
+	if !isErr || strings.Contains(text, "Octo's app is not open") || !strings.Contains(text, "approval") {
+		t.Errorf("save_server once the app is open = %q (isError %v), want the app's own refusal", text, isErr)
+	}
 }
 
 // Progress of a call in the app reaches the agent with the agent's own token: a slow mock
@@ -382,14 +399,7 @@ func TestAgentBridgePassesTheAppsProgressOn(t *testing.T) {
 			heard = append(heard, fmt.Sprintf("%v %v", r.Params.ProgressToken, r.Params.Progress))
 		}})
 	cs, stderr := connectStdio(t, ctx, client, h.env, "mcp")
-	for _, c := range []struct {
-		tool string
-		args map[string]any
-	}{{"save_server", slowServer(2500 * time.Millisecond)}, {"start_server", map[string]any{"name": "Slow mock"}}} {
-		if text, isErr := toolText(t, ctx, cs, c.tool, c.args); isErr {
-			t.Fatalf("%s = %q\n%s", c.tool, text, stderr)
-		}
-	}
+	serveSlowMock(t, ctx, cs, 2500*time.Millisecond, stderr)
 	params := &mcp.CallToolParams{Name: "call_server",
 		Arguments: map[string]any{"server": "Slow mock", "tool": "slow_report", "arguments": map[string]any{}}}
 	params.SetProgressToken("agent-42")

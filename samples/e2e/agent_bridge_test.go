@@ -282,3 +282,28 @@ func BenchmarkAgentBridgeHandshake(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// The block is a block like any: a config of its own that runs agent-bridge on a stdio
+// connector serves agents as octo mcp does.
+func TestAgentBridgeBlockRunsInAConfigOfItsOwn(t *testing.T) {
+	env, dataDir, mark := bridgeEnv(t)
+	dir := t.TempDir()
+	cfg := "service: { name: my-bridge }\nconnectors:\n  - { name: io, type: stdio }\nflows:\n  - name: agent\n" +
+		"    source: { connector: io }\n    process:\n      - type: agent-bridge\n        settings: { dataDir: '" + dataDir + "' }\n"
+	if err := os.WriteFile(filepath.Join(dir, "octo.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-agent", Version: "1"}, nil)
+	cs, _ := connectStdio(t, ctx, client, env, "run", "--config", dir)
+	if ir := cs.InitializeResult(); ir.ServerInfo.Name != "octo" {
+		t.Fatalf("initialize = %s", jsonText(ir))
+	}
+	if tools, err := cs.ListTools(ctx, nil); err != nil || len(tools.Tools) != 9 {
+		t.Fatalf("tools/list = %s %v", jsonText(tools), err)
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Error("the handshake started the app")
+	}
+}

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/octo-run/octo/blocks/mcp"
-	_ "github.com/octo-run/octo/blocks/mcp/mock/workspace" // registers the saved server file's settings
+	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	"github.com/octo-run/octo/runtime/reference"
 )
 
@@ -142,8 +142,10 @@ const (
 	getTrafficDoc = "Reads the traffic of the workspace's mock servers, oldest first: sessions opening and ending, each request and answer " +
 		"with its JSON, and HTTP requests refused before they reached MCP. Filter by server, session, method and time; ask for a " +
 		"later since to read on."
-	callServerDoc = "Calls a running saved MCP mock server as an MCP client would, to try what you built: a tool with arguments, a " +
-		"resource by URI, or a prompt with arguments — exactly one of tool, resource and prompt. Returns what the server answered."
+	callServerDoc = "Calls a running saved MCP mock server as an MCP client would (Streamable HTTP, a session of its own), to try what " +
+		"you built: a tool with arguments, a resource by URI, or a prompt with arguments — exactly one of tool, resource and prompt. " +
+		"Returns what the server answered: its result, or its JSON-RPC error. A tool's progress is passed on; an answer is waited " +
+		"for at most 5 minutes."
 )
 
 const (
@@ -188,7 +190,7 @@ const callServerArgs = `{"type":"object","properties":{` +
 // arguments are checked with before the workspace's own checks, which leaves mcp to them so the
 // agent gets the messages the saved file gives.
 func saveServerSchemas() (listed, args string, err error) {
-	text, err := reference.Schema(serverSchemaName)
+	text, err := reference.Schema(workspace.ServerSchema)
 	if err != nil {
 		return "", "", err
 	}
@@ -205,7 +207,7 @@ func saveServerSchemas() (listed, args string, err error) {
 	}
 	p := file.Properties
 	if p.Kind == nil || p.Port == nil || p.MCP == nil || file.Defs == nil {
-		return "", "", fmt.Errorf("the %s schema lacks kind, port, mcp or $defs", serverSchemaName)
+		return "", "", fmt.Errorf("the %s schema lacks kind, port, mcp or $defs", workspace.ServerSchema)
 	}
 	props := func(mcpSchema json.RawMessage) string {
 		return `{"name":` + nameSchema(saveServerName) + `,"kind":` + string(p.Kind) + `,"port":` + string(p.Port) + `,"mcp":` + string(mcpSchema) + `}`
@@ -215,9 +217,6 @@ func saveServerSchemas() (listed, args string, err error) {
 	args = `{"type":"object","properties":` + props(json.RawMessage(`{"type":"object"}`)) + tail + `}`
 	return listed, args, nil
 }
-
-// serverSchemaName is the workspace adapter's file schema of a saved server.
-const serverSchemaName = "server"
 
 const saveServerName = "The server's name: its file is servers/<name>.yaml, and it is serverInfo.name unless mcp.serverName says " +
 	"otherwise. Not empty, no slashes, not starting with a dot, no {{ or line breaks."

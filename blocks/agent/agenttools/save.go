@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	"github.com/octo-run/octo/runtime/config"
@@ -24,10 +22,10 @@ type saveArgs struct {
 	MCP  json.RawMessage `json:"mcp"`
 }
 
-// saving is a save_server call with its file's mcp section made YAML.
+// saving is a save_server call with its file drafted.
 type saving struct {
 	saveArgs
-	mcp *yaml.Node
+	draft *workspace.Draft
 }
 
 func (t *Tools) saveServer(c Call) (op, error) {
@@ -38,11 +36,11 @@ func (t *Tools) saveServer(c Call) (op, error) {
 	if err := workspace.CheckName(s.Name); err != nil {
 		return op{}, argError("name", "%v", err)
 	}
-	n, err := jsonNode(s.MCP)
+	d, err := workspace.NewDraft(s.Name, s.Kind, s.MCP)
 	if err != nil {
 		return op{}, argError("mcp", "%v", err)
 	}
-	s.mcp = n
+	s.draft = d
 	return op{summary: t.saveSummary(&s), run: func(ctx context.Context) *mcp.CallToolResult { return t.save(&s) }}, nil
 }
 
@@ -89,7 +87,7 @@ func (t *Tools) save(s *saving) *mcp.CallToolResult {
 	if err != nil {
 		return errResult(err)
 	}
-	text, err := serverText(s, port)
+	text, err := s.draft.Text(port)
 	if err != nil {
 		return errResult(err)
 	}
@@ -147,28 +145,13 @@ func (t *Tools) savePort(dir, file string, existing *ServerState, asked *int) (i
 	return workspace.NextPort(dir), nil
 }
 
-// serverText is the saved file: its schema modeline, then name, kind, port and mcp.
-func serverText(s *saving, port int) ([]byte, error) {
-	root := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{
-		scalar("!!str", "name"), scalar("!!str", s.Name),
-		scalar("!!str", "kind"), scalar("!!str", s.Kind),
-		scalar("!!str", "port"), scalar("!!int", fmt.Sprint(port)),
-		scalar("!!str", "mcp"), s.mcp,
-	}}
-	text, err := yamlText(root)
-	if err != nil {
-		return nil, err
-	}
-	return reference.WithModeline(text, "../"+reference.SchemaFile(serverSchemaName)), nil
-}
-
 // writeSchema writes the saved server schema the modeline names, when the workspace lacks it,
 // as `octo new mcp-mock` does.
 func (t *Tools) writeSchema(dir string) error {
-	if _, err := os.Stat(filepath.Join(dir, reference.SchemaFile(serverSchemaName))); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, reference.SchemaFile(workspace.ServerSchema))); err == nil {
 		return nil
 	}
-	return reference.WriteSchemas(dir, serverSchemaName)
+	return reference.WriteSchemas(dir, workspace.ServerSchema)
 }
 
 // notSaved lists every problem of the file that would have been written, and the file with

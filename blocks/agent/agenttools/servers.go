@@ -2,6 +2,7 @@ package agenttools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -125,7 +126,11 @@ func (t *Tools) find(name string) (ServerState, error) {
 	for i, s := range states {
 		names[i] = s.Name
 	}
-	return ServerState{}, fmt.Errorf("%w: %s", errNoServer, config.Unknown("server", name, names))
+	msg := config.Unknown("saved server", name, names)
+	if len(names) == 0 {
+		msg += "; the workspace has none yet (save_server makes one)"
+	}
+	return ServerState{}, errors.New(msg)
 }
 
 // onServer prepares a call of tool on the saved server its name argument names: run gets
@@ -166,7 +171,7 @@ func (t *Tools) readServer(s ServerState) savedServer {
 		return out
 	}
 	out.YAML = string(text)
-	if fields, err := yamlFields(s.File, text); err == nil {
+	if fields, err := workspace.ServerFields(s.File, text); err == nil {
 		out.Fields = fields
 	} else if out.Problem == "" {
 		out.Problem = err.Error()

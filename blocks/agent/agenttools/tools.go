@@ -3,7 +3,6 @@ package agenttools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -109,5 +108,3 @@ func textResult(lines ...string) *mcp.CallToolResult {
 
 // errResult answers a failure the agent should read.
 func errResult(err error) *mcp.CallToolResult { return mcp.ToolError(err.Error()) }
-
-var errNoServer = errors.New("no saved server")

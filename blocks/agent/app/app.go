@@ -71,7 +71,8 @@ type App struct {
 
 var _ agenttools.Host = (*App)(nil)
 
-// Open opens the workspace and starts the servers marked started in it; Close stops them.
+// Open opens the workspace, serving none of its servers yet (StartSaved); Close stops those
+// that serve.
 func Open(ctx context.Context, opts Options) (*App, error) {
 	if opts.DataDir == "" {
 		return nil, errors.New("no data folder")
@@ -108,9 +109,6 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		defer close(a.watching)
 		_ = a.runner.Watch(watchCtx)
 	}()
-	if !opts.Headless {
-		a.startSaved(ctx)
-	}
 	return a, nil
 }
 
@@ -146,9 +144,10 @@ func chooseWorkspace(asked, last string) (string, error) {
 	return dir, nil
 }
 
-// startSaved starts the servers marked started in this workspace; a server that cannot start
-// says why in States and stays marked.
-func (a *App) startSaved(ctx context.Context) {
+// StartSaved starts the servers marked started in this workspace; a server that cannot start
+// says why in States and stays marked. octo app calls it once it serves agents (so a second app
+// on the same data folder stops before it takes any port); a headless copy never does.
+func (a *App) StartSaved(ctx context.Context) {
 	names, err := a.started.load(a.dir)
 	if err != nil {
 		a.log.Error("started servers not read: " + err.Error())
@@ -173,6 +172,9 @@ func (a *App) Close(context.Context) error {
 
 // Workspace implements agenttools.Host.
 func (a *App) Workspace() string { return a.dir }
+
+// DataDir is the data folder: settings.yaml, started.json, agent.json.
+func (a *App) DataDir() string { return a.opts.DataDir }
 
 // Headless reports whether this is the bridge's copy of the app.
 func (a *App) Headless() bool { return a.opts.Headless }

@@ -109,6 +109,10 @@ func TestAppStartsStopsAndRemembersServers(t *testing.T) {
 	}
 	t.Run("the started servers start again when the app opens, the workspace from settings", func(t *testing.T) {
 		b := open(t, app.Options{DataDir: data})
+		if state(t, b, "Weather").Running {
+			t.Fatal("Open started a server before StartSaved")
+		}
+		b.StartSaved(context.Background())
 		if b.Workspace() != ws {
 			t.Fatalf("workspace = %q", b.Workspace())
 		}

@@ -53,16 +53,18 @@ const (
 // answer, a line y, n or a (always for this kind of action), from in (the terminal). One
 // question is asked at a time; a line typed while none is asked answers nothing.
 type Prompt struct {
-	out   io.Writer
-	lines chan string // read from in by one goroutine, for as long as in gives lines
-	ask   sync.Mutex
+	in      io.Reader
+	out     io.Writer
+	lines   chan string // read from in by one goroutine, for as long as in gives lines
+	reading sync.Once
+	ask     sync.Mutex
 }
 
-// NewPrompt returns a prompt reading answers from in and writing questions to out.
+// NewPrompt returns a prompt reading answers from in and writing questions to out. Nothing is
+// read before the first question: an app started in the background of a shell is not stopped
+// for reading its terminal (SIGTTIN) until it has something to ask.
 func NewPrompt(in io.Reader, out io.Writer) *Prompt {
-	p := &Prompt{out: out, lines: make(chan string)}
-	go p.read(in)
-	return p
+	return &Prompt{in: in, out: out, lines: make(chan string)}
 }
 
 // read hands in's lines over while a question waits for them; it ends with in.
@@ -81,6 +83,7 @@ var ErrNoAnswer = errors.New("the terminal gives no answers (its input ended)")
 func (p *Prompt) Ask(ctx context.Context, q Question) (Answer, error) {
 	p.ask.Lock()
 	defer p.ask.Unlock()
+	p.reading.Do(func() { go p.read(p.in) })
 	p.drain()
 	choices := "[y]es / [n]o / [a]lways for " + q.Tool
 	if q.AllowAgents {
@@ -90,11 +93,14 @@ func (p *Prompt) Ask(ctx context.Context, q Question) (Answer, error) {
 	for {
 		select {
 		case <-ctx.Done():
-			if errors.Is(context.Cause(ctx), ErrAnsweredElsewhere) {
-				fmt.Fprintf(p.out, "\nocto app: answered in the console.\n")
-			} else {
-				fmt.Fprintf(p.out, "\nocto app: no answer in time; refused.\n")
+			why := "no answer in time; refused"
+			switch {
+			case errors.Is(context.Cause(ctx), ErrAnsweredElsewhere):
+				why = "answered in the console"
+			case errors.Is(ctx.Err(), context.Canceled):
+				why = "the agent cancelled its call"
 			}
+			fmt.Fprintf(p.out, "\nocto app: %s.\n", why)
 			return Deny, ctx.Err()
 		case line, ok := <-p.lines:
 			if !ok {

@@ -57,6 +57,9 @@ func (a *App) allowed(ctx context.Context, act agenttools.Action) error {
 		return nil
 	}
 	ans, err := a.ask(ctx, Question{AllowAgents: true, Agent: act.Agent, Tool: act.Tool, Summary: act.Summary})
+	if errors.Is(err, ErrNobodyToAsk) || errors.Is(err, ErrHeadless) {
+		return ErrAgentsNotAllowed // what the agent can do about it is the same
+	}
 	if err != nil {
 		return err
 	}
@@ -83,7 +86,7 @@ func (a *App) ask(ctx context.Context, q Question) (Answer, error) {
 	if a.opts.Approver == nil {
 		return Deny, ErrNobodyToAsk
 	}
-	a.log.Info("asking the user", "agent", q.Agent, "action", q.Summary)
+	a.log.Debug("asking the user", "agent", q.Agent, "action", q.Summary)
 	ctx, cancel := context.WithTimeout(ctx, a.opts.ApprovalTimeout)
 	defer cancel()
 	ans, err := a.opts.Approver.Ask(ctx, q)
@@ -91,6 +94,8 @@ func (a *App) ask(ctx context.Context, q Question) (Answer, error) {
 	case errors.Is(err, context.DeadlineExceeded):
 		return Deny, fmt.Errorf("The user did not answer within %s, so nothing was done. "+
 			"Ask the user to watch Octo and approve it, then try again.", a.opts.ApprovalTimeout)
+	case errors.Is(err, context.Canceled):
+		return Deny, errors.New("The call was cancelled before the user answered; nothing was done.")
 	case errors.Is(err, ErrNoAnswer):
 		return Deny, ErrNobodyToAsk
 	case err != nil:

@@ -112,7 +112,7 @@ func allowedApp(t *testing.T, approve string, opts app.Options) *app.App {
 
 func TestChangesWaitForTheUsersApproval(t *testing.T) {
 	term, prompt := newTerminal(t)
-	a := allowedApp(t, appdata.ApproveChanges, app.Options{Approver: prompt, ApprovalTimeout: 300 * time.Millisecond})
+	a := allowedApp(t, appdata.ApproveChanges, app.Options{Approver: prompt, ApprovalTimeout: time.Second})
 	t.Run("reads never ask", func(t *testing.T) {
 		if err := a.Authorize(context.Background(), agenttools.Action{Tool: "get_traffic"}); err != nil {
 			t.Fatal(err)
@@ -135,9 +135,21 @@ func TestChangesWaitForTheUsersApproval(t *testing.T) {
 	})
 	t.Run("no answer in time", func(t *testing.T) {
 		err := a.Authorize(context.Background(), save)
-		if err == nil || !strings.Contains(err.Error(), "did not answer within 300ms") {
+		if err == nil || !strings.Contains(err.Error(), "did not answer within 1s") {
 			t.Fatalf("err = %v", err)
 		}
+		term.seen = len(term.out.String())
+	})
+	t.Run("the agent cancels while the user has not answered", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- a.Authorize(ctx, save) }()
+		waitFor(t, func() bool { return strings.Contains(term.out.String()[term.seen:], "wants to") }, term.out.String)
+		cancel()
+		if err := result(t, done); err == nil || !strings.Contains(err.Error(), "cancelled before the user answered") {
+			t.Fatalf("err = %v", err)
+		}
+		waitFor(t, func() bool { return strings.Contains(term.out.String()[term.seen:], "the agent cancelled its call") }, term.out.String)
 		term.seen = len(term.out.String())
 	})
 	t.Run("always: later calls of that tool do not ask", func(t *testing.T) {
@@ -161,6 +173,12 @@ func TestChangesWaitForTheUsersApproval(t *testing.T) {
 }
 
 func TestWhenNobodyCanAnswer(t *testing.T) {
+	t.Run("agents not allowed yet, and nobody to ask", func(t *testing.T) {
+		a := open(t, app.Options{DataDir: t.TempDir(), Workspace: newWorkspace(t)})
+		if err := a.Authorize(context.Background(), agenttools.Action{Tool: "list_servers"}); !errors.Is(err, app.ErrAgentsNotAllowed) {
+			t.Fatalf("err = %v", err)
+		}
+	})
 	t.Run("no terminal: the agent is told to have the user approve in Octo", func(t *testing.T) {
 		a := allowedApp(t, appdata.ApproveChanges, app.Options{})
 		if err := a.Authorize(context.Background(), save); !errors.Is(err, app.ErrNobodyToAsk) {

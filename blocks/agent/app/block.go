@@ -30,7 +30,7 @@ func init() {
 		Type:    Type,
 		Summary: "serves octo's agent tools (the workspace's mock servers, their traffic) to AI agents connected to the app",
 		Doc: "The MCP server agents reach through octo mcp: get_workspace, list_servers, get_server, save_server, " +
-			"delete_server, start_server, stop_server and get_traffic over the app's workspace, each call allowed and, " +
+			"delete_server, start_server, stop_server, get_traffic and call_server over the app's workspace, each call allowed and, " +
 			"when it changes something, approved by the user first. One session per connection. Every agent-tools " +
 			"block of a process on one data folder shares one app (octo app opens it with its terminal prompt; " +
 			"otherwise the first block opens it, with nobody to ask).",
@@ -82,7 +82,11 @@ func buildBlock(b *runtime.Build, s *Settings) (runtime.Block, error) {
 // Start takes hold of the app on the data folder, opening it when nobody has.
 func (b *Block) Start(ctx context.Context) error {
 	a, release, err := runtime.Acquire(b.shared, SharedKey(b.dataDir), func() (*App, error) {
-		return Open(ctx, Options{DataDir: b.dataDir, Workspace: b.settings.Workspace, Logger: b.logger()})
+		a, err := Open(ctx, Options{DataDir: b.dataDir, Workspace: b.settings.Workspace, Logger: b.logger()})
+		if err == nil {
+			a.StartSaved(ctx)
+		}
+		return a, err
 	})
 	if err != nil {
 		return err

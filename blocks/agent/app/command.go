@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	goruntime "runtime"
 	"strconv"
 	"strings"
@@ -138,7 +139,11 @@ func terminalApprover(env *cli.Env) Approver {
 	if !ok {
 		return nil
 	}
-	if info, err := in.Stat(); err != nil || info.Mode()&os.ModeCharDevice == 0 {
+	info, err := in.Stat()
+	if err != nil || info.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(info, null) { // started detached
 		return nil
 	}
 	return NewPrompt(in, env.Stderr)
@@ -162,11 +167,12 @@ func serve(ctx context.Context, env *cli.Env, a *App, dir string, logger *slog.L
 		_ = release(sctx) // the last hold: closes the app
 		logger.Info("stopped")
 	}()
-	if err := sup.Start(ctx, unitName, EmbeddedOn(dir, f.consolePort)); err != nil {
+	if err := sup.Start(ctx, unitName, EmbeddedWithConsole(dir, f.consolePort)); err != nil {
 		return err
 	}
+	a.StartSaved(ctx)
 	svc := sup.Service(unitName)
-	printServing(env.Stdout, a, svc)
+	printServing(env.Stdout, a, dir, svc)
 	if url := consoleURL(svc); url != "" && f.open {
 		openBrowser(logger, url)
 	}
@@ -176,11 +182,12 @@ func serve(ctx context.Context, env *cli.Env, a *App, dir string, logger *slog.L
 
 const unitName = "octo app"
 
-// printServing tells where agents connect and what the workspace serves.
-func printServing(w io.Writer, a *App, svc *runtime.Service) {
+// printServing tells where agents connect (agent.json, which the connector wrote when it
+// started) and what the workspace serves.
+func printServing(w io.Writer, a *App, dataDir string, svc *runtime.Service) {
 	fmt.Fprintf(w, "octo app: workspace %s\n", a.Workspace())
-	if c, ok := svc.Connector("agent").(interface{ Addr() string }); ok {
-		fmt.Fprintf(w, "octo app: agents connect on %s (octo mcp finds it in agent.json)\n", c.Addr())
+	if info, err := appdata.ReadInfo(dataDir); err == nil {
+		fmt.Fprintf(w, "octo app: agents connect on 127.0.0.1:%d (octo mcp finds it in %s)\n", info.Port, filepath.Join(dataDir, appdata.InfoFile))
 	}
 	if url := consoleURL(svc); url != "" {
 		fmt.Fprintf(w, "octo app: console on %s\n", url)
@@ -201,7 +208,9 @@ func printServing(w io.Writer, a *App, svc *runtime.Service) {
 func noEnv(string) (string, bool) { return "", false }
 
 // EmbeddedYAML is the config octo app runs on the data folder dir with the console on
-// consolePort (0: any free one), as a config file would say it (octo app --print-config).
+// consolePort (0: any free one), as a config file would say it (octo app --print-config):
+// saved to a file, `octo run --config` runs the same app, though with nobody to ask for
+// approvals but the console (the block then opens the App itself, without a prompt).
 func EmbeddedYAML(dir string, consolePort int) string {
 	return "# The config octo app runs: agents connect to the agent connector (127.0.0.1, a random port,\n" +
 		"# agent.json in the data folder) and each connection is an MCP session of the agent tools;\n" +
@@ -236,12 +245,17 @@ func consolePaths() string {
 	return "paths: [" + strings.Join(quoted, ", ") + "]"
 }
 
-// Embedded is the config of EmbeddedYAML with the console on any free port.
-func Embedded(dir string) *config.Config { return EmbeddedOn(dir, 0) }
+// Embedded is the agents' part of octo app's config, on the data folder dir: the agent
+// connector and the agent-tools flow (what a test of agents alone runs).
+func Embedded(dir string) *config.Config {
+	cfg := EmbeddedWithConsole(dir, 0)
+	cfg.Connectors, cfg.Flows = cfg.Connectors[:1], cfg.Flows[:1]
+	return cfg
+}
 
-// EmbeddedOn is the config of EmbeddedYAML, built in place (a test holds the two to each
-// other).
-func EmbeddedOn(dir string, consolePort int) *config.Config {
+// EmbeddedWithConsole is the config of EmbeddedYAML, built in place (a test holds the two to
+// each other): what octo app runs.
+func EmbeddedWithConsole(dir string, consolePort int) *config.Config {
 	const file = "octo app"
 	// (three documents parsed one by one: Parse reads one; yaml.v3 stays out of blocks)
 	settingsRoots, _ := config.Parse(file, []byte("dataDir: "+strconv.Quote(dir)+"\n"))

@@ -341,7 +341,7 @@ func (c *appConn) notified(m *mcp.Message) {
 		w := c.byToken[string(p.Token)]
 		c.mu.Unlock()
 		if w != nil {
-			_ = w.call.rc.Progress(context.Background(), p.Progress, p.Total, p.Message)
+			w.call.passOn(p.Progress, p.Total, p.Message)
 		}
 	}
 }

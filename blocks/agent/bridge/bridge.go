@@ -46,10 +46,10 @@ func init() {
 // Settings are the agent-bridge block's settings.
 type Settings struct {
 	DataDir string `yaml:"dataDir" doc:"The app's data folder, where agent.json and settings.yaml are. Empty: OCTO_DATA_DIR, else the system's place for it (octo mcp sets it from --data-dir)." example:"/home/me/.local/share/octo"`
-	// StartTimeout is not a setting: the agent is told "30 seconds" in so many words.
 }
 
-// startTimeout is how long a tool call waits for the app it started.
+// startTimeout is how long a tool call waits for the app it started. Not a setting: the agent
+// is told "30 seconds" in so many words (msgStartTimeout).
 const startTimeout = 30 * time.Second
 
 // Block is a built agent-bridge: one stateful MCP server whose stdio session is the agent.

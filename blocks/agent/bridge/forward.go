@@ -96,12 +96,7 @@ func (f *forwarder) reach(ctx context.Context, c *call) (conn *appConn, head *he
 // connected keeps conn for the calls to come; the app takes over from tools run headless.
 func (f *forwarder) connected(ctx context.Context, conn *appConn) *appConn {
 	f.conn, f.lost = conn, false
-	if f.head != nil {
-		if err := f.head.close(ctx); err != nil {
-			f.log.Warn("closing the tools run without the app", "err", err)
-		}
-		f.head = nil
-	}
+	f.dropHeadless(ctx)
 	return conn
 }
 

@@ -19,16 +19,17 @@ type headless struct {
 	tools *agenttools.Tools
 }
 
-// headless opens (or returns) the in-process tools when settings.yaml has agents.withoutApp and
-// agents.allow on; nil, nil when the app must be used. A result is what the agent is told
-// instead.
+// headless opens (or returns) the in-process tools while settings.yaml has agents.withoutApp
+// and agents.allow on, read again on every call that finds no app, since the user may have
+// changed them; nil, nil when the app must be used. A result is what the agent is told instead.
 func (f *forwarder) headless(ctx context.Context, dir string) (*headless, *mcp.CallToolResult) {
-	if f.head != nil {
-		return f.head, nil
-	}
 	s, err := appdata.LoadSettings(dir)
 	if err != nil || !s.Agents.WithoutApp || !s.Agents.Allow {
-		return nil, nil // unreadable settings are the app's to report: start it
+		f.dropHeadless(ctx) // unreadable settings are the app's to report: start it
+		return nil, nil
+	}
+	if f.head != nil {
+		return f.head, nil
 	}
 	if s.Workspace == "" {
 		return nil, mcp.ToolError(msgNoWorkspace)
@@ -39,6 +40,17 @@ func (f *forwarder) headless(ctx context.Context, dir string) (*headless, *mcp.C
 	}
 	f.head = &headless{app: a, tools: agenttools.New(a)}
 	return f.head, nil
+}
+
+// dropHeadless closes the in-process tools, if open: the app, or nothing, serves from now on.
+func (f *forwarder) dropHeadless(ctx context.Context) {
+	if f.head == nil {
+		return
+	}
+	if err := f.head.close(ctx); err != nil {
+		f.log.Warn("closing the tools run without the app", "err", err)
+	}
+	f.head = nil
 }
 
 // call runs one tool call in-process.

@@ -129,3 +129,22 @@ func TestAnAppThatNeverAnswersTimesOut(t *testing.T) {
 		t.Errorf("progress while waiting: %q", sent)
 	}
 }
+
+// The app's progress on a call follows on from what the bridge reported while the app started,
+// so the agent sees it only grow; without a wait it passes as the app sent it.
+func TestTheAppsProgressFollowsOnFromTheWait(t *testing.T) {
+	n := &notes{}
+	c := callOf(&mcp.RequestContext{ProgressToken: json.RawMessage(`7`), Notifier: n}, "call_server", nil)
+	c.passOn(1, 2, "first")
+	c.sent = 3 // seconds of waiting reported
+	c.passOn(1, 2, "after a wait")
+	c.passOn(2, 0, "no total")
+	want := []string{
+		`notifications/progress {"progressToken":7,"progress":1,"total":2,"message":"first"}`,
+		`notifications/progress {"progressToken":7,"progress":4,"total":5,"message":"after a wait"}`,
+		`notifications/progress {"progressToken":7,"progress":5,"message":"no total"}`,
+	}
+	if got := n.all(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

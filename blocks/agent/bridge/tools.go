@@ -60,6 +60,18 @@ func callOf(rc *mcp.RequestContext, name string, args json.RawMessage) call {
 // token is the agent's progress token, verbatim; nil when it asked for no progress.
 func (c *call) token() json.RawMessage { return c.rc.ProgressToken }
 
+// passOn tells the agent the app's progress on the call. When the bridge reported progress of
+// its own while the app started, the app's counts follow on from it: progress only grows.
+func (c *call) passOn(progress, total float64, message string) {
+	if base := float64(c.sent); base > 0 {
+		progress += base
+		if total > 0 {
+			total += base
+		}
+	}
+	_ = c.rc.Progress(context.Background(), progress, total, message)
+}
+
 // waiting tells the agent, when it asked for progress, what the call waits for: at most once a
 // second, counting the seconds since the call began, so that progress only grows.
 func (c *call) waiting(ctx context.Context, message string) {

@@ -83,12 +83,15 @@ func TestAnAgentsActionWaitsForTheUsersAnswerInTheConsole(t *testing.T) {
 	events := f.openEvents("")
 	events.waitFor(t, "hello")
 	g := dialAgent(t, f.dir, "test-agent")
-	events.waitFor(t, "agents") // connected
 
 	answerNext := func(answer string) {
 		t.Helper()
-		events.waitFor(t, "agents")
+		events.waitFor(t, "agents") // the agent connected, or its question waits
 		s := f.state()
+		for deadline := time.Now().Add(10 * time.Second); len(s.Pending) == 0 && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+			s = f.state()
+		}
 		if len(s.Pending) != 1 || s.Pending[0].Agent != "test-agent" || s.Pending[0].Tool != "save_server" ||
 			!strings.Contains(s.Pending[0].Summary, `"Agent mock"`) {
 			t.Fatalf("pending %+v", s.Pending)

@@ -80,7 +80,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := runtime.NewService(app.Embedded(f.dir), runtime.Options{Shared: shared, Logger: logger})
+	svc, err := runtime.NewService(app.EmbeddedWithConsole(f.dir, 0), runtime.Options{Shared: shared, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
 	"testing"
+	"time"
+
+	"github.com/octo-run/octo/blocks/agent/appdata"
 )
 
 // The app parses a line from anyone who can connect: whatever it is, parseHello returns a nonce
@@ -63,4 +67,27 @@ func (c *chunked) Read(p []byte) (int, error) {
 	n := copy(p[:min(len(p), c.n)], c.data)
 	c.data = c.data[n:]
 	return n, nil
+}
+
+// Whatever a peer that does not know the token sends, Accept refuses it, within its deadline,
+// without panicking. The peer's bytes are written as they come, then its side closes.
+func FuzzAccept(f *testing.F) {
+	f.Add([]byte(helloLine(kaNc) + "\n" + proofLine(kaBridge) + "\n"))
+	f.Add([]byte(helloLine(kaNc) + "\n"))
+	f.Add([]byte("\n\n\n"))
+	f.Add([]byte(`{"octo":"agent/1","nonce":"` + kaNc + `"}` + "\r\n" + `{"proof":""}` + "\r\n"))
+	info := appdata.Info{Port: kaPort, Token: kaToken, PID: 1, Instance: kaInstance}
+	f.Fuzz(func(t *testing.T, input []byte) {
+		app, peer := net.Pipe()
+		go func() {
+			go io.Copy(io.Discard, peer) // the app's answers
+			peer.Write(input)
+			peer.Close()
+		}()
+		err := accept(app, info, time.Second)
+		app.Close()
+		if err == nil {
+			t.Fatalf("Accept passed a peer that sent %q", input)
+		}
+	})
 }

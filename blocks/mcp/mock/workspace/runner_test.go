@@ -3,9 +3,11 @@ package workspace_test
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -168,5 +170,26 @@ func waitFor(t *testing.T, ok func() bool, what func() string) {
 			t.Fatalf("timed out: %s", what())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestRunnerSaysAPortIsInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"servers/Busy.yaml": "name: Busy\nport: " + port + "\n"})
+	rn := newManual(t, dir, nil)
+	_, err = rn.Start(context.Background(), "Busy")
+	st := stateOf(t, rn, "Busy")
+	if err == nil || st.Running || !strings.Contains(st.Problem, port) || !strings.Contains(err.Error(), "Busy did not start: ") {
+		t.Fatalf("err = %v, state = %+v", err, st)
+	}
+	ln.Close()
+	if st, err := rn.Start(context.Background(), "Busy"); err != nil || !st.Running || st.Problem != "" {
+		t.Fatalf("once the port is free: %+v, %v", st, err)
 	}
 }

@@ -1,12 +1,15 @@
 package workspace_test
 
 import (
+	"context"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 )
@@ -94,4 +97,36 @@ func TestWriteServerWritesOnlyInTheServersFolder(t *testing.T) {
 			t.Fatalf("%d files written outside", len(entries))
 		}
 	})
+}
+
+// An agent saves a server and starts it at once, before the watcher has taken the new file as
+// settled: the server keeps serving while the file settles, though other edits settle meanwhile.
+func TestAServerStartedBeforeItsFileSettledKeepsServing(t *testing.T) {
+	dir := t.TempDir()
+	rn, err := workspace.NewRunner(dir, workspace.Options{Manual: true, Poll: 10 * time.Millisecond, Settle: 300 * time.Millisecond,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = rn.Watch(ctx); close(done) }()
+	defer func() { cancel(); <-done; rn.Close() }()
+	time.Sleep(30 * time.Millisecond) // the watcher has looked at the folder without the files
+	// Another edit that settles while the new file has not.
+	writeFiles(t, dir, map[string]string{"workspace.yaml": "variables: {a: b}\n"})
+	time.Sleep(100 * time.Millisecond)
+	file := workspace.ServerFile(dir, "New")
+	if err := workspace.WriteServer(dir, file, []byte("name: New\nport: 0\n")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := rn.Start(ctx, "New")
+	if err != nil || !st.Running {
+		t.Fatalf("%+v %v", st, err)
+	}
+	for end := time.Now().Add(time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if st := stateOf(t, rn, "New"); !st.Running {
+			t.Fatalf("stopped while its file settled: %+v", st)
+		}
+	}
 }

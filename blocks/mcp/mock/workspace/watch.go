@@ -52,7 +52,8 @@ func (r *runner) locked(f func()) {
 
 // poll applies what changed since the last poll: what has settled, with next = r.files.Next.
 func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (before, after map[string]watch.Stamp, changed bool)) {
-	prev, now, changed := next(r.scan())
+	cur := r.scan()
+	prev, now, changed := next(cur)
 	if !changed {
 		return
 	}
@@ -63,12 +64,15 @@ func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (be
 		}
 	}
 	for file := range r.problems {
-		if _, ok := now[file]; !ok {
+		if _, exists := cur[file]; !exists {
 			delete(r.problems, file)
 		}
 	}
 	for file, rs := range r.running {
-		if _, ok := now[file]; !ok {
+		// A file saved and started at once (an agent's save_server, then start_server) is
+		// not settled yet, so not among the files applied: it is gone only when it is gone.
+		_, applied := now[file]
+		if _, exists := cur[file]; !applied && !exists {
 			r.log.Info("server stopped: its file was removed", "server", rs.srv.Name, "file", file)
 			r.stop(rs)
 			delete(r.running, file)
@@ -78,7 +82,6 @@ func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (be
 		if file == settingsFile || prev[file] == st {
 			continue
 		}
-		delete(r.problems, file)
 		r.changed(ctx, file)
 	}
 }
@@ -111,16 +114,18 @@ func (r *runner) changed(ctx context.Context, file string) {
 			ds = r.relevant(ds)
 		}
 		r.report(ds)
-		r.problems[file] = problemText(ds)
-		if rs != nil {
+		if rs != nil { // a server that does not serve shows its file's problems as they are (States)
+			r.problems[file] = problemText(ds)
 			r.log.Error("edit not applied; the last good version keeps serving", "server", rs.srv.Name, "file", file)
 		}
 		return
 	}
 	if rs != nil && bytes.Equal(rs.srv.data, s.data) || rs == nil && bytes.Equal(r.broken[file], s.data) {
-		return // touched, not edited
+		return // touched, not edited: what was found wrong with it still holds
 	}
+	delete(r.problems, file)
 	if !r.pick.has(s) || rs == nil && r.opts.Transport == Stdio {
+		delete(r.problems, file) // what kept the last version from serving is no more
 		return
 	}
 	if rs == nil {
@@ -157,6 +162,7 @@ func (r *runner) apply(ctx context.Context, rs *running, s *Server) {
 		r.log.Error("edit not applied; the last good version keeps serving", "server", rs.srv.Name, "file", s.File)
 	default:
 		rs.srv = s
+		delete(r.problems, s.File)
 	}
 }
 
@@ -183,6 +189,7 @@ func (r *runner) restart(ctx context.Context, old *running, s *Server) {
 	}
 	rs := r.serving(s, mockAddr)
 	r.running[s.File] = rs
+	delete(r.problems, s.File)
 	r.log.Info("server restarted to apply the edit", "server", s.Name, "file", s.File)
 	r.announce(rs)
 }

@@ -1,4 +1,4 @@
-package agenttools
+package workspace
 
 import (
 	"bytes"
@@ -6,18 +6,78 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/octo-run/octo/blocks/mcp"
-	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/reference"
 )
 
-// The agent sends a server as JSON and reads it back as JSON; the workspace keeps it as YAML.
-// Both ways keep the order of keys, so what the agent wrote is what the user reads.
+// A program editing the workspace for someone (the agent tools) has a server as JSON fields and
+// reads it back as JSON; the folder keeps it as YAML. Both ways keep the order of keys, so what
+// was sent is what the user reads in the file.
 
-// jsonNode turns a JSON value into a YAML node in block style, nested at most mcp.MaxDepth deep.
+// ServerSchema names the JSON Schema of a saved server file (reference.Schema), which a draft's
+// modeline points to.
+const ServerSchema = "server"
+
+// maxDraftDepth bounds how deeply a draft's JSON nests, as deep as the MCP core takes JSON.
+const maxDraftDepth = 64
+
+// Draft is a saved server given as JSON fields, ready to be written as its file.
+type Draft struct {
+	name, kind string
+	mcp        *yaml.Node
+}
+
+// NewDraft makes the draft of a saved server: its name, kind and mcp section (a JSON object,
+// nested at most 64 levels).
+func NewDraft(name, kind string, mcpSection json.RawMessage) (*Draft, error) {
+	n, err := jsonNode(mcpSection)
+	if err != nil {
+		return nil, err
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, errors.New("expected a JSON object")
+	}
+	return &Draft{name: name, kind: kind, mcp: n}, nil
+}
+
+// Text is the draft's saved file with port: its schema modeline (as `octo new mcp-mock` writes
+// it), then name, kind, port and mcp.
+func (d *Draft) Text(port int) ([]byte, error) {
+	root := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{
+		scalar("!!str", "name"), scalar("!!str", d.name),
+		scalar("!!str", "kind"), scalar("!!str", d.kind),
+		scalar("!!str", "port"), scalar("!!int", strconv.Itoa(port)),
+		scalar("!!str", "mcp"), d.mcp,
+	}}
+	text, err := yamlText(root)
+	if err != nil {
+		return nil, err
+	}
+	return reference.WithModeline(text, "../"+reference.SchemaFile(ServerSchema)), nil
+}
+
+// ServerFields reads a saved server file's text as JSON, its keys in their order; aliases and
+// merge keys are resolved, and the parse is bounded, as the workspace reads the file.
+func ServerFields(file string, text []byte) (json.RawMessage, error) {
+	root, ds := parseYAML(file, text)
+	switch {
+	case len(ds) > 0:
+		return nil, ds
+	case root == nil:
+		return nil, errors.New("the file is empty")
+	}
+	var b bytes.Buffer
+	if err := writeJSON(&b, root); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// jsonNode turns a JSON value into a YAML node in block style, nested at most maxDraftDepth deep.
 func jsonNode(text json.RawMessage) (*yaml.Node, error) {
 	d := json.NewDecoder(bytes.NewReader(text))
 	d.UseNumber()
@@ -32,8 +92,8 @@ func jsonNode(text json.RawMessage) (*yaml.Node, error) {
 }
 
 func nextNode(d *json.Decoder, depth int) (*yaml.Node, error) {
-	if depth > mcp.MaxDepth {
-		return nil, fmt.Errorf("nests deeper than %d levels", mcp.MaxDepth)
+	if depth > maxDraftDepth {
+		return nil, fmt.Errorf("nests deeper than %d levels", maxDraftDepth)
 	}
 	tok, err := d.Token()
 	if err != nil {
@@ -95,23 +155,6 @@ func yamlText(n *yaml.Node) ([]byte, error) {
 		return nil, err
 	}
 	if err := e.Close(); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// yamlFields reads a saved file's YAML text as JSON, its keys in their order; aliases and merge
-// keys are resolved, and the parse is bounded, as the workspace reads it.
-func yamlFields(file string, text []byte) (json.RawMessage, error) {
-	roots, ds := config.Parse(file, text)
-	switch {
-	case len(ds) > 0:
-		return nil, ds
-	case len(roots) != 1:
-		return nil, errors.New("the file is not one YAML document")
-	}
-	var b bytes.Buffer
-	if err := writeJSON(&b, roots[0]); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

@@ -1,12 +1,13 @@
-package agenttools
+package workspace_test
 
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
-	_ "github.com/octo-run/octo/connectors/all" // a saved server is built on the http connector
 )
 
 // The weather server of the product docs, as an agent sends it.
@@ -60,22 +61,25 @@ mcp:
     nothing: null
 `
 
-func weatherSaving(t *testing.T) *saving {
+// weatherDraft is the weather server as an agent sends it.
+func weatherDraft(t *testing.T) *workspace.Draft {
 	t.Helper()
-	var s saving
-	if err := json.Unmarshal([]byte(weatherArgs), &s.saveArgs); err != nil {
+	var args struct {
+		Name, Kind string
+		MCP        json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(weatherArgs), &args); err != nil {
 		t.Fatal(err)
 	}
-	n, err := jsonNode(s.MCP)
+	d, err := workspace.NewDraft(args.Name, args.Kind, args.MCP)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.mcp = n
-	return &s
+	return d
 }
 
-func TestASavedServerIsWrittenAsTheAgentOrderedIt(t *testing.T) {
-	text, err := serverText(weatherSaving(t), 3005)
+func TestADraftIsWrittenAsItWasSent(t *testing.T) {
+	text, err := weatherDraft(t).Text(3005)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,8 +88,8 @@ func TestASavedServerIsWrittenAsTheAgentOrderedIt(t *testing.T) {
 	}
 }
 
-func TestAWrittenServerPassesTheWorkspaceChecks(t *testing.T) {
-	text, err := serverText(weatherSaving(t), 3005)
+func TestAWrittenDraftPassesTheWorkspaceChecks(t *testing.T) {
+	text, err := weatherDraft(t).Text(3005)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,9 +100,9 @@ func TestAWrittenServerPassesTheWorkspaceChecks(t *testing.T) {
 	}
 }
 
-// get_server gives back the fields save_server took, in their order.
-func TestAFileReadsBackAsTheArgumentsItWasSavedFrom(t *testing.T) {
-	fields, err := yamlFields("servers/Weather mock.yaml", []byte(weatherFile))
+// The fields read back from a file are those it was written from, in their order.
+func TestAFileReadsBackAsTheFieldsItWasWrittenFrom(t *testing.T) {
+	fields, err := workspace.ServerFields("servers/Weather mock.yaml", []byte(weatherFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +118,7 @@ func TestAFileReadsBackAsTheArgumentsItWasSavedFrom(t *testing.T) {
 
 func TestFieldsResolveAliasesAndKeepWhatJSONCannotHold(t *testing.T) {
 	text := "a: &x {n: 1, f: 1.5, h: 0x1F, t: 2001-12-14, s: 'yes'}\nb: *x\nc: .inf\n"
-	fields, err := yamlFields("f.yaml", []byte(text))
+	fields, err := workspace.ServerFields("f.yaml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,4 +126,51 @@ func TestFieldsResolveAliasesAndKeepWhatJSONCannotHold(t *testing.T) {
 	if string(fields) != want {
 		t.Fatalf("%s\nwant %s", fields, want)
 	}
+}
+
+func TestADraftIsAnObjectOfBoundedDepth(t *testing.T) {
+	for _, c := range []struct{ mcp, want string }{
+		{`[]`, "expected a JSON object"},
+		{strings.Repeat(`{"a":`, 70) + `1` + strings.Repeat(`}`, 70), "nests deeper than 64 levels"},
+		{`{} {}`, "more than one JSON value"},
+	} {
+		if _, err := workspace.NewDraft("A", "mcp", json.RawMessage(c.mcp)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.40s: %v, want %q", c.mcp, err, c.want)
+		}
+	}
+}
+
+// What is sent as a server's mcp section reads back from the written file as the same JSON
+// value: the YAML in between loses and adds nothing.
+func FuzzADraftReadsBackAsSent(f *testing.F) {
+	f.Add(`{"tools": [{"name": "a", "result": "{\"x\": 1}", "delayMs": 5}], "variables": {"v": "3004"}}`)
+	f.Add(`{"a": ["", null, true, 1.5, -0, 1e3, "yes", "no", "~", "null", "0x1F", "2001-12-14", "a: b", "- x", "#c", "\n x\n"]}`)
+	f.Add(`{"k y": {"": "\t\u0000\u2028", "é": "\"'"}}`)
+	f.Fuzz(func(t *testing.T, sent string) {
+		var want map[string]any
+		if json.Unmarshal([]byte(sent), &want) != nil {
+			return
+		}
+		d, err := workspace.NewDraft("A", "mcp", json.RawMessage(sent))
+		if err != nil {
+			return // too deep: refused before anything is written
+		}
+		text, err := d.Text(3004)
+		if err != nil {
+			t.Fatalf("cannot write %s: %v", sent, err)
+		}
+		fields, err := workspace.ServerFields("A.yaml", text)
+		if err != nil {
+			t.Fatalf("cannot read back what was written for %s:\n%s\n%v", sent, text, err)
+		}
+		var got struct {
+			MCP map[string]any `json:"mcp"`
+		}
+		if err := json.Unmarshal(fields, &got); err != nil {
+			t.Fatalf("%s: %v", fields, err)
+		}
+		if !reflect.DeepEqual(got.MCP, want) {
+			t.Fatalf("sent %s\nwrote:\n%s\nread back %s", sent, text, fields)
+		}
+	})
 }

@@ -1,0 +1,264 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/blocks/agent/handshake"
+)
+
+// appProc is a running `octo app` with what it printed.
+type appProc struct {
+	cmd            *exec.Cmd
+	mu             sync.Mutex
+	stdout, stderr strings.Builder
+	done           chan struct{}
+	err            error
+}
+
+func (p *appProc) out() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stdout.String()
+}
+
+func (p *appProc) log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// startApp runs the built binary's `octo app` with args, its standard input not a terminal,
+// and waits until it printed the agents' port.
+func startApp(t *testing.T, args ...string) *appProc {
+	t.Helper()
+	p := &appProc{cmd: exec.Command(octoBin, append([]string{"app"}, args...)...), done: make(chan struct{})}
+	p.cmd.Env = append(os.Environ(), "OCTO_DATA_DIR=") // only --data-dir names the folder
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, s := range []struct {
+		r interface{ Read([]byte) (int, error) }
+		b *strings.Builder
+	}{{stdout, &p.stdout}, {stderr, &p.stderr}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sc := bufio.NewScanner(s.r)
+			for sc.Scan() {
+				p.mu.Lock()
+				s.b.WriteString(sc.Text() + "\n")
+				p.mu.Unlock()
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Signal(syscall.SIGKILL)
+		<-p.done
+		if t.Failed() {
+			t.Logf("octo app printed:\n%s\nlog:\n%s", p.out(), p.log())
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(p.out(), "agents connect on") {
+		select {
+		case <-p.done:
+			t.Fatalf("octo app exited: %v\n%s\n%s", p.err, p.out(), p.log())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("octo app did not print its port\n%s\n%s", p.out(), p.log())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return p
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (p *appProc) stop(t *testing.T) {
+	t.Helper()
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("octo app did not stop on SIGTERM")
+	}
+	if p.err != nil {
+		t.Fatalf("octo app exited with %v\n%s", p.err, p.log())
+	}
+}
+
+// agentSession is the official Go SDK client connected to the app as octo mcp connects.
+func agentSession(t *testing.T, dataDir string) *mcp.ClientSession {
+	t.Helper()
+	info, err := appdata.ReadInfo(dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := handshake.Dial(ctx, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-agent", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func callAgentTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	got := <-callLater(cs, name, args)
+	if got.err != nil {
+		t.Fatalf("tools/call %s: %v", name, got.err)
+	}
+	return got.text, got.isErr
+}
+
+// The app as a user runs it: flags saved, agent.json private, an agent through the handshake
+// lists, starts and reads a mock, the started server comes back with the app, and SIGTERM
+// stops it cleanly, agent.json gone.
+func TestOctoAppServesAgentsAndRemembers(t *testing.T) {
+	dataDir, ws := t.TempDir(), filepath.Join(t.TempDir(), "mocks")
+	writeFile(t, filepath.Join(ws, "servers", "Weather mock.yaml"), "name: Weather mock\nkind: mcp\nport: 0\nmcp:\n"+
+		"  tools: [ { name: get_weather, description: Weather, result: 'sunny in {{args.city}}' } ]\n")
+	p := startApp(t, "--data-dir", dataDir, "--workspace", ws, "--allow-agents", "--approve", "never", "--agents-without-app=true")
+	if !strings.Contains(p.out(), "octo app: workspace "+ws) || !strings.Contains(p.out(), "Weather mock  stopped") {
+		t.Fatalf("printed:\n%s", p.out())
+	}
+	info, err := os.Stat(filepath.Join(dataDir, appdata.InfoFile))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("agent.json: %v, %v", info, err)
+	}
+	s, err := appdata.LoadSettings(dataDir)
+	if err != nil || s.Workspace != ws || !s.Agents.Allow || !s.Agents.WithoutApp || s.Agents.Approve != appdata.ApproveNever {
+		t.Fatalf("settings = %+v, %v", s, err)
+	}
+
+	cs := agentSession(t, dataDir)
+	if text, isErr := callAgentTool(t, cs, "list_servers", nil); isErr || !strings.Contains(text, "Weather mock") {
+		t.Fatalf("list_servers = %s", text)
+	}
+	text, isErr := callAgentTool(t, cs, "start_server", map[string]any{"name": "Weather mock"})
+	if isErr || !strings.Contains(text, "http://127.0.0.1:") {
+		t.Fatalf("start_server = %s", text)
+	}
+	t.Run("a second app on the data folder stops before it takes a port", func(t *testing.T) {
+		out, err := exec.Command(octoBin, "app", "--data-dir", dataDir).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "another octo app is running") || strings.Contains(string(out), "in use") {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	})
+	p.stop(t)
+	if _, err := os.Stat(filepath.Join(dataDir, appdata.InfoFile)); !os.IsNotExist(err) {
+		t.Fatalf("agent.json after SIGTERM: %v", err)
+	}
+
+	t.Run("the started server starts again with the app, on the remembered workspace", func(t *testing.T) {
+		again := startApp(t, "--data-dir", dataDir, "--allow-agents=false")
+		if !strings.Contains(again.out(), "Weather mock  http://127.0.0.1:") {
+			t.Fatalf("printed:\n%s", again.out())
+		}
+		again.stop(t)
+		if s, err := appdata.LoadSettings(dataDir); err != nil || s.Agents.Allow || !s.Agents.WithoutApp {
+			t.Fatalf("--allow-agents=false: %+v, %v", s, err)
+		}
+	})
+}
+
+// Without a terminal to ask in, an agent's change is refused with what to tell the user.
+func TestOctoAppWithoutATerminalRefusesWhatNeedsApproval(t *testing.T) {
+	dataDir, ws := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(ws, "servers", "A.yaml"), "name: A\nkind: mcp\nport: 0\n")
+	p := startApp(t, "--data-dir", dataDir, "--workspace", ws, "--allow-agents")
+	cs := agentSession(t, dataDir)
+	text, isErr := callAgentTool(t, cs, "start_server", map[string]any{"name": "A"})
+	if !isErr || !strings.Contains(text, "needs the user's approval in Octo") {
+		t.Fatalf("start_server = %s (error %v)", text, isErr)
+	}
+	if text, isErr := callAgentTool(t, cs, "list_servers", nil); isErr || !strings.Contains(text, "A") {
+		t.Fatalf("a read: %s", text)
+	}
+	p.stop(t)
+}
+
+func TestOctoAppFlags(t *testing.T) {
+	dataDir := t.TempDir()
+	out, err := exec.Command(octoBin, "app", "--data-dir", dataDir, "--print-config").Output()
+	if err != nil || !strings.Contains(string(out), "type: agent,") || !strings.Contains(string(out), "type: agent-tools") ||
+		!strings.Contains(string(out), dataDir) {
+		t.Fatalf("--print-config: %v\n%s", err, out)
+	}
+	help, _ := exec.Command(octoBin, "app", "--help").CombinedOutput()
+	for _, flag := range []string{"-workspace", "-data-dir", "-allow-agents", "-agents-without-app", "-approve", "-approval-timeout", "-print-config"} {
+		if !strings.Contains(string(help), flag) {
+			t.Errorf("octo app --help does not document %s:\n%s", flag, help)
+		}
+	}
+	cmd := exec.Command(octoBin, "app", "--data-dir", dataDir, "--approve", "sometimes")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), `--approve is "sometimes"`) {
+		t.Fatalf("a bad --approve: %v\n%s", err, out)
+	}
+	cmd = exec.Command(octoBin, "app", "--data-dir", dataDir)
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "no workspace") {
+		t.Fatalf("no workspace: %v\n%s", err, out)
+	}
+}
+
+// toolAnswer is what a tool call called in the background came to.
+type toolAnswer struct {
+	text  string
+	isErr bool
+	err   error
+}
+
+// callLater calls a tool in the background (it waits for the user) and delivers its answer.
+func callLater(cs *mcp.ClientSession, name string, args map[string]any) <-chan toolAnswer {
+	out := make(chan toolAnswer, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			out <- toolAnswer{err: err}
+			return
+		}
+		var b strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		out <- toolAnswer{text: b.String(), isErr: res.IsError}
+	}()
+	return out
+}
