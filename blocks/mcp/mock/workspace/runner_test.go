@@ -146,6 +146,15 @@ func TestRunnerStartsAndStopsSingleServers(t *testing.T) {
 		if stateOf(t, rn, "New").Running {
 			t.Fatal("a new file started by itself")
 		}
+		writeFiles(t, dir, map[string]string{"servers/Other.yaml": "name: Other\nport: 0\nmcp:\n  tools: [ { name: ok, reslt: x } ]\n"})
+		waitFor(t, func() bool { return strings.Contains(stateOf(t, rn, "Other").Problem, `unknown key "reslt"`) },
+			func() string { return "a broken edit's problem: " + stateOf(t, rn, "Other").Problem })
+		if st := stateOf(t, rn, "Other"); !st.Running || callText(t, cs, "ok", nil) != "finer" {
+			t.Fatalf("the last good version stopped serving: %+v", st)
+		}
+		writeFiles(t, dir, map[string]string{"servers/Other.yaml": "name: Other\nport: 0\nmcp:\n  tools: [ { name: ok, result: fixed } ]\n"})
+		waitFor(t, func() bool { return stateOf(t, rn, "Other").Problem == "" && callText(t, cs, "ok", nil) == "fixed" },
+			func() string { return "the fix: " + stateOf(t, rn, "Other").Problem })
 	})
 	t.Run("a server whose port is taken reports the problem", func(t *testing.T) {
 		busy := stateOf(t, rn, "Other").URL // Other's port is in use by Other

@@ -125,7 +125,6 @@ func (r *runner) changed(ctx context.Context, file string) {
 	}
 	delete(r.problems, file)
 	if !r.pick.has(s) || rs == nil && r.opts.Transport == Stdio {
-		delete(r.problems, file) // what kept the last version from serving is no more
 		return
 	}
 	if rs == nil {
@@ -162,7 +161,6 @@ func (r *runner) apply(ctx context.Context, rs *running, s *Server) {
 		r.log.Error("edit not applied; the last good version keeps serving", "server", rs.srv.Name, "file", s.File)
 	default:
 		rs.srv = s
-		delete(r.problems, s.File)
 	}
 }
 
@@ -189,7 +187,6 @@ func (r *runner) restart(ctx context.Context, old *running, s *Server) {
 	}
 	rs := r.serving(s, mockAddr)
 	r.running[s.File] = rs
-	delete(r.problems, s.File)
 	r.log.Info("server restarted to apply the edit", "server", s.Name, "file", s.File)
 	r.announce(rs)
 }
