@@ -127,8 +127,9 @@ const (
 		"{{variables}} (not their values, which may be secrets), its environments and the active one."
 	listServersDoc = "Lists the saved MCP mock servers: name, file, whether each runs, its URL when it does, and the problem that keeps it " +
 		"from serving (a broken file, a port in use), if any."
-	getServerDoc = "Reads one saved MCP mock server: its state and URL, its file as YAML text, and its fields (name, kind, port, mcp) in the " +
-		"form save_server takes — read it, change what you need and save it back whole."
+	getServerDoc = "Reads one saved MCP mock server: its state and URL, its file as YAML text with the problems serving it would find " +
+		"(file:line:col), and its fields (name, kind, port, mcp) in the form save_server takes — read it, change what you need and " +
+		"save it back whole."
 	saveServerDoc = "Creates or replaces a saved MCP mock server, servers/<name>.yaml in the workspace: tools, resources and prompts " +
 		"answered from settings, no code. The server is checked before anything is written, with the errors octo gives for the saved " +
 		"file (their line:column point into the YAML shown with them); while there are any, nothing is written. A running server " +

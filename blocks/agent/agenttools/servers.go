@@ -155,26 +155,29 @@ func (t *Tools) getServer(c Call) (op, error) {
 	})
 }
 
-// savedServer is get_server's answer: the state, the file's text, and its fields in the form
-// save_server takes.
+// savedServer is get_server's answer: the state, the file's text and its problems, and its
+// fields in the form save_server takes.
 type savedServer struct {
 	serverView
-	YAML   string `json:"yaml,omitempty"`
-	Fields any    `json:"fields,omitempty"`
+	YAML     string   `json:"yaml,omitempty"`
+	Problems []string `json:"problems,omitempty"` // the file's, as serving it would find them
+	Fields   any      `json:"fields,omitempty"`
 }
 
 func (t *Tools) readServer(s ServerState) savedServer {
 	out := savedServer{serverView: t.view(s)}
-	text, ds := workspace.ReadServerText(t.host.Workspace(), s.File)
+	dir := t.host.Workspace()
+	text, ds := workspace.ReadServerText(dir, s.File)
 	if len(ds) > 0 {
-		out.Problem = strings.Join(t.texts(ds), "\n")
+		out.Problems = t.texts(ds)
 		return out
 	}
 	out.YAML = string(text)
+	if _, ds := workspace.CheckServer(dir, s.File, text, ""); len(ds) > 0 {
+		out.Problems = t.texts(ds)
+	}
 	if fields, err := workspace.ServerFields(s.File, text); err == nil {
 		out.Fields = fields
-	} else if out.Problem == "" {
-		out.Problem = err.Error()
 	}
 	return out
 }
