@@ -30,8 +30,8 @@ type Waiting struct {
 	Deadline time.Time // when it is refused unanswered; zero when its context has none
 }
 
-// Decision is how a question ended: "approved", "always", "denied", "timed out" or
-// "answered elsewhere" (the terminal answered first, or the agent went away).
+// Decision is how a question ended: "approved", "always", "denied", "timed out",
+// "answered elsewhere" (the terminal answered first) or "withdrawn" (the agent cancelled).
 type Decision struct {
 	Waiting
 	Outcome string
@@ -67,9 +67,12 @@ func (p *Pending) Ask(ctx context.Context, q Question) (Answer, error) {
 	case ans := <-w.answer:
 		return ans, nil // Answer recorded the decision
 	case <-ctx.Done():
-		outcome := "timed out"
-		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		outcome := "withdrawn" // the agent cancelled its call, or left
+		switch {
+		case errors.Is(context.Cause(ctx), ErrAnsweredElsewhere):
 			outcome = "answered elsewhere"
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			outcome = "timed out"
 		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
