@@ -1,17 +1,18 @@
 package e2e
 
 import (
-	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -42,7 +43,7 @@ func TestTheConsoleInChromium(t *testing.T) {
 		t.Fatalf("playwright-core is not installed in %s: run `make test` (its browser-deps target runs npm ci there)", dir)
 	}
 	data, ws := t.TempDir(), filepath.Join(t.TempDir(), "mocks")
-	url := startApp(t, data, ws)
+	url := consoleURL(t, data, ws)
 	artifacts := filepath.Join(repoRoot(), ".build", "artifacts", "console")
 	if err := os.RemoveAll(artifacts); err != nil {
 		t.Fatal(err)
@@ -70,69 +71,77 @@ func TestTheConsoleInChromium(t *testing.T) {
 
 var consoleLine = regexp.MustCompile(`console on (http://127\.0\.0\.1:\d+/)`)
 
-// startApp runs `octo app` on the data folder and workspace and returns the console's address.
-func startApp(t *testing.T, data, ws string) string {
+// consoleURL runs `octo app` on the data folder and workspace and returns the console's
+// address, which it prints after the agents' port.
+func consoleURL(t *testing.T, data, ws string) string {
 	t.Helper()
-	cmd := exec.Command(octoBin, "app", "--workspace", ws, "--data-dir", data)
-	cmd.Env = append(os.Environ(), "OCTO_DATA_DIR=")
-	stdout, err := cmd.StdoutPipe()
+	return openConsole(t, startApp(t, "--workspace", ws, "--data-dir", data)).url
+}
+
+// consoleAPI is the console of a running `octo app`, called as its page calls it.
+type consoleAPI struct{ url, token string }
+
+var tokenMeta = regexp.MustCompile(`<meta name="octo-token" content="([A-Za-z0-9_-]+)">`)
+
+// openConsole reads the console's address from what p printed and its token from the page.
+func openConsole(t *testing.T, p *appProc) consoleAPI {
+	t.Helper()
+	var c consoleAPI
+	for deadline := time.Now().Add(10 * time.Second); c.url == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := consoleLine.FindStringSubmatch(p.out()); m != nil {
+			c.url = m[1]
+		}
+	}
+	page, err := http.Get(c.url)
+	if err != nil {
+		t.Fatalf("the console at %q: %v", c.url, err)
+	}
+	defer page.Body.Close()
+	body, _ := io.ReadAll(page.Body)
+	m := tokenMeta.FindSubmatch(body)
+	if m == nil {
+		t.Fatalf("the console's page holds no token:\n%s", body)
+	}
+	c.token = string(m[1])
+	return c
+}
+
+// call calls the console's API and decodes the answer into out.
+func (c consoleAPI) call(t *testing.T, method, path string, body, out any) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		data, _ := json.Marshal(body)
+		rd = bytes.NewReader(data)
+	}
+	req, _ := http.NewRequest(method, c.url+path, rd)
+	req.Header.Set("X-Octo-Token", c.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := &lockedLog{}
-	cmd.Stderr = log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, data)
 	}
-	done := make(chan struct{})
-	found := make(chan string, 1)
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if m := consoleLine.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-			}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatal(err)
 		}
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("octo app log:\n%s", log.String())
-		}
-	})
-	select {
-	case url := <-found:
-		return url
-	case <-done:
-		t.Fatalf("octo app ended before its console served\n%s", log.String())
-	case <-time.After(30 * time.Second):
-		t.Fatalf("octo app printed no console address in 30 s\n%s", log.String())
 	}
-	return ""
 }
 
-// lockedLog is a process's standard error, read while it is written.
-type lockedLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+// answerNext waits for the first question in the console and answers it.
+func (c consoleAPI) answerNext(t *testing.T, answer string) {
+	t.Helper()
+	var s struct{ Pending []struct{ ID uint64 } }
+	for deadline := time.Now().Add(20 * time.Second); len(s.Pending) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no question waits in the console")
+		}
+		c.call(t, "GET", "api/state", nil, &s)
+	}
+	c.call(t, "POST", "api/answer", map[string]any{"id": s.Pending[0].ID, "answer": answer}, nil)
 }
