@@ -45,6 +45,38 @@ func (c *api) findServer(name string) (agenttools.ServerState, bool) {
 	return agenttools.ServerState{}, false
 }
 
+// saved finds the saved server name, or answers 404.
+func (c *api) saved(name string) (agenttools.ServerState, *reply) {
+	s, found := c.findServer(name)
+	if !found {
+		r := failf(http.StatusNotFound, "no saved server %s", quoteLog(name))
+		return s, &r
+	}
+	return s, nil
+}
+
+// namedServer decodes a body {"name": …} and finds that saved server, or answers why not.
+func (c *api) namedServer(r *request) (agenttools.ServerState, *reply) {
+	var a struct {
+		Name string `json:"name"`
+	}
+	if err := args(r, &a); err != nil {
+		bad := fail(http.StatusBadRequest, err.Error())
+		return agenttools.ServerState{}, &bad
+	}
+	return c.saved(a.Name)
+}
+
+// fileText reads a saved server's file, or answers 422 with its problems.
+func (c *api) fileText(s agenttools.ServerState) ([]byte, *reply) {
+	text, ds := workspace.ReadServerText(c.app.Workspace(), s.File)
+	if len(ds) > 0 {
+		r := reply{status: http.StatusUnprocessableEntity, value: problem{Error: "the file cannot be read", Problems: c.issues(ds)}}
+		return nil, &r
+	}
+	return text, nil
+}
+
 // yamlView is a server file's text.
 type yamlView struct {
 	Name string `json:"name"`
@@ -53,22 +85,22 @@ type yamlView struct {
 }
 
 func (c *api) getYAML(_ context.Context, r *request) reply {
-	s, found := c.findServer(r.ex.Query().Get("name"))
-	if !found {
-		return failf(http.StatusNotFound, "no saved server %s", quoteLog(r.ex.Query().Get("name")))
+	s, refused := c.saved(r.ex.Query().Get("name"))
+	if refused != nil {
+		return *refused
 	}
-	text, ds := workspace.ReadServerText(c.app.Workspace(), s.File)
-	if len(ds) > 0 {
-		return reply{status: http.StatusUnprocessableEntity, value: problem{Error: "the file cannot be read", Problems: c.issues(ds)}}
+	text, refused := c.fileText(s)
+	if refused != nil {
+		return *refused
 	}
 	return ok(yamlView{Name: s.Name, File: c.rel(s.File), YAML: string(text)})
 }
 
 // putYAML replaces a server's file with the body (text), when it has no problem.
 func (c *api) putYAML(_ context.Context, r *request) reply {
-	s, found := c.findServer(r.ex.Query().Get("name"))
-	if !found {
-		return failf(http.StatusNotFound, "no saved server %s", quoteLog(r.ex.Query().Get("name")))
+	s, refused := c.saved(r.ex.Query().Get("name"))
+	if refused != nil {
+		return *refused
 	}
 	return c.writeChecked(s.File, r.body, http.StatusOK)
 }
@@ -170,9 +202,9 @@ func (c *api) rename(ctx context.Context, r *request) reply {
 	if err := args(r, &a); err != nil {
 		return fail(http.StatusBadRequest, err.Error())
 	}
-	s, found := c.findServer(a.Name)
-	if !found {
-		return failf(http.StatusNotFound, "no saved server %s", quoteLog(a.Name))
+	s, refused := c.saved(a.Name)
+	if refused != nil {
+		return *refused
 	}
 	if err := workspace.CheckName(a.To); err != nil {
 		return fail(http.StatusBadRequest, err.Error())
@@ -180,9 +212,9 @@ func (c *api) rename(ctx context.Context, r *request) reply {
 	if _, taken := c.findServer(a.To); taken {
 		return failf(http.StatusConflict, "a server is called %s already", quoteLog(a.To))
 	}
-	text, ds := workspace.ReadServerText(c.app.Workspace(), s.File)
-	if len(ds) > 0 {
-		return reply{status: http.StatusUnprocessableEntity, value: problem{Error: "the file cannot be read", Problems: c.issues(ds)}}
+	text, refused := c.fileText(s)
+	if refused != nil {
+		return *refused
 	}
 	text, err := withKey(text, nameLine, "name", a.To)
 	if err != nil {
@@ -210,19 +242,13 @@ func (c *api) rename(ctx context.Context, r *request) reply {
 
 // duplicate copies a server under "<name> copy", on the next free port.
 func (c *api) duplicate(_ context.Context, r *request) reply {
-	var a struct {
-		Name string `json:"name"`
+	s, refused := c.namedServer(r)
+	if refused != nil {
+		return *refused
 	}
-	if err := args(r, &a); err != nil {
-		return fail(http.StatusBadRequest, err.Error())
-	}
-	s, found := c.findServer(a.Name)
-	if !found {
-		return failf(http.StatusNotFound, "no saved server %s", quoteLog(a.Name))
-	}
-	text, ds := workspace.ReadServerText(c.app.Workspace(), s.File)
-	if len(ds) > 0 {
-		return reply{status: http.StatusUnprocessableEntity, value: problem{Error: "the file cannot be read", Problems: c.issues(ds)}}
+	text, refused := c.fileText(s)
+	if refused != nil {
+		return *refused
 	}
 	name := c.freeName(s.Name + " copy")
 	text, err := withKey(text, nameLine, "name", name)

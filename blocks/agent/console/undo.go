@@ -29,15 +29,9 @@ type undoList []deleted
 // delete deletes a server with delete_server (stopping it when it runs), keeping its file's
 // text for /api/undo.
 func (c *api) delete(ctx context.Context, r *request) reply {
-	var a struct {
-		Name string `json:"name"`
-	}
-	if err := args(r, &a); err != nil {
-		return fail(http.StatusBadRequest, err.Error())
-	}
-	s, found := c.findServer(a.Name)
-	if !found {
-		return failf(http.StatusNotFound, "no saved server %s", quoteLog(a.Name))
+	s, refused := c.namedServer(r)
+	if refused != nil {
+		return *refused
 	}
 	text, err := os.ReadFile(s.File) // kept as it is, even when broken
 	if err != nil {
