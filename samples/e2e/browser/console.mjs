@@ -7,7 +7,7 @@
 // usage: node console.mjs CONSOLE_URL OCTO_BIN DATA_DIR ARTIFACTS_DIR
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 const [url, octo, dataDir, artifacts] = process.argv.slice(2);
@@ -44,9 +44,11 @@ try {
   await page.waitForSelector('body[data-ready="true"]');
   await shot('home');
 
-  step('make a server from the starter');
-  await page.getByRole('button', { name: '+ New server' }).click();
-  await page.getByRole('menuitem', { name: 'MCP server' }).click();
+  step('make a server from the starter, with the keyboard');
+  await page.getByRole('button', { name: '+ New server' }).focus();
+  await page.keyboard.press('Enter'); // opens the menu and moves focus into it
+  await page.getByRole('menuitem', { name: 'MCP server' }).and(page.locator(':focus')).waitFor();
+  await page.keyboard.press('Enter');
   await page.waitForFunction(() => location.hash.startsWith('#/server/New%20server/tools'));
   await page.getByRole('heading', { name: 'New server', level: 2 }).waitFor();
   await page.getByRole('link', { name: /New server/ }).waitFor(); // in the sidebar
@@ -84,6 +86,14 @@ try {
   await page.getByRole('button', { name: 'Reload from disk' }).click();
   await page.waitForFunction(() => !document.querySelector('#yaml-text').value.includes('porrt'));
 
+  step('an edit from outside appears live');
+  const workspace = await page.evaluate(async () => {
+    const token = document.querySelector('meta[name="octo-token"]').content;
+    return (await (await fetch('/api/state', { headers: { 'X-Octo-Token': token } })).json()).workspace;
+  });
+  appendFileSync(`${workspace}/servers/New server.yaml`, '# edited in another editor\n');
+  await page.waitForFunction(() => document.querySelector('#yaml-text').value.includes('# edited in another editor'));
+
   step('start it');
   await page.locator('#start').click();
   await page.locator('.server-head .state.running').waitFor();
@@ -118,6 +128,13 @@ try {
   await calls.last().getByRole('button').click();
   await page.locator('#traffic-list pre.json:not([hidden])', { hasText: 'Porto' }).first().waitFor();
   await shot('traffic');
+
+  step('set a workspace variable');
+  await page.getByRole('button', { name: 'Variables' }).click();
+  await page.locator('#yaml-text').fill('variables:\n  city: Lisbon\n');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Variables: city').waitFor();
+  await shot('variables');
 
   step('allow AI agents');
   await page.getByRole('button', { name: /^Agents/ }).click();
