@@ -71,6 +71,9 @@ function setupNewServer() {
   };
   button.addEventListener('click', () => toggle(menu.hidden));
   menu.addEventListener('keydown', (e) => { if (e.key === 'Escape') { toggle(false); button.focus(); } });
+  // A click elsewhere closes the menu (not focus leaving it: Safari does not focus a clicked
+  // button, so its click would find the menu closed).
+  document.addEventListener('click', (e) => { if (!menu.hidden && !menu.contains(e.target) && e.target !== button) toggle(false); });
   document.getElementById('new-mcp').addEventListener('click', async () => {
     toggle(false);
     try {
