@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -144,4 +145,23 @@ func (c consoleAPI) answerNext(t *testing.T, answer string) {
 		c.call(t, "GET", "api/state", nil, &s)
 	}
 	c.call(t, "POST", "api/answer", map[string]any{"id": s.Pending[0].ID, "answer": answer}, nil)
+}
+
+// --console-port puts the console on that port (on 127.0.0.1 only); a port out of range is a
+// usage error.
+func TestOctoAppConsolePort(t *testing.T) {
+	out, err := exec.Command(octoBin, "app", "--console-port", "70000").CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "--console-port is 70000") {
+		t.Fatalf("--console-port 70000: %v\n%s", err, out)
+	}
+	port := freePort(t)
+	p := startApp(t, "--data-dir", t.TempDir(), "--workspace", filepath.Join(t.TempDir(), "mocks"), "--console-port", strconv.Itoa(port))
+	c := openConsole(t, p)
+	if want := "http://127.0.0.1:" + strconv.Itoa(port) + "/"; c.url != want {
+		t.Fatalf("console on %s, want %s", c.url, want)
+	}
+	var s struct{ Servers []any }
+	c.call(t, "GET", "api/state", nil, &s)
+	p.stop(t)
 }
