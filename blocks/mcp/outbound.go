@@ -32,6 +32,10 @@ type call struct {
 	// stopped: the server stopped it to shut down; it is answered so.
 	stopped atomic.Bool
 	why     atomic.Pointer[string] // why it was abandoned, when not by notifications/cancelled
+	// rc is what the request's provider gets, kept here so that one allocation holds both:
+	// RequestContext is over the 128 bytes a goroutine's closure copies, so start's closure
+	// would move it to the heap, and run would copy it there again.
+	rc RequestContext
 }
 
 // abandon withholds the call's answer and cancels its context; why, when
@@ -100,16 +104,18 @@ func (s *ServerSession) start(ctx context.Context, m *Message, rc RequestContext
 		answer(s.reply(m.ID, m.Method, m.Method, Response{ID: m.ID, Error: err}))
 		return nil
 	}
+	c.rc = rc
 	go func() {
 		defer s.calls.Done()
-		answer(s.run(cctx, c, m, rc))
+		answer(s.run(cctx, c, m))
 	}()
 	return c
 }
 
-func (s *ServerSession) run(ctx context.Context, c *call, m *Message, rc RequestContext) []byte {
+func (s *ServerSession) run(ctx context.Context, c *call, m *Message) []byte {
+	rc := &c.rc
 	rc.Session, rc.Notifier, rc.Version = s, c, s.Version()
-	resp := s.st.srv.Handle(ctx, &m.Request, &rc)
+	resp := s.st.srv.Handle(ctx, &m.Request, rc)
 	c.finished.Store(true)
 	c.cancel()
 	s.mu.Lock()

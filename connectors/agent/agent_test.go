@@ -310,3 +310,22 @@ func TestStopClosesHandshakesInProgressAtOnce(t *testing.T) {
 		t.Fatalf("the silent connection read %d bytes after Stop", n)
 	}
 }
+
+// A data folder that cannot be made fails Start with the reason, and leaves nothing listening.
+func TestStartFailsWhenTheDataFolderCannotBeMade(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := runtimetest.BuildConfig(t, `
+connectors: [ { name: agents, type: agent, settings: { dataDir: "`+filepath.Join(file, "data")+`" } } ]
+flows: [ { name: f, source: { connector: agents }, process: [ { type: test-agent } ] } ]
+`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "making the data folder") {
+		svc.Stop(context.Background())
+		t.Fatalf("Start: %v, want the data folder's problem", err)
+	}
+}

@@ -6,9 +6,9 @@ import (
 )
 
 // flights holds the cancel funcs of the requests a connector is serving, so that Stop's force
-// ends them with its cause. It replaces a context.AfterFunc per request on a shared base
-// context, which cost three allocations a request; slots are reused, so adding and removing a
-// request allocates nothing once the slice has grown to the peak of requests in flight.
+// ends them with its cause. Each is the cancel of the request's connection (tracked), which
+// carries one request at a time: slots are reused, so adding and removing a request allocates
+// nothing once the slice has grown to the peak of requests in flight.
 type flights struct {
 	mu      sync.Mutex
 	cancels []context.CancelCauseFunc
@@ -50,20 +50,20 @@ func (f *flights) remove(i int) {
 	f.mu.Unlock()
 }
 
-// force cancels every request in flight, and each that begins later, with cause.
+// force cancels every request in flight, and each that begins later, with cause. It cancels
+// under the lock, so that once remove has returned its connection is not cancelled: the
+// connection may carry the next build's request by then.
 func (f *flights) force(cause error) {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.forced != nil {
-		f.mu.Unlock()
 		return
 	}
 	f.forced = cause
-	cancels := f.cancels
-	f.cancels, f.free = nil, nil
-	f.mu.Unlock()
-	for _, cancel := range cancels {
+	for _, cancel := range f.cancels {
 		if cancel != nil {
 			cancel(cause)
 		}
 	}
+	f.cancels, f.free = nil, nil
 }

@@ -178,18 +178,15 @@ func (c *Connector) end() {
 // serveCounted serves a request begun on c, marking its connection as c's meanwhile.
 func (c *Connector) serveCounted(w http.ResponseWriter, r *http.Request, t *tracked) {
 	defer c.end()
-	if t != nil {
-		t.owner.Store(c)
-		defer t.owner.Store(nil)
-	}
+	t.owner.Store(c)
+	defer t.owner.Store(nil)
 	// The port's server is shared by the builds of a unit, so a request's context cannot come
-	// from this connector: register its cancel, so Stop's force ends this connector's flows only.
-	ctx, cancel := context.WithCancelCause(r.Context())
-	defer cancel(nil)
-	defer c.inflight.remove(c.inflight.add(cancel))
+	// from this connector: register its connection's cancel while it serves the request, so
+	// Stop's force ends this connector's flows only (and the connection after the answer: mark).
+	defer c.inflight.remove(c.inflight.add(t.cancel))
 	// The context goes beside the request, not into a copy of it (r.WithContext): that copy
 	// was a quarter of what octo added to a request's bytes.
-	ctx = requestID(w, r, ctx)
+	ctx := requestID(w, r, r.Context())
 	if !c.settings.AccessLog {
 		c.serve(ctx, w, r)
 		return

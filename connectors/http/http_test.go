@@ -3,6 +3,7 @@ package http_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -155,5 +156,44 @@ func TestAStreamIsWrittenAsServerSentEventsAndEndsOnStop(t *testing.T) {
 		}
 	case <-time.After(3 * time.Second):
 		t.Fatal("stop waited on an open stream")
+	}
+}
+
+// A body is read whole whatever its size, announced by Content-Length (read into a buffer of
+// that size when it is small) or chunked, and one over maxBodyBytes is a 413 either way.
+func TestBodiesOfEverySizeAreReadWhole(t *testing.T) {
+	base, _ := start(t, `
+connectors:
+  - { name: api, type: http, settings: { port: 0, host: 127.0.0.1, maxBodyBytes: 100000 } }
+flows:
+  - name: echo
+    source: { connector: api, settings: { path: /echo } }
+    process: []
+`)
+	for _, size := range []int{1, 2, 511, 512, 513, 16<<10 - 1, 16 << 10, 16<<10 + 1, 100000, 100001} {
+		body := strings.Repeat("x", size)
+		for _, chunked := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%d bytes, chunked %v", size, chunked), func(t *testing.T) {
+				var r io.Reader = strings.NewReader(body)
+				if chunked {
+					r = io.MultiReader(r) // no length known: the client sends it chunked
+				}
+				resp, err := http.Post(base+"/echo", "text/plain", r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				got, _ := io.ReadAll(resp.Body)
+				if size > 100000 {
+					if resp.StatusCode != http.StatusRequestEntityTooLarge {
+						t.Fatalf("got %d, want 413", resp.StatusCode)
+					}
+					return
+				}
+				if resp.StatusCode != 200 || string(got) != body {
+					t.Fatalf("got %d and %d bytes back, want 200 and %d", resp.StatusCode, len(got), size)
+				}
+			})
+		}
 	}
 }

@@ -57,13 +57,12 @@ func (c *Connector) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bo
 		return nil, true
 	}
 	l := c.settings.limits
-	rc := http.NewResponseController(w)
-	body, err := io.ReadAll(&idleReader{r: http.MaxBytesReader(w, r.Body, c.settings.MaxBodyBytes), rc: rc, idle: l.bodyTimeout})
+	body, err := readAll(&idleReader{r: http.MaxBytesReader(w, r.Body, c.settings.MaxBodyBytes), w: w, idle: l.bodyTimeout}, r.ContentLength)
 	if err == nil {
 		// Lift the deadline: once the body is in, net/http reads on in the background to notice
 		// a client that leaves, and a deadline passing there would cancel the request as if the
 		// client had gone. On failure it stays, so what is left of the body is never waited for.
-		_ = rc.SetReadDeadline(time.Time{})
+		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 		return body, true
 	}
 	var tooBig *http.MaxBytesError
@@ -81,16 +80,45 @@ func (c *Connector) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bo
 	return nil, false
 }
 
+// presizeMax is the largest Content-Length readAll allocates for before the body arrives: a
+// client that announces more, and may never send it, makes the buffer grow only as it does.
+const presizeMax = 16 << 10
+
+// readAll is io.ReadAll with a buffer sized to the body's announced length, one byte more for
+// the end to show: io.ReadAll starts at 512 bytes, about four times a usual MCP request. It
+// takes the idleReader itself, not an io.Reader, so that the reader stays on the stack.
+func readAll(r *idleReader, length int64) ([]byte, error) {
+	size := 512
+	if length >= 0 && length < presizeMax {
+		size = int(length) + 1
+	}
+	b := make([]byte, 0, size)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // let append pick the next size
+		}
+	}
+}
+
 // idleReader moves the connection's read deadline idle into the future before every read, so
 // a read fails once the client has sent nothing for that long.
 type idleReader struct {
 	r    io.Reader
-	rc   *http.ResponseController
+	w    http.ResponseWriter
 	idle time.Duration
 }
 
 func (ir *idleReader) Read(p []byte) (int, error) {
-	if err := ir.rc.SetReadDeadline(time.Now().Add(ir.idle)); err != nil {
+	// The controller is made here, not kept, so that it stays on the stack (see deadlineWriter).
+	if err := http.NewResponseController(ir.w).SetReadDeadline(time.Now().Add(ir.idle)); err != nil {
 		return 0, err
 	}
 	return ir.r.Read(p)

@@ -305,3 +305,72 @@ func TestStopDoesNotWaitForAConnectionThatSentNothing(t *testing.T) {
 		t.Fatalf("stop with a connection that sent nothing: %v", err)
 	}
 }
+
+// slowConfig serves /slow, which waits for wait before answering answer, and /v at once; each
+// request to /slow passes test-hold first, which says it entered.
+func slowConfig(port int, answer, wait string) string {
+	return fmt.Sprintf(`connectors:
+  - { name: api, type: http, settings: { port: %d } }
+flows:
+  - name: v
+    source: { connector: api, settings: { path: /v } }
+    process: [ { type: set-payload, settings: { value: '%q' } } ]
+  - name: slow
+    source: { connector: api, settings: { path: /slow } }
+    process:
+      - { type: test-hold }
+      - { type: delay, settings: { duration: %s } }
+      - { type: set-payload, settings: { value: '%q' } }
+`, port, answer, wait, answer)
+}
+
+// A stop that runs out of patience cancels the flows its own build began, answered 503, and
+// only those: a flow the next build runs meanwhile finishes, a connection kept alive for the
+// next build carries on, and the connection the forced request came on is closed after its
+// answer (its context is spent) rather than handed a next request.
+func TestAForcedStopEndsOnlyTheFlowsOfItsBuild(t *testing.T) {
+	shared, port := runtime.NewShared(), runtimetest.FreePort(t)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	entered, release := openGate(t)
+	close(release) // test-hold only says a request entered
+	first := startUnit(t, shared, "u", slowConfig(port, "one", "1m"))
+	type result struct {
+		status int
+		body   string
+		err    error
+	}
+	slow := func(client *http.Client) chan result {
+		got := make(chan result, 1)
+		go func() {
+			status, body, _, err := fetch(client, base+"/slow")
+			got <- result{status, body, err}
+		}()
+		<-entered
+		return got
+	}
+	oldClient, nextClient, keptClient := newClient(t), newClient(t), newClient(t)
+	old := slow(oldClient)
+	startUnit(t, shared, "u", slowConfig(port, "two", "1s"))
+	if _, body, _, err := fetch(keptClient, base+"/v"); err != nil || body != `"two"` {
+		t.Fatalf("%s %v", body, err)
+	}
+	running := slow(nextClient)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer cancel()
+	if err := first.Stop(ctx); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if r := <-old; r.err != nil || r.status != http.StatusServiceUnavailable || r.body != `{"error":"the server is shutting down"}` {
+		t.Fatalf("the old build's flow: %d %s %v", r.status, r.body, r.err)
+	}
+	if r := <-running; r.err != nil || r.status != http.StatusOK || r.body != `"two"` {
+		t.Fatalf("the new build's flow, running during the forced stop: %d %s %v", r.status, r.body, r.err)
+	}
+	if _, body, reused, err := fetch(oldClient, base+"/v"); err != nil || body != `"two"` || reused {
+		t.Fatalf("after the forced answer: %s on a reused connection %v: %v", body, reused, err)
+	}
+	if _, body, reused, err := fetch(keptClient, base+"/v"); err != nil || body != `"two"` || !reused {
+		t.Fatalf("a connection kept alive for the new build: %s, reused %v: %v", body, reused, err)
+	}
+}

@@ -36,15 +36,18 @@ func (c *Connector) serve(ctx context.Context, w http.ResponseWriter, r *http.Re
 		return
 	}
 	defer c.leave()
-	msg, ex := httpmsg.NewMessage(body, httpmsg.Exchange{Method: r.Method, Path: r.URL.Path, Host: r.Host,
+	a := &reply{c: c, w: w, r: r, flow: rt.flow}
+	msg, ex := a.Init(body, httpmsg.Exchange{Method: r.Method, Path: r.URL.Path, Host: r.Host,
 		RemoteAddr: r.RemoteAddr, Header: r.Header, RawQuery: r.URL.RawQuery})
-	_ = rt.flow.Deliver(ctx, msg, &reply{c: c, ctx: ctx, w: w, r: r, flow: rt.flow, ex: ex})
+	a.ex = ex
+	_ = rt.flow.Deliver(ctx, msg, a)
 }
 
-// reply settles a request's message: the answer or the error is the response.
+// reply settles a request's message, which it holds: the answer or the error is the response.
+// Ack and Nack get the request's context from Deliver (r.Context() lacks the request id).
 type reply struct {
+	httpmsg.Request
 	c    *Connector
-	ctx  context.Context // the request's: r.Context() is net/http's, without the connector's
 	w    http.ResponseWriter
 	r    *http.Request
 	flow *runtime.Flow
@@ -52,17 +55,17 @@ type reply struct {
 }
 
 // Ack writes the flow's answer with the status and headers its blocks set on the exchange.
-func (a *reply) Ack(_ context.Context, answer *runtime.Message) error {
-	a.c.write(a.ctx, a.w, a.r, a.ex, answer)
+func (a *reply) Ack(ctx context.Context, answer *runtime.Message) error {
+	a.c.write(ctx, a.w, a.r, a.ex, answer)
 	return nil
 }
 
 // Nack answers the flow's error with the status of its kind (status.go); an error that is the
 // server's fault is logged, unless the client left.
-func (a *reply) Nack(_ context.Context, err error) error {
-	ctx := a.ctx
+func (a *reply) Nack(ctx context.Context, err error) error {
 	e := runtime.ErrorOf(err)
 	if shuttingDown(ctx) {
+		a.w.Header().Set("Connection", "close") // see closeIfForced
 		writeError(a.w, http.StatusServiceUnavailable, runtime.ErrShuttingDown.Error())
 		return nil
 	}
@@ -76,6 +79,14 @@ func (a *reply) Nack(_ context.Context, err error) error {
 // shuttingDown reports whether ctx, a request's, was ended by Stop.
 func shuttingDown(ctx context.Context) bool {
 	return errors.Is(context.Cause(ctx), runtime.ErrShuttingDown)
+}
+
+// closeIfForced tells the client that the connection closes after this answer when Stop forced
+// the request: its context is the connection's, spent, and the port closes it (mark).
+func closeIfForced(ctx context.Context, h http.Header) {
+	if ctx.Err() != nil && shuttingDown(ctx) {
+		h.Set("Connection", "close")
+	}
 }
 
 // route finds the request's route, answering 404 or 405 itself when there is none.
@@ -95,6 +106,7 @@ func (c *Connector) route(w http.ResponseWriter, r *http.Request) *route {
 
 func (c *Connector) write(ctx context.Context, w http.ResponseWriter, r *http.Request, ex *httpmsg.Exchange, m *runtime.Message) {
 	h := w.Header()
+	closeIfForced(ctx, h)
 	if ex.ContentType != "" {
 		h["Content-Type"] = contentType(ex.ContentType)
 	}

@@ -17,7 +17,14 @@ func (l *loader) prune(ds Diags) {
 	in := func(w Where) func(Diag) bool {
 		return func(d Diag) bool { return d.File == w.File && within(d.Path, w.Path) }
 	}
-	c.Connectors = slices.DeleteFunc(c.Connectors, func(cn *Connector) bool { return slices.ContainsFunc(ds, in(cn.At)) })
+	left := map[string]bool{} // connectors left out for their own problems
+	c.Connectors = slices.DeleteFunc(c.Connectors, func(cn *Connector) bool {
+		out := slices.ContainsFunc(ds, in(cn.At))
+		if out {
+			left[cn.Name] = true
+		}
+		return out
+	})
 	for alias, t := range c.Templates {
 		if slices.ContainsFunc(ds, in(t.At)) {
 			delete(c.Templates, alias)
@@ -25,7 +32,9 @@ func (l *loader) prune(ds Diags) {
 	}
 	c.Flows = slices.DeleteFunc(c.Flows, func(f *Flow) bool {
 		source := in(f.At.Field("source"))
-		if slices.ContainsFunc(ds, source) {
+		// A source whose connector was left out for its own problems goes with it, as one
+		// with problems of its own does: what is kept never names a connector it left out.
+		if slices.ContainsFunc(ds, source) || left[f.Source.Connector] {
 			f.Source = Source{At: f.Source.At}
 		}
 		flow := in(f.At)

@@ -8,7 +8,8 @@
 // agent.json is a secret: it is written readable by the user only (0600, to a temporary file
 // renamed into place, so a reader never sees half of it), and a reader refuses it when it is a
 // symbolic link, not a regular file, or readable by the group or others, since any of those
-// means someone else may know or have chosen the token.
+// means someone else may know or have chosen the token. (On Windows, where a file's mode says
+// nothing of who may read it, the check is the folder's: %APPDATA% is the user's own.)
 //
 // It knows nothing of MCP, the handshake or the app's state: only files and their rules.
 package appdata

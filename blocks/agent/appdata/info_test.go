@@ -84,6 +84,21 @@ func TestWriteInfoReplacesTheFileButNotASymlink(t *testing.T) {
 	if _, err := os.Lstat(elsewhere); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("WriteInfo wrote through the symlink")
 	}
+
+	folder := t.TempDir()
+	os.Mkdir(filepath.Join(folder, InfoFile), 0o700)
+	if err := WriteInfo(folder, second); !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "a folder") {
+		t.Fatalf("WriteInfo over a folder: %v, want ErrUnsafe", err)
+	}
+}
+
+func TestWriteInfoFailsWhereNoFolderCanBeMade(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o600)
+	err := WriteInfo(filepath.Join(file, "data"), newInfo(t))
+	if err == nil || !strings.Contains(err.Error(), "making the data folder") {
+		t.Fatalf("WriteInfo under a file: %v", err)
+	}
 }
 
 func TestReadInfoRefusesUnsafeFiles(t *testing.T) {

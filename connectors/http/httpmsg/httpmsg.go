@@ -43,9 +43,10 @@ type Exchange struct {
 	query url.Values
 }
 
-// Query returns the URL query, parsed on first use: most requests never ask.
+// Query returns the URL query, parsed on first use: most requests never ask. It is nil, and
+// costs nothing, when the URL has none; read it, never write it.
 func (e *Exchange) Query() url.Values {
-	if e.query == nil {
+	if e.query == nil && e.RawQuery != "" {
 		e.query, _ = url.ParseQuery(e.RawQuery)
 	}
 	return e.query
@@ -59,21 +60,26 @@ func (e *Exchange) SetReplyHeader(key, value string) {
 	e.ReplyHeader.Set(key, value)
 }
 
-// exchangeMessage is a message and its exchange in one allocation: the http connector makes
-// one per request.
-type exchangeMessage struct {
+// Request is a message and its exchange in one allocation. The http connector embeds it in
+// what it keeps of each request, so that a request costs it one allocation.
+type Request struct {
 	msg runtime.Message
 	ex  Exchange
+}
+
+// Init makes q's message the one NewMessage would return, and returns it and its exchange.
+func (q *Request) Init(body []byte, ex Exchange) (*runtime.Message, *Exchange) {
+	q.ex = ex
+	q.msg.SetRaw(body)
+	q.msg.Attrs = runtime.Attributes(ex.Header)
+	q.msg.Transport = &q.ex
+	return &q.msg, &q.ex
 }
 
 // NewMessage returns a message whose raw body is body and whose typed view is a copy of ex,
 // with the request headers as its attributes.
 func NewMessage(body []byte, ex Exchange) (*runtime.Message, *Exchange) {
-	em := &exchangeMessage{ex: ex}
-	em.msg.SetRaw(body)
-	em.msg.Attrs = runtime.Attributes(ex.Header)
-	em.msg.Transport = &em.ex
-	return &em.msg, &em.ex
+	return new(Request).Init(body, ex)
 }
 
 // From returns the message's exchange, and whether it came over HTTP.
