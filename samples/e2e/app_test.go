@@ -84,19 +84,25 @@ func startApp(t *testing.T, args ...string) *appProc {
 			t.Logf("octo app printed:\n%s\nlog:\n%s", p.out(), p.log())
 		}
 	})
+	p.waitOut(t, "agents connect on")
+	return p
+}
+
+// waitOut waits until octo app has printed text on standard output.
+func (p *appProc) waitOut(t *testing.T, text string) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(p.out(), "agents connect on") {
+	for !strings.Contains(p.out(), text) {
 		select {
 		case <-p.done:
-			t.Fatalf("octo app exited: %v\n%s\n%s", p.err, p.out(), p.log())
+			t.Fatalf("octo app exited before it printed %q: %v\n%s\n%s", text, p.err, p.out(), p.log())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("octo app did not print its port\n%s\n%s", p.out(), p.log())
+			t.Fatalf("octo app did not print %q\n%s\n%s", text, p.out(), p.log())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return p
 }
 
 // stop sends SIGTERM and waits for a clean exit.
@@ -152,7 +158,8 @@ func TestOctoAppServesAgentsAndRemembers(t *testing.T) {
 	writeFile(t, filepath.Join(ws, "servers", "Weather mock.yaml"), "name: Weather mock\nkind: mcp\nport: 0\nmcp:\n"+
 		"  tools: [ { name: get_weather, description: Weather, result: 'sunny in {{args.city}}' } ]\n")
 	p := startApp(t, "--data-dir", dataDir, "--workspace", ws, "--allow-agents", "--approve", "never", "--agents-without-app=true")
-	if !strings.Contains(p.out(), "octo app: workspace "+ws) || !strings.Contains(p.out(), "Weather mock  stopped") {
+	p.waitOut(t, "Weather mock  stopped")
+	if !strings.Contains(p.out(), "octo app: workspace "+ws) {
 		t.Fatalf("printed:\n%s", p.out())
 	}
 	info, err := os.Stat(filepath.Join(dataDir, appdata.InfoFile))
@@ -185,9 +192,7 @@ func TestOctoAppServesAgentsAndRemembers(t *testing.T) {
 
 	t.Run("the started server starts again with the app, on the remembered workspace", func(t *testing.T) {
 		again := startApp(t, "--data-dir", dataDir, "--allow-agents=false")
-		if !strings.Contains(again.out(), "Weather mock  http://127.0.0.1:") {
-			t.Fatalf("printed:\n%s", again.out())
-		}
+		again.waitOut(t, "Weather mock  http://127.0.0.1:")
 		again.stop(t)
 		if s, err := appdata.LoadSettings(dataDir); err != nil || s.Agents.Allow || !s.Agents.WithoutApp {
 			t.Fatalf("--allow-agents=false: %+v, %v", s, err)

@@ -207,6 +207,13 @@ func TestAnAgentBuildsStartsCallsAndReadsAMock(t *testing.T) {
 		if !strings.Contains(saved.YAML, "result: rain in {{args.city}}") || saved.Fields.MCP.Tools[0].Result != "rain in {{args.city}}" {
 			t.Fatalf("%+v", saved)
 		}
+		noPort := weather(port, "rain")
+		delete(noPort, "port")
+		works(t, cs, agenttools.SaveServer, noPort)
+		kept := decode[struct{ Fields struct{ Port int } }](t, works(t, cs, agenttools.GetServer, map[string]any{"name": "Weather mock"}))
+		if kept.Fields.Port != port {
+			t.Fatalf("saved without a port, it has port %d, want its own %d", kept.Fields.Port, port)
+		}
 	})
 
 	t.Run("stop_server stops it; its file stays", func(t *testing.T) {

@@ -83,10 +83,7 @@ func (t *Tools) save(s *saving) *mcp.CallToolResult {
 	if err != nil {
 		return errResult(err)
 	}
-	port, err := t.savePort(dir, file, existing, s.Port)
-	if err != nil {
-		return errResult(err)
-	}
+	port := t.savePort(dir, file, existing, s.Port)
 	text, err := s.draft.Text(port)
 	if err != nil {
 		return errResult(err)
@@ -102,8 +99,9 @@ func (t *Tools) save(s *saving) *mcp.CallToolResult {
 	}
 	lines := []string{fmt.Sprintf("Saved %q to %s (port %d).", s.Name, t.rel(file), port)}
 	if existing != nil && existing.Running {
-		lines = append(lines, fmt.Sprintf("It runs at %s and takes the change at once: Octo applies an edit as soon as the file is written, "+
-			"and clients with an open stream are told when its tools, resources or prompts changed.", existing.URL))
+		lines = append(lines, "It runs, and takes the change at once: Octo applies an edit within a second of the file being written, "+
+			"and clients with an open stream are told when its tools, resources or prompts changed. "+
+			"A new port or path restarts it there: list_servers then shows its address.")
 	} else {
 		lines = append(lines, "It is not running: start it with start_server.")
 	}
@@ -130,19 +128,19 @@ func (t *Tools) saveTarget(name string) (file string, existing *ServerState, err
 
 // savePort is the port written in the file: the one asked for, else the one the server has,
 // else the one `octo new mcp-mock` would pick.
-func (t *Tools) savePort(dir, file string, existing *ServerState, asked *int) (int, error) {
+func (t *Tools) savePort(dir, file string, existing *ServerState, asked *int) int {
 	if asked != nil {
-		return *asked, nil
+		return *asked
 	}
 	if existing != nil {
 		servers, _ := workspace.ReadAll(dir)
 		for _, s := range servers {
 			if filepath.Clean(s.File) == filepath.Clean(file) {
-				return s.Port, nil
+				return s.Port
 			}
 		}
 	}
-	return workspace.NextPort(dir), nil
+	return workspace.NextPort(dir)
 }
 
 // writeSchema writes the saved server schema the modeline names, when the workspace lacks it,

@@ -215,3 +215,54 @@ func TestThePrintedConfigIsTheEmbeddedOne(t *testing.T) {
 		}
 	}
 }
+
+// Run by `octo run` (no octo app around it), the block opens the app itself on the data
+// folder's last workspace, starts its remembered servers, and closes it when it stops.
+func TestTheBlockOpensItsOwnAppWhenNobodyHas(t *testing.T) {
+	ws, dataDir := newWorkspace(t), t.TempDir()
+	first := open(t, app.Options{DataDir: dataDir, Workspace: ws})
+	if _, err := first.Start(context.Background(), "Weather"); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := appdata.SaveSettings(dataDir, appdata.Settings{Workspace: ws, Agents: appdata.Agents{Allow: true, Approve: appdata.ApproveNever}}); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := runtime.NewService(app.Embedded(dataDir), runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := svc.Stop(ctx); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	t.Cleanup(stop)
+	cs := connect(t, dataDir, "test-agent")
+	text := tool(t, cs, "list_servers", nil)
+	if !strings.Contains(text, `"running": true`) || !strings.Contains(text, "http://127.0.0.1:") {
+		t.Fatalf("the remembered server does not run: %s", text)
+	}
+	var url string
+	for _, line := range strings.Split(text, "\n") {
+		if i := strings.Index(line, "http://127.0.0.1:"); i >= 0 {
+			url = strings.Trim(line[i:], `",`)
+		}
+	}
+	cs.Close()
+	stop()
+	if _, err := (&net.Dialer{Timeout: time.Second}).Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")); err == nil {
+		t.Fatalf("%s still answers after the block stopped", url)
+	}
+}

@@ -31,7 +31,8 @@ func init() {
 	cli.RegisterCommand(cli.Command{Name: "app", Order: 35, Run: command,
 		Summary: "run the octo app: a workspace's mock servers and their traffic, for you and your AI agents (octo mcp)",
 		Usage: "app [--workspace DIR] [--data-dir DIR] [--allow-agents[=bool]] [--agents-without-app[=bool]] " +
-			"[--approve changes|never] [--approval-timeout 2m] [--console-port N] [--open] [--print-config]"})
+			"[--approve changes|never] [--approval-timeout 2m] [--shutdown-timeout 10s] [--log-level L] " +
+			"[--console-port N] [--open] [--print-config]"})
 }
 
 // flags are octo app's flags.
@@ -185,23 +186,25 @@ const unitName = "octo app"
 // printServing tells where agents connect (agent.json, which the connector wrote when it
 // started) and what the workspace serves.
 func printServing(w io.Writer, a *App, dataDir string, svc *runtime.Service) {
-	fmt.Fprintf(w, "octo app: workspace %s\n", a.Workspace())
+	var b strings.Builder
+	fmt.Fprintf(&b, "octo app: workspace %s\n", a.Workspace())
 	if info, err := appdata.ReadInfo(dataDir); err == nil {
-		fmt.Fprintf(w, "octo app: agents connect on 127.0.0.1:%d (octo mcp finds it in %s)\n", info.Port, filepath.Join(dataDir, appdata.InfoFile))
+		fmt.Fprintf(&b, "octo app: agents connect on 127.0.0.1:%d (octo mcp finds it in %s)\n", info.Port, filepath.Join(dataDir, appdata.InfoFile))
 	}
 	if url := consoleURL(svc); url != "" {
-		fmt.Fprintf(w, "octo app: console on %s\n", url)
+		fmt.Fprintf(&b, "octo app: console on %s\n", url)
 	}
 	for _, st := range a.States() {
 		switch {
 		case st.Running:
-			fmt.Fprintf(w, "  %s  %s\n", st.Name, st.URL)
+			fmt.Fprintf(&b, "  %s  %s\n", st.Name, st.URL)
 		case st.Problem != "":
-			fmt.Fprintf(w, "  %s  not serving: %s\n", st.Name, st.Problem)
+			fmt.Fprintf(&b, "  %s  not serving: %s\n", st.Name, st.Problem)
 		default:
-			fmt.Fprintf(w, "  %s  stopped\n", st.Name)
+			fmt.Fprintf(&b, "  %s  stopped\n", st.Name)
 		}
 	}
+	_, _ = io.WriteString(w, b.String()) // one write: a reader sees it whole
 }
 
 // noEnv keeps the process environment out of the embedded config: it has no ${VAR}.

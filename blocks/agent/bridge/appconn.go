@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 )
 
 // appConn is the bridge's MCP client session with the app, over one connection that passed
@@ -254,7 +255,13 @@ func (c *appConn) read(r *bufio.Reader) {
 		c.close()
 	}()
 	for {
-		line, err := readAppLine(r)
+		line, tooLong, err := stdiomsg.ReadLine(r, mcp.MaxLineBytes)
+		if tooLong {
+			// What it meant cannot be known, so a call waiting on it could wait for ever:
+			// the connection ends, and its calls are told so.
+			c.log.Warn("octo sent a line over the limit; closing the connection", "limit", mcp.MaxLineBytes)
+			return
+		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			c.handle(line)
 		}
@@ -264,27 +271,6 @@ func (c *appConn) read(r *bufio.Reader) {
 			}
 			return
 		}
-	}
-}
-
-// errAppLineTooLong ends a connection whose app sent a line over the limit: what it meant
-// cannot be known, so nothing waiting on it can be answered rightly.
-var errAppLineTooLong = fmt.Errorf("octo sent a line longer than %d bytes", mcp.MaxLineBytes)
-
-// readAppLine reads one line, without its \n (or \r\n), of at most mcp.MaxLineBytes.
-func readAppLine(r *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(line)+len(chunk) > mcp.MaxLineBytes+2 {
-			return nil, errAppLineTooLong
-		}
-		line = append(line, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
-		return line, err
 	}
 }
 
