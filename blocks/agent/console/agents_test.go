@@ -149,7 +149,7 @@ func TestTheUserDisconnectsAnAgent(t *testing.T) {
 func TestTrafficIsLiveFilteredExportedAndCleared(t *testing.T) {
 	f := newFixture(t)
 	f.must(200, "POST", "/api/call", map[string]any{"tool": "start_server", "arguments": map[string]string{"name": "Weather"}}, nil)
-	live := f.openEvents("&server=weather&tool=get_weather")
+	live := f.openEvents("&server=weather&tool=get_weather&only=traffic")
 	live.waitFor(t, "hello")
 	f.must(200, "POST", "/api/call", map[string]any{"tool": "call_server",
 		"arguments": map[string]any{"server": "Weather", "tool": "get_weather", "arguments": map[string]string{"city": "Oslo"}}}, nil)

@@ -24,8 +24,8 @@ const (
 	eventsBatch     = 200 // traffic entries per event at most
 )
 
-// events opens the live stream: "traffic" (a JSON array of new entries that match the
-// filter), "workspace" (a server file, workspace.yaml or a server's state changed: read the
+// events opens the live stream (?only=traffic: traffic alone): "traffic" (a JSON array of new
+// entries that match the filter), "workspace" (a server file, workspace.yaml or a server's state changed: read the
 // state again), "agents" (an agent came or went, a question is waiting or was decided), and
 // "ping" now and then.
 func (c *api) events(_ context.Context, r *request) reply {
@@ -37,8 +37,14 @@ func (c *api) events(_ context.Context, r *request) reply {
 		}
 		after = n
 	}
-	st := &eventStream{c: c, f: filterOf(r), seq: after}
-	st.files, st.states, st.agents = st.filesPrint(), st.statesPrint(), st.agentsPrint()
+	only := r.ex.Query().Get("only")
+	if only != "" && only != "traffic" {
+		return failf(http.StatusBadRequest, "only is %s: traffic, or leave it out for every kind", quoteLog(only))
+	}
+	st := &eventStream{c: c, f: filterOf(r), seq: after, trafficOnly: only == "traffic"}
+	if !st.trafficOnly {
+		st.files, st.states, st.agents = st.filesPrint(), st.statesPrint(), st.agentsPrint()
+	}
 	return reply{stream: st}
 }
 
@@ -50,6 +56,7 @@ type eventStream struct {
 	polls                 int
 	files, states, agents string // what was last seen of each
 	hello                 bool
+	trafficOnly           bool // ?only=traffic: a traffic panel's stream, which the page's own stream complements
 	sent                  time.Time
 }
 
@@ -99,6 +106,9 @@ func (s *eventStream) next() (runtime.Event, bool) {
 	if len(batch) > 0 {
 		return event("traffic", batch), true
 	}
+	if s.trafficOnly {
+		return s.keepAlive()
+	}
 	if p := s.agentsPrint(); p != s.agents {
 		s.agents = p
 		return event("agents", nil), true
@@ -113,6 +123,11 @@ func (s *eventStream) next() (runtime.Event, bool) {
 		s.files, s.states = files, states
 		return event("workspace", nil), true
 	}
+	return s.keepAlive()
+}
+
+// keepAlive is a ping when nothing was sent for a while.
+func (s *eventStream) keepAlive() (runtime.Event, bool) {
 	if time.Since(s.sent) > eventsKeepAlive {
 		return event("ping", nil), true
 	}

@@ -67,6 +67,7 @@ func TestHostileRequestsAreRefused(t *testing.T) {
 		{"unknown tool", "POST", "api/call", map[string]string{"Content-Type": "application/json"}, `{"tool":"rm_rf"}`, 404},
 		{"bad limit", "GET", "api/traffic?limit=1000000", nil, "", 400},
 		{"bad after", "GET", "api/events?after=-3", nil, "", 400},
+		{"bad only", "GET", "api/events?only=secrets", nil, "", 400},
 		{"rename to a path", "POST", "api/rename", map[string]string{"Content-Type": "application/json"}, `{"name":"Weather","to":"../../x"}`, 400},
 	}
 	for _, c := range cases {

@@ -48,7 +48,7 @@ export function trafficPage(app, root, fixed) {
     try {
       const r = await api('GET', '/api/traffic?' + new URLSearchParams(query()));
       add(r.entries);
-      es = events({ ...query(), after: String(r.last) });
+      es = events({ ...query(), after: String(r.last), only: 'traffic' });
       es.addEventListener('traffic', (ev) => add(JSON.parse(ev.data)));
     } catch (e) { notice(e.message, 'error'); }
   }
