@@ -4,15 +4,16 @@
 GO      ?= go
 BIN     := .build/octo
 INTEROP := samples/e2e/node
+BROWSER := samples/e2e/browser
 CONFORMANCE := samples/conformance/node
 FUZZTIME ?= 10s
 
-.PHONY: build test unit e2e lint bench fuzz fuzz-short interop-deps conformance conformance-deps docs cases clean
+.PHONY: build test unit e2e lint bench fuzz fuzz-short interop-deps browser-deps conformance conformance-deps docs cases clean
 
 build:
 	$(GO) build -o $(BIN) .
 
-test: interop-deps build
+test: interop-deps browser-deps build
 	$(GO) test -race -count=1 ./...
 	$(MAKE) --no-print-directory fuzz-short
 
@@ -21,6 +22,16 @@ interop-deps:
 	@if [ -f $(INTEROP)/package.json ] && [ ! -d $(INTEROP)/node_modules/@modelcontextprotocol/sdk ]; then \
 		echo "installing npm packages for interop tests in $(INTEROP)"; \
 		cd $(INTEROP) && npm ci --no-audit --no-fund --loglevel=error; \
+	fi
+
+# The console's browser tests: Debian's chromium (installed with apt when missing) driven by
+# playwright-core from npm (pinned by $(BROWSER)/package-lock.json; it downloads no browser).
+browser-deps:
+	@command -v chromium >/dev/null || { echo "installing chromium for the console's browser tests"; \
+		apt-get update && apt-get install -y chromium; }
+	@if [ ! -d $(BROWSER)/node_modules/playwright-core ]; then \
+		echo "installing playwright-core in $(BROWSER)"; \
+		cd $(BROWSER) && npm ci --no-audit --no-fund --loglevel=error; \
 	fi
 
 # The official MCP conformance suite (every server scenario, pending ones

@@ -364,8 +364,8 @@ func TestAgentBridgeWithoutTheAppRefusesWhatWouldAsk(t *testing.T) {
 	}
 
 	// The user opens the app: it takes over from the next call, and answers in its own words
-	// (it has no terminal to ask in).
-	app := exec.Command(octoBin, "app")
+	// (it asks in its console, where nobody answers within the second it is given).
+	app := exec.Command(octoBin, "app", "--approval-timeout", "1s")
 	app.Env = append(os.Environ(), "OCTO_DATA_DIR="+dataDir)
 	if err := app.Start(); err != nil {
 		t.Fatal(err)
@@ -379,7 +379,7 @@ func TestAgentBridgeWithoutTheAppRefusesWhatWouldAsk(t *testing.T) {
 		}
 	}
 	text, isErr = toolText(t, ctx, cs, "save_server", server)
-	if !isErr || strings.Contains(text, "Octo's app is not open") || !strings.Contains(text, "approval") {
+	if !isErr || strings.Contains(text, "Octo's app is not open") || !strings.Contains(text, "did not answer within 1s") {
 		t.Errorf("save_server once the app is open = %q (isError %v), want the app's own refusal", text, isErr)
 	}
 }

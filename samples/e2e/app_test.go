@@ -157,7 +157,8 @@ func TestOctoAppServesAgentsAndRemembers(t *testing.T) {
 	dataDir, ws := t.TempDir(), filepath.Join(t.TempDir(), "mocks")
 	writeFile(t, filepath.Join(ws, "servers", "Weather mock.yaml"), "name: Weather mock\nkind: mcp\nport: 0\nmcp:\n"+
 		"  tools: [ { name: get_weather, description: Weather, result: 'sunny in {{args.city}}' } ]\n")
-	p := startApp(t, "--data-dir", dataDir, "--workspace", ws, "--allow-agents", "--approve", "never", "--agents-without-app=true")
+	p := startApp(t, "--data-dir", dataDir, "--workspace", ws, "--allow-agents", "--approve", "never", "--agents-without-app=true",
+		"--approval-timeout", "1s")
 	p.waitOut(t, "Weather mock  stopped")
 	if !strings.Contains(p.out(), "octo app: workspace "+ws) {
 		t.Fatalf("printed:\n%s", p.out())
@@ -190,7 +191,8 @@ func TestOctoAppServesAgentsAndRemembers(t *testing.T) {
 		if err != nil || !strings.Contains(string(out), "applies them from the next agent call") {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		if text, isErr := callAgentTool(t, cs, "list_servers", nil); !isErr || !strings.Contains(text, "not allowed AI agents") {
+		// Agents no longer allowed, the call asks the user (in the console) again, unanswered here.
+		if text, isErr := callAgentTool(t, cs, "list_servers", nil); !isErr || !strings.Contains(text, "did not answer within 1s") {
 			t.Fatalf("list_servers after --allow-agents=false = %s", text)
 		}
 		if out, err := exec.Command(octoBin, "app", "--data-dir", dataDir, "--allow-agents").CombinedOutput(); err != nil {
@@ -215,17 +217,29 @@ func TestOctoAppServesAgentsAndRemembers(t *testing.T) {
 	})
 }
 
-// Without a terminal to ask in, an agent's change is refused with what to tell the user.
-func TestOctoAppWithoutATerminalRefusesWhatNeedsApproval(t *testing.T) {
+// Without a terminal, an agent's change is asked in the console: the user's Deny there is
+// what the agent is told, and nothing changes.
+func TestOctoAppWithoutATerminalAsksInTheConsole(t *testing.T) {
 	dataDir, ws := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(ws, "servers", "A.yaml"), "name: A\nkind: mcp\nport: 0\n")
 	p := startApp(t, "--data-dir", dataDir, "--workspace", ws, "--allow-agents")
+	console := openConsole(t, p)
 	cs := agentSession(t, dataDir)
-	text, isErr := callAgentTool(t, cs, "start_server", map[string]any{"name": "A"})
-	if !isErr || !strings.Contains(text, "needs the user's approval in Octo") {
-		t.Fatalf("start_server = %s (error %v)", text, isErr)
+	type answer struct {
+		text  string
+		isErr bool
 	}
-	if text, isErr := callAgentTool(t, cs, "list_servers", nil); isErr || !strings.Contains(text, "A") {
+	got := make(chan answer, 1)
+	go func() {
+		text, isErr := callAgentTool(t, cs, "start_server", map[string]any{"name": "A"})
+		got <- answer{text, isErr}
+	}()
+	console.answerNext(t, "deny")
+	a := <-got
+	if !a.isErr || !strings.Contains(a.text, "The user declined this action") {
+		t.Fatalf("start_server = %s (error %v)", a.text, a.isErr)
+	}
+	if text, isErr := callAgentTool(t, cs, "list_servers", nil); isErr || !strings.Contains(text, `"running": false`) {
 		t.Fatalf("a read: %s", text)
 	}
 	p.stop(t)

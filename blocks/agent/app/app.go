@@ -39,6 +39,9 @@ type Options struct {
 	// Approver asks the user; nil when nobody can answer (no terminal, no console), in which
 	// case actions that need an answer are refused.
 	Approver Approver
+	// Pending is the console's list of questions, when a console serves this app; Approver
+	// should include it (Either).
+	Pending *Pending
 	// ApprovalTimeout bounds each question; 0 means DefaultApprovalTimeout.
 	ApprovalTimeout time.Duration
 	// TrafficEntries and TrafficBytes bound the traffic store; 0 means the defaults.
@@ -182,6 +185,12 @@ func (a *App) DataDir() string { return a.opts.DataDir }
 
 // Headless reports whether this is the bridge's copy of the app.
 func (a *App) Headless() bool { return a.opts.Headless }
+
+// Pending is the console's list of questions; nil when the app has no console.
+func (a *App) Pending() *Pending { return a.opts.Pending }
+
+// ApprovalTimeout is how long each question waits for the user.
+func (a *App) ApprovalTimeout() time.Duration { return a.opts.ApprovalTimeout }
 
 // Store is the traffic store, for the console.
 func (a *App) Store() *Store { return a.store }

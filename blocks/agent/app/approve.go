@@ -94,7 +94,10 @@ func (p *Prompt) Ask(ctx context.Context, q Question) (Answer, error) {
 		select {
 		case <-ctx.Done():
 			why := "no answer in time; refused"
-			if errors.Is(ctx.Err(), context.Canceled) {
+			switch {
+			case errors.Is(context.Cause(ctx), ErrAnsweredElsewhere):
+				why = "answered in the console"
+			case errors.Is(ctx.Err(), context.Canceled):
 				why = "the agent cancelled its call"
 			}
 			fmt.Fprintf(p.out, "\nocto app: %s.\n", why)

@@ -184,20 +184,25 @@ func TestDisconnectTellsTheAgentAndCloses(t *testing.T) {
 func TestThePrintedConfigIsTheEmbeddedOne(t *testing.T) {
 	dataDir := t.TempDir()
 	file := filepath.Join(t.TempDir(), "octo-app.yaml")
-	if err := os.WriteFile(file, []byte(app.EmbeddedYAML(dataDir)), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(app.EmbeddedYAML(dataDir, 0)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	printed, err := config.Load(file, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	emb := app.Embedded(dataDir)
+	emb := app.EmbeddedWithConsole(dataDir, 0)
 	same := func(c *config.Config) string {
-		f := c.Flows[0]
-		return fmt.Sprintf("%s|%s:%s|%s<-%s|%s", c.Service.Name, c.Connectors[0].Name, c.Connectors[0].Type,
-			f.Name, f.Source.Connector, f.Process[0].Type)
+		out := c.Service.Name
+		for _, cn := range c.Connectors {
+			out += fmt.Sprintf("|%s:%s", cn.Name, cn.Type)
+		}
+		for _, f := range c.Flows {
+			out += fmt.Sprintf("|%s<-%s|%s", f.Name, f.Source.Connector, f.Process[0].Type)
+		}
+		return out
 	}
-	if len(printed.Connectors) != 1 || len(printed.Flows) != 1 || same(printed) != same(emb) {
+	if len(printed.Connectors) != 2 || len(printed.Flows) != 2 || same(printed) != same(emb) {
 		t.Fatalf("printed %s, runs %s", same(printed), same(emb))
 	}
 	for _, c := range []*config.Config{printed, emb} {

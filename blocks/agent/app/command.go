@@ -12,12 +12,15 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/blocks/agent/console/web"
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/cli"
@@ -29,13 +32,16 @@ func init() {
 	cli.RegisterCommand(cli.Command{Name: "app", Order: 35, Run: command,
 		Summary: "run the octo app: a workspace's mock servers and their traffic, for you and your AI agents (octo mcp)",
 		Usage: "app [--workspace DIR] [--data-dir DIR] [--allow-agents[=bool]] [--agents-without-app[=bool]] " +
-			"[--approve changes|never] [--approval-timeout 2m] [--shutdown-timeout 10s] [--log-level L] [--print-config]"})
+			"[--approve changes|never] [--approval-timeout 2m] [--shutdown-timeout 10s] [--log-level L] " +
+			"[--console-port N] [--open] [--print-config]"})
 }
 
 // flags are octo app's flags.
 type flags struct {
 	workspace, dataDir, approve, level string
 	allow, withoutApp, printConfig     bool
+	open                               bool
+	consolePort                        int
 	timeout, grace                     time.Duration
 	set                                map[string]bool // the flags given
 }
@@ -51,6 +57,8 @@ func parseFlags(env *cli.Env, args []string) (*flags, error) {
 	fs.DurationVar(&f.timeout, "approval-timeout", DefaultApprovalTimeout, "how long an agent's action waits for your answer before it is refused")
 	fs.DurationVar(&f.grace, "shutdown-timeout", 10*time.Second, "how long requests in flight may finish on SIGINT/SIGTERM")
 	fs.StringVar(&f.level, "log-level", "info", "log level: debug, info, warn or error")
+	fs.IntVar(&f.consolePort, "console-port", 0, "the console's port on 127.0.0.1; 0 takes a free one (printed at start)")
+	fs.BoolVar(&f.open, "open", false, "open the console in the browser once it serves")
 	fs.BoolVar(&f.printConfig, "print-config", false, "print the config octo app runs (the agent connector and the agent-tools block) and exit")
 	if err := cli.Parse(fs, args); err != nil {
 		return nil, err
@@ -59,6 +67,9 @@ func parseFlags(env *cli.Env, args []string) (*flags, error) {
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 	if f.set["approve"] && f.approve != appdata.ApproveChanges && f.approve != appdata.ApproveNever {
 		return nil, cli.Usagef("--approve is %q: use changes or never", f.approve)
+	}
+	if f.consolePort < 0 || f.consolePort > 65535 {
+		return nil, cli.Usagef("--console-port is %d: use 0 (any free port) to 65535", f.consolePort)
 	}
 	if f.timeout <= 0 || f.grace <= 0 {
 		return nil, cli.Usagef("--approval-timeout and --shutdown-timeout must be positive")
@@ -77,7 +88,7 @@ func command(ctx context.Context, env *cli.Env, args []string) error {
 		return err
 	}
 	if f.printConfig {
-		_, err := io.WriteString(env.Stdout, EmbeddedYAML(dir))
+		_, err := io.WriteString(env.Stdout, EmbeddedYAML(dir, f.consolePort))
 		return err
 	}
 	var level slog.Level
@@ -100,13 +111,14 @@ func command(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		return err
 	}
-	a, err := Open(ctx, Options{DataDir: dir, Workspace: f.workspace, Approver: terminalApprover(env),
-		ApprovalTimeout: f.timeout, Logger: logger})
+	pending := NewPending() // the console's questions; the terminal is asked too when there is one
+	a, err := Open(ctx, Options{DataDir: dir, Workspace: f.workspace, Approver: Either(pending, terminalApprover(env)),
+		Pending: pending, ApprovalTimeout: f.timeout, Logger: logger})
 	if err != nil {
 		return err
 	}
 	return cli.UntilSignalled(ctx, logger, func(ctx context.Context, _ <-chan struct{}) error {
-		return serve(ctx, env, a, dir, logger, f.grace)
+		return serve(ctx, env, a, dir, logger, f)
 	})
 }
 
@@ -152,8 +164,8 @@ func saveFlags(dir string, f *flags) error {
 	return appdata.SaveSettings(dir, s)
 }
 
-// terminalApprover asks on the terminal when standard input is one; otherwise nobody can
-// answer (until the console exists) and actions that need an answer are refused.
+// terminalApprover asks on the terminal when standard input is one; otherwise only the console
+// answers.
 func terminalApprover(env *cli.Env) Approver {
 	in, ok := env.Stdin.(*os.File)
 	if !ok {
@@ -170,7 +182,8 @@ func terminalApprover(env *cli.Env) Approver {
 }
 
 // serve runs the embedded config with a (closed when it ends) until ctx ends.
-func serve(ctx context.Context, env *cli.Env, a *App, dir string, logger *slog.Logger, grace time.Duration) error {
+func serve(ctx context.Context, env *cli.Env, a *App, dir string, logger *slog.Logger, f *flags) error {
+	grace := f.grace
 	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: noEnv, StopTimeout: grace})
 	_, release, err := runtime.Acquire(sup.Shared(), SharedKey(dir), func() (*App, error) { return a, nil })
 	if err != nil {
@@ -186,11 +199,15 @@ func serve(ctx context.Context, env *cli.Env, a *App, dir string, logger *slog.L
 		_ = release(sctx) // the last hold: closes the app
 		logger.Info("stopped")
 	}()
-	if err := sup.Start(ctx, unitName, Embedded(dir)); err != nil {
+	if err := sup.Start(ctx, unitName, EmbeddedWithConsole(dir, f.consolePort)); err != nil {
 		return err
 	}
 	a.StartSaved(ctx)
-	printServing(env.Stdout, a, dir)
+	svc := sup.Service(unitName)
+	printServing(env.Stdout, a, dir, svc)
+	if url := consoleURL(svc); url != "" && f.open {
+		openBrowser(logger, url)
+	}
 	<-ctx.Done()
 	return nil
 }
@@ -199,11 +216,14 @@ const unitName = "octo app"
 
 // printServing tells where agents connect (agent.json, which the connector wrote when it
 // started) and what the workspace serves.
-func printServing(w io.Writer, a *App, dataDir string) {
+func printServing(w io.Writer, a *App, dataDir string, svc *runtime.Service) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "octo app: workspace %s\n", a.Workspace())
 	if info, err := appdata.ReadInfo(dataDir); err == nil {
 		fmt.Fprintf(&b, "octo app: agents connect on 127.0.0.1:%d (octo mcp finds it in %s)\n", info.Port, filepath.Join(dataDir, appdata.InfoFile))
+	}
+	if url := consoleURL(svc); url != "" {
+		fmt.Fprintf(&b, "octo app: console on %s\n", url)
 	}
 	for _, st := range a.States() {
 		switch {
@@ -221,39 +241,109 @@ func printServing(w io.Writer, a *App, dataDir string) {
 // noEnv keeps the process environment out of the embedded config: it has no ${VAR}.
 func noEnv(string) (string, bool) { return "", false }
 
-// EmbeddedYAML is the config octo app runs on the data folder dir, as a config file would say
-// it (octo app --print-config): saved to a file, `octo run --config` runs the same app, though
-// with nobody to ask for approvals (the block then opens the App itself, without a prompt).
-func EmbeddedYAML(dir string) string {
+// EmbeddedYAML is the config octo app runs on the data folder dir with the console on
+// consolePort (0: any free one), as a config file would say it (octo app --print-config):
+// saved to a file, `octo run --config` runs the same app, though with nobody to ask for
+// approvals but the console (the block then opens the App itself, without a prompt).
+func EmbeddedYAML(dir string, consolePort int) string {
 	return "# The config octo app runs: agents connect to the agent connector (127.0.0.1, a random port,\n" +
-		"# agent.json in the data folder) and each connection is an MCP session of the agent tools.\n" +
+		"# agent.json in the data folder) and each connection is an MCP session of the agent tools;\n" +
+		"# the console (the page and its API) is served on 127.0.0.1 by the console block.\n" +
 		"service: { name: octo app }\n" +
 		"connectors:\n" +
 		"  - { name: agent, type: agent, settings: { dataDir: " + strconv.Quote(dir) + " } }\n" +
+		"  - { name: console, type: http, settings: { " + consoleConnector(consolePort) + " } }\n" +
 		"flows:\n" +
 		"  - name: agents\n" +
 		"    source: { connector: agent }\n" +
 		"    process:\n" +
-		"      - { type: " + Type + ", settings: { dataDir: " + strconv.Quote(dir) + " } }\n"
+		"      - { type: " + Type + ", settings: { dataDir: " + strconv.Quote(dir) + " } }\n" +
+		"  - name: console\n" +
+		"    source: { connector: console, settings: { " + consolePaths() + " } }\n" +
+		"    process:\n" +
+		"      - { type: " + consoleType + ", settings: { dataDir: " + strconv.Quote(dir) + " } }\n"
 }
 
-// Embedded is the config of EmbeddedYAML, built in place (a test holds the two to each other).
+// consoleType is the console block's type (blocks/agent/console, which imports this package).
+const consoleType = "console"
+
+func consoleConnector(port int) string { return "port: " + strconv.Itoa(port) + ", host: 127.0.0.1" }
+
+// consolePaths routes every path of the console's page and API (the http connector matches
+// exact paths).
+func consolePaths() string {
+	quoted := make([]string, 0, len(web.Paths()))
+	for _, p := range web.Paths() {
+		quoted = append(quoted, strconv.Quote(p))
+	}
+	return "paths: [" + strings.Join(quoted, ", ") + "]"
+}
+
+// Embedded is the agents' part of octo app's config, on the data folder dir: the agent
+// connector and the agent-tools flow (what a test of agents alone runs).
 func Embedded(dir string) *config.Config {
+	cfg := EmbeddedWithConsole(dir, 0)
+	cfg.Connectors, cfg.Flows = cfg.Connectors[:1], cfg.Flows[:1]
+	return cfg
+}
+
+// EmbeddedWithConsole is the config of EmbeddedYAML, built in place (a test holds the two to
+// each other): what octo app runs.
+func EmbeddedWithConsole(dir string, consolePort int) *config.Config {
 	const file = "octo app"
-	roots, _ := config.Parse(file, []byte("dataDir: "+strconv.Quote(dir)+"\n"))
-	settings := roots[0] // both the connector's and the block's, and where every item is
+	// (three documents parsed one by one: Parse reads one; yaml.v3 stays out of blocks)
+	settingsRoots, _ := config.Parse(file, []byte("dataDir: "+strconv.Quote(dir)+"\n"))
+	consoleRoots, _ := config.Parse(file, []byte("{ "+consoleConnector(consolePort)+" }\n"))
+	pathsRoots, _ := config.Parse(file, []byte("{ "+consolePaths()+" }\n"))
+	settings := settingsRoots[0] // the agent connector's and both blocks'
+	console, paths := consoleRoots[0], pathsRoots[0]
 	at := config.Where{File: file}
 	return &config.Config{
-		Files:      []string{file},
-		Service:    config.Service{Name: unitName, At: at, Node: settings},
-		Templates:  map[string]*config.Template{},
-		Connectors: []*config.Connector{{Name: "agent", Type: "agent", Settings: settings, At: at.Field("connectors"), Node: settings}},
+		Files:     []string{file},
+		Service:   config.Service{Name: unitName, At: at, Node: settings},
+		Templates: map[string]*config.Template{},
+		Connectors: []*config.Connector{
+			{Name: "agent", Type: "agent", Settings: settings, At: at.Field("connectors"), Node: settings},
+			{Name: "console", Type: "http", Settings: console, At: at.Field("connectors"), Node: console},
+		},
 		Flows: []*config.Flow{{
 			Name:    "agents",
 			Source:  config.Source{Connector: "agent", Type: "agent", At: at.Field("flows"), Node: settings},
 			Process: []*config.Block{{Type: Type, Settings: settings, At: at.Field("flows"), Node: settings}},
 			At:      at.Field("flows"),
 			Node:    settings,
+		}, {
+			Name:    "console",
+			Source:  config.Source{Connector: "console", Type: "http", Settings: paths, At: at.Field("flows"), Node: paths},
+			Process: []*config.Block{{Type: consoleType, Settings: settings, At: at.Field("flows"), Node: settings}},
+			At:      at.Field("flows"),
+			Node:    settings,
 		}},
 	}
+}
+
+// consoleURL is the console's address, "" when it does not serve.
+func consoleURL(svc *runtime.Service) string {
+	c, ok := svc.Connector("console").(interface{ Addr() string })
+	if !ok || c.Addr() == "" {
+		return ""
+	}
+	return "http://" + c.Addr() + "/"
+}
+
+// openBrowser opens url with the system's opener; failing only logs, as the URL is printed.
+func openBrowser(logger *slog.Logger, url string) {
+	name, args := "xdg-open", []string{url}
+	switch goruntime.GOOS {
+	case "darwin":
+		name = "open"
+	case "windows":
+		name, args = "cmd", []string{"/c", "start", "", url}
+	}
+	cmd := exec.Command(name, args...)
+	if err := cmd.Start(); err != nil {
+		logger.Warn("could not open the browser; open the console's address yourself", "err", err)
+		return
+	}
+	go func() { _ = cmd.Wait() }()
 }

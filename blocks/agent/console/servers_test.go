@@ -1,0 +1,166 @@
+package console_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+type problemBody struct {
+	Error    string
+	Problems []struct {
+		Line, Col     int
+		Message, Text string
+	}
+}
+
+// A server made from the starter is edited as YAML (a broken edit is refused at its line and
+// changes nothing), renamed, duplicated, deleted and brought back.
+func TestAServersFileIsEditedRenamedDuplicatedDeletedAndUndone(t *testing.T) {
+	f := newFixture(t)
+	var made struct{ Name, File string }
+	f.must(201, "POST", "/api/new", map[string]any{}, &made)
+	if made.Name != "New server" || made.File != "servers/New server.yaml" {
+		t.Fatalf("made %+v", made)
+	}
+	f.must(201, "POST", "/api/new", map[string]any{}, &made)
+	if made.Name != "New server 2" {
+		t.Fatalf("the second new server is %q", made.Name)
+	}
+	var y struct{ Name, File, YAML string }
+	f.must(200, "GET", "/api/yaml?name=New+server", nil, &y)
+	if !strings.Contains(y.YAML, `name: "New server"`) || !strings.Contains(y.YAML, "port: 3004") {
+		t.Fatalf("the starter's text:\n%s", y.YAML)
+	}
+
+	broken := strings.Replace(y.YAML, "port: 3004", "port: 3004\nporrt: 1", 1)
+	line := strings.Count(broken[:strings.Index(broken, "porrt")], "\n") + 1
+	var p problemBody
+	f.must(422, "PUT", "/api/yaml?name=New+server", broken, &p)
+	if len(p.Problems) == 0 || p.Problems[0].Line != line || !strings.Contains(p.Problems[0].Text, "porrt") {
+		t.Fatalf("problems %+v, want one at line %d naming porrt", p, line)
+	}
+	if got, _ := os.ReadFile(filepath.Join(f.ws, "servers", "New server.yaml")); string(got) != y.YAML {
+		t.Fatal("a refused edit was written")
+	}
+	edited := strings.Replace(y.YAML, "port: 3004", "port: 0 # any free port", 1)
+	f.must(200, "PUT", "/api/yaml?name=New+server", edited, nil)
+
+	f.must(201, "POST", "/api/rename", map[string]string{"name": "New server", "to": "Weather 2"}, nil)
+	text, err := os.ReadFile(filepath.Join(f.ws, "servers", "Weather 2.yaml"))
+	if err != nil || !strings.Contains(string(text), `name: "Weather 2"`) || !strings.Contains(string(text), "# any free port") {
+		t.Fatalf("renamed file (%v):\n%s", err, text)
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, "servers", "New server.yaml")); !os.IsNotExist(err) {
+		t.Fatal("the old file stays after the rename")
+	}
+	f.must(409, "POST", "/api/rename", map[string]string{"name": "Weather 2", "to": "Weather"}, nil)
+
+	f.must(201, "POST", "/api/duplicate", map[string]string{"name": "Weather"}, &made)
+	if made.Name != "Weather copy" {
+		t.Fatalf("duplicate %+v", made)
+	}
+
+	var del struct{ Deleted, Undo string }
+	f.must(200, "POST", "/api/delete", map[string]string{"name": "Weather copy"}, &del)
+	if names(f.state()) != "New server 2,Weather,Weather 2" {
+		t.Fatalf("after delete: %s", names(f.state()))
+	}
+	f.must(201, "POST", "/api/undo", map[string]string{"undo": del.Undo}, nil)
+	f.must(404, "POST", "/api/undo", map[string]string{"undo": del.Undo}, nil)
+	if names(f.state()) != "New server 2,Weather,Weather 2,Weather copy" {
+		t.Fatalf("after undo: %s", names(f.state()))
+	}
+}
+
+func names(s state) string {
+	var out []string
+	for _, srv := range s.Servers {
+		out = append(out, srv.Name)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
+}
+
+// The agent tools answer the console as the user: no question is asked for the user's own
+// changes; a tool is switched off and on through get_server and save_server.
+func TestTheUsersOwnActionsNeedNoApproval(t *testing.T) {
+	f := newFixture(t)
+	var res struct {
+		IsError bool
+		Text    string
+	}
+	f.must(200, "POST", "/api/call", map[string]any{"tool": "start_server", "arguments": map[string]string{"name": "Weather"}}, &res)
+	if res.IsError || !strings.Contains(res.Text, "serves at http://127.0.0.1:") {
+		t.Fatalf("start_server: %+v", res)
+	}
+	f.must(200, "POST", "/api/call", map[string]any{"tool": "call_server",
+		"arguments": map[string]any{"server": "Weather", "tool": "get_weather", "arguments": map[string]string{"city": "Lisbon"}}}, &res)
+	if res.IsError || !strings.Contains(res.Text, "sunny in Lisbon") {
+		t.Fatalf("call_server: %+v", res)
+	}
+	if s := f.state(); len(s.Pending) != 0 || len(s.History) != 0 || !s.Servers[0].Running {
+		t.Fatalf("state %+v", s)
+	}
+
+	f.must(200, "POST", "/api/tool-enabled", map[string]any{"name": "Weather", "tool": "get_weather", "enabled": false}, nil)
+	text, _ := os.ReadFile(filepath.Join(f.ws, "servers", "Weather.yaml"))
+	if !strings.Contains(string(text), "enabled: false") {
+		t.Fatalf("switched off:\n%s", text)
+	}
+	f.must(404, "POST", "/api/tool-enabled", map[string]any{"name": "Weather", "tool": "nope", "enabled": false}, nil)
+	f.must(200, "POST", "/api/tool-enabled", map[string]any{"name": "Weather", "tool": "get_weather", "enabled": true}, nil)
+	text, _ = os.ReadFile(filepath.Join(f.ws, "servers", "Weather.yaml"))
+	if strings.Contains(string(text), "enabled") {
+		t.Fatalf("switched on:\n%s", text)
+	}
+}
+
+// workspace.yaml is read and written whole; a broken one is refused at its line.
+func TestWorkspaceVariablesAreEditedAsYAML(t *testing.T) {
+	f := newFixture(t)
+	var p problemBody
+	f.must(422, "PUT", "/api/workspace-yaml", "variables:\n  city: Lisbon\nenvironment: staging\n", &p)
+	if len(p.Problems) == 0 || p.Problems[0].Line != 3 || !strings.Contains(p.Problems[0].Text, "workspace.yaml:3") {
+		t.Fatalf("problems %+v", p)
+	}
+	text := "variables:\n  city: Lisbon\nenvironments:\n  staging: { city: Porto }\nenvironment: staging\n"
+	f.must(200, "PUT", "/api/workspace-yaml", text, nil)
+	var got struct{ YAML string }
+	f.must(200, "GET", "/api/workspace-yaml", nil, &got)
+	if got.YAML != text {
+		t.Fatalf("read back %q", got.YAML)
+	}
+	var res struct{ Text string }
+	f.must(200, "POST", "/api/call", map[string]any{"tool": "get_workspace"}, &res)
+	var ws struct {
+		Variables    []string
+		Environments map[string][]string
+		Environment  string
+	}
+	if err := json.Unmarshal([]byte(res.Text), &ws); err != nil || ws.Environment != "staging" || len(ws.Variables) != 1 {
+		t.Fatalf("get_workspace %s (%v)", res.Text, err)
+	}
+}
+
+// Settings change in settings.yaml; what is left out stays.
+func TestSettingsAreSaved(t *testing.T) {
+	f := newFixture(t)
+	f.must(200, "POST", "/api/settings", map[string]any{"allow": true, "approve": "never"}, nil)
+	f.must(200, "POST", "/api/settings", map[string]any{"withoutApp": true}, nil)
+	s := f.state().Settings
+	if !s.Allow || !s.WithoutApp || s.Approve != "never" {
+		t.Fatalf("settings %+v", s)
+	}
+	data, _ := os.ReadFile(filepath.Join(f.dir, "settings.yaml"))
+	if !strings.Contains(string(data), "approve: never") {
+		t.Fatalf("settings.yaml:\n%s", data)
+	}
+	if code, _ := f.do("POST", "/api/settings", map[string]any{"approve": nil}); code != http.StatusOK {
+		t.Fatalf("null approve answered %d", code)
+	}
+}

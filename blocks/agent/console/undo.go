@@ -1,0 +1,139 @@
+package console
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/octo-run/octo/blocks/agent/agenttools"
+	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
+)
+
+// maxUndo bounds the deletions kept for undo (this run only).
+const maxUndo = 20
+
+// deleted is a deleted server's file, kept so the user can undo.
+type deleted struct {
+	id, name, file string
+	text           []byte
+}
+
+// undoList holds the last deletions, the newest last.
+type undoList []deleted
+
+// delete deletes a server with delete_server (stopping it when it runs), keeping its file's
+// text for /api/undo.
+func (c *api) delete(ctx context.Context, r *request) reply {
+	s, refused := c.namedServer(r)
+	if refused != nil {
+		return *refused
+	}
+	text, err := os.ReadFile(s.File) // kept as it is, even when broken
+	if err != nil {
+		return failf(http.StatusInternalServerError, "could not read %s: %v", c.rel(s.File), err)
+	}
+	arg, _ := json.Marshal(map[string]string{"name": s.Name})
+	res, err := c.runTool(ctx, agenttools.DeleteServer, arg)
+	if err != nil || res.IsError {
+		return fail(http.StatusConflict, errText(err, resultText(res)))
+	}
+	var raw [12]byte
+	_, _ = rand.Read(raw[:])
+	d := deleted{id: hex.EncodeToString(raw[:]), name: s.Name, file: s.File, text: text}
+	c.mu.Lock()
+	c.undo = append(c.undo, d)
+	if len(c.undo) > maxUndo {
+		c.undo = slices.Delete(c.undo, 0, len(c.undo)-maxUndo)
+	}
+	c.mu.Unlock()
+	return ok(map[string]string{"deleted": s.Name, "undo": d.id, "text": resultText(res)})
+}
+
+// undoDelete writes a deleted server's file back, unless its file was taken meanwhile.
+func (c *api) undoDelete(_ context.Context, r *request) reply {
+	var a struct {
+		Undo string `json:"undo"`
+	}
+	if err := args(r, &a); err != nil {
+		return fail(http.StatusBadRequest, err.Error())
+	}
+	c.mu.Lock()
+	i := slices.IndexFunc(c.undo, func(d deleted) bool { return d.id == a.Undo })
+	var d deleted
+	if i >= 0 {
+		d = c.undo[i]
+		c.undo = slices.Delete(c.undo, i, i+1)
+	}
+	c.mu.Unlock()
+	if i < 0 {
+		return fail(http.StatusNotFound, "nothing to undo under that id (undo lasts for the last 20 deletions of this run)")
+	}
+	if _, err := os.Lstat(d.file); err == nil {
+		return failf(http.StatusConflict, "%s exists again; it is left as it is", c.rel(d.file))
+	}
+	if err := workspace.WriteServer(c.app.Workspace(), d.file, d.text); err != nil {
+		return failf(http.StatusInternalServerError, "could not write %s back: %v", c.rel(d.file), err)
+	}
+	return reply{status: http.StatusCreated, value: map[string]string{"name": d.name, "file": c.rel(d.file)}}
+}
+
+// workspaceYAML is workspace.yaml's text: variables, environments, the active one.
+func (c *api) getWorkspaceYAML(context.Context, *request) reply {
+	file := filepath.Join(c.app.Workspace(), workspace.SettingsFile)
+	text, err := os.ReadFile(file)
+	if err != nil && !os.IsNotExist(err) {
+		return failf(http.StatusInternalServerError, "could not read %s: %v", workspace.SettingsFile, err)
+	}
+	return ok(map[string]string{"file": workspace.SettingsFile, "yaml": string(text)})
+}
+
+// putWorkspaceYAML checks the body as workspace.yaml (read in a folder of its own) and writes
+// it when it has no problem.
+func (c *api) putWorkspaceYAML(_ context.Context, r *request) reply {
+	tmp, err := os.MkdirTemp("", "octo-console-")
+	if err != nil {
+		return fail(http.StatusInternalServerError, err.Error())
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.WriteFile(filepath.Join(tmp, workspace.SettingsFile), r.body, 0o600); err != nil {
+		return fail(http.StatusInternalServerError, err.Error())
+	}
+	if _, ds := workspace.ReadSettings(tmp); len(ds) > 0 {
+		for i := range ds {
+			ds[i].File = workspace.SettingsFile
+		}
+		return reply{status: http.StatusUnprocessableEntity,
+			value: problem{Error: "not saved: " + workspace.SettingsFile + " has problems", Problems: c.issues(ds)}}
+	}
+	file := filepath.Join(c.app.Workspace(), workspace.SettingsFile)
+	if err := replaceFile(file, r.body); err != nil {
+		return failf(http.StatusInternalServerError, "could not write %s: %v", workspace.SettingsFile, err)
+	}
+	return ok(map[string]string{"file": workspace.SettingsFile})
+}
+
+// replaceFile writes data over file through a temporary file renamed over it, so the
+// workspace's watcher never reads half of it.
+func replaceFile(file string, data []byte) error {
+	if fi, err := os.Lstat(file); err == nil && !fi.Mode().IsRegular() {
+		return os.ErrExist // a link or a device is not replaced
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
+}

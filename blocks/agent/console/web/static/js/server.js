@@ -1,0 +1,194 @@
+// A server's page: its state and actions, and tabs for its tools, resources, prompts and
+// settings (forms), its file (YAML), how clients connect, Try it, and its traffic.
+import { api, tool } from './api.js';
+import { h, replace, notice, copyButton } from './dom.js';
+import { field, list, toolSpec, resourceSpec, promptSpec, settingsFields } from './forms.js';
+import { yamlEditor } from './yaml.js';
+import { trafficPage } from './traffic.js';
+import { tryIt } from './tryit.js';
+
+const tabs = [['tools', 'Tools'], ['resources', 'Resources'], ['prompts', 'Prompts'], ['settings', 'Settings'],
+  ['yaml', 'YAML'], ['clients', 'Clients'], ['try', 'Try it'], ['traffic', 'Traffic']];
+
+export function serverPage(app, root, name, tab) {
+  const page = { name, tab, dirty: false, server: null, sub: null };
+  const header = h('header', { class: 'server-head' });
+  const panel = h('div', { class: 'panel', role: 'tabpanel', id: 'server-panel', tabindex: '-1' });
+  const tablist = h('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Server sections', onkeydown: arrowKeys });
+  replace(root, header, tablist, panel);
+
+  async function load() {
+    const r = await tool('get_server', { name });
+    page.server = JSON.parse(r.text);
+    page.fields = page.server.fields ? structuredClone(page.server.fields) : null;
+    page.dirty = false;
+  }
+
+  function renderHeader() {
+    const s = page.server;
+    const state = s.problem ? 'Problem' : s.running ? 'Running' : 'Stopped';
+    const renameBox = h('form', { class: 'inline', hidden: true, onsubmit: async (e) => {
+      e.preventDefault();
+      const to = renameBox.querySelector('input').value.trim();
+      try {
+        await api('POST', '/api/rename', { name, to });
+        await app.refresh();
+        app.go(app.serverHash(to, tab));
+      } catch (err) { notice(err.message, 'error'); }
+    } }, h('label', { for: 'rename-to' }, 'New name'), h('input', { id: 'rename-to', value: name }),
+    h('button', { type: 'submit' }, 'Rename'), h('button', { type: 'button', onclick: () => { renameBox.hidden = true; } }, 'Cancel'));
+    replace(header,
+      h('h2', {}, name),
+      h('p', { class: 'state ' + state.toLowerCase() }, h('span', { class: 'dot ' + state.toLowerCase(), 'aria-hidden': 'true' }),
+        state, s.running ? h('code', { class: 'url' }, s.url) : null),
+      s.problem ? h('pre', { class: 'problem', role: 'alert' }, s.problem) : null,
+      h('div', { class: 'actions' },
+        s.running ? h('button', { type: 'button', id: 'stop', onclick: () => act('stop_server') }, 'Stop')
+          : h('button', { type: 'button', id: 'start', class: 'primary', onclick: () => act('start_server') }, 'Start'),
+        h('button', { type: 'button', onclick: () => { renameBox.hidden = false; renameBox.querySelector('input').select(); } }, 'Rename'),
+        h('button', { type: 'button', onclick: duplicate }, 'Duplicate'),
+        h('button', { type: 'button', class: 'danger', onclick: remove }, 'Delete')),
+      renameBox);
+  }
+
+  async function act(which) {
+    try {
+      const r = await tool(which, { name });
+      notice(r.text.split('\n')[0]);
+    } catch (e) { notice(e.message, 'error'); }
+    await app.refresh();
+    await reload();
+  }
+
+  async function duplicate() {
+    try {
+      const made = await api('POST', '/api/duplicate', { name });
+      await app.refresh();
+      notice('Made "' + made.name + '".');
+      app.go(app.serverHash(made.name));
+    } catch (e) { notice(e.message, 'error'); }
+  }
+
+  async function remove() {
+    try {
+      const r = await api('POST', '/api/delete', { name });
+      await app.refresh();
+      notice('Deleted "' + name + '".', 'info', h('button', { type: 'button', onclick: async () => {
+        try {
+          const back = await api('POST', '/api/undo', { undo: r.undo });
+          await app.refresh();
+          notice('"' + back.name + '" is back.');
+          app.go(app.serverHash(back.name));
+        } catch (e) { notice(e.message, 'error'); }
+      } }, 'Undo'));
+      app.go('#/traffic');
+    } catch (e) { notice(e.message, 'error'); }
+  }
+
+  function renderTabs() {
+    replace(tablist, tabs.map(([id, label]) => h('a', { role: 'tab', href: app.serverHash(name, id), id: 'tab-' + id,
+      'aria-selected': String(id === tab), 'aria-controls': 'server-panel', tabindex: id === tab ? '0' : '-1' }, label)));
+  }
+
+  function arrowKeys(e) {
+    const all = [...tablist.querySelectorAll('[role=tab]')];
+    const i = all.indexOf(document.activeElement);
+    if (i < 0 || (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft')) return;
+    const next = all[(i + (e.key === 'ArrowRight' ? 1 : all.length - 1)) % all.length];
+    next.focus();
+    next.click();
+  }
+
+  function changed() { page.dirty = true; }
+
+  async function save() {
+    try {
+      const r = await tool('save_server', page.fields);
+      page.dirty = false;
+      notice(r.text.split('\n')[0]);
+      await reload();
+    } catch (e) {
+      replace(panel.querySelector('.form-errors'), h('pre', { role: 'alert' }, e.message));
+    }
+  }
+
+  function form(...content) {
+    if (!page.fields) return h('p', { class: 'error' }, 'The file cannot be read as fields; fix it in the YAML tab.');
+    return h('form', { class: 'server-form', onsubmit: (e) => { e.preventDefault(); save(); } },
+      ...content, h('div', { class: 'form-errors' }),
+      h('div', { class: 'form-actions' }, h('button', { type: 'submit', class: 'primary' }, 'Save')));
+  }
+
+  function renderPanel() {
+    if (page.sub && page.sub.close) page.sub.close();
+    page.sub = null;
+    const mcp = page.fields ? (page.fields.mcp = page.fields.mcp || {}) : null;
+    switch (tab) {
+      case 'tools': replace(panel, form(mcp && list(mcp, 'tools', toolSpec, changed))); break;
+      case 'resources': replace(panel, form(mcp && list(mcp, 'resources', resourceSpec, changed))); break;
+      case 'prompts': replace(panel, form(mcp && list(mcp, 'prompts', promptSpec, changed))); break;
+      case 'settings':
+        replace(panel, form(page.fields && field(page.fields, { key: 'port', label: 'Port', type: 'number', hint: 'On 127.0.0.1; 0 takes any free port.' }, changed),
+          ...(mcp ? settingsFields.map((f) => field(mcp, f, changed)) : [])));
+        break;
+      case 'yaml': page.sub = yamlEditor(app, panel, page, reload); break;
+      case 'clients': replace(panel, clients(app, page.server, page.fields)); break;
+      case 'try': page.sub = tryIt(app, panel, page.server, page.fields, reload); break;
+      case 'traffic': page.sub = trafficPage(app, panel, { server: name }); break;
+    }
+  }
+
+  async function reload() {
+    try {
+      await load();
+    } catch (e) {
+      replace(header, h('h2', {}, name));
+      replace(panel, h('p', { class: 'error', role: 'alert' }, e.message));
+      return;
+    }
+    renderHeader();
+    renderTabs();
+    renderPanel();
+  }
+
+  reload();
+  // A change in the workspace (this server's file or state, from here or elsewhere) updates
+  // the header; forms follow unless they hold unsaved edits; the YAML tab decides for itself;
+  // Try it follows only when the server started or stopped; the traffic panel is live anyway.
+  page.refresh = async (kind) => {
+    if (kind !== 'workspace') return;
+    if (page.dirty) {
+      notice('The file changed outside the console; save or reload to see it.', 'warn');
+      return;
+    }
+    const wasRunning = page.server && page.server.running;
+    try { await load(); } catch { return; } // deleted or renamed: the sidebar shows it
+    renderHeader();
+    if (tab === 'yaml') page.sub.refresh(kind);
+    else if (tab === 'traffic' || (tab === 'try' && wasRunning === page.server.running)) return;
+    else renderPanel();
+  };
+  page.close = () => { if (page.sub && page.sub.close) page.sub.close(); };
+  return page;
+}
+
+// clients is the Clients section: the address, the stdio command and mcpServers JSON.
+function clients(app, s, fields) {
+  const port = fields ? fields.port : undefined;
+  const path = (fields && fields.mcp && fields.mcp.path) || '/mcp';
+  const url = s.url || (port ? 'http://127.0.0.1:' + port + path : '');
+  const bin = app.state.binary || 'octo';
+  const cmd = [bin, 'serve', app.state.workspace, s.name, '--stdio'];
+  const key = s.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'mock';
+  const byURL = JSON.stringify({ mcpServers: { [key]: { url } } }, null, 2);
+  const byCommand = JSON.stringify({ mcpServers: { [key]: { command: bin, args: cmd.slice(1) } } }, null, 2);
+  const shell = cmd.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : "'" + a.replace(/'/g, "'\\''") + "'")).join(' ');
+  const block = (title, text) => h('div', { class: 'client' }, h('h3', {}, title),
+    h('pre', { tabindex: '0' }, text), copyButton('Copy', () => text));
+  return h('div', { class: 'clients' },
+    s.running ? null : h('p', { class: 'hint' }, 'Not running: start it to use the address.'),
+    block('MCP address (Streamable HTTP)', url || '(the port is chosen when it starts)'),
+    block('stdio command', shell),
+    block('mcpServers, over HTTP', byURL),
+    block('mcpServers, over stdio', byCommand));
+}

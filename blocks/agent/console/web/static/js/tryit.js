@@ -1,0 +1,69 @@
+// Try it: call a tool, read a resource or get a prompt of the running server with octo's own
+// MCP client (the call_server agent tool, run as the user).
+import { tool } from './api.js';
+import { h, replace } from './dom.js';
+
+export function tryIt(app, panel, server, fields, reload) {
+  const mcp = (fields && fields.mcp) || {};
+  const kinds = {
+    tool: (mcp.tools || []).filter((t) => t.enabled !== false).map((t) => t.name),
+    resource: (mcp.resources || []).map((r) => r.uri),
+    prompt: (mcp.prompts || []).map((p) => p.name),
+  };
+  if (!server.running) {
+    replace(panel, h('p', {}, 'Start the server to try it.'),
+      h('button', { type: 'button', class: 'primary', onclick: async () => { await tool('start_server', { name: server.name }).catch(() => {}); reload(); } }, 'Start'));
+    return null;
+  }
+  const kind = h('select', { id: 'try-kind', onchange: () => { fillNames(); sample(); } },
+    Object.keys(kinds).map((k) => h('option', { value: k }, k)));
+  const target = h('select', { id: 'try-name', onchange: sample });
+  const args = h('textarea', { id: 'try-args', class: 'code', rows: 5, spellcheck: false });
+  const out = h('pre', { id: 'try-result', class: 'result', tabindex: '0', 'aria-live': 'polite' });
+  function fillNames() {
+    replace(target, kinds[kind.value].map((n) => h('option', { value: n }, n)));
+  }
+  function sample() {
+    if (kind.value === 'tool') {
+      const t = (mcp.tools || []).find((x) => x.name === target.value);
+      let props = {};
+      try { props = JSON.parse(t.inputSchema || '{}').properties || {}; } catch { /* left empty */ }
+      args.value = JSON.stringify(Object.fromEntries(Object.keys(props).map((k) => [k, ''])), null, 2);
+    } else if (kind.value === 'prompt') {
+      const p = (mcp.prompts || []).find((x) => x.name === target.value);
+      args.value = JSON.stringify(Object.fromEntries(((p && p.arguments) || []).map((a) => [a.name, ''])), null, 2);
+    } else args.value = '';
+    args.disabled = kind.value === 'resource';
+  }
+  async function run(e) {
+    e.preventDefault();
+    const call = { server: server.name, [kind.value]: target.value };
+    if (!args.disabled && args.value.trim()) {
+      try { call.arguments = JSON.parse(args.value); } catch (err) {
+        out.className = 'result error';
+        out.textContent = 'The arguments are not JSON: ' + err.message;
+        return;
+      }
+    }
+    out.className = 'result';
+    out.textContent = 'Calling…';
+    try {
+      const r = await tool('call_server', call);
+      const answer = JSON.parse(r.text);
+      out.className = 'result' + (answer.error || (answer.result && answer.result.isError) ? ' error' : '');
+      out.textContent = JSON.stringify(answer.error || answer.result, null, 2);
+    } catch (err) {
+      out.className = 'result error';
+      out.textContent = err.message;
+    }
+  }
+  replace(panel, h('form', { class: 'try', onsubmit: run },
+    h('div', { class: 'field' }, h('label', { for: 'try-kind' }, 'Kind'), kind),
+    h('div', { class: 'field' }, h('label', { for: 'try-name' }, 'Name'), target),
+    h('div', { class: 'field' }, h('label', { for: 'try-args' }, 'Arguments (JSON)'), args),
+    h('div', { class: 'form-actions' }, h('button', { type: 'submit', class: 'primary', id: 'try-run' }, 'Run'))),
+  h('h3', {}, 'Answer'), out);
+  fillNames();
+  sample();
+  return null;
+}

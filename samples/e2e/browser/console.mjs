@@ -1,0 +1,183 @@
+// Drives octo app's console in Debian's chromium (headless, through playwright-core; no
+// browser download): makes a server, adds a tool through the form, sees it in the YAML, starts
+// the server, calls the tool from Try it, sees the call arrive live in the traffic panel,
+// allows agents and approves a real agent's save_server (the built binary's `octo mcp`), and
+// keeps a screenshot of each main page. Prints "ok: …" last; any failure exits 1.
+//
+// usage: node console.mjs CONSOLE_URL OCTO_BIN DATA_DIR ARTIFACTS_DIR
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+const [url, octo, dataDir, artifacts] = process.argv.slice(2);
+if (!artifacts) {
+  console.error('usage: node console.mjs CONSOLE_URL OCTO_BIN DATA_DIR ARTIFACTS_DIR');
+  process.exit(2);
+}
+mkdirSync(artifacts, { recursive: true });
+const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
+const STEP = 20_000; // each wait; the whole run is bounded by the Go test
+
+const steps = [];
+const t0 = Date.now();
+function step(name) {
+  steps.push(name);
+  console.error(`step (${((Date.now() - t0) / 1000).toFixed(1)} s): ${name}`);
+}
+
+const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+let agent = null;
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(STEP);
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  // Network failures are judged by status below (the YAML step's 422 is expected).
+  page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) pageErrors.push(m.text()); });
+  page.on('response', (r) => { if (r.status() >= 400 && r.status() !== 422) pageErrors.push(`${r.status()} ${r.url()}`); });
+  const shot = (name) => page.screenshot({ path: `${artifacts}/${name}.png`, fullPage: true });
+
+  step('open the console');
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await shot('home');
+
+  step('make a server from the starter, with the keyboard');
+  await page.getByRole('button', { name: '+ New server' }).focus();
+  await page.keyboard.press('Enter'); // opens the menu and moves focus into it
+  await page.getByRole('menuitem', { name: 'MCP server' }).and(page.locator(':focus')).waitFor();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => location.hash.startsWith('#/server/New%20server/tools'));
+  await page.getByRole('heading', { name: 'New server', level: 2 }).waitFor();
+  await page.getByRole('link', { name: /New server/ }).waitFor(); // in the sidebar
+
+  step('take any free port (3004 may be in use on this machine)');
+  await page.getByRole('tab', { name: 'Settings' }).click();
+  await page.getByLabel('Port').fill('0');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.locator('#notice').getByText(/Saved "New server"/).waitFor();
+
+  step('add a tool through the form');
+  await page.getByRole('tab', { name: 'Tools' }).click();
+  await page.getByRole('button', { name: 'Add tool' }).click();
+  const tool = page.locator('fieldset.item').last();
+  await tool.getByLabel('Name', { exact: true }).fill('echo_city');
+  await tool.getByLabel('Description').fill('Says hello to a city.');
+  await tool.getByLabel('Input schema (JSON Schema)').fill('{"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}');
+  await tool.getByLabel('Result').fill('hello {{args.city}}');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.locator('#notice').getByText(/Saved "New server"/).waitFor();
+  await shot('server-tools');
+
+  step('see the tool in the YAML');
+  await page.getByRole('tab', { name: 'YAML' }).click();
+  await page.waitForFunction(() => document.querySelector('#yaml-text')?.value.includes('name: echo_city'));
+  await shot('server-yaml');
+
+  step('a broken edit is refused at its line');
+  const text = await page.locator('#yaml-text').inputValue();
+  await page.locator('#yaml-text').fill(text.replace('kind: mcp', 'kind: mcp\nporrt: 1'));
+  await page.locator('#save-yaml').click();
+  await page.locator('#yaml-problems').getByRole('button', { name: /^Line \d+$/ }).first().waitFor();
+  await page.locator('.gutter .bad').first().waitFor();
+  await shot('server-yaml-error');
+  await page.getByRole('button', { name: 'Reload from disk' }).click();
+  await page.waitForFunction(() => !document.querySelector('#yaml-text').value.includes('porrt'));
+
+  step('an edit from outside appears live');
+  const workspace = await page.evaluate(async () => {
+    const token = document.querySelector('meta[name="octo-token"]').content;
+    return (await (await fetch('/api/state', { headers: { 'X-Octo-Token': token } })).json()).workspace;
+  });
+  appendFileSync(`${workspace}/servers/New server.yaml`, '# edited in another editor\n');
+  await page.waitForFunction(() => document.querySelector('#yaml-text').value.includes('# edited in another editor'));
+
+  step('start it');
+  await page.locator('#start').click();
+  await page.locator('.server-head .state.running').waitFor();
+
+  step('see how clients connect');
+  await page.getByRole('tab', { name: 'Clients' }).click();
+  await page.getByText('"mcpServers"').first().waitFor();
+  await page.getByText('--stdio').first().waitFor();
+  await shot('server-clients');
+
+  step('call the tool from Try it');
+  await page.getByRole('tab', { name: 'Try it' }).click();
+  await page.locator('#try-name').selectOption('echo_city');
+  await page.getByLabel('Arguments (JSON)').fill('{"city": "Lisbon"}');
+  await page.locator('#try-run').click();
+  await page.locator('#try-result', { hasText: 'hello Lisbon' }).waitFor();
+  await shot('server-try');
+
+  step('see a call arrive live in the traffic panel');
+  await page.getByRole('tab', { name: 'Traffic' }).click();
+  const calls = page.locator('#traffic-list li', { hasText: 'tools/call echo_city' });
+  await calls.first().waitFor();
+  const before = await calls.count();
+  await page.evaluate(async () => { // another client of the same API calls while the panel is open
+    const token = document.querySelector('meta[name="octo-token"]').content;
+    const r = await fetch('/api/call', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Octo-Token': token },
+      body: JSON.stringify({ tool: 'call_server', arguments: { server: 'New server', tool: 'echo_city', arguments: { city: 'Porto' } } }) });
+    if (!r.ok) throw new Error('call_server answered ' + r.status);
+  });
+  await page.waitForFunction((n) => [...document.querySelectorAll('#traffic-list li')]
+    .filter((li) => li.textContent.includes('tools/call echo_city')).length > n, before);
+  await calls.last().getByRole('button').click();
+  await page.locator('#traffic-list pre.json:not([hidden])', { hasText: 'Porto' }).first().waitFor();
+  await shot('traffic');
+
+  step('set a workspace variable');
+  await page.getByRole('button', { name: 'Variables' }).click();
+  await page.locator('#yaml-text').fill('variables:\n  city: Lisbon\n');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Variables: city').waitFor();
+  await shot('variables');
+
+  step('allow AI agents');
+  await page.getByRole('button', { name: /^Agents/ }).click();
+  await page.getByLabel('Allow AI agents').check();
+  await page.locator('#notice').getByText('Saved.').waitFor();
+
+  step("an agent's save_server waits for approval");
+  agent = spawn(octo, ['mcp', '--data-dir', dataDir], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const answers = createInterface({ input: agent.stdout });
+  const waiting = new Map();
+  answers.on('line', (line) => {
+    const msg = JSON.parse(line);
+    if (msg.id !== undefined && waiting.has(msg.id)) waiting.get(msg.id)(msg);
+  });
+  const send = (msg) => agent.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...msg }) + '\n');
+  const answer = (id) => new Promise((resolve, reject) => {
+    waiting.set(id, resolve);
+    setTimeout(() => reject(new Error('no answer to request ' + id)), 3 * STEP).unref();
+  });
+  send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'browser-test-agent', version: '1' } } });
+  await answer(1);
+  send({ method: 'notifications/initialized' });
+  const saved = answer(2);
+  send({ id: 2, method: 'tools/call', params: { name: 'save_server', arguments: {
+    name: 'Agent mock', kind: 'mcp', port: 0, mcp: { tools: [{ name: 'ping', result: 'pong' }] } } } });
+  const question = page.locator('#pending-list li', { hasText: 'browser-test-agent' });
+  await question.waitFor();
+  await question.getByText('save_server "Agent mock"').waitFor();
+  await shot('agents');
+  await question.getByRole('button', { name: 'Approve' }).click();
+  const result = await saved;
+  const said = JSON.stringify(result);
+  if (!said.includes('Saved') || said.includes('"isError":true')) throw new Error('save_server answered ' + said);
+  await page.locator('table.history', { hasText: 'approved' }).waitFor();
+  await page.getByRole('link', { name: /Agent mock/ }).waitFor(); // the sidebar follows
+  await shot('agents-history');
+
+  if (pageErrors.length) throw new Error('the page logged errors:\n' + pageErrors.join('\n'));
+  console.log(`ok: ${steps.length} steps in chromium`);
+} catch (e) {
+  console.error(`failed at step "${steps[steps.length - 1]}": ${e.stack || e}`);
+  process.exitCode = 1;
+} finally {
+  if (agent) agent.stdin.end();
+  await browser.close();
+}

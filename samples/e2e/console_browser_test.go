@@ -1,0 +1,167 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// chromiumPath is Debian's chromium, which `make test` installs when it is missing.
+const chromiumPath = "/usr/bin/chromium"
+
+// The console in a real browser: the built binary's `octo app` on a fresh data folder and
+// workspace, driven in headless chromium by samples/e2e/browser/console.mjs (playwright-core):
+// a server made from the starter, a tool added through the form and seen in the YAML, a broken
+// YAML edit refused at its line, the server started and called from Try it, a call seen
+// arriving live in the traffic panel, and a real agent's (`octo mcp`) save_server approved on
+// the Agents page. Screenshots of each main page are kept in .build/artifacts/console/.
+func TestTheConsoleInChromium(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is not on PATH (it is part of the machine spec): %v", err)
+	}
+	browser := os.Getenv("CHROMIUM")
+	if browser == "" {
+		browser = chromiumPath
+	}
+	if _, err := os.Stat(browser); err != nil {
+		t.Fatalf("chromium is not installed at %s: run `make test` (its browser-deps target installs Debian's chromium): %v", browser, err)
+	}
+	dir := filepath.Join(repoRoot(), "samples", "e2e", "browser")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "playwright-core", "package.json")); errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("playwright-core is not installed in %s: run `make test` (its browser-deps target runs npm ci there)", dir)
+	}
+	data, ws := t.TempDir(), filepath.Join(t.TempDir(), "mocks")
+	url := consoleURL(t, data, ws)
+	artifacts := filepath.Join(repoRoot(), ".build", "artifacts", "console")
+	if err := os.RemoveAll(artifacts); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "console.mjs", url, octoBin, data, artifacts)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CHROMIUM="+browser)
+	cmd.WaitDelay = 5 * time.Second
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || !strings.HasPrefix(string(out), "ok: ") {
+		t.Fatalf("node console.mjs: %v\n%s%s", err, out, stderr.String())
+	}
+	t.Log(strings.TrimSpace(string(out)))
+	for _, shot := range []string{"home", "server-tools", "server-yaml", "server-yaml-error", "server-clients", "server-try", "traffic", "variables", "agents", "agents-history"} {
+		if fi, err := os.Stat(filepath.Join(artifacts, shot+".png")); err != nil || fi.Size() == 0 {
+			t.Errorf("screenshot %s missing: %v", shot, err)
+		}
+	}
+}
+
+var consoleLine = regexp.MustCompile(`console on (http://127\.0\.0\.1:\d+/)`)
+
+// consoleURL runs `octo app` on the data folder and workspace and returns the console's
+// address, which it prints after the agents' port.
+func consoleURL(t *testing.T, data, ws string) string {
+	t.Helper()
+	return openConsole(t, startApp(t, "--workspace", ws, "--data-dir", data)).url
+}
+
+// consoleAPI is the console of a running `octo app`, called as its page calls it.
+type consoleAPI struct{ url, token string }
+
+var tokenMeta = regexp.MustCompile(`<meta name="octo-token" content="([A-Za-z0-9_-]+)">`)
+
+// openConsole reads the console's address from what p printed and its token from the page.
+func openConsole(t *testing.T, p *appProc) consoleAPI {
+	t.Helper()
+	var c consoleAPI
+	for deadline := time.Now().Add(10 * time.Second); c.url == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := consoleLine.FindStringSubmatch(p.out()); m != nil {
+			c.url = m[1]
+		}
+	}
+	page, err := http.Get(c.url)
+	if err != nil {
+		t.Fatalf("the console at %q: %v", c.url, err)
+	}
+	defer page.Body.Close()
+	body, _ := io.ReadAll(page.Body)
+	m := tokenMeta.FindSubmatch(body)
+	if m == nil {
+		t.Fatalf("the console's page holds no token:\n%s", body)
+	}
+	c.token = string(m[1])
+	return c
+}
+
+// call calls the console's API and decodes the answer into out.
+func (c consoleAPI) call(t *testing.T, method, path string, body, out any) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		data, _ := json.Marshal(body)
+		rd = bytes.NewReader(data)
+	}
+	req, _ := http.NewRequest(method, c.url+path, rd)
+	req.Header.Set("X-Octo-Token", c.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, data)
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// answerNext waits for the first question in the console and answers it.
+func (c consoleAPI) answerNext(t *testing.T, answer string) {
+	t.Helper()
+	var s struct{ Pending []struct{ ID uint64 } }
+	for deadline := time.Now().Add(20 * time.Second); len(s.Pending) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no question waits in the console")
+		}
+		c.call(t, "GET", "api/state", nil, &s)
+	}
+	c.call(t, "POST", "api/answer", map[string]any{"id": s.Pending[0].ID, "answer": answer}, nil)
+}
+
+// --console-port puts the console on that port (on 127.0.0.1 only); a port out of range is a
+// usage error.
+func TestOctoAppConsolePort(t *testing.T) {
+	out, err := exec.Command(octoBin, "app", "--console-port", "70000").CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "--console-port is 70000") {
+		t.Fatalf("--console-port 70000: %v\n%s", err, out)
+	}
+	port := freePort(t)
+	p := startApp(t, "--data-dir", t.TempDir(), "--workspace", filepath.Join(t.TempDir(), "mocks"), "--console-port", strconv.Itoa(port))
+	c := openConsole(t, p)
+	if want := "http://127.0.0.1:" + strconv.Itoa(port) + "/"; c.url != want {
+		t.Fatalf("console on %s, want %s", c.url, want)
+	}
+	var s struct{ Servers []any }
+	c.call(t, "GET", "api/state", nil, &s)
+	p.stop(t)
+}
