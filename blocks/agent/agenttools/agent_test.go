@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -146,10 +147,18 @@ func TestAnAgentBuildsStartsCallsAndReadsAMock(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Fatalf("%v %+v", err, res)
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		if len(progress) == 0 || progress[0] != "halfway" {
-			t.Fatalf("progress %q", progress)
+		// The progress came before the result, but the SDK client hands notifications to their
+		// handler on a goroutine of their own: wait for it, boundedly.
+		got := func() []string {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Clone(progress)
+		}
+		for deadline := time.Now().Add(5 * time.Second); len(got()) == 0 && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if p := got(); len(p) == 0 || p[0] != "halfway" {
+			t.Fatalf("progress %q", p)
 		}
 	})
 
