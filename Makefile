@@ -24,17 +24,20 @@ interop-deps:
 	fi
 
 # The official MCP conformance suite (every server scenario, pending ones
-# included) against the YAML-only workspace samples/conformance; ends with
-# "N passed, M failed" and fails if any scenario failed.
+# included) against the YAML-only workspace samples/conformance, then its
+# pre-release line per protocol revision; fails if any scenario failed.
 conformance: conformance-deps build
 	samples/conformance/run.sh $(BIN)
 
-# @modelcontextprotocol/conformance, pinned by $(CONFORMANCE)/package-lock.json.
+# @modelcontextprotocol/conformance, pinned by $(CONFORMANCE)/package-lock.json, and its
+# pre-release line (per-revision scores, 2026-07-28) pinned by $(CONFORMANCE)-next/package-lock.json.
 conformance-deps:
-	@if [ ! -d $(CONFORMANCE)/node_modules/@modelcontextprotocol/conformance ]; then \
-		echo "installing the MCP conformance suite in $(CONFORMANCE)"; \
-		cd $(CONFORMANCE) && npm ci --no-audit --no-fund --loglevel=error; \
-	fi
+	@for d in $(CONFORMANCE) $(CONFORMANCE)-next; do \
+		if [ ! -d $$d/node_modules/@modelcontextprotocol/conformance ]; then \
+			echo "installing the MCP conformance suite in $$d"; \
+			(cd $$d && npm ci --no-audit --no-fund --loglevel=error) || exit 1; \
+		fi; \
+	done
 
 # Every sample's octo test cases, one line per case (`make test` runs them, and the starters',
 # through samples/e2e/octotest_test.go).

@@ -4,6 +4,7 @@ package all
 
 import (
 	_ "github.com/octo-run/octo/blocks/agent/app"
+	_ "github.com/octo-run/octo/blocks/agent/bridge"
 	_ "github.com/octo-run/octo/blocks/aiagent"
 	_ "github.com/octo-run/octo/blocks/catch"
 	_ "github.com/octo-run/octo/blocks/delay"

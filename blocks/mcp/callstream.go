@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 )
@@ -51,13 +52,14 @@ func namesSSE(h http.Header) bool {
 // serveStream answers the request m of a body of size bytes as a stream: the call runs in its
 // own goroutine under ctx (the POST's: it ends when the client leaves, or with ShutdownCause
 // when the server stops, and the call is then answered so), its notifications are events, and
-// its answer the last one. A reader that goes (Close) cancels the call.
-func (s *Server) serveStream(ctx context.Context, m *Message, rc RequestContext, size int) HTTPResponse {
+// its answer the last one. A reader that goes (Close) cancels the call. Logs less severe than
+// logLevels[minLevel] are dropped (0 lets every one through).
+func (s *Server) serveStream(ctx context.Context, m *Message, rc RequestContext, size, minLevel int) HTTPResponse {
 	ctx, cancel := context.WithCancel(ctx)
 	q := newQueue("", cancel)
 	// The stream ends by itself once the call is answered; a stopping server cancels ctx.
 	q.onDrain = func(context.Context) {}
-	n := &streamNotifier{q: q}
+	n := &streamNotifier{q: q, minLevel: minLevel}
 	rc.Notifier = n
 	go func() {
 		defer cancel()
@@ -77,14 +79,18 @@ func (s *Server) serveStream(ctx context.Context, m *Message, rc RequestContext,
 
 // streamNotifier sends a streamed call's notifications as events, until it is answered.
 type streamNotifier struct {
-	q    *queue
-	done atomic.Bool
+	q        *queue
+	done     atomic.Bool
+	minLevel int // the place in logLevels of the least severe log sent
 }
 
 // Notify implements Notifier: a notification after the answer is dropped, as progress for a
 // finished request must be; one for a reader that went is dropped too.
 func (n *streamNotifier) Notify(ctx context.Context, method string, params any) error {
 	if n.done.Load() {
+		return nil
+	}
+	if p, ok := params.(logParams); ok && n.minLevel > 0 && slices.Index(logLevels, p.Level) < n.minLevel {
 		return nil
 	}
 	msg, err := EncodeNotification(method, params)

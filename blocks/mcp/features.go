@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 )
 
 // SessionFeatures are the per-session methods a stateful server can answer
@@ -157,21 +158,73 @@ var emptyCompletion = json.RawMessage(`{"completion":{"values":[],"hasMore":fals
 // HandleEmptyCompletion serves completion/complete with no suggestions,
 // after checking the request's shape (ref and argument, -32602 otherwise).
 func HandleEmptyCompletion(_ context.Context, req *Request, _ *RequestContext) (any, error) {
-	ref, ok := member(req.Params, "ref")
-	if !ok || ref[0] != '{' {
-		return nil, invalidParams(`missing "ref" object`)
-	}
-	rawType, _ := member(ref, "type")
-	switch t, _ := unquote(rawType); t {
-	case "ref/prompt", "ref/resource":
-	default:
-		return nil, invalidParams(`"ref.type" must be "ref/prompt" or "ref/resource"`)
-	}
-	arg, ok := member(req.Params, "argument")
-	if !ok || arg[0] != '{' {
-		return nil, invalidParams(`missing "argument" object`)
+	if _, err := ReadCompletion(req); err != nil {
+		return nil, err
 	}
 	return emptyCompletion, nil
+}
+
+// Completion is what a completion/complete request asks: which prompt argument (RefType
+// "ref/prompt", Ref its name) or resource template part ("ref/resource", Ref the template)
+// to complete, and the text typed so far.
+type Completion struct {
+	RefType, Ref, Argument, Value string
+}
+
+// ReadCompletion reads a completion/complete request; a malformed one is -32602.
+func ReadCompletion(req *Request) (Completion, error) {
+	var c Completion
+	ref, ok := member(req.Params, "ref")
+	if !ok || ref[0] != '{' {
+		return c, invalidParams(`missing "ref" object`)
+	}
+	rawType, _ := member(ref, "type")
+	c.RefType, _ = unquote(rawType)
+	key := "name"
+	switch c.RefType {
+	case "ref/prompt":
+	case "ref/resource":
+		key = "uri"
+	default:
+		return c, invalidParams(`"ref.type" must be "ref/prompt" or "ref/resource"`)
+	}
+	raw, _ := member(ref, key)
+	c.Ref, _ = unquote(raw)
+	arg, ok := member(req.Params, "argument")
+	if !ok || arg[0] != '{' {
+		return c, invalidParams(`missing "argument" object`)
+	}
+	raw, _ = member(arg, "name")
+	c.Argument, _ = unquote(raw)
+	raw, _ = member(arg, "value")
+	c.Value, _ = unquote(raw)
+	return c, nil
+}
+
+// MaxCompletionValues is the most values one completion answer holds (the protocol's cap).
+const MaxCompletionValues = 100
+
+// Completions answers completion/complete with the suggestions that start with the typed
+// value, in order: at most MaxCompletionValues, with their total and whether more exist.
+func Completions(suggestions []string, typed string) any {
+	values := make([]string, 0, min(len(suggestions), MaxCompletionValues))
+	total := 0
+	for _, v := range suggestions {
+		if strings.HasPrefix(v, typed) {
+			total++
+			if len(values) < MaxCompletionValues {
+				values = append(values, v)
+			}
+		}
+	}
+	type completion struct {
+		Values  []string `json:"values"`
+		Total   int      `json:"total"`
+		HasMore bool     `json:"hasMore"`
+	}
+	return struct {
+		Completion completion `json:"completion"`
+	}{completion{values, total, total > len(values)}}
 }
 
 // wantsLog reports whether a notifications/message passes the session's

@@ -64,6 +64,15 @@ func (p *testTools) CallTool(ctx context.Context, rc *RequestContext, name strin
 			rc.Vars["sub"], rc.Version, rc.ProgressToken, rc.RequestID))}}, nil
 	case "link":
 		return &CallToolResult{Content: []Content{ResourceLink(Resource{URI: "docs://readme", Name: "readme"})}}, nil
+	case "greet": // asks the user's name (over the session, or as a 2026-07-28 input request)
+		reply, err := rc.Ask(ctx, "who", "elicitation/create", map[string]any{"message": "Your name?",
+			"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}})
+		if err != nil {
+			return nil, err
+		}
+		var a struct{ Content struct{ Name string } }
+		_ = json.Unmarshal(reply, &a)
+		return &CallToolResult{Content: []Content{TextContent("hello " + a.Content.Name)}}, nil
 	case "nothing":
 		return nil, nil
 	case "panic":

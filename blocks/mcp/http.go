@@ -74,6 +74,9 @@ func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPRespons
 			Body:        notAllowedBody,
 		}
 	}
+	if s.modernRequest(in) {
+		return s.serveModern(ctx, in)
+	}
 	msgs, batch, perr := Decode(in.Body)
 	if perr != nil {
 		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, perr))
@@ -135,7 +138,7 @@ func (s *Server) serveOne(ctx context.Context, m *Message, rc RequestContext, si
 			if detach != nil {
 				rc.Caller = detach(rc.Caller)
 			}
-			return s.serveStream(ctx, m, rc, size)
+			return s.serveStream(ctx, m, rc, size, 0)
 		}
 		resp := s.Handle(ctx, &m.Request, &rc)
 		// {"jsonrpc":"2.0","id":…,"result":…}: 33 bytes around the id and the result.

@@ -86,8 +86,9 @@ type RequestContext struct {
 	// log notifications are dropped.
 	Notifier Notifier
 
-	budget   *budget // the answer budget of the POST body or stdio line
-	reserved int64   // what this request's provider reserved of it
+	rounds   *inputRounds // a 2026-07-28 request's inputResponses and questions (Ask)
+	budget   *budget      // the answer budget of the POST body or stdio line
+	reserved int64        // what this request's provider reserved of it
 
 	// What a tools/call ran, for its probe, in the 8 bytes left in the size class the
 	// context is allocated in: 1 + the tool's place in the server's tool probes (0: none),

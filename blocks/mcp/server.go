@@ -54,6 +54,10 @@ type Server struct {
 	Resources   ResourceProvider
 	Prompts     PromptProvider
 	UnknownTool UnknownToolPolicy
+	// ResourcesUndeclared leaves the resources capability out of initialize while Resources
+	// still answers its methods: a server with no resources to offer (the agent bridge) that
+	// answers clients listing them anyway with empty lists.
+	ResourcesUndeclared bool
 	// Capabilities adds optional flags; providers decide the rest.
 	Capabilities Capabilities
 	// Handlers serve further methods and notifications by name (the stateful
@@ -76,19 +80,25 @@ type Server struct {
 	// request is answered -32603 "the server is shutting down" instead of
 	// being taken for one whose client left. Nil: never.
 	ShutdownCause error
+	// Cache are the hints on the cacheable results of 2026-07-28 requests (lists, reads,
+	// server/discover); zero: not to be reused, private.
+	Cache CacheHints
 	// Probes, when set, gives the probes told how each request ended (not notifications), by
 	// method and by tool: metrics. The MCP blocks hand it the runtime's (Build.Probes).
 	Probes Probes
 
-	probeSet probeSet
-	initOnce sync.Once
-	initTail []byte
-	lists    [4]atomic.Pointer[[]byte]
+	probeSet  probeSet
+	stateOnce sync.Once
+	stateKey  [32]byte   // signs requestState (mrtr.go)
+	listeners *listeners // subscriptions/listen streams; set by NewStateful
+	initOnce  sync.Once
+	initTail  []byte
+	lists     [4]atomic.Pointer[[]byte]
 }
 
 // coreMethods are the methods Handle implements itself.
 var coreMethods = map[string]bool{
-	"initialize": true, "ping": true,
+	"initialize": true, "ping": true, "server/discover": true,
 	"tools/list": true, "tools/call": true,
 	"resources/list": true, "resources/templates/list": true, "resources/read": true,
 	"prompts/list": true, "prompts/get": true,
@@ -157,12 +167,23 @@ func (s *Server) Handle(ctx context.Context, req *Request, rc *RequestContext) (
 	}
 	defer s.recoverPanic(req.Method, &resp)
 	result, err := s.dispatch(ctx, req, rc)
+	if err != nil && rc.rounds != nil && len(rc.rounds.asked) > 0 && errors.Is(err, ErrInputRequired) {
+		result, err = s.inputRequired(rc.rounds)
+	}
 	if err != nil {
 		resp.Error = toError(err)
 		if s.shuttingDown(ctx) {
 			resp.Error = errShuttingDown
 		}
+		if rc.Version == Version20260728 && resp.Error.Code == CodeResourceNotFound {
+			e := *resp.Error // 2026-07-28 reports an unknown resource as invalid params
+			e.Code, e.Message = CodeInvalidParams, "Invalid params: resource not found"
+			resp.Error = &e
+		}
 		return resp
+	}
+	if rc.Version == Version20260728 {
+		result = s.modernize(req.Method, result)
 	}
 	resp.Result = result
 	return resp
@@ -198,6 +219,11 @@ func (s *Server) dispatch(ctx context.Context, req *Request, rc *RequestContext)
 	switch req.Method {
 	case "initialize":
 		return s.initialize(p, rc)
+	case "server/discover":
+		if rc.Version != Version20260728 { // older clients probe with it and expect an error
+			return nil, methodNotFound(req.Method)
+		}
+		return s.discover()
 	case "ping":
 		return emptyObject, nil
 	case "tools/list", "tools/call":
@@ -279,12 +305,26 @@ type serverCaps struct {
 // buildInitTail encodes the part of the initialize result that does not depend
 // on the negotiated version, once. Capabilities follow the providers present.
 func (s *Server) buildInitTail() {
+	b, err := json.Marshal(struct {
+		Capabilities serverCaps     `json:"capabilities"`
+		ServerInfo   Implementation `json:"serverInfo"`
+		Instructions string         `json:"instructions,omitempty"`
+	}{s.capabilities(), s.Info, s.Instructions})
+	if err != nil { // only plain strings and structs above; cannot happen
+		b = []byte(`{"capabilities":{},"serverInfo":{"name":"","version":""}}`)
+	}
+	b[0] = ','
+	s.initTail = b
+}
+
+// capabilities are the server's: the providers present and the optional flags.
+func (s *Server) capabilities() serverCaps {
 	var caps serverCaps
 	c := s.Capabilities
 	if s.Tools != nil {
 		caps.Tools = &listChangedCap{c.ToolsListChanged}
 	}
-	if s.Resources != nil {
+	if s.Resources != nil && !s.ResourcesUndeclared {
 		caps.Resources = &resourcesCap{c.ResourcesSubscribe, c.ResourcesListChanged}
 	}
 	if s.Prompts != nil {
@@ -296,14 +336,5 @@ func (s *Server) buildInitTail() {
 	if c.Completions {
 		caps.Completions = &struct{}{}
 	}
-	b, err := json.Marshal(struct {
-		Capabilities serverCaps     `json:"capabilities"`
-		ServerInfo   Implementation `json:"serverInfo"`
-		Instructions string         `json:"instructions,omitempty"`
-	}{caps, s.Info, s.Instructions})
-	if err != nil { // only plain strings and structs above; cannot happen
-		b = []byte(`{"capabilities":{},"serverInfo":{"name":"","version":""}}`)
-	}
-	b[0] = ','
-	s.initTail = b
+	return caps
 }

@@ -3,11 +3,28 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 )
 
 // The protocol's own fields of a tool, resource and prompt, as the MCP blocks (mcp-router,
 // mcp-mock) take them in their settings: one definition, tagged for the runtime's decoder and
 // reference. This package decodes no YAML itself; the tags are the settings' description.
+
+// CacheSettings are the cache hints of a server's 2026-07-28 list, read and server/discover
+// results (ttlMs, cacheScope); the older revisions have none.
+type CacheSettings struct {
+	TTLMs int64  `yaml:"ttlMs" min:"0" doc:"How long, in milliseconds, a client may reuse a list, a read or server/discover before asking again (2026-07-28 ttlMs); 0: not at all."`
+	Scope string `yaml:"scope" default:"private" enum:"private,public" doc:"Who may share a cached result (2026-07-28 cacheScope): public, any client or proxy; private, only the same authorization context."`
+}
+
+// Hints are the settings as the server sends them; nil settings are the defaults.
+func (c *CacheSettings) Hints() CacheHints {
+	if c == nil {
+		return CacheHints{}
+	}
+	return CacheHints{TTLMs: c.TTLMs, Public: c.Scope == "public"}
+}
 
 // ToolFields are what a tool is called, says and takes.
 type ToolFields struct {
@@ -17,11 +34,32 @@ type ToolFields struct {
 	InputSchema  SchemaSetting    `yaml:"inputSchema" doc:"JSON Schema of the arguments (root type object), as JSON text (listed exactly as written) or as a YAML mapping; empty: any object. A call whose arguments do not match is answered as a failed call that names the problem." example:"{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}"`
 	OutputSchema SchemaSetting    `yaml:"outputSchema" doc:"JSON Schema of the result (root type object), as JSON text or a YAML mapping: the result must be JSON that matches it, and is sent as structuredContent too."`
 	Annotations  *ToolAnnotations `yaml:"annotations" doc:"Hints about the tool's behaviour for clients (readOnlyHint, destructiveHint, idempotentHint, openWorldHint, title)."`
+	Icons        []IconSetting    `yaml:"icons" doc:"Icons a client may show for the tool (listed from 2025-11-25 on; older clients ignore them)."`
+}
+
+// IconSetting is one icon of a tool.
+type IconSetting struct {
+	Src      string   `yaml:"src" octo:"required" doc:"The image: an https: URL or a data: URI." example:"https://example.com/weather.png"`
+	MimeType string   `yaml:"mimeType" doc:"Its MIME type, when the URL does not say (image/png, image/svg+xml)."`
+	Sizes    []string `yaml:"sizes" doc:"The sizes it fits, WxH or any." example:"[48x48, any]"`
+	Theme    string   `yaml:"theme" enum:"light,dark" doc:"The background it is drawn for; default: either."`
+}
+
+// IconProblem says what is wrong with icon i ("" if nothing): a src that is neither an https:
+// URL nor a data: URI, which a client would not load.
+func (f *ToolFields) IconProblem(i int) string {
+	if src := f.Icons[i].Src; !strings.HasPrefix(src, "https://") && !strings.HasPrefix(src, "data:") {
+		return fmt.Sprintf("icon src %q: use an https: URL or a data: URI", src)
+	}
+	return ""
 }
 
 // Tool is the tools/list entry the fields declare, with the schemas as written.
 func (f *ToolFields) Tool() Tool {
 	t := Tool{Name: f.Name, Title: f.Title, Description: f.Description, Annotations: f.Annotations}
+	for _, ic := range f.Icons {
+		t.Icons = append(t.Icons, Icon(ic))
+	}
 	if f.InputSchema.Schema != nil {
 		t.InputSchema = f.InputSchema.Raw()
 	}

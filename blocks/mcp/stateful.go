@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -105,6 +106,7 @@ func NewStateful(s *Server, o StatefulOptions) *Stateful {
 	if o.MaxStreamsPerSession <= 0 {
 		o.MaxStreamsPerSession = DefaultMaxStreamsPerSession
 	}
+	s.listeners = &listeners{set: map[*listener]struct{}{}, max: o.MaxSessions}
 	return &Stateful{srv: s, opts: o, sessions: make(map[string]*ServerSession)}
 }
 
@@ -146,7 +148,7 @@ type EventStream interface {
 // ListChanged tells every initialised session that can receive it that the
 // list of kind ("tools", "resources" or "prompts") changed, with
 // notifications/<kind>/list_changed on its standalone stream (GET, legacy SSE
-// or stdio). It sends nothing unless the server declared the matching
+// or stdio), and every 2026-07-28 subscriptions/listen stream that asked. It sends nothing unless the server declared the matching
 // listChanged capability, and never blocks on a slow client.
 func (st *Stateful) ListChanged(kind string) {
 	if !st.declaresListChanged(kind) {
@@ -156,6 +158,7 @@ func (st *Stateful) ListChanged(kind string) {
 	for _, s := range st.liveSessions() {
 		s.broadcast(msg)
 	}
+	st.srv.listeners.send("notifications/"+kind+"/list_changed", nil, func(l *listener) bool { return l.wants(kind) })
 }
 
 // ResourceUpdated sends notifications/resources/updated for uri to the
@@ -173,6 +176,9 @@ func (st *Stateful) ResourceUpdated(uri string) {
 			s.broadcast(msg)
 		}
 	}
+	st.srv.listeners.send("notifications/resources/updated", map[string]any{"uri": uri}, func(l *listener) bool {
+		return slices.Contains(l.filter.ResourceSubscriptions, uri)
+	})
 }
 
 // Sessions returns the live sessions, in no particular order.
@@ -198,6 +204,7 @@ func (st *Stateful) Close() {
 	for _, s := range all {
 		s.end(EndClosed)
 	}
+	st.srv.listeners.end()
 }
 
 func (st *Stateful) declaresListChanged(kind string) bool {

@@ -45,7 +45,8 @@ func TestOfficialClientStateful(t *testing.T) {
 				},
 			})
 			ctx := context.Background()
-			cs, err := client.Connect(ctx, tr.transport(f.srv.URL, f.client), nil)
+			// The session revisions are under test: the SDK would otherwise open with 2026-07-28.
+			cs, err := client.Connect(ctx, tr.transport(f.srv.URL, f.client), &sdk.ClientSessionOptions{ProtocolVersion: Version20251125})
 			if err != nil {
 				t.Fatalf("connect: %v", err)
 			}

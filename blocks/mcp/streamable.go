@@ -41,6 +41,47 @@ func (st *Stateful) ServeStreamable(ctx context.Context, in HTTPRequest) StreamR
 	return r
 }
 
+// serveModern serves a 2026-07-28 POST, which belongs to no session, and shows it to the
+// observer as a session's request and answer are shown (a streamed answer only as the
+// request).
+func (st *Stateful) serveModern(ctx context.Context, in HTTPRequest) StreamReply {
+	r := fromHTTP(st.srv.serveModern(ctx, in))
+	if !st.observing() {
+		return r
+	}
+	msgs, batch, perr := Decode(in.Body)
+	if perr != nil || batch {
+		return r
+	}
+	m := &msgs[0]
+	ev := TrafficEvent{Transport: TransportStreamable, Direction: DirIn, Kind: TrafficRequest, Method: m.Method,
+		ID: m.ID, Summary: summarize(m.Method, m.Params), Message: in.Body}
+	st.observe(nil, ev)
+	if m.Kind == KindRequest && r.Body != nil {
+		ev.Direction, ev.Kind, ev.Summary, ev.Message = DirOut, TrafficResult, "result of "+ev.Summary, r.Body
+		if e, ok := member(r.Body, "error"); ok && len(e) > 0 {
+			ev.Kind, ev.Summary = TrafficError, "error of "+summarize(m.Method, m.Params)
+		}
+		st.observe(nil, ev)
+	}
+	return r
+}
+
+// fromHTTP turns a stateless answer into a stateful transport's reply.
+func fromHTTP(r HTTPResponse) StreamReply {
+	h := r.Header
+	if h == nil {
+		h = http.Header{}
+	}
+	if r.ContentType != "" {
+		h["Content-Type"] = []string{r.ContentType}
+	}
+	if r.Stream != nil {
+		h["Cache-Control"], h["X-Accel-Buffering"] = noCache, noBuffering
+	}
+	return StreamReply{Status: r.Status, Header: h, Body: r.Body, Stream: r.Stream}
+}
+
 func errorReply(status int, e *Error) StreamReply {
 	return jsonReply(status, AppendError(nil, ID{}, e))
 }
@@ -196,6 +237,9 @@ func (s *ServerSession) openStandalone() (*queue, error) {
 }
 
 func (st *Stateful) streamablePost(ctx context.Context, in HTTPRequest) StreamReply {
+	if in.Header.Get(HeaderSessionID) == "" && st.srv.modernRequest(in) {
+		return st.serveModern(ctx, in)
+	}
 	jsonOK, sseOK := accepts(in.Header)
 	if !jsonOK && !sseOK {
 		return st.refuse(in, TransportStreamable, http.StatusNotAcceptable, ID{}, notAcceptable)

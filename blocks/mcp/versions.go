@@ -25,6 +25,9 @@ type Versions struct {
 	Absent string
 	// Unknown is the answer for a revision the server does not speak.
 	Unknown string
+	// Stateless lists the revisions served per request, without initialize or session
+	// (2026-07-28), newest first; none when empty.
+	Stateless []string
 }
 
 // RouterVersions is the policy of the stateless mcp-router: it cannot stream,
@@ -34,6 +37,7 @@ var RouterVersions = Versions{
 	Supported: []string{Version20250618, Version20250326, Version20241105},
 	Absent:    Version20241105,
 	Unknown:   Version20250618,
+	Stateless: []string{Version20260728},
 }
 
 // MockVersions is the policy of the stateful mock server: every revision,
@@ -42,6 +46,7 @@ var MockVersions = Versions{
 	Supported: []string{Version20251125, Version20250618, Version20250326, Version20241105},
 	Absent:    Version20251125,
 	Unknown:   Version20251125,
+	Stateless: []string{Version20260728},
 }
 
 // Negotiate returns the revision to answer an initialize that asked for

@@ -3,14 +3,19 @@
 # every server scenario: the `all` suite, pending ones included) against
 # `octo serve samples/conformance`, each scenario in its own process under
 # `timeout` so a hung scenario cannot hang CI. Prints one line per scenario and ends with
-# `N passed, M failed`; exits 1 if any failed. The server is always stopped.
+# `N passed, M failed`. Then, when the pre-release line is installed (node-next/), it scores
+# the same server per protocol revision (`--requirements REV`, the scenarios that revision
+# requires, 2026-07-28 included) and prints `REV: N/M required passed` with the scenarios it
+# runs but does not score (extensions such as tasks, pending ones). Exits 1 if any scenario
+# of the stable suite or any required one failed. The server is always stopped.
 #
 #   samples/conformance/run.sh [octo binary]       (make conformance)
 #
 # Environment: CONFORMANCE_PORT (3010), CONFORMANCE_TIMEOUT (seconds per
 # scenario, 60), CONFORMANCE_JOBS (scenarios run at once, 4; each is its own
 # client with its own session), CONFORMANCE_SCENARIOS (names to run instead
-# of all).
+# of all), CONFORMANCE_REVISIONS (revisions the pre-release line scores,
+# "2025-11-25 2026-07-28"; empty skips it).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -101,8 +106,39 @@ for s in "${failures[@]}"; do
 	echo "=== $s ($out/$s.log) ==="
 	tail -n 40 "$out/$s.log"
 done
-died=0
-kill -0 "$server" 2>/dev/null || { died=1; echo; echo "octo serve died during the run; its log: $out/serve.log"; }
 echo
 echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$died" -eq 0 ]
+
+# The pre-release line, one process per revision: each runs that revision's scenarios in turn,
+# prints one ✓/✗ line per scenario before "Total:", then lists under "Not scored" the ones
+# the revision does not require (extensions, pending).
+next_cli="$here/node-next/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+revisions="${CONFORMANCE_REVISIONS-2025-11-25 2026-07-28}"
+short=0
+if [ -n "$revisions" ] && [ -z "${CONFORMANCE_SCENARIOS:-}" ]; then
+	[ -f "$next_cli" ] || die "pre-release suite not installed in $here/node-next (make conformance-deps)"
+	echo
+	for rev in $revisions; do
+		log="$out/next-$rev.log"
+		timeout --kill-after=5 600 node --import "$node_dir/globsync.mjs" "$next_cli" \
+			server --url "$url" --requirements "$rev" >"$log" 2>&1 || true
+		extra="$(sed -n '/^Not scored/,$p' "$log" | grep -E '^ +[✓✗] ' || true)"
+		unscored="$(sed -E 's/^ +[✓✗] ([^ ]+).*/\1/' <<<"$extra")"
+		scored="$(sed -n '/^Total:/q;/^[✓✗] /p' "$log" | awk -v skip="$unscored" '
+			BEGIN { n = split(skip, a, "\n"); for (i = 1; i <= n; i++) if (a[i] != "") drop[a[i]] = 1 }
+			{ name = $2; sub(/:$/, "", name); if (!(name in drop)) print }')"
+		req=$(grep -c . <<<"$scored" || true)
+		ok=$(grep -c '^✓' <<<"$scored" || true)
+		echo "$rev: $ok/$req required passed (log: $log)"
+		(grep '^✗' <<<"$scored" || true) | sed 's/^/  /' 
+		if [ -n "$extra" ]; then
+			missed="$( (grep '✗' <<<"$extra" || true) | sed 's/^ *✗ //' | paste -sd, - | sed 's/,/, /g')"
+			echo "  not scored: $(grep -c '✓' <<<"$extra" || true)/$(grep -c . <<<"$extra") passed${missed:+; failing: $missed}"
+		fi
+		if [ "$req" -eq 0 ] || [ "$ok" -ne "$req" ]; then short=1; fi
+	done
+fi
+
+died=0
+kill -0 "$server" 2>/dev/null || { died=1; echo; echo "octo serve died during the run; its log: $out/serve.log"; }
+[ "$failed" -eq 0 ] && [ "$short" -eq 0 ] && [ "$died" -eq 0 ]

@@ -185,6 +185,21 @@ func TestOctoAppServesAgentsAndRemembers(t *testing.T) {
 			t.Fatalf("%v\n%s", err, out)
 		}
 	})
+	t.Run("settings flags given while it runs are saved, and the running app follows them", func(t *testing.T) {
+		out, err := exec.Command(octoBin, "app", "--data-dir", dataDir, "--allow-agents=false").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "applies them from the next agent call") {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if text, isErr := callAgentTool(t, cs, "list_servers", nil); !isErr || !strings.Contains(text, "not allowed AI agents") {
+			t.Fatalf("list_servers after --allow-agents=false = %s", text)
+		}
+		if out, err := exec.Command(octoBin, "app", "--data-dir", dataDir, "--allow-agents").CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if text, isErr := callAgentTool(t, cs, "list_servers", nil); isErr {
+			t.Fatalf("list_servers after --allow-agents = %s", text)
+		}
+	})
 	p.stop(t)
 	if _, err := os.Stat(filepath.Join(dataDir, appdata.InfoFile)); !os.IsNotExist(err) {
 		t.Fatalf("agent.json after SIGTERM: %v", err)
@@ -233,9 +248,13 @@ func TestOctoAppFlags(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), `--approve is "sometimes"`) {
 		t.Fatalf("a bad --approve: %v\n%s", err, out)
 	}
-	cmd = exec.Command(octoBin, "app", "--data-dir", dataDir)
-	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "no workspace") {
-		t.Fatalf("no workspace: %v\n%s", err, out)
+	// Never named, the workspace is one in the data folder, made and remembered.
+	fresh := t.TempDir()
+	p := startApp(t, "--data-dir", fresh)
+	p.waitOut(t, "workspace "+filepath.Join(fresh, "workspace"))
+	p.stop(t)
+	if fi, err := os.Stat(filepath.Join(fresh, "workspace", "servers")); err != nil || !fi.IsDir() {
+		t.Fatalf("the default workspace was not made: %v", err)
 	}
 }
 

@@ -48,7 +48,8 @@ func TestGoSDKClientUsesTheWeatherMock(t *testing.T) {
 			mu.Unlock()
 		},
 	})
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: wire}}, nil)
+	// The session revision's wire is what this test reads; 2026-07-28 has its own test.
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: wire}}, sessionRevision)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,7 +130,7 @@ func callTool(t *testing.T, url, name string, args map[string]any, header ...str
 	hc := &http.Client{Transport: headerTransport(header)}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, DisableStandaloneSSE: true}, sessionRevision)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,9 +167,9 @@ func TestMetricsCountRouterToolsAndPlainFlowsExactly(t *testing.T) {
 		t.Fatalf("/price: %d %s", a.status, a.body)
 	}
 	// Each access line is logged once its request has ended, in-flight count included: the
-	// Go SDK client POSTs server/discover (400, so it falls back), initialize,
+	// Go SDK client, asking for the session revision, POSTs initialize,
 	// notifications/initialized and tools/call; then comes the plain request.
-	p.waitCount(t, "msg=access", 3*4+1)
+	p.waitCount(t, "msg=access", 3*3+1)
 
 	svc, tools := []string{"service", "shop"}, []string{"service", "shop", "flow", "mcp", "block", "flows.mcp.process[0]"}
 	tool := func(name string, more ...string) []string {
@@ -186,8 +186,8 @@ func TestMetricsCountRouterToolsAndPlainFlowsExactly(t *testing.T) {
 		series("octo_mcp_errors_total", tool("price", "kind", "tool error")...):                               1,
 		series("octo_mcp_requests_total", append(slices.Clone(tools), "method", "initialize", "tool", "")...): 3,
 		series("octo_mcp_request_duration_seconds_count", tool("echo")...):                                    2,
-		// Each client's four POSTs ran the flow.
-		series("octo_flow_runs_total", "service", "shop", "flow", "mcp"):                                                                   12,
+		// Each client's three POSTs ran the flow.
+		series("octo_flow_runs_total", "service", "shop", "flow", "mcp"):                                                                   9,
 		series("octo_flow_runs_total", "service", "shop", "flow", "plain"):                                                                 1,
 		series("octo_flow_errors_total", "service", "shop", "flow", "plain", "kind", "upstream"):                                           1,
 		series("octo_flow_duration_seconds_count", "service", "shop", "flow", "plain"):                                                     1,
@@ -215,7 +215,7 @@ func TestRequestIDsAreEchoedAndOnEveryLogLineOfTheirRequest(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("echo failed: %+v", res.Content)
 	}
-	p.waitCount(t, "msg=access", 4) // logged once each request has ended
+	p.waitCount(t, "msg=access", 3) // logged once each request has ended
 	lines := strings.Split(p.Log(), "\n")
 	var echo, access int
 	for _, l := range lines {
@@ -237,8 +237,8 @@ func TestRequestIDsAreEchoedAndOnEveryLogLineOfTheirRequest(t *testing.T) {
 			}
 		}
 	}
-	if echo != 1 || access != 4 { // server/discover, initialize, notifications/initialized, tools/call
-		t.Fatalf("%d echo lines and %d access lines carry the id; want 1 and 4:\n%s", echo, access, p.Log())
+	if echo != 1 || access != 3 { // initialize, notifications/initialized, tools/call
+		t.Fatalf("%d echo lines and %d access lines carry the id; want 1 and 3:\n%s", echo, access, p.Log())
 	}
 
 	t.Run("an answer says its request id", func(t *testing.T) {

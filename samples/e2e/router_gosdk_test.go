@@ -85,7 +85,7 @@ func TestGoSDKClientUsesTheRouterSample(t *testing.T) {
 	wire := &wireLog{}
 	client := mcp.NewClient(&mcp.Implementation{Name: "octo-e2e", Version: "1"}, nil)
 	transport := &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: wire}}
-	cs, err := client.Connect(ctx, transport, nil)
+	cs, err := client.Connect(ctx, transport, sessionRevision) // the initialize wire is under test
 	if err != nil {
 		t.Fatalf("connect: %v\n%s", err, exchangesText(wire.exchanges()))
 	}

@@ -61,9 +61,11 @@ type App struct {
 
 	mu       sync.Mutex // guards settings and always
 	settings appdata.Settings
-	always   map[string]bool // tools the user approved for good, until the app stops
-	asking   sync.Mutex      // one allow-agents question at a time
-	agents   agents
+	// settingsAt is settings.yaml's stamp when it was last read or written here.
+	settingsAt settingsStamp
+	always     map[string]bool // tools the user approved for good, until the app stops
+	asking     sync.Mutex      // one allow-agents question at a time
+	agents     agents
 }
 
 var _ agenttools.Host = (*App)(nil)
@@ -84,7 +86,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := chooseWorkspace(opts.Workspace, settings.Workspace)
+	dir, err := chooseWorkspace(opts.Workspace, settings.Workspace, DefaultWorkspace(opts.DataDir))
 	if err != nil {
 		return nil, err
 	}
@@ -109,16 +111,21 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	return a, nil
 }
 
-// chooseWorkspace is the workspace to open, absolute: the one asked for, else the last one.
+// DefaultWorkspace is the workspace an app opens when none was ever named: a folder in its data
+// folder, so that the first agent call (which starts the app) finds a workspace to build in.
+func DefaultWorkspace(dataDir string) string { return filepath.Join(dataDir, "workspace") }
+
+// chooseWorkspace is the workspace to open, absolute: the one asked for, else the last one,
+// else the default one.
 // A folder that does not exist yet is made (with its servers folder); an existing one must be a
 // workspace or empty, so a project folder is never taken for one.
-func chooseWorkspace(asked, last string) (string, error) {
+func chooseWorkspace(asked, last, fallback string) (string, error) {
 	dir := asked
 	if dir == "" {
 		dir = last
 	}
 	if dir == "" {
-		return "", errors.New("no workspace: name the folder of your saved servers with --workspace DIR (it is remembered)")
+		dir = fallback
 	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {
@@ -225,11 +232,41 @@ func (a *App) Stop(ctx context.Context, name string) error {
 // Traffic implements agenttools.Host (see Store.Query).
 func (a *App) Traffic(q agenttools.TrafficQuery) []agenttools.TrafficEntry { return a.store.Query(q) }
 
-// Settings returns the settings as they are now.
+// Settings returns the settings as they are now: an edit of settings.yaml made outside the app
+// (`octo app --allow-agents` while the app runs, an editor) is read at the next call, so it
+// needs no restart. A file that no longer reads keeps the settings as they were, said in the log.
 func (a *App) Settings() appdata.Settings {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.followSettingsFile()
 	return a.settings
+}
+
+// followSettingsFile rereads settings.yaml when its size or modification time changed since it
+// was last read or written here; a.mu is held.
+func (a *App) followSettingsFile() {
+	fi, err := os.Stat(filepath.Join(a.opts.DataDir, appdata.SettingsFile))
+	if err != nil {
+		return
+	}
+	stamp := settingsStamp{fi.ModTime(), fi.Size()}
+	if stamp == a.settingsAt {
+		return
+	}
+	s, err := appdata.LoadSettings(a.opts.DataDir)
+	a.settingsAt = stamp
+	if err != nil {
+		a.log.Error("settings.yaml not applied: " + err.Error())
+		return
+	}
+	s.Workspace = a.settings.Workspace // the open workspace stays open
+	a.settings = s
+}
+
+// settingsStamp tells an edited settings file from the one last read.
+type settingsStamp struct {
+	mod  time.Time
+	size int64
 }
 
 // UpdateSettings changes the settings with change and saves them; when saving fails they stay
@@ -246,5 +283,8 @@ func (a *App) UpdateSettings(change func(*appdata.Settings)) error {
 		return err
 	}
 	a.settings = s
+	if fi, err := os.Stat(filepath.Join(a.opts.DataDir, appdata.SettingsFile)); err == nil {
+		a.settingsAt = settingsStamp{fi.ModTime(), fi.Size()} // our own write is no outside edit
+	}
 	return nil
 }

@@ -137,8 +137,9 @@ func appSettings(t *testing.T, data string) appdata.Settings {
 
 func TestOpenSaysWhichWorkspace(t *testing.T) {
 	data := t.TempDir()
-	if _, err := app.Open(context.Background(), app.Options{DataDir: data}); err == nil || !strings.Contains(err.Error(), "--workspace DIR") {
-		t.Fatalf("err = %v", err)
+	first := open(t, app.Options{DataDir: data})
+	if want := app.DefaultWorkspace(data); first.Workspace() != want || appSettings(t, data).Workspace != want {
+		t.Fatalf("never named, the workspace is %q (settings: %q), want %q", first.Workspace(), appSettings(t, data).Workspace, want)
 	}
 	project := t.TempDir()
 	if err := os.WriteFile(filepath.Join(project, "main.go"), []byte("package main"), 0o644); err != nil {
@@ -257,5 +258,28 @@ func waitFor(t *testing.T, ok func() bool, what func() string) {
 			t.Fatalf("timed out: %s", what())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestARunningAppFollowsSettingsEditedOutside(t *testing.T) {
+	data := t.TempDir()
+	a := open(t, app.Options{DataDir: data, Workspace: newWorkspace(t)})
+	if a.Settings().Agents.Allow {
+		t.Fatal("agents allowed before anyone allowed them")
+	}
+	// What `octo app --allow-agents` does while this app runs: it saves, and its own start fails.
+	s := appSettings(t, data)
+	s.Agents.Allow = true
+	if err := appdata.SaveSettings(data, s); err != nil {
+		t.Fatal(err)
+	}
+	if !a.Settings().Agents.Allow {
+		t.Fatal("the running app did not read settings.yaml saved outside it")
+	}
+	if err := os.WriteFile(filepath.Join(data, appdata.SettingsFile), []byte("agents: [broken\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !a.Settings().Agents.Allow {
+		t.Fatal("a settings file that does not read changed the settings")
 	}
 }

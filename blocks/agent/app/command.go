@@ -6,6 +6,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -42,7 +43,7 @@ type flags struct {
 func parseFlags(env *cli.Env, args []string) (*flags, error) {
 	var f flags
 	fs := cli.NewFlags("app", env)
-	fs.StringVar(&f.workspace, "workspace", "", "the workspace folder to open (made when it does not exist); default: the last one, from settings.yaml")
+	fs.StringVar(&f.workspace, "workspace", "", "the workspace folder to open (made when it does not exist); default: the last one, from settings.yaml, else workspace/ in the data folder")
 	fs.StringVar(&f.dataDir, "data-dir", "", "octo's data folder: settings.yaml, agent.json (the agents' port and token), started.json; default: $OCTO_DATA_DIR, else the system's place ($XDG_DATA_HOME/octo or ~/.local/share/octo on Linux)")
 	fs.BoolVar(&f.allow, "allow-agents", false, "let AI agents use octo's tools (saved as agents.allow; off, the first agent call asks you)")
 	fs.BoolVar(&f.withoutApp, "agents-without-app", false, "let octo mcp run the tools itself while the app is closed, refusing what would ask you (saved as agents.withoutApp)")
@@ -87,6 +88,18 @@ func command(ctx context.Context, env *cli.Env, args []string) error {
 	if err := saveFlags(dir, f); err != nil {
 		return err
 	}
+	if running, err := anotherApp(dir); err != nil || running {
+		if err == nil && settingsFlagged(f) {
+			fmt.Fprintf(env.Stdout, "octo app: settings saved in %s; the octo app running on this data folder applies them from the next agent call\n",
+				filepath.Join(dir, appdata.SettingsFile))
+			return nil
+		}
+		if err == nil {
+			err = fmt.Errorf("%w on the data folder %s: stop it first (its settings change with octo app --allow-agents, --agents-without-app, --approve while it runs)",
+				appdata.ErrAppRunning, dir)
+		}
+		return err
+	}
 	a, err := Open(ctx, Options{DataDir: dir, Workspace: f.workspace, Approver: terminalApprover(env),
 		ApprovalTimeout: f.timeout, Logger: logger})
 	if err != nil {
@@ -97,9 +110,27 @@ func command(ctx context.Context, env *cli.Env, args []string) error {
 	})
 }
 
+// settingsFlagged says whether the flags change a setting of settings.yaml.
+func settingsFlagged(f *flags) bool {
+	return f.set["allow-agents"] || f.set["agents-without-app"] || f.set["approve"]
+}
+
+// anotherApp says whether an octo app serves agents from the data folder dir now (it holds the
+// app lock, which the agent connector takes again when this app starts).
+func anotherApp(dir string) (bool, error) {
+	l, err := appdata.LockApp(dir)
+	if errors.Is(err, appdata.ErrAppRunning) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return false, l.Unlock()
+}
+
 // saveFlags writes the settings the flags change into settings.yaml.
 func saveFlags(dir string, f *flags) error {
-	if !f.set["allow-agents"] && !f.set["agents-without-app"] && !f.set["approve"] {
+	if !settingsFlagged(f) {
 		return nil
 	}
 	s, err := appdata.LoadSettings(dir)

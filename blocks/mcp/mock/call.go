@@ -30,8 +30,11 @@ func (t *tool) call(ctx context.Context, rc *mcp.RequestContext, args json.RawMe
 			return errf("Invalid arguments for tool %s: %v", t.def.Name, err), nil
 		}
 	}
-	for _, s := range t.steps {
+	for i, s := range t.steps {
 		failed, err := s.run(ctx, rc, &in, r)
+		if errors.Is(err, mcp.ErrInputRequired) {
+			return nil, askTogether(ctx, rc, &in, r, t.steps[i+1:])
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -157,19 +160,43 @@ func (s *step) run(ctx context.Context, rc *mcp.RequestContext, in *placeholder.
 			p.SystemPrompt = s.system.Render(*in, r)
 		}
 		return s.ask(ctx, rc, in, "sampling/createMessage", p)
+	case stepRoots:
+		return s.ask(ctx, rc, in, "roots/list", struct{}{})
 	}
 	return nil, nil
 }
 
-// ask sends a request to the client and keeps its answer as args.<as>.
+// askTogether runs, after an input step that must wait for the client (2026-07-28), the
+// input steps asked in the same round, so that one input_required result names them all.
+func askTogether(ctx context.Context, rc *mcp.RequestContext, in *placeholder.Input, r *placeholder.Rand, next []*step) error {
+	for _, s := range next {
+		if !s.asks() || !s.together {
+			break
+		}
+		if _, err := s.run(ctx, rc, in, r); err != nil && !errors.Is(err, mcp.ErrInputRequired) {
+			return err
+		}
+	}
+	return mcp.ErrInputRequired
+}
+
+// ask gets the client's answer (a request over the session, or on 2026-07-28 an input
+// request) and keeps it as args.<as>.
 func (s *step) ask(ctx context.Context, rc *mcp.RequestContext, in *placeholder.Input, method string, params any) (*mcp.CallToolResult, error) {
-	reply, err := rc.Request(ctx, method, params)
+	reply, err := rc.Ask(ctx, s.key, method, params)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		var rpcErr *mcp.Error
 		switch {
+		case errors.Is(err, mcp.ErrInputRequired):
+			return nil, err
+		case errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeMissingCapability:
+			if s.optional {
+				return nil, nil
+			}
+			return nil, err
 		case errors.As(err, &rpcErr):
 			return errf("The client answered %s with an error: %s", method, rpcErr.Message), nil
 		case errors.Is(err, mcp.ErrClientCapability):

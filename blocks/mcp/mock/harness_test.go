@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	_ "github.com/octo-run/octo/blocks/all"
+	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock"
 	_ "github.com/octo-run/octo/connectors/all"
 	"github.com/octo-run/octo/runtime"
@@ -99,13 +100,19 @@ func serve(t testing.TB, settings string) *served {
 	return &served{url: "http://" + addr + "/mcp", svc: svc, log: log}
 }
 
-// connect opens a Go SDK client session over Streamable HTTP.
+// connect opens a Go SDK client session over Streamable HTTP at 2025-11-25: these tests are
+// about sessions (the SDK would otherwise open with the stateless 2026-07-28).
 func connect(t testing.TB, url string, opts *sdk.ClientOptions) *sdk.ClientSession {
+	return connectAt(t, url, opts, mcp.Version20251125)
+}
+
+// connectAt opens a Go SDK client session over Streamable HTTP asking for revision version.
+func connectAt(t testing.TB, url string, opts *sdk.ClientOptions, version string) *sdk.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	client := sdk.NewClient(&sdk.Implementation{Name: "mock-test", Version: "1"}, opts)
-	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, nil)
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, &sdk.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}

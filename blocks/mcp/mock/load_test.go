@@ -42,6 +42,22 @@ func TestSettingsThatCannotBeUsedStopTheServer(t *testing.T) {
 tools:
   - name: a
     reslt: x`, `4:5: mcp.tools[0].reslt (server "Test"): unknown key "reslt" (did you mean "result"?)`},
+		{"completions for an argument the prompt lacks are refused", `
+prompts:
+  - name: p
+    arguments: [ { name: city } ]
+    completions: { town: [a] }
+    messages: [ { text: hi } ]`, `completions for "town", which is not an argument of the prompt`},
+		{"a prompt step that does not ask the client is refused", `
+prompts:
+  - name: p
+    steps: [ { log: hi } ]
+    messages: [ { text: hi } ]`, `a prompt's steps ask the client: elicit, sample or listRoots`},
+		{"an icon that is not https or data is refused", `
+tools:
+  - name: a
+    result: x
+    icons: [ { src: "http://example.com/a.png" } ]`, `mcp.tools[0].icons[0].src (server "Test"): icon src "http://example.com/a.png": use an https: URL or a data: URI`},
 		{"a limit of zero is refused", `
 maxBatch: 0`, `2:11: mcp.maxBatch (server "Test"): maxBatch must be positive, got 0`},
 		{"a stream cap of zero is refused", `

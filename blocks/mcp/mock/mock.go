@@ -103,11 +103,12 @@ type fixedSettings struct {
 	cors                                    bool
 	seed                                    *int64
 	limits                                  limits
+	cache                                   mcp.CacheHints
 }
 
 func fixedOf(s *Settings, fallbackName string) fixedSettings {
 	f := fixedSettings{serverName: s.ServerName, version: s.Version, instructions: s.Instructions,
-		path: s.Path, cors: s.CORS, seed: s.Seed, limits: limitsOf(&s.limitSettings)}
+		path: s.Path, cors: s.CORS, seed: s.Seed, limits: limitsOf(&s.limitSettings), cache: s.Cache.Hints()}
 	if f.serverName == "" {
 		f.serverName = fallbackName
 	}
@@ -138,6 +139,7 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 		Resources:    srv.prov,
 		Prompts:      srv.prov,
 		UnknownTool:  mcp.UnknownToolAsError,
+		Cache:        f.cache,
 		Capabilities: mcp.Capabilities{ToolsListChanged: true, ResourcesListChanged: true, PromptsListChanged: true},
 		// A call still running when the server must stop is answered so.
 		ShutdownCause: runtime.ErrShuttingDown,
@@ -146,6 +148,7 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 		},
 	}
 	mcp.SessionFeatures{Logging: true, Subscriptions: true, Completions: true}.Apply(srv.core)
+	srv.core.Handlers["completion/complete"] = srv.prov.complete // suggestions from settings
 	srv.log = newTrafficLog(logger, f.serverName)
 	opts := mcp.StatefulOptions{Observer: srv.log.observe, AllowBatch: true}
 	if tap != nil {

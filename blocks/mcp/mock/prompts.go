@@ -1,6 +1,9 @@
 package mock
 
 import (
+	"context"
+	"errors"
+
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/runtime/config"
@@ -8,8 +11,10 @@ import (
 
 // prompt is one compiled prompt.
 type prompt struct {
-	def      mcp.Prompt
-	messages []promptMessage
+	def         mcp.Prompt
+	messages    []promptMessage
+	steps       []*step // elicit, sample and listRoots only
+	completions map[string][]string
 }
 
 type promptMessage struct {
@@ -40,12 +45,19 @@ func (c *compiler) prompts(cat *catalog, confs []promptConfig) {
 }
 
 func (c *compiler) prompt(pc *promptConfig) (*prompt, bool) {
-	p := &prompt{def: pc.Prompt()}
+	p := &prompt{def: pc.Prompt(), completions: pc.Completions}
 	args := map[string]bool{}
 	for _, a := range pc.Arguments {
 		args[a.Name] = true
 	}
-	ok := true
+	for _, sc := range pc.Steps {
+		if sc.As != "" {
+			args[sc.As] = true
+		}
+	}
+	holder := &tool{def: mcp.Tool{Name: pc.Name}}
+	ok := c.steps(holder, pc.Steps, nil, refs{args: args, params: noParams})
+	p.steps = holder.steps
 	for i := range pc.Messages {
 		mc := &pc.Messages[i]
 		ct, cok := c.content(&mc.contentConfig, refs{args: args, params: noParams})
@@ -68,14 +80,44 @@ func checkPrompt(pc *promptConfig, pos *config.Positions, ds *config.Diags) {
 		mc := &pc.Messages[i]
 		checkContentShape(&mc.contentConfig, pos, ds)
 	}
+	declared := map[string]bool{}
+	for _, a := range pc.Arguments {
+		declared[a.Name] = true
+	}
+	for name := range pc.Completions {
+		if !declared[name] {
+			*ds = append(*ds, pos.Diag(&pc.Completions, "completions for %q, which is not an argument of the prompt", name))
+		}
+	}
+	names := map[string]bool{}
+	for i := range pc.Steps {
+		sc := &pc.Steps[i]
+		if sc.Elicit == nil && sc.Sample == nil && !sc.ListRoots {
+			*ds = append(*ds, pos.Diag(sc, "a prompt's steps ask the client: elicit, sample or listRoots"))
+			continue
+		}
+		checkStep(sc, pos, names, ds)
+	}
 }
 
 // get renders the prompt's messages with the client's arguments, once
 // their room in the request's budget is reserved.
-func (p *prompt) get(rc *mcp.RequestContext, args map[string]string, r *placeholder.Rand) (*mcp.GetPromptResult, error) {
+func (p *prompt) get(ctx context.Context, rc *mcp.RequestContext, args map[string]string, r *placeholder.Rand) (*mcp.GetPromptResult, error) {
 	in := placeholder.Input{Args: make(map[string]any, len(args))}
 	for k, v := range args {
 		in.Args[k] = v
+	}
+	for i, s := range p.steps {
+		failed, err := s.run(ctx, rc, &in, r)
+		if errors.Is(err, mcp.ErrInputRequired) {
+			return nil, askTogether(ctx, rc, &in, r, p.steps[i+1:])
+		}
+		if err != nil {
+			return nil, err
+		}
+		if failed != nil { // the client could not answer: the prompt cannot render
+			return nil, mcp.NewError(mcp.CodeInternalError, "%s", failed.Content[0].Text)
+		}
 	}
 	size := 0
 	for _, m := range p.messages {
@@ -89,4 +131,18 @@ func (p *prompt) get(rc *mcp.RequestContext, args map[string]string, r *placehol
 		res.Messages[i] = mcp.PromptMessage{Role: m.role, Content: m.content.render(in, r)}
 	}
 	return res, nil
+}
+
+// complete answers completion/complete from the suggestions a prompt's settings give its
+// arguments; anything else (an unknown prompt, a resource) gets no suggestions.
+func (p *provider) complete(_ context.Context, req *mcp.Request, _ *mcp.RequestContext) (any, error) {
+	c, err := mcp.ReadCompletion(req)
+	if err != nil {
+		return nil, err
+	}
+	var suggestions []string
+	if pr := p.current().promptByName[c.Ref]; pr != nil && c.RefType == "ref/prompt" {
+		suggestions = pr.completions[c.Argument]
+	}
+	return mcp.Completions(suggestions, c.Value), nil
 }

@@ -63,12 +63,12 @@ func (p *provider) ListPrompts(context.Context, *mcp.RequestContext, string) ([]
 }
 
 // GetPrompt renders a prompt; the server has checked its arguments.
-func (p *provider) GetPrompt(_ context.Context, rc *mcp.RequestContext, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+func (p *provider) GetPrompt(ctx context.Context, rc *mcp.RequestContext, name string, args map[string]string) (*mcp.GetPromptResult, error) {
 	pr := p.current().promptByName[name]
 	if pr == nil {
 		return nil, mcp.ErrUnknownPrompt
 	}
-	return pr.get(rc, args, p.rand)
+	return pr.get(ctx, rc, args, p.rand)
 }
 
 var (

@@ -7,16 +7,17 @@ import (
 // Settings are the mcp-mock block's settings: in a workspace, the `mcp:` section of a saved
 // server file. REFERENCE.md explains them with examples.
 type Settings struct {
-	ServerName    string            `yaml:"serverName" doc:"serverInfo.name in the initialize answer; default: the block's name (a saved server's name), else octo-mock."`
-	Version       string            `yaml:"version" default:"1.0.0" doc:"serverInfo.version in the initialize answer."`
-	Instructions  string            `yaml:"instructions" doc:"Instructions for the model, sent in the initialize answer." example:"Use get_weather for the weather in a city."`
-	Path          string            `yaml:"path" default:"/mcp" doc:"The Streamable HTTP endpoint; /sse and /messages, the legacy HTTP+SSE pair, are served beside it and cannot be it."`
-	CORS          bool              `yaml:"cors" doc:"A saved server's: answer browsers on other origins (preflights, Mcp-Session-Id exposed). In a flow config this is the http connector's cors."`
-	Seed          *int64            `yaml:"seed" doc:"Makes {{$…}} values reproducible: the same seed gives the same values."`
-	Variables     map[string]string `yaml:"variables" doc:"Values for {{name}} tags in answers, filled in at load; they win over a workspace's variables. A name starts with a letter or _, then letters, digits, _, - or ." example:"{units: metric}"`
-	Tools         []toolConfig      `yaml:"tools" doc:"The tools, answered from settings: one result text or content items, after optional steps (log, progress, delay, elicit, sample)."`
-	Resources     []resourceConfig  `yaml:"resources" doc:"The resources: fixed URIs, and URI templates whose parts are {{params.x}}; each answers with text or base64 blob."`
-	Prompts       []promptConfig    `yaml:"prompts" doc:"The prompts, each a list of messages with one content item each."`
+	ServerName    string             `yaml:"serverName" doc:"serverInfo.name in the initialize answer; default: the block's name (a saved server's name), else octo-mock."`
+	Version       string             `yaml:"version" default:"1.0.0" doc:"serverInfo.version in the initialize answer."`
+	Instructions  string             `yaml:"instructions" doc:"Instructions for the model, sent in the initialize answer." example:"Use get_weather for the weather in a city."`
+	Path          string             `yaml:"path" default:"/mcp" doc:"The Streamable HTTP endpoint; /sse and /messages, the legacy HTTP+SSE pair, are served beside it and cannot be it."`
+	CORS          bool               `yaml:"cors" doc:"A saved server's: answer browsers on other origins (preflights, Mcp-Session-Id exposed). In a flow config this is the http connector's cors."`
+	Seed          *int64             `yaml:"seed" doc:"Makes {{$…}} values reproducible: the same seed gives the same values."`
+	Variables     map[string]string  `yaml:"variables" doc:"Values for {{name}} tags in answers, filled in at load; they win over a workspace's variables. A name starts with a letter or _, then letters, digits, _, - or ." example:"{units: metric}"`
+	Tools         []toolConfig       `yaml:"tools" doc:"The tools, answered from settings: one result text or content items, after optional steps (log, progress, delay, elicit, sample, listRoots)."`
+	Resources     []resourceConfig   `yaml:"resources" doc:"The resources: fixed URIs, and URI templates whose parts are {{params.x}}; each answers with text or base64 blob."`
+	Prompts       []promptConfig     `yaml:"prompts" doc:"The prompts, each a list of messages with one content item each."`
+	Cache         *mcp.CacheSettings `yaml:"cache" doc:"Cache hints (ttlMs, cacheScope) on 2026-07-28 lists, reads and server/discover; default: not to be reused, private."`
 	limitSettings `yaml:",inline"`
 }
 
@@ -34,7 +35,7 @@ type toolConfig struct {
 	IsError        bool            `yaml:"isError" doc:"Send the answer as a failed call (isError, no structuredContent)."`
 	DelayMs        int64           `yaml:"delayMs" min:"0" max:"3600000" doc:"Milliseconds to wait before answering, at most 3600000 (an hour); a client that sent a progress token gets notifications/progress meanwhile. A cancellation or the session ending stops the wait."`
 	Enabled        bool            `yaml:"enabled" default:"true" doc:"false: the tool is neither listed nor callable."`
-	Steps          []stepConfig    `yaml:"steps" doc:"Things done during the call, in order, before the answer: each one of log, progress, delayMs, elicit or sample."`
+	Steps          []stepConfig    `yaml:"steps" doc:"Things done during the call, in order, before the answer: each one of log, progress, delayMs, elicit, sample or listRoots. On 2026-07-28 an elicit, sample or listRoots step is an input request of an input_required result instead of a request to the client."`
 }
 
 // contentConfig is one content item of a result or a prompt message: exactly
@@ -63,8 +64,8 @@ type linkConfig struct {
 }
 
 // stepConfig is one thing a tool does during a call, before it answers:
-// exactly one of log, progress, delayMs, elicit or sample, with the keys
-// that belong to it.
+// exactly one of log, progress, delayMs, elicit, sample or listRoots, with
+// the keys that belong to it.
 type stepConfig struct {
 	Log    *string `yaml:"log" doc:"Send notifications/message with this text (a template), honouring the client's logging/setLevel."`
 	Level  string  `yaml:"level" default:"info" enum:"debug,info,notice,warning,error,critical,alert,emergency" doc:"A log step's level, as MCP names them (RFC 5424)."`
@@ -83,7 +84,11 @@ type stepConfig struct {
 	MaxTokens    int     `yaml:"maxTokens" doc:"A sample step's maxTokens; default 1000."`
 	SystemPrompt string  `yaml:"systemPrompt" doc:"A sample step's system prompt: a template."`
 
-	As string `yaml:"as" doc:"Keep an elicit or sample step's answer as {{args.<as>}} for later templates; not one of the tool's arguments."`
+	ListRoots bool `yaml:"listRoots" doc:"Ask the client for its roots through roots/list."`
+
+	As       string `yaml:"as" doc:"Keep an elicit, sample or listRoots step's answer as {{args.<as>}} for later templates; not one of the tool's arguments. On 2026-07-28 it is also the key of the step's input request (default: step<N>, N counting from 1)."`
+	Together bool   `yaml:"together" doc:"On 2026-07-28, ask this elicit, sample or listRoots step in the same round as the one before it (one input_required result naming both); else each is a round of its own."`
+	Optional bool   `yaml:"optional" doc:"On 2026-07-28, skip this elicit, sample or listRoots step when the client did not declare the capability it needs; else such a call is error -32021."`
 }
 
 type resourceConfig struct {
@@ -96,8 +101,10 @@ type resourceConfig struct {
 
 type promptConfig struct {
 	mcp.PromptFields `yaml:",inline"`
-	Messages         []messageConfig `yaml:"messages" doc:"The prompt's messages, each a role and one content item; templates see {{args.name}}."`
-	Enabled          bool            `yaml:"enabled" default:"true" doc:"false: the prompt is neither listed nor available."`
+	Messages         []messageConfig     `yaml:"messages" doc:"The prompt's messages, each a role and one content item; templates see {{args.name}}."`
+	Completions      map[string][]string `yaml:"completions" doc:"Suggestions completion/complete offers for an argument, by argument name: the ones starting with what the user typed, in order, at most 100." example:"{city: [Lisbon, London, Lyon]}"`
+	Steps            []stepConfig        `yaml:"steps" doc:"Questions for the client before the messages render, in order: each one of elicit, sample or listRoots, its answer kept as {{args.<as>}}. Over a session they are requests to the client; on 2026-07-28, input requests of an input_required result."`
+	Enabled          bool                `yaml:"enabled" default:"true" doc:"false: the prompt is neither listed nor available."`
 }
 
 // messageConfig is one prompt message: a role and one content item.

@@ -20,6 +20,7 @@ const (
 	stepDelay
 	stepElicit
 	stepSample
+	stepRoots
 )
 
 // step is one compiled thing a tool does during a call.
@@ -34,20 +35,29 @@ type step struct {
 	schema    json.RawMessage // an elicitation's requestedSchema
 	maxTokens int
 	system    *placeholder.Template
-	as        string
+	as        string // where the answer goes, and the 2026-07-28 input request's key
+	key       string // the input request's key: as, else step<N>
+	together  bool   // asked in the round of the input step before it (2026-07-28)
+	optional  bool   // skipped for a client without the capability (2026-07-28)
+}
+
+// asks reports whether the step asks the client something.
+func (s *step) asks() bool {
+	return s.kind == stepElicit || s.kind == stepSample || s.kind == stepRoots
 }
 
 // stepKeys names, per kind, the keys a step of that kind may have besides
 // its own.
 var stepKeys = map[string][]string{
-	"log":      {"level", "logger"},
-	"progress": {"total", "message"},
-	"delayMs":  {},
-	"elicit":   {"schema", "as"},
-	"sample":   {"maxTokens", "systemPrompt", "as"},
+	"log":       {"level", "logger"},
+	"progress":  {"total", "message"},
+	"delayMs":   {},
+	"elicit":    {"schema", "as", "together", "optional"},
+	"sample":    {"maxTokens", "systemPrompt", "as", "together", "optional"},
+	"listRoots": {"as", "together", "optional"},
 }
 
-var stepKindKeys = []string{"log", "progress", "delayMs", "elicit", "sample"}
+var stepKindKeys = []string{"log", "progress", "delayMs", "elicit", "sample", "listRoots"}
 
 // defaultMaxTokens is what a sample step asks for when it names no limit.
 const defaultMaxTokens = 1000
@@ -56,7 +66,7 @@ const defaultMaxTokens = 1000
 // a positive maxTokens, an `as` name used once (the decoder checks levels and delays).
 func checkStep(sc *stepConfig, pos *config.Positions, names map[string]bool, ds *config.Diags) {
 	var kinds []string
-	for i, set := range []bool{sc.Log != nil, sc.Progress != nil, sc.DelayMs != nil, sc.Elicit != nil, sc.Sample != nil} {
+	for i, set := range []bool{sc.Log != nil, sc.Progress != nil, sc.DelayMs != nil, sc.Elicit != nil, sc.Sample != nil, sc.ListRoots} {
 		if set {
 			kinds = append(kinds, stepKindKeys[i])
 		}
@@ -123,15 +133,20 @@ func (c *compiler) steps(t *tool, confs []stepConfig, props map[string]bool, r r
 			ok = false
 			continue
 		}
+		if s.key = s.as; s.key == "" {
+			s.key = fmt.Sprintf("step%d", i+1)
+		}
 		t.steps = append(t.steps, s)
 	}
 	return ok
 }
 
 func (c *compiler) step(sc *stepConfig, r refs) (*step, bool) {
-	s := &step{as: sc.As}
+	s := &step{as: sc.As, together: sc.Together, optional: sc.Optional}
 	var ok bool
 	switch {
+	case sc.ListRoots:
+		s.kind, ok = stepRoots, true
 	case sc.Log != nil:
 		s.kind, s.level, s.logger = stepLog, sc.Level, sc.Logger
 		s.text, ok = c.text(*sc.Log, sc.Log, r)

@@ -130,6 +130,11 @@ func checkTool(tc *toolConfig, pos *config.Positions, ds *config.Diags) {
 	for i := range tc.Content {
 		checkContentShape(&tc.Content[i], pos, ds)
 	}
+	for i := range tc.Icons {
+		if problem := tc.IconProblem(i); problem != "" {
+			*ds = append(*ds, pos.Diag(&tc.Icons[i].Src, "%s", problem))
+		}
+	}
 	names := map[string]bool{}
 	for i := range tc.Steps {
 		checkStep(&tc.Steps[i], pos, names, ds)

@@ -11,7 +11,10 @@ type Settings struct {
 	Tools      []toolSettings     `yaml:"tools" doc:"The tools, each a branch of blocks run with the call's arguments as the body; its final body is the result."`
 	Resources  []resourceSettings `yaml:"resources" doc:"The resources, each a template resource rendered when read."`
 	Prompts    []promptSettings   `yaml:"prompts" doc:"The prompts, each a template resource rendered with the arguments as the body."`
-	Logging    *loggingSettings   `yaml:"logging" doc:"Send the client the lines the tools' log blocks log, as notifications/message, and declare the logging capability; without it the router declares none and logging/setLevel is -32601."`
+	// Versions the initialize handshake may agree on; 2026-07-28 requests need none.
+	InitializeUpTo string             `yaml:"initializeUpTo" default:"2025-06-18" enum:"2025-06-18,2025-11-25" doc:"The newest revision initialize agrees on: 2025-06-18 (a client naming none gets 2024-11-05, an unknown one 2025-06-18), or 2025-11-25 as well. Requests of the stateless 2026-07-28 need no initialize and are served either way."`
+	Cache          *mcp.CacheSettings `yaml:"cache" doc:"Cache hints (ttlMs, cacheScope) on 2026-07-28 lists, reads and server/discover; default: not to be reused, private."`
+	Logging        *loggingSettings   `yaml:"logging" doc:"Send the client the lines the tools' log blocks log, as notifications/message, and declare the logging capability; without it the router declares none and logging/setLevel is -32601."`
 	// Limits on one POST (mcp.Server.MaxBatch, MaxResponseBytes); nil means the default.
 	MaxBatch         *int   `yaml:"maxBatch" min:"1" doc:"Messages one JSON-RPC batch may hold; a longer batch gets one error and none of it runs. Default 100."`
 	MaxResponseBytes *int64 `yaml:"maxResponseBytes" min:"1" doc:"Bytes of answers one POST may produce, or twice its body if that is more; an answer past it is error -32603. Default 16777216."`

@@ -61,7 +61,8 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 	}
 	s := &mcp.Server{
 		Info:        mcp.Implementation{Name: name, Version: "1.0.0"},
-		Versions:    mcp.RouterVersions,
+		Versions:    routerVersions(f.InitializeUpTo),
+		Cache:       f.Cache.Hints(),
 		UnknownTool: mcp.UnknownToolAsResult,
 		CacheLists:  true,
 		// A call still running when the server must stop is answered so.
@@ -104,6 +105,16 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 	}
 	st := mcp.NewStateful(s, mcp.StatefulOptions{AllowBatch: true})
 	return &Block{server: s, st: st, stdio: mcpflow.NewStdio(st)}, nil
+}
+
+// routerVersions is the router's version policy, initialize agreeing on revisions up to upTo.
+func routerVersions(upTo string) mcp.Versions {
+	v := mcp.RouterVersions
+	if upTo == mcp.Version20251125 {
+		v.Supported = append([]string{mcp.Version20251125}, v.Supported...)
+		v.Unknown = mcp.Version20251125
+	}
+	return v
 }
 
 // parentOf is the message being served, which the router hands its providers as the request's

@@ -38,6 +38,11 @@ func buildTools(b *runtime.Build, confs []toolSettings) *tools {
 			b.Errorf(&c.Name, "duplicate tool name %q", c.Name)
 			continue
 		}
+		for i := range c.Icons {
+			if problem := c.IconProblem(i); problem != "" {
+				b.Errorf(&c.Icons[i].Src, "%s", problem)
+			}
+		}
 		for _, schema := range []*mcp.SchemaSetting{&c.InputSchema, &c.OutputSchema} {
 			if schema.Err != nil {
 				b.Errorf(schema, "%v", schema.Err)

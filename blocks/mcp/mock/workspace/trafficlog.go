@@ -59,6 +59,8 @@ func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
 		fmt.Fprintf(&b, "%s  %-3s %s", attrs["server"], dir, r.Message)
 		if sess := attrs["session"]; sess != "" {
 			fmt.Fprintf(&b, "  [%s %s]", shortID(sess), attrs["transport"])
+		} else if t := attrs["transport"]; t != "" && dir != "" { // a 2026-07-28 request: no session
+			fmt.Fprintf(&b, "  [stateless %s]", t)
 		}
 		if reason := attrs["reason"]; reason != "" {
 			fmt.Fprintf(&b, " (%s)", reason)

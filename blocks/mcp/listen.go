@@ -1,0 +1,141 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+)
+
+// This file is 2026-07-28's subscriptions/listen: in place of a session's GET stream and
+// resources/subscribe, a client POSTs the notifications it wants and keeps the answer open
+// as an event stream. The stream opens with notifications/subscriptions/acknowledged and then
+// carries the list changes and resource updates the filter names, each tagged with the
+// listen request's id as its subscription id. Only a Stateful server has changes to announce.
+
+// MetaSubscriptionID tags a notification with the subscriptions/listen request it belongs to.
+const MetaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
+
+// subscriptionFilter is a listen request's params.notifications, narrowed to what the server
+// can announce; it is also what the acknowledgement repeats.
+type subscriptionFilter struct {
+	ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
+	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
+	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
+	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+}
+
+// listener is one open subscriptions/listen stream.
+type listener struct {
+	q      *queue
+	id     json.RawMessage // the listen request's id: the subscription id
+	filter subscriptionFilter
+}
+
+// listeners are a Stateful server's open listen streams.
+type listeners struct {
+	mu  sync.Mutex
+	set map[*listener]struct{}
+	max int
+}
+
+// wants reports whether l asked for notifications of kind ("tools", "prompts", "resources").
+func (l *listener) wants(kind string) bool {
+	switch kind {
+	case "tools":
+		return l.filter.ToolsListChanged
+	case "prompts":
+		return l.filter.PromptsListChanged
+	case "resources":
+		return l.filter.ResourcesListChanged
+	}
+	return false
+}
+
+// listen opens a subscriptions/listen stream for the request m, honouring of its filter what
+// the server declares. More streams than the cap is 503.
+func (s *Server) listen(m *Message) HTTPResponse {
+	ls := s.listeners
+	if ls == nil {
+		return modernError(m.ID, methodNotFound(m.Method))
+	}
+	var p struct {
+		Notifications *subscriptionFilter `json:"notifications"`
+	}
+	if err := json.Unmarshal(m.Params, &p); err != nil || p.Notifications == nil {
+		return modernError(m.ID, invalidParams("subscriptions/listen needs a notifications object"))
+	}
+	l := &listener{id: json.RawMessage(m.ID.raw), filter: s.honoured(*p.Notifications)}
+	ls.mu.Lock()
+	if len(ls.set) >= ls.max {
+		ls.mu.Unlock()
+		return jsonResponse(http.StatusServiceUnavailable, AppendError(nil, m.ID,
+			NewError(-32000, "Service unavailable: too many subscriptions/listen streams")))
+	}
+	l.q = newQueue("", func() {
+		ls.mu.Lock()
+		delete(ls.set, l)
+		ls.mu.Unlock()
+	})
+	ls.set[l] = struct{}{}
+	ls.mu.Unlock()
+	ack, _ := EncodeNotification("notifications/subscriptions/acknowledged", struct {
+		Meta          map[string]json.RawMessage `json:"_meta"`
+		Notifications subscriptionFilter         `json:"notifications"`
+	}{map[string]json.RawMessage{MetaSubscriptionID: l.id}, l.filter})
+	_ = l.q.push(context.Background(), "message", ack, false)
+	return HTTPResponse{Status: http.StatusOK, ContentType: ContentTypeSSE, Stream: l.q}
+}
+
+// honoured narrows a filter to what the server declares it can announce.
+func (s *Server) honoured(f subscriptionFilter) subscriptionFilter {
+	c := s.Capabilities
+	f.ToolsListChanged = f.ToolsListChanged && c.ToolsListChanged && s.Tools != nil
+	f.PromptsListChanged = f.PromptsListChanged && c.PromptsListChanged && s.Prompts != nil
+	f.ResourcesListChanged = f.ResourcesListChanged && c.ResourcesListChanged && s.Resources != nil
+	if !c.ResourcesSubscribe || s.Resources == nil {
+		f.ResourceSubscriptions = nil
+	}
+	return f
+}
+
+// send pushes a notification to the listeners match picks, tagged with each one's id; a
+// listener whose stream is full misses it rather than holding the server back.
+func (ls *listeners) send(method string, params map[string]any, match func(*listener) bool) {
+	if ls == nil {
+		return
+	}
+	ls.mu.Lock()
+	picked := make([]*listener, 0, len(ls.set))
+	for l := range ls.set {
+		if match(l) {
+			picked = append(picked, l)
+		}
+	}
+	ls.mu.Unlock()
+	for _, l := range picked {
+		p := map[string]any{"_meta": map[string]json.RawMessage{MetaSubscriptionID: l.id}}
+		for k, v := range params {
+			p[k] = v
+		}
+		if msg, err := EncodeNotification(method, p); err == nil {
+			_ = l.q.push(context.Background(), "message", msg, false)
+		}
+	}
+}
+
+// end closes every listen stream (the server is closing).
+func (ls *listeners) end() {
+	if ls == nil {
+		return
+	}
+	ls.mu.Lock()
+	all := make([]*listener, 0, len(ls.set))
+	for l := range ls.set {
+		all = append(all, l)
+	}
+	ls.mu.Unlock()
+	for _, l := range all {
+		l.q.end()
+	}
+}

@@ -1,0 +1,305 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// This file serves the stateless revision, 2026-07-28, beside the older ones on the same
+// endpoint. There is no initialize and no session: every request carries its revision and the
+// client's capabilities in params._meta, mirrored in headers, and every result says its
+// resultType. Which revision a POST speaks is decided per request (modernRequest); anything
+// that is not a 2026-07-28 request keeps the older rules untouched.
+
+// Version20260728 is the stateless revision.
+const Version20260728 = "2026-07-28"
+
+// Error codes of 2026-07-28.
+const (
+	CodeHeaderMismatch     = -32020 // a mirrored header is missing or differs from the body
+	CodeMissingCapability  = -32021 // the request needs a client capability it did not declare
+	CodeUnsupportedVersion = -32022 // the request's revision is not one the server speaks
+)
+
+// Keys of params._meta and result._meta in 2026-07-28.
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
+	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+)
+
+// Headers a 2026-07-28 request mirrors its body in.
+const (
+	HeaderMethod = "Mcp-Method"
+	HeaderName   = "Mcp-Name"
+)
+
+// modernMethods are the methods a 2026-07-28 request may name; the rest (initialize, ping,
+// logging/setLevel, resources/subscribe, ...) are gone from the revision: 404 and -32601.
+var modernMethods = map[string]bool{
+	"server/discover": true, "tools/list": true, "tools/call": true,
+	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+	"prompts/list": true, "prompts/get": true, "completion/complete": true,
+	"subscriptions/listen": true,
+}
+
+// cacheable are the methods whose 2026-07-28 results carry ttlMs and cacheScope.
+var cacheable = map[string]bool{
+	"server/discover": true, "tools/list": true, "prompts/list": true,
+	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+}
+
+// CacheHints are the ttlMs and cacheScope a server puts on cacheable 2026-07-28 results.
+type CacheHints struct {
+	// TTLMs is how long a client may reuse the result, in milliseconds (0: not at all).
+	TTLMs int64
+	// Public says the result holds nothing particular to the caller ("public"); else "private".
+	Public bool
+}
+
+// modernRequest reports whether a POST with no session speaks a stateless revision: its
+// params._meta names a protocol version (a key no client of the older revisions sends), so a
+// wrong one is answered as that revision does, or its MCP-Protocol-Version header names a
+// stateless revision and it is not an initialize (which never looks at the header, pitfall 2).
+func (s *Server) modernRequest(in HTTPRequest) bool {
+	v := s.versions()
+	if len(v.Stateless) == 0 {
+		return false
+	}
+	if bytes.Contains(in.Body, []byte(MetaProtocolVersion)) {
+		params, _ := member(in.Body, "params")
+		meta, _ := member(params, "_meta")
+		if _, ok := member(meta, MetaProtocolVersion); ok {
+			return true
+		}
+	}
+	h, ok := headerVersion(in.Header)
+	if !ok || !slices.Contains(v.Stateless, h) {
+		return false
+	}
+	method, _ := member(in.Body, "method")
+	return string(method) != `"initialize"`
+}
+
+// supportedVersions lists every revision the server speaks, stateless ones first: what
+// server/discover and -32022 name.
+func (v Versions) supportedVersions() []string {
+	return append(slices.Clip(v.Stateless), v.Supported...)
+}
+
+// serveModern answers one 2026-07-28 POST: one request, checked against its headers, then
+// served as the stateless server serves any request; errors keep the request's id.
+func (s *Server) serveModern(ctx context.Context, in HTTPRequest) HTTPResponse {
+	msgs, batch, perr := Decode(in.Body)
+	switch {
+	case perr != nil:
+		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, perr))
+	case batch:
+		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, NewError(CodeInvalidRequest,
+			"Invalid Request: JSON-RPC batches are not part of protocol version %s", Version20260728)))
+	}
+	m := &msgs[0]
+	switch m.Kind {
+	case KindInvalid:
+		return jsonResponse(http.StatusBadRequest, AppendError(nil, m.ID, m.Error))
+	case KindRequest:
+	default: // a notification or a stray response: nothing to answer
+		return accepted()
+	}
+	meta, e := s.checkModern(m, in.Header)
+	if e != nil { // the request is malformed: every such refusal is 400
+		return jsonResponse(http.StatusBadRequest, AppendError(nil, m.ID, e))
+	}
+	if !modernMethods[m.Method] {
+		return modernError(m.ID, methodNotFound(m.Method))
+	}
+	if m.Method == "subscriptions/listen" {
+		return s.listen(m)
+	}
+	rc := RequestContext{Vars: in.Vars, Header: in.Header, Version: Version20260728, Caller: in.Caller}
+	if e := s.startRounds(m, meta, &rc); e != nil {
+		return modernError(m.ID, e)
+	}
+	if streamsCall(m, in.Header) {
+		if in.Detach != nil {
+			rc.Caller = in.Detach(rc.Caller)
+		}
+		return s.serveStream(ctx, m, rc, len(in.Body), logLevelOf(meta))
+	}
+	resp := s.Handle(ctx, &m.Request, &rc)
+	if resp.Error != nil {
+		return modernError(m.ID, resp.Error)
+	}
+	msg := AppendResponse(make([]byte, 0, len(resp.Result)+len(m.ID.raw)+40), resp)
+	if limit, scaled := s.answerLimit(len(in.Body)); int64(len(msg)) > limit {
+		b := &budget{limit: limit, scaled: scaled}
+		msg = AppendError(nil, m.ID, b.overBudget(int64(len(msg))))
+	}
+	return jsonResponse(http.StatusOK, msg)
+}
+
+// modernError answers e for id with the HTTP status 2026-07-28 gives its code.
+func modernError(id ID, e *Error) HTTPResponse {
+	status := http.StatusOK
+	switch e.Code {
+	case CodeMethodNotFound:
+		status = http.StatusNotFound
+	case CodeHeaderMismatch, CodeMissingCapability, CodeUnsupportedVersion, CodeInvalidRequest, CodeParseError:
+		status = http.StatusBadRequest
+	}
+	return jsonResponse(status, AppendError(nil, id, e))
+}
+
+// checkModern checks a 2026-07-28 request's _meta and headers and returns its _meta: the
+// revision in both, a capabilities object, and Mcp-Method and Mcp-Name equal to the body's.
+func (s *Server) checkModern(m *Message, h http.Header) ([]byte, *Error) {
+	header, ok := headerVersion(h)
+	if !ok {
+		return nil, headerMismatch("missing the %s header", HeaderProtocolVersion)
+	}
+	meta, ok := member(m.Params, "_meta")
+	if !ok || meta[0] != '{' {
+		return nil, invalidParams("params._meta with %s and %s is required", MetaProtocolVersion, MetaClientCapabilities)
+	}
+	rawVersion, ok := member(meta, MetaProtocolVersion)
+	if !ok {
+		return nil, invalidParams("params._meta lacks %s", MetaProtocolVersion)
+	}
+	if caps, ok := member(meta, MetaClientCapabilities); !ok || caps[0] != '{' {
+		return nil, invalidParams("params._meta lacks %s (an object)", MetaClientCapabilities)
+	}
+	version, _ := unquote(rawVersion)
+	if version != header {
+		return nil, headerMismatch("%s %q differs from _meta %s %q", HeaderProtocolVersion, header, MetaProtocolVersion, version)
+	}
+	if v := s.versions(); !slices.Contains(v.Stateless, version) {
+		return nil, &Error{Code: CodeUnsupportedVersion, Message: "Unsupported protocol version " + version,
+			Data: map[string]any{"supported": v.supportedVersions(), "requested": version}}
+	}
+	if e := mirrored(h, HeaderMethod, m.Method, true); e != nil {
+		return nil, e
+	}
+	if key := nameKey(m.Method); key != "" {
+		raw, _ := member(m.Params, key)
+		name, _ := unquote(raw)
+		if e := mirrored(h, HeaderName, name, raw != nil); e != nil {
+			return nil, e
+		}
+	}
+	return meta, nil
+}
+
+// nameKey is the params member Mcp-Name mirrors for method, "" when none.
+func nameKey(method string) string {
+	switch method {
+	case "tools/call", "prompts/get":
+		return "name"
+	case "resources/read":
+		return "uri"
+	}
+	return ""
+}
+
+// mirrored checks that header key holds want (after trimming spaces and tabs, and decoding a
+// =?base64?…?= value); a missing header is a mismatch when the body has the value.
+func mirrored(h http.Header, key, want string, inBody bool) *Error {
+	vals := h.Values(key)
+	if len(vals) == 0 {
+		if inBody {
+			return headerMismatch("missing the %s header", key)
+		}
+		return nil
+	}
+	got := strings.Trim(vals[0], " \t")
+	if inner, ok := strings.CutPrefix(got, "=?base64?"); ok && strings.HasSuffix(inner, "?=") {
+		b, err := base64.StdEncoding.DecodeString(strings.TrimSuffix(inner, "?="))
+		if err != nil {
+			return headerMismatch("the %s header is not valid base64", key)
+		}
+		got = string(b)
+	}
+	if got != want {
+		return headerMismatch("the %s header %q differs from the body's %q", key, got, want)
+	}
+	return nil
+}
+
+func headerMismatch(format string, args ...any) *Error {
+	return NewError(CodeHeaderMismatch, "Header mismatch: "+format, args...)
+}
+
+// logLevelOf returns the place in logLevels of _meta's logLevel, or len(logLevels) when the
+// request named none: then no log reaches it.
+func logLevelOf(meta []byte) int {
+	raw, _ := member(meta, MetaLogLevel)
+	if name, ok := unquote(raw); ok {
+		if i := slices.Index(logLevels, name); i >= 0 {
+			return i
+		}
+	}
+	return len(logLevels)
+}
+
+// modernize makes a result a 2026-07-28 one: resultType "complete" unless the provider set
+// one, and the cache hints on cacheable methods. The result may be shared (a cached list
+// page), so it is copied, never changed.
+func (s *Server) modernize(method string, result []byte) []byte {
+	if len(result) < 2 || result[0] != '{' {
+		return result
+	}
+	if _, ok := member(result, "resultType"); ok {
+		return result
+	}
+	out := make([]byte, 0, len(result)+64)
+	out = append(out, `{"resultType":"complete"`...)
+	if cacheable[method] {
+		out = append(out, `,"ttlMs":`...)
+		out = strconv.AppendInt(out, max(s.Cache.TTLMs, 0), 10)
+		if s.Cache.Public {
+			out = append(out, `,"cacheScope":"public"`...)
+		} else {
+			out = append(out, `,"cacheScope":"private"`...)
+		}
+	}
+	rest := bytes.TrimLeft(result[1:], " \t\r\n")
+	if len(rest) > 0 && rest[0] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, rest...)
+}
+
+// discover answers server/discover: the revisions, the capabilities and, in _meta, serverInfo.
+// The subscription flags are declared only when subscriptions/listen can deliver them (a
+// Stateful server).
+func (s *Server) discover() (json.RawMessage, error) {
+	caps := s.capabilities()
+	if s.listeners == nil {
+		if caps.Tools != nil {
+			caps.Tools = &listChangedCap{}
+		}
+		if caps.Resources != nil {
+			caps.Resources = &resourcesCap{}
+		}
+		if caps.Prompts != nil {
+			caps.Prompts = &listChangedCap{}
+		}
+	}
+	b, err := json.Marshal(struct {
+		SupportedVersions []string       `json:"supportedVersions"`
+		Capabilities      serverCaps     `json:"capabilities"`
+		Instructions      string         `json:"instructions,omitempty"`
+		Meta              map[string]any `json:"_meta"`
+	}{s.versions().supportedVersions(), caps, s.Instructions, map[string]any{MetaServerInfo: s.Info}})
+	if err != nil {
+		return nil, fmt.Errorf("encode server/discover: %w", err)
+	}
+	return b, nil
+}
