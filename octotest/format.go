@@ -25,7 +25,7 @@ type Case struct {
 	Timeout time.Duration     `yaml:"timeout" default:"10s" min:">0" max:"5m" doc:"How long the case may take, its stubs' delays included; then it fails."`
 	Request *Request          `yaml:"request" doc:"An HTTP request to a flow, the way a client sends it: for plain HTTP flows. Set request or mcp."`
 	MCP     *MCPRequest       `yaml:"mcp" doc:"An MCP request to a flow that serves MCP (mcp-router, mcp-mock), after the initialize handshake. Set request or mcp."`
-	Stubs   []Stub            `yaml:"stubs" doc:"What http-request calls get in this case, by method and URL, in place of the network: a call that no stub matches fails the case, naming its URL."`
+	Stubs   []Stub            `yaml:"stubs" doc:"What http-request calls, and ai-agent blocks' calls to their model, get in this case, by method and URL, in place of the network: a call that no stub matches fails the case, naming its URL."`
 	Expect  Expect            `yaml:"expect" doc:"What the answer must hold; what is left out is not checked, except that an HTTP answer must be 2xx unless status says otherwise and an MCP answer must not be an error unless error or isError says so."`
 }
 
@@ -54,7 +54,8 @@ type MCPRequest struct {
 	Params    *yaml.Node        `yaml:"params" doc:"The params of method."`
 }
 
-// Stub answers the http-request calls that match its method and URL.
+// Stub answers the http-request calls (and an ai-agent's calls to its model) that match its
+// method and URL.
 type Stub struct {
 	Method     string            `yaml:"method" enum:"GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS" octo:"anycase" doc:"The method the call must use. Default: any."`
 	URL        string            `yaml:"url" doc:"The URL the call must go to, exactly, query included (in the order the block sends it: its query keys sorted). Set url or urlPattern." example:"https://api.example.com/v1/forecast?city=Paris"`
@@ -63,6 +64,7 @@ type Stub struct {
 	Headers    map[string]string `yaml:"headers" doc:"The answer's headers. Content-Type defaults to application/json with body, text/plain with text."`
 	Body       *yaml.Node        `yaml:"body" doc:"The answer's body, a value sent as JSON." example:"{ temperature: 21 }"`
 	Text       *string           `yaml:"text" doc:"The answer's body as written. Set body or text."`
+	Times      int               `yaml:"times" min:"0" doc:"How many calls the stub answers at most; later calls go to the next stub that matches. Default (0): every call. Scripts a sequence on one URL, such as a model that first calls a tool and then answers: the first stub with times: 1, the next after it." example:"1"`
 	Delay      time.Duration     `yaml:"delay" min:"0" max:"5m" doc:"How long the backend takes to answer: a call whose block times out first fails as it would."`
 	Expect     *StubExpect       `yaml:"expect" doc:"What a call this stub answers must carry; a call that carries something else is still answered, and fails the case saying what differs."`
 }

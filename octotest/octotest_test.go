@@ -148,7 +148,7 @@ func TestStubsAnswerHTTPRequestInPlaceOfTheNetwork(t *testing.T) {
 	if sum.Passed != 4 || sum.Failed != 2 {
 		t.Fatalf("summary %+v\n%s", sum, out)
 	}
-	reports(t, out, "no stub matches the http-request call GET "+url+"/v1/current?city=Oslo",
+	reports(t, out, "no stub with calls left matches the call GET "+url+"/v1/current?city=Oslo",
 		"stubs[0] (GET "+url+`/v1/current?city=Lisbon): headers.X-Api-Key: expected "k2", got "k1"`)
 	if hits.Load() != 0 {
 		t.Errorf("the backend got %d requests", hits.Load())

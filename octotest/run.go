@@ -125,7 +125,7 @@ func (r *runner) runCase(ctx context.Context, c *loaded) *outcome {
 		o.failf("%v", context.Cause(ctx))
 	}
 	for _, call := range st.missed() {
-		o.failf("no stub matches the http-request call %s", call)
+		o.failf("no stub with calls left matches the call %s", call)
 	}
 	for _, p := range st.mismatched() {
 		o.failf("%s", p)

@@ -17,15 +17,16 @@ import (
 )
 
 // stubs answers a case's http-request calls from its stubs, in place of the network: the
-// transport every http-request block of the case's service sends through
+// transport every http-request and ai-agent block of the case's service sends through
 // (httprequest.TestTransportKey). A call no stub matches is answered with an error, as an
 // unreachable host would be, and noted so the case fails naming it.
 type stubs struct {
 	c *loaded
 
 	mu        sync.Mutex
-	unmatched []string // "GET https://…" of each call no stub matched
-	problems  []string // how calls differed from what their stubs expect
+	used      map[int]int // calls answered, by stub index, for stubs with times
+	unmatched []string    // "GET https://…" of each call no stub matched
+	problems  []string    // how calls differed from what their stubs expect
 }
 
 var _ httprequest.TestTransport = (*stubs)(nil)
@@ -33,7 +34,8 @@ var _ httprequest.TestTransport = (*stubs)(nil)
 // Close does nothing: the stubs hold no connection.
 func (s *stubs) Close(context.Context) error { return nil }
 
-// RoundTrip answers req from the first stub that matches it, after the stub's delay.
+// RoundTrip answers req from the first stub that matches it and has calls left, after the
+// stub's delay.
 func (s *stubs) RoundTrip(req *http.Request) (*http.Response, error) {
 	var body []byte
 	if req.Body != nil {
@@ -41,11 +43,8 @@ func (s *stubs) RoundTrip(req *http.Request) (*http.Response, error) {
 		_ = req.Body.Close()
 	}
 	url := req.URL.String()
-	for i := range s.c.Stubs {
+	if i := s.take(req.Method, url); i >= 0 {
 		st := &s.c.Stubs[i]
-		if !s.matches(i, req.Method, url) {
-			continue
-		}
 		if st.Expect != nil {
 			s.check(i, req, body)
 		}
@@ -63,7 +62,31 @@ func (s *stubs) RoundTrip(req *http.Request) (*http.Response, error) {
 	s.mu.Lock()
 	s.unmatched = append(s.unmatched, req.Method+" "+url)
 	s.mu.Unlock()
-	return nil, fmt.Errorf("octo test: no stub matches %s %s", req.Method, url)
+	return nil, fmt.Errorf("octo test: no stub with calls left matches %s %s", req.Method, url)
+}
+
+// take returns the index of the first stub that takes a call of method to url and has calls
+// left, counting the call against it, or -1. Counting under the lock keeps a stub with times
+// from answering more calls than that when calls come at once.
+func (s *stubs) take(method, url string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.c.Stubs {
+		if !s.matches(i, method, url) {
+			continue
+		}
+		if n := s.c.Stubs[i].Times; n > 0 {
+			if s.used[i] >= n {
+				continue
+			}
+			if s.used == nil {
+				s.used = map[int]int{}
+			}
+			s.used[i]++
+		}
+		return i
+	}
+	return -1
 }
 
 // matches reports whether stub i takes a call of method to url.

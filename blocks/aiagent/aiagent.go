@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/octo-run/octo/blocks/httprequest"
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/runtime"
 )
@@ -75,12 +76,14 @@ type Block struct {
 	timeout  time.Duration
 	toolWait time.Duration
 	json     bool
+	shared   *runtime.Shared
 	hc       *http.Client
+	release  runtime.Release // the hold on octo test's transport, when sending through it
 }
 
 func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	blk := &Block{model: s.Model, tokens: s.MaxTokens, system: s.System, prompt: s.Prompt, maxIter: s.MaxIterations, timeout: s.Timeout,
-		toolWait: s.ToolTimeout, json: s.Result == "json", byName: map[string]*tool{}}
+		toolWait: s.ToolTimeout, json: s.Result == "json", shared: b.Shared(), byName: map[string]*tool{}}
 	blk.provider = buildProvider(b, s)
 	blk.tools = buildTools(b, s, blk.byName)
 	if b.Failed() {
@@ -89,14 +92,23 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	return blk, nil
 }
 
-// Start makes the block's HTTP client.
+// Start makes the block's HTTP client. Under `octo test` the model is asked through the
+// transport the case's stubs answer (the one http-request sends through), so a flow with an
+// ai-agent is tested offline: the case scripts the model's answers as it scripts an API's.
 func (blk *Block) Start(context.Context) error {
+	if t, release, ok := runtime.Held[httprequest.TestTransport](blk.shared, httprequest.TestTransportKey); ok {
+		blk.hc, blk.release = &http.Client{Transport: t}, release
+		return nil
+	}
 	blk.hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	return nil
 }
 
-// Stop closes its idle connections.
-func (blk *Block) Stop(context.Context) error {
+// Stop closes its idle connections, or gives the test transport back.
+func (blk *Block) Stop(ctx context.Context) error {
+	if blk.release != nil {
+		return blk.release(ctx)
+	}
 	if blk.hc != nil {
 		blk.hc.CloseIdleConnections()
 	}

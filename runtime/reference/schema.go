@@ -283,7 +283,8 @@ func (g *gen) value(f *runtime.FieldSpec) *obj {
 	switch f.Kind {
 	case runtime.KindString:
 		if len(f.Enum) > 0 {
-			return enum(f)
+			// The loader replaces a ${VAR} before the enum is checked, as for numbers.
+			return g.variable(enum(f))
 		}
 		s.set("type", scalar)
 		if f.Required {
