@@ -2,7 +2,9 @@ package console
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -39,11 +41,14 @@ func (c *api) getVariables(context.Context, *request) reply {
 	return ok(v)
 }
 
-// putVariables writes the form's values as workspace.yaml, checked as the YAML view's text is.
-func (c *api) putVariables(_ context.Context, r *request) reply {
+// saveVariables writes the form's values as workspace.yaml, checked as the YAML view's text is.
+func (c *api) saveVariables(_ context.Context, r *request) reply {
 	var v variablesView
 	if err := args(r, &v); err != nil {
 		return fail(http.StatusBadRequest, err.Error())
+	}
+	if why := blankName(v); why != "" {
+		return fail(http.StatusBadRequest, why)
 	}
 	for name, env := range v.Environments {
 		if env == nil { // an environment without values yet stays one
@@ -58,4 +63,26 @@ func (c *api) putVariables(_ context.Context, r *request) reply {
 		text = nil
 	}
 	return c.writeWorkspaceYAML(append([]byte(variablesHead), text...))
+}
+
+// blankName says which name of v is empty or only spaces ("" when none is): YAML would take
+// one, but no {{name}} tag could use it.
+func blankName(v variablesView) string {
+	blank := func(s string) bool { return strings.TrimSpace(s) == "" }
+	for k := range v.Variables {
+		if blank(k) {
+			return "a variable has no name"
+		}
+	}
+	for env, vars := range v.Environments {
+		if blank(env) {
+			return "an environment has no name"
+		}
+		for k := range vars {
+			if blank(k) {
+				return fmt.Sprintf("a variable of the environment %s has no name", quoteLog(env))
+			}
+		}
+	}
+	return ""
 }
