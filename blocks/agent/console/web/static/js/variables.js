@@ -4,11 +4,12 @@
 import { api } from './api.js';
 import { h, replace, notice } from './dom.js';
 
-// variablesForm renders into root; saved() runs after every save; changed() on every edit.
-export function variablesForm(root, saved, changed) {
+// variablesForm renders into root; saved() runs after every save. Its dirty says whether it
+// holds edits not saved yet (a change from outside then leaves it alone).
+export function variablesForm(root, saved) {
   let vals = null;
   let dirty = false;
-  const edit = () => { dirty = true; changed(); };
+  const edit = () => { dirty = true; };
 
   async function load() {
     try {

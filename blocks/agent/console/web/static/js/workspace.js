@@ -9,7 +9,7 @@ export function workspacePage(app, root) {
   let yamlDirty = false;
   const formBox = h('div', { class: 'variables' });
   const ed = lineEditor('workspace.yaml', '', () => { yamlDirty = true; });
-  const form = variablesForm(formBox, () => loadYAML(), () => {});
+  const form = variablesForm(formBox, () => { if (!yamlDirty) loadYAML(); });
   replace(root, h('h2', {}, 'Variables and environments'),
     h('p', {}, 'Write {{name}} in results, resource texts and prompt messages to use a variable. ',
       'The active environment’s values win over the workspace variables.'),
