@@ -154,8 +154,13 @@ try {
   await shot('variables');
 
   step('rename a server from the sidebar, with the keyboard');
-  await page.getByRole('button', { name: 'Actions for New server' }).focus();
+  const rowMenu = page.getByRole('button', { name: 'Actions for New server' });
+  await rowMenu.focus();
   await page.keyboard.press('Enter'); // opens the row's menu on its first item
+  await page.getByRole('menuitem', { name: 'Stop' }).and(page.locator(':focus')).waitFor();
+  await page.keyboard.press('Escape'); // closes it, back on its button
+  await rowMenu.and(page.locator(':focus[aria-expanded="false"]')).waitFor();
+  await page.keyboard.press('Enter');
   await page.getByRole('menuitem', { name: 'Stop' }).and(page.locator(':focus')).waitFor();
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('Enter');

@@ -11,11 +11,18 @@ export function variablesForm(root, saved) {
   let dirty = false;
   const edit = () => { dirty = true; };
 
+  // newEnv is made once: a redraw keeps what is typed in it.
+  const newEnv = h('input', { id: 'new-env', type: 'text', placeholder: 'staging', spellcheck: false });
+
+  // load reads the values and redraws when they differ from those shown (the live stream
+  // announces the form's own saves too: a redraw then would only lose the focus).
   async function load() {
     try {
-      vals = await api('GET', '/api/variables');
+      const read = await api('GET', '/api/variables');
+      const same = vals !== null && JSON.stringify(read) === JSON.stringify(vals) && root.querySelector('.variables-form');
+      vals = read;
       dirty = false;
-      render();
+      if (!same) render();
     } catch (e) {
       replace(root, h('p', { class: 'error', role: 'alert' }, e.message + ' (edit it as YAML below)'));
     }
@@ -34,15 +41,15 @@ export function variablesForm(root, saved) {
       replace(root.querySelector('.form-errors'), h('pre', { role: 'alert' }, e.message + (detail ? '\n' + detail : '')));
       return false;
     }
-    notice(what);
     await load();
+    notice(what); // after the redraw, so what it says is what the page shows
     saved();
     return true;
   }
 
   // collect reads the tables back into values, or says what is wrong.
   function collect() {
-    const out = { variables: {}, environments: {}, environment: vals.environment };
+    const out = { variables: {}, environments: {}, environment: root.querySelector('#active-env').value };
     for (const table of root.querySelectorAll('table.vars')) {
       const env = table.dataset.env;
       const into = env ? (out.environments[env] = {}) : out.variables;
@@ -61,14 +68,9 @@ export function variablesForm(root, saved) {
   function render() {
     const envs = Object.keys(vals.environments).sort();
     const envSelect = h('select', { id: 'active-env', onchange: async (e) => {
-      const before = vals.environment;
-      vals.environment = e.target.value;
-      if (!(await save(vals.environment ? 'Active environment: ' + vals.environment + '.' : 'No active environment.'))) {
-        vals.environment = before;
-        e.target.value = before;
-      }
+      const env = e.target.value;
+      if (!(await save(env ? 'Active environment: ' + env + '.' : 'No active environment.'))) e.target.value = vals.environment;
     } }, h('option', { value: '' }, '(none)'), envs.map((n) => h('option', { value: n, selected: n === vals.environment }, n)));
-    const newEnv = h('input', { id: 'new-env', type: 'text', placeholder: 'staging', spellcheck: false });
     const addEnv = async () => {
       const name = newEnv.value.trim();
       if (!name) { newEnv.focus(); return; }
@@ -108,11 +110,9 @@ export function variablesForm(root, saved) {
     const caption = h('caption', {}, title);
     const removeEnv = env ? h('button', { type: 'button', class: 'danger', onclick: () => {
       tbl.remove();
-      const was = vals.environment;
-      if (was === env) vals.environment = '';
-      save('Removed the environment ' + env + '.').then((done) => {
-        if (!done) { vals.environment = was; render(); }
-      });
+      const active = root.querySelector('#active-env');
+      if (active.value === env) active.value = '';
+      save('Removed the environment ' + env + '.').then((done) => { if (!done) render(); });
     } }, 'Remove environment ' + env) : null;
     const tbl = h('table', { class: 'vars', 'data-env': env || null }, caption,
       h('thead', {}, h('tr', {}, h('th', {}, 'Name'), h('th', {}, 'Value'), h('th', {}, h('span', { class: 'visually-hidden' }, 'Remove')))),
