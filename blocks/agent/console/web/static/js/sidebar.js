@@ -39,10 +39,12 @@ export function show(app, name, renaming = false, focusButton = '') {
   else li.querySelector('[role=menuitem]').focus();
 }
 
-// closeOnClickOutside closes an open row when a click lands outside it.
+// closeOnClickOutside closes an open menu or rename form when a click lands outside them (a
+// row's own link included). A clicked item may be gone from the page by now, but it still has
+// its old ancestors.
 export function closeOnClickOutside(app) {
   document.addEventListener('click', (e) => {
-    if (open.name && !e.target.closest(`li[data-server="${CSS.escape(open.name)}"]`)) show(app, '');
+    if (open.name && !e.target.closest('.row-menu, .row-rename, .row-menu-button')) show(app, '');
   });
 }
 
