@@ -14,7 +14,9 @@ export function renderSidebar(app, force = false) {
   // the menu or form closes, so neither focus nor typed text is lost.
   if (!force && open.name && list.contains(document.activeElement)) return;
   const current = decodeURIComponent((location.hash.match(/^#\/server\/([^/]*)/) || [])[1] || '');
+  const focused = focusedIn(list);
   replace(list, app.state.servers.map((s) => row(app, s, s.name === current)));
+  if (focused) list.querySelector(`li[data-server="${CSS.escape(focused.server)}"] ${focused.part}`)?.focus();
   if (app.state.servers.length === 0) list.append(h('li', { class: 'empty' }, 'No servers yet.'));
   const count = document.getElementById('pending-count');
   count.hidden = app.state.pending.length === 0;
@@ -24,6 +26,17 @@ export function renderSidebar(app, force = false) {
     b.classList.toggle('current', on);
     if (on) b.setAttribute('aria-current', 'page'); else b.removeAttribute('aria-current');
   }
+}
+
+// focusedIn names the row link or menu button of list that has the focus, so a redraw can
+// give it back (the live stream redraws at any time, a keyboard user must not lose their place).
+function focusedIn(list) {
+  const el = document.activeElement;
+  const li = el && list.contains(el) ? el.closest('li[data-server]') : null;
+  if (!li) return null;
+  if (el.classList.contains('row-menu-button')) return { server: li.dataset.server, part: '.row-menu-button' };
+  if (el.classList.contains('server-link')) return { server: li.dataset.server, part: '.server-link' };
+  return null;
 }
 
 // show opens name's menu (or its rename form), or closes every row ("" ), redraws, and puts the
