@@ -86,6 +86,7 @@ func (c *api) table() map[string]route {
 		"/api/undo":           {"POST": c.undoDelete},
 		"/api/tool-enabled":   {"POST": c.toolEnabled},
 		"/api/workspace-yaml": {"GET": c.getWorkspaceYAML, "PUT": c.putWorkspaceYAML},
+		"/api/variables":      {"GET": c.getVariables, "POST": c.saveVariables},
 		"/api/traffic":        {"GET": c.traffic},
 		"/api/traffic/clear":  {"POST": c.clearTraffic},
 		"/api/traffic/export": {"GET": c.exportTraffic},

@@ -95,12 +95,18 @@ func (c *api) getWorkspaceYAML(context.Context, *request) reply {
 // putWorkspaceYAML checks the body as workspace.yaml (read in a folder of its own) and writes
 // it when it has no problem.
 func (c *api) putWorkspaceYAML(_ context.Context, r *request) reply {
+	return c.writeWorkspaceYAML(r.body)
+}
+
+// writeWorkspaceYAML writes text as workspace.yaml when it has no problem: else 422 with every
+// problem at its line.
+func (c *api) writeWorkspaceYAML(text []byte) reply {
 	tmp, err := os.MkdirTemp("", "octo-console-")
 	if err != nil {
 		return fail(http.StatusInternalServerError, err.Error())
 	}
 	defer os.RemoveAll(tmp)
-	if err := os.WriteFile(filepath.Join(tmp, workspace.SettingsFile), r.body, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, workspace.SettingsFile), text, 0o600); err != nil {
 		return fail(http.StatusInternalServerError, err.Error())
 	}
 	if _, ds := workspace.ReadSettings(tmp); len(ds) > 0 {
@@ -111,7 +117,7 @@ func (c *api) putWorkspaceYAML(_ context.Context, r *request) reply {
 			value: problem{Error: "not saved: " + workspace.SettingsFile + " has problems", Problems: c.issues(ds)}}
 	}
 	file := filepath.Join(c.app.Workspace(), workspace.SettingsFile)
-	if err := replaceFile(file, r.body); err != nil {
+	if err := replaceFile(file, text); err != nil {
 		return failf(http.StatusInternalServerError, "could not write %s: %v", workspace.SettingsFile, err)
 	}
 	return ok(map[string]string{"file": workspace.SettingsFile})

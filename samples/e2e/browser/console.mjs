@@ -1,7 +1,8 @@
 // Drives octo app's console in Debian's chromium (headless, through playwright-core; no
 // browser download): makes a server, adds a tool through the form, sees it in the YAML, starts
 // the server, calls the tool from Try it, sees the call arrive live in the traffic panel,
-// allows agents and approves a real agent's save_server (the built binary's `octo mcp`), and
+// edits variables and environments in their form, renames, duplicates, deletes (and undoes)
+// and stops servers from the sidebar, allows agents and approves a real agent's save_server (the built binary's `octo mcp`), and
 // keeps a screenshot of each main page. Prints "ok: …" last; any failure exits 1.
 //
 // usage: node console.mjs CONSOLE_URL OCTO_BIN DATA_DIR ARTIFACTS_DIR
@@ -129,12 +130,64 @@ try {
   await page.locator('#traffic-list pre.json:not([hidden])', { hasText: 'Porto' }).first().waitFor();
   await shot('traffic');
 
-  step('set a workspace variable');
+  step('set a workspace variable in the form');
   await page.getByRole('button', { name: 'Variables' }).click();
-  await page.locator('#yaml-text').fill('variables:\n  city: Lisbon\n');
-  await page.getByRole('button', { name: 'Save' }).click();
-  await page.getByText('Variables: city').waitFor();
+  await page.getByRole('button', { name: 'Add variable', exact: true }).click();
+  await page.getByLabel('Name', { exact: true }).last().fill('city');
+  await page.getByLabel('Value', { exact: true }).last().fill('Lisbon');
+  await page.locator('#save-variables').click();
+  await page.locator('#notice').getByText('Saved the variables.').waitFor();
+
+  step('add an environment, give it a value and switch to it');
+  await page.locator('#new-env').fill('staging');
+  await page.locator('#add-env').click();
+  await page.locator('#notice').getByText('Added the environment staging.').waitFor();
+  await page.getByRole('button', { name: 'Add variable to staging' }).click();
+  await page.getByLabel('Name of staging').last().fill('city');
+  await page.getByLabel('Value of staging').last().fill('Porto');
+  await page.locator('#save-variables').click();
+  await page.locator('#notice').getByText('Saved the variables.').waitFor();
+  await page.locator('#active-env').selectOption('staging');
+  await page.locator('#notice').getByText('Active environment: staging.').waitFor();
+  await page.getByText('Environment staging (active').waitFor();
+  await page.waitForFunction(() => /^environment: staging$/m.test(document.querySelector('#yaml-text').value)); // the same file as YAML
   await shot('variables');
+
+  step('rename a server from the sidebar, with the keyboard');
+  const rowMenu = page.getByRole('button', { name: 'Actions for New server' });
+  await rowMenu.focus();
+  await page.keyboard.press('Enter'); // opens the row's menu on its first item
+  await page.getByRole('menuitem', { name: 'Stop' }).and(page.locator(':focus')).waitFor();
+  await page.keyboard.press('Escape'); // closes it, back on its button
+  await rowMenu.and(page.locator(':focus[aria-expanded="false"]')).waitFor();
+  await page.keyboard.press('Enter');
+  await page.getByRole('menuitem', { name: 'Stop' }).and(page.locator(':focus')).waitFor();
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+  await page.getByLabel('New name for New server').and(page.locator(':focus')).waitFor();
+  await page.keyboard.type('Echo server');
+  await shot('sidebar-rename');
+  await page.keyboard.press('Enter');
+  await page.locator('#notice').getByText('Renamed "New server" to "Echo server".').waitFor();
+  await page.locator('li[data-server="Echo server"] .dot.running').waitFor(); // restarted under its new name
+
+  step('duplicate it, delete the copy from the sidebar and undo');
+  await page.getByRole('button', { name: 'Actions for Echo server' }).click();
+  await page.getByRole('menuitem', { name: 'Duplicate' }).click();
+  await page.getByRole('heading', { name: 'Echo server copy', level: 2 }).waitFor();
+  await page.getByRole('button', { name: 'Actions for Echo server copy' }).click();
+  await page.getByRole('menuitem', { name: 'Delete' }).click();
+  await page.locator('#notice').getByText('Deleted "Echo server copy".').waitFor();
+  await page.locator('li[data-server="Echo server copy"]').waitFor({ state: 'detached' });
+  await shot('sidebar-undo');
+  await page.locator('#undo-delete').click();
+  await page.getByRole('heading', { name: 'Echo server copy', level: 2 }).waitFor();
+  await page.locator('li[data-server="Echo server copy"]').waitFor();
+
+  step('stop a server from the sidebar');
+  await page.getByRole('button', { name: 'Actions for Echo server', exact: true }).click();
+  await page.getByRole('menuitem', { name: 'Stop' }).click();
+  await page.locator('li[data-server="Echo server"] .dot.stopped').waitFor();
 
   step('allow AI agents');
   await page.getByRole('button', { name: /^Agents/ }).click();

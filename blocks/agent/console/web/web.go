@@ -29,7 +29,7 @@ var API = []string{
 	"/api/state", "/api/call", "/api/yaml", "/api/new", "/api/rename", "/api/duplicate",
 	"/api/delete", "/api/undo", "/api/tool-enabled", "/api/workspace-yaml", "/api/traffic",
 	"/api/traffic/clear", "/api/traffic/export", "/api/events", "/api/answer", "/api/disconnect",
-	"/api/settings",
+	"/api/settings", "/api/variables",
 }
 
 // Paths are every path the console serves: "/" (the page), each static file, and the API.

@@ -6,13 +6,14 @@ import { serverPage } from './server.js';
 import { trafficPage } from './traffic.js';
 import { agentsPage, pendingBanner } from './agents.js';
 import { workspacePage } from './workspace.js';
+import { renderSidebar, closeOnClickOutside } from './sidebar.js';
 
 export const app = {
   state: null,
   page: null, // the page shown: { refresh(kind), close() }
   async refresh() {
     app.state = await api('GET', '/api/state');
-    renderSidebar();
+    renderSidebar(app);
     pendingBanner(app);
   },
   go(hash) {
@@ -26,28 +27,6 @@ function serverHash(name, tab = 'tools') {
 }
 app.serverHash = serverHash;
 
-function renderSidebar() {
-  const list = document.getElementById('server-list');
-  const current = decodeURIComponent((location.hash.match(/^#\/server\/([^/]*)/) || [])[1] || '');
-  replace(list, app.state.servers.map((s) => {
-    const status = s.problem ? 'problem' : s.running ? 'running' : 'stopped';
-    return h('li', {},
-      h('a', { href: serverHash(s.name), class: 'server-link' + (s.name === current ? ' current' : ''),
-        'aria-current': s.name === current ? 'page' : null, title: s.problem || s.url || 'stopped' },
-      h('span', { class: 'dot ' + status, 'aria-hidden': 'true' }), h('span', { class: 'server-name' }, s.name),
-      h('span', { class: 'visually-hidden' }, ' (' + status + ')')));
-  }));
-  if (app.state.servers.length === 0) list.append(h('li', { class: 'empty' }, 'No servers yet.'));
-  const count = document.getElementById('pending-count');
-  count.hidden = app.state.pending.length === 0;
-  count.textContent = app.state.pending.length;
-  for (const b of document.querySelectorAll('.page-link')) {
-    const on = location.hash.startsWith('#/' + b.dataset.page);
-    b.classList.toggle('current', on);
-    if (on) b.setAttribute('aria-current', 'page'); else b.removeAttribute('aria-current');
-  }
-}
-
 // route shows the page the address names.
 async function route() {
   if (app.page && app.page.close) app.page.close();
@@ -58,7 +37,7 @@ async function route() {
   else if (hash.startsWith('#/agents')) app.page = agentsPage(app, page);
   else if (hash.startsWith('#/workspace')) app.page = workspacePage(app, page);
   else app.page = trafficPage(app, page, {});
-  renderSidebar();
+  renderSidebar(app);
 }
 
 function setupNewServer() {
@@ -107,6 +86,7 @@ function live() {
 async function start() {
   for (const b of document.querySelectorAll('.page-link')) b.addEventListener('click', () => app.go('#/' + b.dataset.page));
   setupNewServer();
+  closeOnClickOutside(app);
   window.addEventListener('hashchange', route);
   try {
     await app.refresh();

@@ -1,6 +1,7 @@
 // A server's page: its state and actions, and tabs for its tools, resources, prompts and
 // settings (forms), its file (YAML), how clients connect, Try it, and its traffic.
-import { api, tool } from './api.js';
+import { tool } from './api.js';
+import { startStop, rename, duplicate, remove } from './actions.js';
 import { h, replace, notice, copyButton } from './dom.js';
 import { field, list, toolSpec, resourceSpec, promptSpec, settingsFields } from './forms.js';
 import { yamlEditor } from './yaml.js';
@@ -27,14 +28,9 @@ export function serverPage(app, root, name, tab) {
   function renderHeader() {
     const s = page.server;
     const state = s.problem ? 'Problem' : s.running ? 'Running' : 'Stopped';
-    const renameBox = h('form', { class: 'inline', hidden: true, onsubmit: async (e) => {
+    const renameBox = h('form', { class: 'inline', hidden: true, onsubmit: (e) => {
       e.preventDefault();
-      const to = renameBox.querySelector('input').value.trim();
-      try {
-        await api('POST', '/api/rename', { name, to });
-        await app.refresh();
-        app.go(app.serverHash(to, tab));
-      } catch (err) { notice(err.message, 'error'); }
+      rename(app, name, renameBox.querySelector('input').value.trim());
     } }, h('label', { for: 'rename-to' }, 'New name'), h('input', { id: 'rename-to', value: name }),
     h('button', { type: 'submit' }, 'Rename'), h('button', { type: 'button', onclick: () => { renameBox.hidden = true; } }, 'Cancel'));
     replace(header,
@@ -43,46 +39,12 @@ export function serverPage(app, root, name, tab) {
         state, s.running ? h('code', { class: 'url' }, s.url) : null),
       s.problem ? h('pre', { class: 'problem', role: 'alert' }, s.problem) : null,
       h('div', { class: 'actions' },
-        s.running ? h('button', { type: 'button', id: 'stop', onclick: () => act('stop_server') }, 'Stop')
-          : h('button', { type: 'button', id: 'start', class: 'primary', onclick: () => act('start_server') }, 'Start'),
+        s.running ? h('button', { type: 'button', id: 'stop', onclick: () => startStop(app, name, true) }, 'Stop')
+          : h('button', { type: 'button', id: 'start', class: 'primary', onclick: () => startStop(app, name, false) }, 'Start'),
         h('button', { type: 'button', onclick: () => { renameBox.hidden = false; renameBox.querySelector('input').select(); } }, 'Rename'),
-        h('button', { type: 'button', onclick: duplicate }, 'Duplicate'),
-        h('button', { type: 'button', class: 'danger', onclick: remove }, 'Delete')),
+        h('button', { type: 'button', onclick: () => duplicate(app, name) }, 'Duplicate'),
+        h('button', { type: 'button', class: 'danger', onclick: () => remove(app, name) }, 'Delete')),
       renameBox);
-  }
-
-  async function act(which) {
-    try {
-      const r = await tool(which, { name });
-      notice(r.text.split('\n')[0]);
-    } catch (e) { notice(e.message, 'error'); }
-    await app.refresh();
-    await reload();
-  }
-
-  async function duplicate() {
-    try {
-      const made = await api('POST', '/api/duplicate', { name });
-      await app.refresh();
-      notice('Made "' + made.name + '".');
-      app.go(app.serverHash(made.name));
-    } catch (e) { notice(e.message, 'error'); }
-  }
-
-  async function remove() {
-    try {
-      const r = await api('POST', '/api/delete', { name });
-      await app.refresh();
-      notice('Deleted "' + name + '".', 'info', h('button', { type: 'button', onclick: async () => {
-        try {
-          const back = await api('POST', '/api/undo', { undo: r.undo });
-          await app.refresh();
-          notice('"' + back.name + '" is back.');
-          app.go(app.serverHash(back.name));
-        } catch (e) { notice(e.message, 'error'); }
-      } }, 'Undo'));
-      app.go('#/traffic');
-    } catch (e) { notice(e.message, 'error'); }
   }
 
   function renderTabs() {
@@ -168,6 +130,7 @@ export function serverPage(app, root, name, tab) {
     else if (tab === 'traffic' || (tab === 'try' && wasRunning === page.server.running)) return;
     else renderPanel();
   };
+  page.reload = reload;
   page.close = () => { if (page.sub && page.sub.close) page.sub.close(); };
   return page;
 }

@@ -1,36 +1,44 @@
-// Variables: the workspace's workspace.yaml (variables, environments, the active one) as YAML,
-// and the names the servers can use.
-import { api, tool } from './api.js';
+// Variables: workspace.yaml (variables, environments, the active one) as a form, and the same
+// file as YAML for what the form does not keep (comments, layout).
+import { api } from './api.js';
 import { h, replace, notice } from './dom.js';
 import { lineEditor } from './yaml.js';
+import { variablesForm } from './variables.js';
 
 export function workspacePage(app, root) {
-  let dirty = false;
-  const names = h('p', { class: 'hint' });
-  const ed = lineEditor('workspace.yaml', '', () => { dirty = true; });
+  let yamlDirty = false;
+  const formBox = h('div', { class: 'variables' });
+  const ed = lineEditor('workspace.yaml', '', () => { yamlDirty = true; });
+  const form = variablesForm(formBox, () => { if (!yamlDirty) loadYAML(); });
   replace(root, h('h2', {}, 'Variables and environments'),
     h('p', {}, 'Write {{name}} in results, resource texts and prompt messages to use a variable. ',
-      'The active environment’s values win over variables.'),
-    names, ed.el,
-    h('div', { class: 'form-actions' }, h('button', { type: 'button', class: 'primary', onclick: save }, 'Save')));
-  async function load() {
+      'The active environment’s values win over the workspace variables.'),
+    formBox,
+    h('details', { class: 'as-yaml' }, h('summary', {}, 'As YAML (workspace.yaml; the form does not keep its comments)'),
+      ed.el, h('div', { class: 'form-actions' }, h('button', { type: 'button', class: 'primary', id: 'save-workspace-yaml', onclick: save }, 'Save YAML'))));
+  async function loadYAML() {
     try {
       const r = await api('GET', '/api/workspace-yaml');
       ed.value = r.yaml || '# variables:\n#   apiBase: http://localhost:8080\n# environments:\n#   staging: { apiBase: https://staging.example.com }\n# environment: staging\n';
-      const ws = JSON.parse((await tool('get_workspace', {})).text);
-      names.textContent = 'Variables: ' + (ws.variables.join(', ') || 'none') +
-        (ws.environment ? ' · active environment: ' + ws.environment : '');
+      yamlDirty = false;
     } catch (e) { notice(e.message, 'error'); }
   }
   async function save() {
     try {
       await api('PUT', '/api/workspace-yaml', ed.value);
-      dirty = false;
+      yamlDirty = false;
       ed.show([]);
       notice('Saved workspace.yaml.');
-      load();
+      loadYAML();
+      form.load();
     } catch (e) { ed.show(e.problems.length ? e.problems : [{ message: e.message }]); }
   }
-  load();
-  return { refresh(kind) { if (kind === 'workspace' && !dirty) load(); } };
+  loadYAML();
+  return {
+    refresh(kind) {
+      if (kind !== 'workspace') return;
+      if (!form.dirty) form.load();
+      if (!yamlDirty) loadYAML();
+    },
+  };
 }
