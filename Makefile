@@ -28,7 +28,7 @@ interop-deps:
 # playwright-core from npm (pinned by $(BROWSER)/package-lock.json; it downloads no browser).
 browser-deps:
 	@command -v chromium >/dev/null || { echo "installing chromium for the console's browser tests"; \
-		apt-get update && apt-get install -y chromium; }
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
 	@if [ ! -d $(BROWSER)/node_modules/playwright-core ]; then \
 		echo "installing playwright-core in $(BROWSER)"; \
 		cd $(BROWSER) && npm ci --no-audit --no-fund --loglevel=error; \
