@@ -6,17 +6,15 @@ import (
 	"net/http"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 )
 
 // variablesView is workspace.yaml as the Variables form edits it: the workspace's variables,
 // the named environments and the active one.
 type variablesView struct {
-	Variables    map[string]string            `json:"variables" yaml:"variables,omitempty"`
-	Environments map[string]map[string]string `json:"environments" yaml:"environments,omitempty"`
-	Environment  string                       `json:"environment" yaml:"environment,omitempty"`
+	Variables    map[string]string            `json:"variables"`
+	Environments map[string]map[string]string `json:"environments"`
+	Environment  string                       `json:"environment"`
 }
 
 // variablesHead starts workspace.yaml when the form writes it: the form keeps values, not
@@ -55,12 +53,10 @@ func (c *api) saveVariables(_ context.Context, r *request) reply {
 			v.Environments[name] = map[string]string{}
 		}
 	}
-	text, err := yaml.Marshal(v)
+	settings := workspace.Settings{Variables: v.Variables, Environments: v.Environments, Environment: v.Environment}
+	text, err := settings.Text()
 	if err != nil {
 		return fail(http.StatusBadRequest, err.Error())
-	}
-	if string(text) == "{}\n" {
-		text = nil
 	}
 	return c.writeWorkspaceYAML(append([]byte(variablesHead), text...))
 }

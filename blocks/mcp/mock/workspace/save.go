@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/octo-run/octo/runtime/config"
 )
 
@@ -126,4 +128,18 @@ func samePath(a, b string) bool {
 		b = abs
 	}
 	return a == b
+}
+
+// Text is s as workspace.yaml text, its empty parts left out (nothing when all are): what an editor
+// of the settings (the console's Variables form) writes, so only this package writes YAML.
+func (s *Settings) Text() ([]byte, error) {
+	text, err := yaml.Marshal(struct {
+		Variables    map[string]string            `yaml:"variables,omitempty"`
+		Environments map[string]map[string]string `yaml:"environments,omitempty"`
+		Environment  string                       `yaml:"environment,omitempty"`
+	}{s.Variables, s.Environments, s.Environment})
+	if err != nil || string(text) == "{}\n" {
+		return nil, err
+	}
+	return text, nil
 }
