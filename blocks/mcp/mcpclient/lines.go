@@ -2,9 +2,10 @@ package mcpclient
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"io"
+
+	"github.com/octo-run/octo/runtime/lines"
 )
 
 // lineReader reads lines of at most max bytes, so a peer that never sends
@@ -24,38 +25,13 @@ var errLineTooLong = errors.New("line too long")
 // line returns the next line without its \n or \r\n. The last line of the
 // input may lack its \n; io.EOF comes after it.
 func (lr *lineReader) line() ([]byte, error) {
-	var out []byte
-	for {
-		chunk, err := lr.r.ReadSlice('\n')
-		if len(out)+len(chunk) > lr.max+2 { // +2: the line's own \r\n
-			if errors.Is(err, bufio.ErrBufferFull) {
-				err = lr.skipLine()
-			}
-			if err != nil && !errors.Is(err, io.EOF) {
-				return nil, err
-			}
-			return nil, errLineTooLong
-		}
-		out = append(out, chunk...)
-		switch {
-		case err == nil:
-			return bytes.TrimSuffix(out[:len(out)-1], []byte{'\r'}), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF) && len(out) > 0:
-			return bytes.TrimSuffix(out, []byte{'\r'}), nil
-		default:
-			return nil, err
-		}
-	}
-}
-
-// skipLine discards the rest of the current line.
-func (lr *lineReader) skipLine() error {
-	for {
-		_, err := lr.r.ReadSlice('\n')
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return err
-		}
+	line, tooLong, err := lines.Read(lr.r, lr.max)
+	switch {
+	case tooLong && (err == nil || errors.Is(err, io.EOF)):
+		return nil, errLineTooLong
+	case err == nil, errors.Is(err, io.EOF) && len(line) > 0:
+		return line, nil
+	default:
+		return nil, err
 	}
 }

@@ -5,58 +5,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 
 	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/lines"
 )
 
 // The framing of a line session, shared by the connectors that serve one (stdio, agent): one
 // message per line, ended by \n or \r\n.
 
 // ReadLine returns the next line without its \n or \r\n; a line over max
-// bytes is consumed and reported as tooLong without being kept. A long line
-// is gathered in pieces and joined once: it costs twice its size at the
-// peak, not the many growing copies of appending to one slice.
+// bytes is consumed and reported as tooLong without being kept. It is lines.Read, which the MCP
+// client (kept clear of the runtime) shares.
 func ReadLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
-	var pieces [][]byte
-	n := 0
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			if n+len(chunk) > max+2 {
-				tooLong, pieces = true, nil
-			} else if len(chunk) > 0 {
-				pieces = append(pieces, bytes.Clone(chunk))
-				n += len(chunk)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if tooLong {
-			return nil, true, err
-		}
-		line = join(pieces, n)
-		line = bytes.TrimSuffix(line, []byte{'\n'})
-		line = bytes.TrimSuffix(line, []byte{'\r'})
-		if len(line) > max {
-			return nil, true, err
-		}
-		return line, false, err
-	}
-}
-
-// join concatenates pieces holding n bytes in all.
-func join(pieces [][]byte, n int) []byte {
-	if len(pieces) == 1 {
-		return pieces[0]
-	}
-	out := make([]byte, 0, n)
-	for _, p := range pieces {
-		out = append(out, p...)
-	}
-	return out
+	return lines.Read(r, max)
 }
 
 // OneLine returns data fit to be written as one line: JSON holding a line break (indented, as a
