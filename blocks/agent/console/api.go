@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/octo-run/octo/blocks/agent/agenttools"
 	"github.com/octo-run/octo/blocks/agent/app"
 	"github.com/octo-run/octo/blocks/agent/console/web"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
@@ -32,7 +31,6 @@ const tokenMark = "__OCTO_TOKEN__"
 // api answers the console's requests over one app.
 type api struct {
 	app    *app.App
-	tools  *agenttools.Tools
 	token  string
 	log    *slog.Logger
 	routes map[string]route
@@ -63,7 +61,7 @@ type handler func(ctx context.Context, r *request) reply
 type route map[string]handler
 
 func newAPI(a *app.App, token string, log *slog.Logger) *api {
-	c := &api{app: a, tools: agenttools.New(userHost{a}), token: token, log: log}
+	c := &api{app: a, token: token, log: log}
 	index, err := fs.ReadFile(web.Files(), "index.html")
 	if err != nil {
 		panic(err) // embedded
