@@ -22,6 +22,15 @@ type Tools struct {
 // New returns the tools acting on host.
 func New(host Host) *Tools { return &Tools{host: host} }
 
+// Writing runs write with the servers folder to itself, as a save or a delete has it: for a
+// caller that writes server files itself (the console), so that a name or port it picks is not
+// picked by a save at the same time. write must not call the tools.
+func (t *Tools) Writing(write func()) {
+	t.writing.Lock()
+	defer t.writing.Unlock()
+	write()
+}
+
 // Call is one tool call.
 type Call struct {
 	Agent string // the agent's clientInfo name, for the user

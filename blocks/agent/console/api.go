@@ -76,12 +76,12 @@ func (c *api) table() map[string]route {
 	return map[string]route{
 		"/api/state":          {"GET": c.state},
 		"/api/call":           {"POST": c.call},
-		"/api/yaml":           {"GET": c.getYAML, "PUT": c.putYAML},
-		"/api/new":            {"POST": c.newServer},
-		"/api/rename":         {"POST": c.rename},
-		"/api/duplicate":      {"POST": c.duplicate},
+		"/api/yaml":           {"GET": c.getYAML, "PUT": c.writes(c.putYAML)},
+		"/api/new":            {"POST": c.writes(c.newServer)},
+		"/api/rename":         {"POST": c.writes(c.rename)},
+		"/api/duplicate":      {"POST": c.writes(c.duplicate)},
 		"/api/delete":         {"POST": c.delete},
-		"/api/undo":           {"POST": c.undoDelete},
+		"/api/undo":           {"POST": c.writes(c.undoDelete)},
 		"/api/tool-enabled":   {"POST": c.toolEnabled},
 		"/api/workspace-yaml": {"GET": c.getWorkspaceYAML, "PUT": c.putWorkspaceYAML},
 		"/api/variables":      {"GET": c.getVariables, "POST": c.saveVariables},
@@ -92,6 +92,15 @@ func (c *api) table() map[string]route {
 		"/api/answer":         {"POST": c.answer},
 		"/api/disconnect":     {"POST": c.disconnect},
 		"/api/settings":       {"POST": c.setSettings},
+	}
+}
+
+// writes runs h, which writes server files itself, while no agent tool saves or deletes
+// (agenttools.Tools.Writing): a name or port it picks is not taken by a save meanwhile.
+func (c *api) writes(h handler) handler {
+	return func(ctx context.Context, r *request) (out reply) {
+		c.app.Tools().Writing(func() { out = h(ctx, r) })
+		return out
 	}
 }
 
