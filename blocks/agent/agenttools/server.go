@@ -15,12 +15,16 @@ func ServerInfo(version string) mcp.Implementation {
 // Server returns the MCP server of the agent tools over host: what the app serves each agent
 // connection and what the bridge runs headless. version is the binary's. Serve it with a
 // stateful front (mcp.NewStateful), whose sessions tell which agent calls.
-func Server(host Host, version string) *mcp.Server {
+func Server(host Host, version string) *mcp.Server { return New(host).Server(version) }
+
+// Server returns the MCP server of these tools (see Server), for a host whose tools are shared
+// with other callers.
+func (t *Tools) Server(version string) *mcp.Server {
 	return &mcp.Server{
 		Info:         ServerInfo(version),
 		Instructions: Instructions,
 		Versions:     mcp.MockVersions,
-		Tools:        provider{New(host)},
+		Tools:        provider{t},
 		CacheLists:   true,
 	}
 }

@@ -10,7 +10,8 @@ import (
 	"github.com/octo-run/octo/blocks/mcp"
 )
 
-// Tools runs the agent tools over a host; share one between the calls of every agent.
+// Tools runs the agent tools over a host; share one between every caller of the host (each
+// agent, the console's user), since its lock is what keeps their saves apart.
 type Tools struct {
 	host Host
 	// writing makes each save or delete check and change the servers folder alone, so two
@@ -21,6 +22,15 @@ type Tools struct {
 // New returns the tools acting on host.
 func New(host Host) *Tools { return &Tools{host: host} }
 
+// Writing runs write with the servers folder to itself, as a save or a delete has it: for a
+// caller that writes server files itself (the console), so that a name or port it picks is not
+// picked by a save at the same time. write must not call the tools.
+func (t *Tools) Writing(write func()) {
+	t.writing.Lock()
+	defer t.writing.Unlock()
+	write()
+}
+
 // Call is one tool call.
 type Call struct {
 	Agent string // the agent's clientInfo name, for the user
@@ -28,6 +38,9 @@ type Call struct {
 	Args  json.RawMessage // the arguments object; empty means {}
 	// Progress reports how far a long call has come; nil when the agent asked for none.
 	Progress func(progress, total float64, message string)
+	// ByUser marks the user's own call (the console): the host is not asked to authorize it.
+	// Calls that come from agents never set it.
+	ByUser bool
 }
 
 // op is a tool call ready to run: what the user is told, and the run itself. Preparing one
@@ -73,8 +86,10 @@ func (t *Tools) Call(ctx context.Context, c Call) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return mcp.ToolError(err.Error()), nil
 	}
-	if err := t.host.Authorize(ctx, Action{Agent: c.Agent, Tool: c.Name, Changes: def.changes, Summary: o.summary}); err != nil {
-		return mcp.ToolError(err.Error()), nil
+	if !c.ByUser {
+		if err := t.host.Authorize(ctx, Action{Agent: c.Agent, Tool: c.Name, Changes: def.changes, Summary: o.summary}); err != nil {
+			return mcp.ToolError(err.Error()), nil
+		}
 	}
 	return o.run(ctx), nil
 }

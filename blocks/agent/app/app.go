@@ -58,6 +58,7 @@ type App struct {
 	log       *slog.Logger
 	runner    *workspace.Runner
 	store     *Store
+	tools     *agenttools.Tools // the one set of tools over this app, whoever calls
 	started   *startedFile
 	stopWatch context.CancelFunc
 	watching  chan struct{}
@@ -95,6 +96,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	}
 	a := &App{opts: opts, dir: dir, log: opts.Logger, settings: settings, always: map[string]bool{},
 		store: NewStore(opts.TrafficEntries, opts.TrafficBytes), started: &startedFile{dir: opts.DataDir}}
+	a.tools = agenttools.New(a)
 	if settings.Workspace != dir && !opts.Headless {
 		if err := a.UpdateSettings(func(s *appdata.Settings) { s.Workspace = dir }); err != nil {
 			return nil, err
@@ -191,6 +193,10 @@ func (a *App) Pending() *Pending { return a.opts.Pending }
 
 // ApprovalTimeout is how long each question waits for the user.
 func (a *App) ApprovalTimeout() time.Duration { return a.opts.ApprovalTimeout }
+
+// Tools are the agent tools over the app, shared by every caller (the agent-tools blocks, the
+// console, the bridge's headless copy), so that their saves and deletes take turns.
+func (a *App) Tools() *agenttools.Tools { return a.tools }
 
 // Store is the traffic store, for the console.
 func (a *App) Store() *Store { return a.store }

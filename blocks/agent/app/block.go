@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/octo-run/octo/blocks/agent/agenttools"
 	"github.com/octo-run/octo/blocks/agent/appdata"
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mcpflow"
@@ -91,7 +90,7 @@ func (b *Block) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	srv := agenttools.Server(a, cli.Version())
+	srv := a.Tools().Server(cli.Version())
 	srv.ShutdownCause = runtime.ErrShuttingDown
 	srv.Handlers = map[string]mcp.HandlerFunc{"notifications/initialized": b.initialized}
 	if err := srv.Check(); err != nil {

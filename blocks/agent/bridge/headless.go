@@ -14,10 +14,7 @@ import (
 // app is closed and the user let agents work without it. The app's own state (its workspace
 // runner, traffic) is opened headless: nobody can approve anything, so it refuses whatever
 // would ask the user.
-type headless struct {
-	app   *app.App
-	tools *agenttools.Tools
-}
+type headless struct{ app *app.App }
 
 // headless opens (or returns) the in-process tools while settings.yaml has agents.withoutApp
 // and agents.allow on, read again on every call that finds no app, since the user may have
@@ -38,7 +35,7 @@ func (f *forwarder) headless(ctx context.Context, dir string) (*headless, *mcp.C
 	if err != nil {
 		return nil, mcp.ToolError(fmt.Sprintf(msgHeadlessFailed, err))
 	}
-	f.head = &headless{app: a, tools: agenttools.New(a)}
+	f.head = &headless{app: a}
 	return f.head, nil
 }
 
@@ -59,7 +56,7 @@ func (h *headless) call(ctx context.Context, c *call) (*mcp.CallToolResult, erro
 	if c.token() != nil {
 		tc.Progress = func(progress, total float64, message string) { _ = c.rc.Progress(ctx, progress, total, message) }
 	}
-	return h.tools.Call(ctx, tc)
+	return h.app.Tools().Call(ctx, tc)
 }
 
 func (h *headless) close(ctx context.Context) error { return h.app.Close(ctx) }

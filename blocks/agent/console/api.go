@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/octo-run/octo/blocks/agent/agenttools"
 	"github.com/octo-run/octo/blocks/agent/app"
 	"github.com/octo-run/octo/blocks/agent/console/web"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
@@ -32,7 +31,6 @@ const tokenMark = "__OCTO_TOKEN__"
 // api answers the console's requests over one app.
 type api struct {
 	app    *app.App
-	tools  *agenttools.Tools
 	token  string
 	log    *slog.Logger
 	routes map[string]route
@@ -63,7 +61,7 @@ type handler func(ctx context.Context, r *request) reply
 type route map[string]handler
 
 func newAPI(a *app.App, token string, log *slog.Logger) *api {
-	c := &api{app: a, tools: agenttools.New(userHost{a}), token: token, log: log}
+	c := &api{app: a, token: token, log: log}
 	index, err := fs.ReadFile(web.Files(), "index.html")
 	if err != nil {
 		panic(err) // embedded
@@ -78,12 +76,12 @@ func (c *api) table() map[string]route {
 	return map[string]route{
 		"/api/state":          {"GET": c.state},
 		"/api/call":           {"POST": c.call},
-		"/api/yaml":           {"GET": c.getYAML, "PUT": c.putYAML},
-		"/api/new":            {"POST": c.newServer},
-		"/api/rename":         {"POST": c.rename},
-		"/api/duplicate":      {"POST": c.duplicate},
+		"/api/yaml":           {"GET": c.getYAML, "PUT": c.writes(c.putYAML)},
+		"/api/new":            {"POST": c.writes(c.newServer)},
+		"/api/rename":         {"POST": c.writes(c.rename)},
+		"/api/duplicate":      {"POST": c.writes(c.duplicate)},
 		"/api/delete":         {"POST": c.delete},
-		"/api/undo":           {"POST": c.undoDelete},
+		"/api/undo":           {"POST": c.writes(c.undoDelete)},
 		"/api/tool-enabled":   {"POST": c.toolEnabled},
 		"/api/workspace-yaml": {"GET": c.getWorkspaceYAML, "PUT": c.putWorkspaceYAML},
 		"/api/variables":      {"GET": c.getVariables, "POST": c.saveVariables},
@@ -94,6 +92,15 @@ func (c *api) table() map[string]route {
 		"/api/answer":         {"POST": c.answer},
 		"/api/disconnect":     {"POST": c.disconnect},
 		"/api/settings":       {"POST": c.setSettings},
+	}
+}
+
+// writes runs h, which writes server files itself, while no agent tool saves or deletes
+// (agenttools.Tools.Writing): a name or port it picks is not taken by a save meanwhile.
+func (c *api) writes(h handler) handler {
+	return func(ctx context.Context, r *request) (out reply) {
+		c.app.Tools().Writing(func() { out = h(ctx, r) })
+		return out
 	}
 }
 

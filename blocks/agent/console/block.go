@@ -18,7 +18,6 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/octo-run/octo/blocks/agent/agenttools"
 	"github.com/octo-run/octo/blocks/agent/app"
 	"github.com/octo-run/octo/blocks/agent/appdata"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
@@ -125,12 +124,6 @@ func newToken() (string, error) {
 	}
 	return base64.RawURLEncoding.EncodeToString(raw[:]), nil
 }
-
-// userHost is the app as the console's user acts on it: the user needs no approval for their
-// own actions.
-type userHost struct{ *app.App }
-
-func (userHost) Authorize(context.Context, agenttools.Action) error { return nil }
 
 var (
 	_ runtime.Block   = (*Block)(nil)

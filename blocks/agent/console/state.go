@@ -151,7 +151,7 @@ func (c *api) call(ctx context.Context, r *request) reply {
 }
 
 func (c *api) runTool(ctx context.Context, tool string, arguments json.RawMessage) (*mcp.CallToolResult, error) {
-	return c.tools.Call(ctx, agenttools.Call{Agent: ConsoleAgent, Name: tool, Args: arguments})
+	return c.app.Tools().Call(ctx, agenttools.Call{Agent: ConsoleAgent, Name: tool, Args: arguments, ByUser: true})
 }
 
 func resultText(res *mcp.CallToolResult) string {
