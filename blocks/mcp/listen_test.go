@@ -1,0 +1,71 @@
+package mcp
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A subscriptions/listen stream whose client never reads holds at most a queue's worth of
+// notifications (it misses the rest), while another listener is handed every change and the
+// process's heap does not grow with the number sent.
+func TestAListenerThatNeverReadsMissesChangesAndDoesNotHoldUpTheOthers(t *testing.T) {
+	srv, _ := newStatefulServer(t)
+	st := NewStateful(srv, StatefulOptions{})
+	defer st.Close()
+	open := func() EventStream {
+		t.Helper()
+		out := st.ServeStreamable(context.Background(),
+			modernPost("subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`, "{}"))
+		if out.Stream == nil {
+			t.Fatalf("no stream: %d %s", out.Status, out.Body)
+		}
+		return out.Stream
+	}
+	stalled, reader := open(), open()
+	defer stalled.Close()
+	defer reader.Close()
+	next := func() string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		ev, err := reader.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(ev.Data)
+	}
+	if ack := next(); !strings.Contains(ack, "subscriptions/acknowledged") {
+		t.Fatalf("ack = %s", ack)
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	send := func(n int) {
+		t.Helper()
+		for range n {
+			st.ListChanged("tools")
+			if got := next(); !strings.Contains(got, "notifications/tools/list_changed") {
+				t.Fatalf("the reading listener got %s", got)
+			}
+		}
+	}
+	send(2 * queueMaxEvents) // the stalled queue is full from here on
+	before := heap()
+	send(20 * queueMaxEvents)
+	if after := heap(); after > before+8<<20 {
+		t.Fatalf("heap grew from %d to %d bytes while a listener did not read", before, after)
+	}
+	q := stalled.(*queue)
+	q.mu.Lock()
+	held := len(q.events)
+	q.mu.Unlock()
+	if held > queueMaxEvents {
+		t.Fatalf("the stalled listener holds %d events, over the bound %d", held, queueMaxEvents)
+	}
+}
