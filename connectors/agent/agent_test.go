@@ -378,3 +378,27 @@ func TestBridgesThatNeverReadHoldBoundedMemoryAndOthersAreAnswered(t *testing.T)
 		t.Fatalf("the heap grew from %d to %d bytes with %d bridges not reading", before, after, stalledBridges)
 	}
 }
+
+// Bridges that ask for a large answer and close at once are let go (their sessions end,
+// their goroutines with them: goleak checks) and another bridge is answered.
+func TestABridgeThatClosesBeforeItsAnswerEndsOnlyItsSession(t *testing.T) {
+	s := serve(t, "")
+	fine := dial(t, s.info)
+	fine.expect(t, "hello 1")
+	for range 3 {
+		b := dial(t, s.info)
+		b.send(t, "big")
+		b.conn.Close()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for n := 2; n <= 4; n++ {
+		for !strings.Contains(s.log.String(), fmt.Sprintf(`msg="agent disconnected" connector=agents session=%d`, n)) {
+			if time.Now().After(deadline) {
+				t.Fatalf("session %d was not let go:\n%s", n, s.log)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	fine.send(t, "who")
+	fine.expect(t, "session 1")
+}
