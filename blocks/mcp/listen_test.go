@@ -69,3 +69,45 @@ func TestAListenerThatNeverReadsMissesChangesAndDoesNotHoldUpTheOthers(t *testin
 		t.Fatalf("the stalled listener holds %d events, over the bound %d", held, queueMaxEvents)
 	}
 }
+
+// A listen stream whose client leaves early gives its place back: past the cap, a new one is
+// refused 503 until one closes, and those still open go on getting changes.
+func TestAListenerThatLeavesGivesItsPlaceBack(t *testing.T) {
+	srv, _ := newStatefulServer(t)
+	const limit = 3
+	st := NewStateful(srv, StatefulOptions{MaxSessions: limit})
+	defer st.Close()
+	listen := func() StreamReply {
+		return st.ServeStreamable(context.Background(),
+			modernPost("subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`, "{}"))
+	}
+	open := make([]EventStream, limit)
+	for i := range open {
+		out := listen()
+		if out.Stream == nil {
+			t.Fatalf("listener %d: %d %s", i, out.Status, out.Body)
+		}
+		open[i] = out.Stream
+	}
+	if out := listen(); out.Status != 503 || out.Stream != nil {
+		t.Fatalf("past the cap: %d %s", out.Status, out.Body)
+	}
+	_ = open[0].Close() // it leaves without reading anything
+	again := listen()
+	if again.Stream == nil {
+		t.Fatalf("after one left: %d %s", again.Status, again.Body)
+	}
+	open[0] = again.Stream
+	st.ListChanged("tools")
+	for i, s := range open {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		for _, want := range []string{"subscriptions/acknowledged", "notifications/tools/list_changed"} {
+			ev, err := s.Next(ctx)
+			if err != nil || !strings.Contains(string(ev.Data), want) {
+				t.Fatalf("listener %d: %s, %v; want %s", i, ev.Data, err, want)
+			}
+		}
+		cancel()
+		_ = s.Close()
+	}
+}
