@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -328,4 +329,76 @@ flows: [ { name: f, source: { connector: agents }, process: [ { type: test-agent
 		svc.Stop(context.Background())
 		t.Fatalf("Start: %v, want the data folder's problem", err)
 	}
+}
+
+// heapInUse is the live heap after a collection.
+func heapInUse() uint64 {
+	goruntime.GC()
+	var m goruntime.MemStats
+	goruntime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// Bridges that write lines and never read their answers are held back by their own sockets:
+// the connector holds what it is writing for each, not all they sent, and another bridge is
+// answered meanwhile.
+func TestBridgesThatNeverReadHoldBoundedMemoryAndOthersAreAnswered(t *testing.T) {
+	s := serve(t, "stallTimeout: 1m")
+	fine := dial(t, s.info)
+	fine.expect(t, "hello 1")
+	before := heapInUse()
+	const stalledBridges, lineBytes, maxLines = 4, 4 << 10, 16 << 10 // up to 64 MB each
+	line := strings.Repeat("x", lineBytes-1) + "\n"
+	blocked := make(chan bool, stalledBridges)
+	for range stalledBridges {
+		b := dial(t, s.info) // its hello is never read either
+		go func() {
+			_ = b.conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
+			for range maxLines {
+				if _, err := io.WriteString(b.conn, line); err != nil {
+					blocked <- true
+					return
+				}
+			}
+			blocked <- false
+		}()
+	}
+	held := 0
+	for range stalledBridges {
+		if <-blocked {
+			held++
+		}
+	}
+	if held == 0 {
+		t.Fatal("every bridge wrote all its lines: the connector read on without its answers being taken")
+	}
+	fine.send(t, "who")
+	fine.expect(t, "session 1")
+	if after := heapInUse(); after > before+16<<20 {
+		t.Fatalf("the heap grew from %d to %d bytes with %d bridges not reading", before, after, stalledBridges)
+	}
+}
+
+// Bridges that ask for a large answer and close at once are let go (their sessions end,
+// their goroutines with them: goleak checks) and another bridge is answered.
+func TestABridgeThatClosesBeforeItsAnswerEndsOnlyItsSession(t *testing.T) {
+	s := serve(t, "")
+	fine := dial(t, s.info)
+	fine.expect(t, "hello 1")
+	for range 3 {
+		b := dial(t, s.info)
+		b.send(t, "big")
+		b.conn.Close()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for n := 2; n <= 4; n++ {
+		for !strings.Contains(s.log.String(), fmt.Sprintf(`msg="agent disconnected" connector=agents session=%d`, n)) {
+			if time.Now().After(deadline) {
+				t.Fatalf("session %d was not let go:\n%s", n, s.log)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	fine.send(t, "who")
+	fine.expect(t, "session 1")
 }

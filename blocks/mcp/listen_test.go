@@ -1,0 +1,113 @@
+package mcp
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A subscriptions/listen stream whose client never reads holds at most a queue's worth of
+// notifications (it misses the rest), while another listener is handed every change and the
+// process's heap does not grow with the number sent.
+func TestAListenerThatNeverReadsMissesChangesAndDoesNotHoldUpTheOthers(t *testing.T) {
+	srv, _ := newStatefulServer(t)
+	st := NewStateful(srv, StatefulOptions{})
+	defer st.Close()
+	open := func() EventStream {
+		t.Helper()
+		out := st.ServeStreamable(context.Background(),
+			modernPost("subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`, "{}"))
+		if out.Stream == nil {
+			t.Fatalf("no stream: %d %s", out.Status, out.Body)
+		}
+		return out.Stream
+	}
+	stalled, reader := open(), open()
+	defer stalled.Close()
+	defer reader.Close()
+	next := func() string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		ev, err := reader.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(ev.Data)
+	}
+	if ack := next(); !strings.Contains(ack, "subscriptions/acknowledged") {
+		t.Fatalf("ack = %s", ack)
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	send := func(n int) {
+		t.Helper()
+		for range n {
+			st.ListChanged("tools")
+			if got := next(); !strings.Contains(got, "notifications/tools/list_changed") {
+				t.Fatalf("the reading listener got %s", got)
+			}
+		}
+	}
+	send(2 * queueMaxEvents) // the stalled queue is full from here on
+	before := heap()
+	send(20 * queueMaxEvents)
+	if after := heap(); after > before+8<<20 {
+		t.Fatalf("heap grew from %d to %d bytes while a listener did not read", before, after)
+	}
+	q := stalled.(*queue)
+	q.mu.Lock()
+	held := len(q.events)
+	q.mu.Unlock()
+	if held > queueMaxEvents {
+		t.Fatalf("the stalled listener holds %d events, over the bound %d", held, queueMaxEvents)
+	}
+}
+
+// A listen stream whose client leaves early gives its place back: past the cap, a new one is
+// refused 503 until one closes, and those still open go on getting changes.
+func TestAListenerThatLeavesGivesItsPlaceBack(t *testing.T) {
+	srv, _ := newStatefulServer(t)
+	const limit = 3
+	st := NewStateful(srv, StatefulOptions{MaxSessions: limit})
+	defer st.Close()
+	listen := func() StreamReply {
+		return st.ServeStreamable(context.Background(),
+			modernPost("subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`, "{}"))
+	}
+	open := make([]EventStream, limit)
+	for i := range open {
+		out := listen()
+		if out.Stream == nil {
+			t.Fatalf("listener %d: %d %s", i, out.Status, out.Body)
+		}
+		open[i] = out.Stream
+	}
+	if out := listen(); out.Status != 503 || out.Stream != nil {
+		t.Fatalf("past the cap: %d %s", out.Status, out.Body)
+	}
+	_ = open[0].Close() // it leaves without reading anything
+	again := listen()
+	if again.Stream == nil {
+		t.Fatalf("after one left: %d %s", again.Status, again.Body)
+	}
+	open[0] = again.Stream
+	st.ListChanged("tools")
+	for i, s := range open {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		for _, want := range []string{"subscriptions/acknowledged", "notifications/tools/list_changed"} {
+			ev, err := s.Next(ctx)
+			if err != nil || !strings.Contains(string(ev.Data), want) {
+				t.Fatalf("listener %d: %s, %v; want %s", i, ev.Data, err, want)
+			}
+		}
+		cancel()
+		_ = s.Close()
+	}
+}
