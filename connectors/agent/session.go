@@ -78,7 +78,8 @@ func (s *session) message(kind stdiomsg.Kind, body []byte) *runtime.Message {
 
 // read hands each line to the flow, in order (the next is read once the flow has answered),
 // until the bridge's input ends or the connection closes; then the flow hears Ended, and the
-// session's stream is let finish.
+// session's stream is let finish. A session whose writes failed is cancelled first: its flow
+// does not hear Ended, and the session ends when the connector closes its stream.
 func (s *session) read() {
 	r := bufio.NewReaderSize(s.conn, 64<<10)
 	for {
