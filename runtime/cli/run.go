@@ -187,6 +187,8 @@ func (r *reloader) load() (*config.Config, error) {
 	cfg, err := config.Load(r.path, r.lookup)
 	if err == nil && r.stdio {
 		r.stdioName, err = serveOnStdio(cfg)
+	} else if err == nil {
+		r.stdioName = ownStdio(cfg)
 	}
 	if err == nil {
 		r.templates = templateFiles(cfg)

@@ -45,6 +45,18 @@ func serveOnStdio(cfg *config.Config) (string, error) {
 	return name, nil
 }
 
+// ownStdio is the name of the config's own stdio connector when a flow takes its messages from
+// it, else "": a session on standard input and output ends when the client closes its end, and
+// the process with it, as under --stdio (an API flow on another connector ends with it).
+func ownStdio(cfg *config.Config) string {
+	for _, f := range cfg.Flows {
+		if t, ok := connectorType(cfg, f.Source.Connector); ok && t == stdioType {
+			return f.Source.Connector
+		}
+	}
+	return ""
+}
+
 // stdioFlow finds the one flow whose process holds a block that answers on stdio.
 func stdioFlow(cfg *config.Config) (*config.Flow, error) {
 	speaks := map[string]bool{}
