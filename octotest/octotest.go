@@ -1,9 +1,11 @@
 // Package octotest runs the YAML test cases beside a config (`octo test`): each case builds the
 // config as `octo run` would (the same loader, builder and diagnostics), serves the connector
-// of the flow it is for on a loopback port of its own, sends an HTTP request or an MCP request
-// through it, answers the flow's http-request calls from stubs in place of the network, and
-// checks the answer. It owns the test file format (format.go) and its schema, and registers
-// the command; it knows the http connector only as an http.Handler and MCP only as a client.
+// of the flow it is for on a loopback port of its own (an http connector) or on a pair of pipes
+// (a stdio connector), sends an HTTP request, a line, or MCP requests through it, answers the
+// flow's http-request calls from stubs in place of the network, and checks the answer. It owns
+// the test file format (format.go) and its schema, and registers the command; it knows the http
+// connector only as an http.Handler, the stdio connector by its streams, and MCP only as a
+// client.
 package octotest
 
 import (
