@@ -5,8 +5,9 @@ import (
 )
 
 // routerOnStdio is a router served by a stdio connector, as `octo run` serves it to a client
-// that starts it as a command; forecast calls an API through http-request (stubbed by cases),
-// and slow never answers within a case's time.
+// that starts it as a command; forecast logs a line (a notifications/message before its answer)
+// and calls an API through http-request (stubbed by cases), and slow never answers within a
+// case's time.
 const routerOnStdio = `
 env:
   - { name: API, default: "http://127.0.0.1:1" }
@@ -18,10 +19,12 @@ flows:
     process:
       - type: mcp-router
         serverName: weather-stdio
+        logging: { level: info }
         tools:
           - name: forecast
             inputSchema: '{"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}'
             process:
+              - { type: log, settings: { message: 'asking for {{ body.city }}' } }
               - type: http-request
                 settings: { url: "${API}/forecast", query: { city: "{{ body.city }}" } }
               - type: set-payload
@@ -191,4 +194,56 @@ flows:
 		t.Fatalf("summary %+v\n%s", sum, out)
 	}
 	reports(t, out, `flow "tools": its source, connector "agents", is neither an http nor a stdio connector`)
+}
+
+// scriptedServer is an MCP server written as a line flow, so a test can make it ask the client
+// things: it pings the client before answering initialize (and answers it only when the pong is
+// {}), sends a notification for notifications/initialized, and asks for roots/list before
+// answering tools/list with the error code the client answered.
+const scriptedServer = `
+connectors:
+  - { name: io, type: stdio }
+flows:
+  - name: scripted
+    source: { connector: io }
+    process:
+      - type: switch
+        cases:
+          - when: body?.method == "initialize"
+            process:
+              - { type: set-payload, settings: { value: '{"jsonrpc": "2.0", "id": "s1", "method": "ping"}' } }
+          - when: body?.id == "s1" && body.result == {}
+            process:
+              - type: set-payload
+                settings: { value: '{"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-06-18"}}' }
+          - when: body?.method == "notifications/initialized"
+            process:
+              - { type: set-payload, settings: { value: '{"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}}' } }
+          - when: body?.method == "tools/list"
+            process:
+              - { type: set-payload, settings: { value: '{"jsonrpc": "2.0", "id": "s2", "method": "roots/list"}' } }
+          - when: body?.id == "s2"
+            process:
+              - type: set-payload
+                settings: { value: '{"jsonrpc": "2.0", "id": 2, "result": {"tools": [], "rootsError": body.error.code}}' }
+        default:
+          - { type: set-payload, settings: { value: '{"jsonrpc": "2.0", "id": 99, "result": {}}' } }
+`
+
+// Over stdio the client answers the server's requests as a client without capabilities does
+// (ping with {}, anything else -32601), passes its notifications over, and fails a case on an
+// answer to an id it did not ask.
+func TestTheStdioClientAnswersTheServersRequests(t *testing.T) {
+	dir := write(t, scriptedServer, `cases:
+  - name: answers ping and refuses roots/list
+    mcp: { flow: scripted, list: tools }
+    expect: { body: { tools: [], rootsError: -32601 } }
+  - name: an answer to another id
+    mcp: { flow: scripted, method: ping }
+`)
+	sum, out := run(t, dir, nil)
+	if sum.Passed != 1 || sum.Failed != 1 {
+		t.Fatalf("summary %+v\n%s", sum, out)
+	}
+	reports(t, out, `mcp: ping: the flow answered id 99, which was not asked (the request is id 2): {"id":99,"jsonrpc":"2.0","result":{}}`)
 }
