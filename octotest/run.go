@@ -256,7 +256,7 @@ func (r *runner) config(c *loaded, lookup func(string) (string, bool)) (*config.
 	if len(c.Env) == 0 {
 		return r.cfg, nil
 	}
-	return config.Load(r.path, lookup)
+	return r.load(lookup)
 }
 
 // serve serves handler on a free loopback port until stop, watching the vars of every flow it

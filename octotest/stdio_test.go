@@ -1,7 +1,12 @@
 package octotest_test
 
 import (
+	"bytes"
+	"context"
+	"strings"
 	"testing"
+
+	"github.com/octo-run/octo/octotest"
 )
 
 // routerOnStdio is a router served by a stdio connector, as `octo run` serves it to a client
@@ -246,4 +251,71 @@ func TestTheStdioClientAnswersTheServersRequests(t *testing.T) {
 		t.Fatalf("summary %+v\n%s", sum, out)
 	}
 	reports(t, out, `mcp: ping: the flow answered id 99, which was not asked (the request is id 2): {"id":99,"jsonrpc":"2.0","result":{}}`)
+}
+
+// routerOnHTTP is routerOnStdio's router on an http connector, beside an API flow.
+const routerOnHTTP = `
+connectors:
+  - { name: web, type: http, settings: { port: 0 } }
+flows:
+  - name: ping-api
+    source: { connector: web, settings: { path: /ping } }
+    process:
+      - { type: set-payload, settings: { value: '{"pong": true}' } }
+  - name: mcp
+    source: { connector: web, settings: { path: /mcp } }
+    process:
+      - type: mcp-router
+        tools:
+          - name: echo
+            process:
+              - { type: set-payload, settings: { value: '{"said": body.text}' } }
+`
+
+// With Stdio (octo test --stdio) the config is served as octo run --stdio serves it: the same
+// mcp cases go over a pipe (HTTP's status no longer fits them), and the other flows keep their
+// http connector.
+func TestStdioServesTheConfigAsRunStdioDoes(t *testing.T) {
+	dir := write(t, routerOnHTTP, `cases:
+  - name: echo answers
+    mcp: { tool: echo, arguments: { text: hi } }
+    expect: { text: '{"said":"hi"}' }
+  - name: an HTTP status
+    mcp: { tool: echo, arguments: { text: hi } }
+    expect: { status: 200 }
+  - name: the API stays on HTTP
+    request: { flow: ping-api }
+    expect: { status: 200, body: { pong: true } }
+`)
+	if sum, out := run(t, dir, nil); sum.Passed != 3 {
+		t.Fatalf("over HTTP: summary %+v\n%s", sum, out)
+	}
+	var out bytes.Buffer
+	sum, err := octotest.Run(context.Background(), dir, octotest.Options{Out: &out, Stdio: true})
+	if err != nil || sum.Passed != 2 || sum.Failed != 1 {
+		t.Fatalf("over stdio: summary %+v, %v\n%s", sum, err, out.String())
+	}
+	reports(t, out.String(), `FAIL `+dir+`/tests/cases.yaml:5: an HTTP status`,
+		`expect.status: flow "mcp" is served over stdio (connector "stdio"), which has no HTTP status`)
+}
+
+// A config that cannot be served over stdio is refused with Stdio as octo validate --stdio
+// refuses it, at its line, and no case runs.
+func TestStdioRefusesAConfigThatCannotServeOnStdio(t *testing.T) {
+	dir := write(t, `
+connectors:
+  - { name: web, type: http, settings: { port: 0 } }
+flows:
+  - name: mcp
+    source: { connector: web, settings: { path: /mcp } }
+    process:
+      - { type: jwt-validate, settings: { issuer: https://issuer.example, audience: https://mcp.example/mcp, jwksUrl: https://issuer.example/jwks } }
+      - { type: mcp-router, tools: [ { name: t, process: [ { type: set-payload, settings: { value: '1' } } ] } ] }
+`, `cases:
+  - { name: t, mcp: { tool: t } }
+`)
+	_, err := octotest.Run(context.Background(), dir, octotest.Options{Stdio: true})
+	if err == nil || !strings.Contains(err.Error(), "flow.yaml:8:9: flows[0].process[0].type (jwt-validate): needs messages from a connector of type http") {
+		t.Fatalf("err %v", err)
+	}
 }
