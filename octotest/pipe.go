@@ -18,18 +18,18 @@ import (
 // answers to another, one message per line, through its own code (framing, line limit, the
 // order of lines, the session it opens). Nothing touches the process's standard streams.
 type pipe struct {
-	conn   *stdio.Connector
-	in     *io.PipeWriter // the case writes here; the connector reads the other end
-	out    *io.PipeWriter // the connector writes here; read drains the other end
-	lines  chan outLine   // what read got, for the case; closed when the output ends
-	quit   chan struct{}  // closed when the case stops listening: read discards from then on
-	readOK chan struct{}  // closed when read returned
-	stopAt context.CancelFunc
+	conn    *stdio.Connector
+	in      *io.PipeWriter // the case writes here; the connector reads the other end
+	out     *io.PipeWriter // the connector writes here; read drains the other end
+	lines   chan outLine   // what read got, for the case; closed when the output ends
+	quit    chan struct{}  // closed when the case stops listening: read discards from then on
+	readOK  chan struct{}  // closed when read returned
+	unwatch func() bool    // stops closing the input when the case's context ends
 
 	shutOnce sync.Once
 }
 
-// outLine is one line the connector wrote, or why the output ended.
+// outLine is one line the connector wrote; one over the limit is marked, not kept.
 type outLine struct {
 	data    []byte
 	tooLong bool
@@ -49,8 +49,7 @@ func openPipe(ctx context.Context, conn *stdio.Connector) (*pipe, error) {
 		<-p.readOK
 		return nil, err
 	}
-	stop := context.AfterFunc(ctx, func() { _ = inW.Close() })
-	p.stopAt = func() { stop() }
+	p.unwatch = context.AfterFunc(ctx, func() { _ = inW.Close() })
 	return p, nil
 }
 
@@ -115,7 +114,7 @@ const (
 // once it has handed on or discarded the last line. It runs once.
 func (p *pipe) shut(ctx context.Context) {
 	p.shutOnce.Do(func() {
-		p.stopAt()
+		p.unwatch()
 		_ = p.in.Close()
 		select {
 		case <-p.conn.Done(): // every line read was answered, and the flow heard the input end
