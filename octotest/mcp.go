@@ -26,7 +26,7 @@ type mcpClient struct {
 // Streamable HTTP (httpConn), a line each over stdio (lineConn).
 type rpcConn interface {
 	// request sends req, whose id is id, and returns its answer.
-	request(ctx context.Context, method, id string, req []byte) (*rpcAnswer, error)
+	request(ctx context.Context, id string, req []byte) (*rpcAnswer, error)
 	// notify sends a notification.
 	notify(ctx context.Context, msg []byte) error
 	// initialized keeps what the handshake settled: the negotiated version, and the answer
@@ -85,7 +85,7 @@ func (c *mcpClient) call(ctx context.Context, method string, params any) (*rpcAn
 	if err != nil {
 		return nil, err
 	}
-	a, err := c.conn.request(ctx, method, strconv.Itoa(c.id), body)
+	a, err := c.conn.request(ctx, strconv.Itoa(c.id), body)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", method, err)
 	}
@@ -110,7 +110,7 @@ type httpConn struct {
 	version string
 }
 
-func (c *httpConn) request(ctx context.Context, _, id string, req []byte) (*rpcAnswer, error) {
+func (c *httpConn) request(ctx context.Context, id string, req []byte) (*rpcAnswer, error) {
 	h, err := c.post(ctx, req)
 	if err != nil {
 		return nil, err

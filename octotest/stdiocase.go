@@ -17,7 +17,7 @@ import (
 // method not found. Anything else on the output breaks the protocol and fails the case.
 type lineConn struct{ p *pipe }
 
-func (c lineConn) request(ctx context.Context, _, id string, req []byte) (*rpcAnswer, error) {
+func (c lineConn) request(ctx context.Context, id string, req []byte) (*rpcAnswer, error) {
 	if err := c.p.write(ctx, req); err != nil {
 		return nil, err
 	}
