@@ -113,11 +113,15 @@ func TestWhatStdioCannotCarryFailsTheCaseByKey(t *testing.T) {
 	)
 }
 
-// lineFlow answers each line of its stdio connector with a JSON object, or waits for ever.
-const lineFlow = `
+// onStdio starts a config whose flow is on a stdio connector.
+const onStdio = `
 connectors:
   - { name: io, type: stdio }
 flows:
+`
+
+// lineFlow answers each line of its stdio connector with a JSON object, or waits for ever.
+const lineFlow = onStdio + `
   - name: lines
     source: { connector: io }
     process:
@@ -205,10 +209,7 @@ flows:
 // things: it pings the client before answering initialize (and answers it only when the pong is
 // {}), sends a notification for notifications/initialized, and asks for roots/list before
 // answering tools/list with the error code the client answered.
-const scriptedServer = `
-connectors:
-  - { name: io, type: stdio }
-flows:
+const scriptedServer = onStdio + `
   - name: scripted
     source: { connector: io }
     process:
@@ -253,17 +254,14 @@ func TestTheStdioClientAnswersTheServersRequests(t *testing.T) {
 	reports(t, out, `mcp: ping: the flow answered id 99, which was not asked (the request is id 2): {"id":99,"jsonrpc":"2.0","result":{}}`)
 }
 
-// routerOnHTTP is routerOnStdio's router on an http connector, beside an API flow.
-const routerOnHTTP = `
-connectors:
-  - { name: web, type: http, settings: { port: 0 } }
-flows:
+// routerOnHTTP is a router on an http connector, beside an API flow on the same one.
+const routerOnHTTP = api + `
   - name: ping-api
-    source: { connector: web, settings: { path: /ping } }
+    source: { connector: api, settings: { path: /ping } }
     process:
       - { type: set-payload, settings: { value: '{"pong": true}' } }
   - name: mcp
-    source: { connector: web, settings: { path: /mcp } }
+    source: { connector: api, settings: { path: /mcp } }
     process:
       - type: mcp-router
         tools:
@@ -302,12 +300,9 @@ func TestStdioServesTheConfigAsRunStdioDoes(t *testing.T) {
 // A config that cannot be served over stdio is refused with Stdio as octo validate --stdio
 // refuses it, at its line, and no case runs.
 func TestStdioRefusesAConfigThatCannotServeOnStdio(t *testing.T) {
-	dir := write(t, `
-connectors:
-  - { name: web, type: http, settings: { port: 0 } }
-flows:
+	dir := write(t, api+`
   - name: mcp
-    source: { connector: web, settings: { path: /mcp } }
+    source: { connector: api, settings: { path: /mcp } }
     process:
       - { type: jwt-validate, settings: { issuer: https://issuer.example, audience: https://mcp.example/mcp, jwksUrl: https://issuer.example/jwks } }
       - { type: mcp-router, tools: [ { name: t, process: [ { type: set-payload, settings: { value: '1' } } ] } ] }
@@ -315,7 +310,7 @@ flows:
   - { name: t, mcp: { tool: t } }
 `)
 	_, err := octotest.Run(context.Background(), dir, octotest.Options{Stdio: true})
-	if err == nil || !strings.Contains(err.Error(), "flow.yaml:8:9: flows[0].process[0].type (jwt-validate): needs messages from a connector of type http") {
+	if err == nil || !strings.Contains(err.Error(), "flow.yaml:9:9: flows[0].process[0].type (jwt-validate): needs messages from a connector of type http") {
 		t.Fatalf("err %v", err)
 	}
 }
