@@ -38,9 +38,9 @@ type step struct {
 	timeout   time.Duration // how long an asking step waits for the client over a session
 	url       *urlElicit    // an elicit step in URL mode
 	as        string        // where the answer goes, and the 2026-07-28 input request's key
-	key       string // the input request's key: as, else step<N>
-	together  bool   // asked in the round of the input step before it (2026-07-28)
-	optional  bool   // skipped for a client without the capability (2026-07-28)
+	key       string        // the input request's key: as, else step<N>
+	together  bool          // asked in the round of the input step before it (2026-07-28)
+	optional  bool          // skipped for a client without the capability (2026-07-28)
 }
 
 // asks reports whether the step asks the client something.
@@ -51,9 +51,9 @@ func (s *step) asks() bool {
 // stepKeys names, per kind, the keys a step of that kind may have besides
 // its own.
 var stepKeys = map[string][]string{
-	"log":       {"level", "logger"},
-	"progress":  {"total", "message"},
-	"delayMs":   {},
+	"log":      {"level", "logger"},
+	"progress": {"total", "message"},
+	"delayMs":  {},
 	"elicit": {"schema", "as", "together", "optional", "timeoutMs",
 		"mode", "url", "completeAfterMs", "notifyComplete", "required", "onDecline", "onCancel"},
 	"sample":    {"maxTokens", "systemPrompt", "as", "together", "optional", "timeoutMs"},
