@@ -1,0 +1,29 @@
+package e2e
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestTypeScriptSDKClientAnswersURLElicitations runs node/url-elicit-client.mjs against the
+// calendar sample served by the built binary: the official TypeScript SDK client is sent to a
+// sign-in page (URL-mode elicitation) and accepts, declines or cancels; an accepted link is
+// followed by notifications/elicitation/complete; list_events answers -32042 until its sign-in
+// is done, and a client declaring form mode only is never sent a link.
+func TestTypeScriptSDKClientAnswersURLElicitations(t *testing.T) {
+	node, dir := typeScriptSDK(t)
+	port := freePort(t)
+	p := startOcto(t, nil, "serve", "samples/calendar-mock", "--port", strconv.Itoa(port))
+	m := regexp.MustCompile(`url=(http://\S+)`).FindStringSubmatch(p.Log())
+	if m == nil {
+		t.Fatalf("no address in the log:\n%s", p.Log())
+	}
+	runClientScript(t, node, dir, "url-elicit-client.mjs", strings.TrimSuffix(m[1], "/mcp"))
+
+	// The server's side: the link went out as elicitation/create and the completion as a
+	// notification.
+	waitLog(t, p, "Calendar mock  out elicitation/create")
+	waitLog(t, p, "Calendar mock  out notifications/elicitation/complete")
+}
