@@ -7,6 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/octo-run/octo/blocks/mcp"
 )
 
 // linkEdges holds url elicit steps at their edges: no notification, a link an argument breaks,
@@ -83,4 +85,24 @@ func TestURLElicitationEdges(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
+}
+
+// Over stdio the session's one stream carries the completion of a -32042 elicitation.
+func TestURLElicitationRequiredOverStdio(t *testing.T) {
+	toServer, fromServer, _ := stdioServer(t, linking, "")
+	c := newURLClient("accept")
+	client := sdk.NewClient(&sdk.Implementation{Name: "stdio-test", Version: "1"}, c.options("url"))
+	ctx := testCtx(t)
+	cs, err := client.Connect(ctx, &sdk.IOTransport{Reader: fromServer, Writer: toServer},
+		&sdk.ClientSessionOptions{ProtocolVersion: mcp.Version20251125})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	id := requiredElicitation(t, cs, ctx)
+	c.completed(t, id)
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "list_files"})
+	if err != nil || texts(res)[0] != "files listed" {
+		t.Fatalf("after completion: %v %s", err, jsonOf(res))
+	}
 }
