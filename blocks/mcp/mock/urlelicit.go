@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"net/url"
 	"strings"
 	"time"
@@ -57,10 +58,18 @@ func (c *compiler) urlElicit(sc *stepConfig, r refs) (*urlElicit, bool) {
 		c.problem(&sc.URL, "url %q: write an absolute http:// or https:// URL (clients open it in a browser)", sc.URL)
 		ok = false
 	}
-	var lok bool
-	if u.link, lok = c.text(sc.URL, &sc.URL, r); !lok {
-		ok = false
+	// The link may carry the elicitationId, which is known only when the step runs: it
+	// compiles as a variable whose value is a slot filled in then.
+	vars := c.vars
+	c.vars = maps.Clone(vars)
+	if c.vars == nil {
+		c.vars = map[string]string{}
 	}
+	c.vars["elicitationId"] = idSlot
+	var lok bool
+	u.link, lok = c.text(sc.URL, &sc.URL, r)
+	c.vars = vars
+	ok = ok && lok
 	for _, t := range []struct {
 		text *string
 		dst  **placeholder.Template
@@ -77,6 +86,12 @@ func (c *compiler) urlElicit(sc *stepConfig, r refs) (*urlElicit, bool) {
 	return u, ok
 }
 
+// idSlot stands for the elicitationId in a rendered link until the id is known.
+const idSlot = "\x00elicitationId\x00"
+
+// withID fills a rendered link's elicitationId slots.
+func withID(link, id string) string { return strings.ReplaceAll(link, idSlot, id) }
+
 // urlParams is the body of elicitation/create in URL mode; 2026-07-28 has no elicitationId.
 type urlParams struct {
 	Mode          string `json:"mode"`
@@ -91,53 +106,50 @@ type urlParams struct {
 func (s *step) openLink(ctx context.Context, rc *mcp.RequestContext, in *placeholder.Input, r *placeholder.Rand) (*mcp.CallToolResult, error) {
 	u := s.url
 	p := urlParams{Mode: mcp.ElicitURL, Message: s.text.Render(*in, r), URL: u.link.Render(*in, r)}
-	if !absoluteLink(p.URL) {
-		return errf("This tool's link rendered to %q, which is not an absolute http or https URL", p.URL), nil
+	if link := withID(p.URL, ""); !absoluteLink(link) {
+		return errf("This tool's link rendered to %q, which is not an absolute http or https URL", link), nil
 	}
 	switch {
-	case rc.Version == mcp.Version20260728:
-		reply, failed, err := s.request(ctx, rc, "elicitation/create", p)
-		if reply == nil {
-			return failed, err
-		}
-		return s.linkAnswered(ctx, rc, in, r, reply, "")
-	case rc.Version < mcp.Version20251125:
+	case rc.Version != "" && rc.Version < mcp.Version20251125:
 		return errf("This tool asks the user to open a link (elicitation in mode url), which protocol version %s does not have: it needs %s or later", rc.Version, mcp.Version20251125), nil
+	case rc.Version == mcp.Version20260728: // no elicitationId: a fresh one goes in the link only
+		p.URL = withID(p.URL, newElicitationID())
 	case u.required:
 		return u.visits.require(rc, p, u)
+	default:
+		p.ElicitationID = newElicitationID()
+		p.URL = withID(p.URL, p.ElicitationID)
 	}
-	p.ElicitationID = newElicitationID()
 	reply, failed, err := s.request(ctx, rc, "elicitation/create", p)
 	if reply == nil {
 		return failed, err
 	}
-	return s.linkAnswered(ctx, rc, in, r, reply, p.ElicitationID)
+	return s.linkAnswered(ctx, rc, in, r, reply, p)
 }
 
 // linkAnswered acts on the user's answer: decline and cancel fail the call; accept waits
 // until the outside interaction counts as done, tells a 2025-11-25 client (id set) so, and
 // keeps the answer as args.<as>.
-func (s *step) linkAnswered(ctx context.Context, rc *mcp.RequestContext, in *placeholder.Input, r *placeholder.Rand, reply json.RawMessage, id string) (*mcp.CallToolResult, error) {
+func (s *step) linkAnswered(ctx context.Context, rc *mcp.RequestContext, in *placeholder.Input, r *placeholder.Rand, reply json.RawMessage, p urlParams) (*mcp.CallToolResult, error) {
 	u := s.url
 	var ans struct {
 		Action string `json:"action"`
 	}
 	_ = json.Unmarshal(reply, &ans)
-	link := u.link.Render(*in, r)
 	switch ans.Action {
 	case "accept":
 	case "decline":
-		return u.refusal(u.onDecline, "The user declined to open "+link, *in, r), nil
+		return u.refusal(u.onDecline, "The user declined to open "+p.URL, *in, r), nil
 	case "cancel":
-		return u.refusal(u.onCancel, "The user dismissed the request to open "+link, *in, r), nil
+		return u.refusal(u.onCancel, "The user dismissed the request to open "+p.URL, *in, r), nil
 	default:
 		return errf("The client answered elicitation/create with action %q; want accept, decline or cancel", ans.Action), nil
 	}
 	if err := wait(ctx, rc, u.after, false); err != nil {
 		return nil, err
 	}
-	if id != "" && u.notify && rc.Notifier != nil {
-		_ = rc.Notifier.Notify(ctx, "notifications/elicitation/complete", completeParams{id})
+	if p.ElicitationID != "" && u.notify && rc.Notifier != nil {
+		_ = rc.Notifier.Notify(ctx, "notifications/elicitation/complete", completeParams{p.ElicitationID})
 	}
 	s.keep(in, reply)
 	return nil, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -32,7 +33,7 @@ tools:
   - name: list_files
     description: Needs a sign-in first
     steps:
-      - { elicit: "Sign in to Example Co first", mode: url, url: "https://files.example.com/signin", required: true, completeAfterMs: 1500 }
+      - { elicit: "Sign in to Example Co first", mode: url, url: "https://files.example.com/signin?elicitation={{elicitationId}}", required: true, completeAfterMs: 1500 }
     result: files listed
   - name: impatient
     description: Waits little for the answer
@@ -241,7 +242,7 @@ func requiredFrom(t *testing.T, err error) string {
 		t.Fatalf("data = %s (%v)", rpcErr.Data, err)
 	}
 	e := data.Elicitations[0]
-	if e.Mode != "url" || e.URL != "https://files.example.com/signin" || e.Message != "Sign in to Example Co first" || len(e.ElicitationID) != 32 {
+	if e.Mode != "url" || e.URL != "https://files.example.com/signin?elicitation="+e.ElicitationID || e.Message != "Sign in to Example Co first" || len(e.ElicitationID) != 32 {
 		t.Fatalf("elicitation %s", jsonOf(e))
 	}
 	return e.ElicitationID
@@ -262,7 +263,10 @@ func TestURLElicitationOn20260728(t *testing.T) {
 			if isErr || (text != "connected: accept" && text != "files listed") {
 				t.Fatalf("%s: result %q (isError %v)", tool, text, isErr)
 			}
-			if p := c.last(t); p.Mode != "url" || p.ElicitationID != "" || !strings.HasPrefix(p.URL, "https://") {
+			// 2026-07-28 has no elicitationId; a link that asks for one gets a fresh id.
+			p := c.last(t)
+			if p.Mode != "url" || p.ElicitationID != "" || !strings.HasPrefix(p.URL, "https://") ||
+				tool == "list_files" && !regexp.MustCompile(`\?elicitation=[0-9a-f]{32}$`).MatchString(p.URL) {
 				t.Fatalf("%s: asked %s", tool, jsonOf(p))
 			}
 		}

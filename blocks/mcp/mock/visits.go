@@ -69,7 +69,7 @@ func (v *visits) require(rc *mcp.RequestContext, p urlParams, u *urlElicit) (*mc
 		}
 		v.bySession[sess.ID()] = vis
 	}
-	p.ElicitationID = vis.id
+	p.ElicitationID, p.URL = vis.id, withID(p.URL, vis.id)
 	return nil, &mcp.Error{Code: mcp.CodeURLElicitationRequired,
 		Message: "This request needs the user to open a link first",
 		Data:    map[string]any{"elicitations": []urlParams{p}}}

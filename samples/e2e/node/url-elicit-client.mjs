@@ -100,7 +100,7 @@ const checks = [
     assert.equal(err.elicitations.length, 1);
     const [e] = err.elicitations;
     assert.deepEqual({ mode: e.mode, url: e.url, message: e.message }, {
-      mode: 'url', url: LINK, message: 'Connect your calendar first.',
+      mode: 'url', url: `${LINK}?elicitation=${e.elicitationId}`, message: 'Connect your calendar first.',
     });
     assert.match(e.elicitationId, /^[0-9a-f]{32}$/);
     await heard(links, e.elicitationId);
