@@ -49,10 +49,11 @@ type urlClient struct {
 	mu       sync.Mutex
 	asked    []*sdk.ElicitParams
 	complete chan string
+	gaveUp   chan struct{} // a never-answering client's request was cancelled by the server
 }
 
 func newURLClient(action string) *urlClient {
-	return &urlClient{action: action, complete: make(chan string, 8)}
+	return &urlClient{action: action, complete: make(chan string, 8), gaveUp: make(chan struct{}, 8)}
 }
 
 // options declares elicitation in the given modes (none: the SDK's default, form only).
@@ -64,6 +65,7 @@ func (c *urlClient) options(modes ...string) *sdk.ClientOptions {
 			c.mu.Unlock()
 			if c.action == "" { // never answers: waits until the server gives up
 				<-ctx.Done()
+				c.gaveUp <- struct{}{}
 				return nil, ctx.Err()
 			}
 			return &sdk.ElicitResult{Action: c.action}, nil
@@ -170,11 +172,17 @@ func TestURLElicitationOnASession(t *testing.T) {
 			t.Fatalf("the client was asked %s", jsonOf(c.asked))
 		}
 	})
-	t.Run("a client that never answers gets the step's timeout", func(t *testing.T) {
-		cs := connect(t, s.url, newURLClient("").options("url"))
+	t.Run("a client that never answers gets the step's timeout, and the question is cancelled", func(t *testing.T) {
+		c := newURLClient("")
+		cs := connect(t, s.url, c.options("url"))
 		text, isErr := callText(t, cs, "impatient", nil)
 		if !isErr || text != "The client did not answer elicitation/create within 300 ms" {
 			t.Fatalf("result %q (isError %v)", text, isErr)
+		}
+		select { // notifications/cancelled ended the client's handler while the session is open
+		case <-c.gaveUp:
+		case <-time.After(15 * time.Second):
+			t.Fatal("the client's elicitation was never cancelled")
 		}
 	})
 	t.Run("a 2025-06-18 session has no URL mode: the call fails saying so", func(t *testing.T) {
