@@ -23,7 +23,10 @@ func TestTypeScriptSDKClientAnswersURLElicitations(t *testing.T) {
 	runClientScript(t, node, dir, "url-elicit-client.mjs", strings.TrimSuffix(m[1], "/mcp"))
 
 	// The server's side: the link went out as elicitation/create and the completion as a
-	// notification.
+	// notification, summarized by its elicitationId.
 	waitLog(t, p, "Calendar mock  out elicitation/create")
 	waitLog(t, p, "Calendar mock  out notifications/elicitation/complete")
+	if !regexp.MustCompile(`Calendar mock  out notifications/elicitation/complete [0-9a-f]{32} `).MatchString(p.Log()) {
+		t.Errorf("the log does not name the completed elicitation:\n%s", p.Log())
+	}
 }
