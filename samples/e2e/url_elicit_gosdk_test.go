@@ -16,7 +16,7 @@ import (
 // tools ask through input_required and answer once the link is accepted; at 2025-11-25
 // list_events is -32042 until notifications/elicitation/complete, then the retry answers.
 func TestGoSDKClientOpensTheCalendarLinks(t *testing.T) {
-	url, _ := serveCalendarMock(t)
+	url, _ := serveWorkspace(t, "samples/calendar-mock")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	completed := make(chan string, 4)

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -14,7 +13,7 @@ import (
 // is done, and a client declaring form mode only is never sent a link.
 func TestTypeScriptSDKClientAnswersURLElicitations(t *testing.T) {
 	node, dir := typeScriptSDK(t)
-	url, p := serveCalendarMock(t)
+	url, p := serveWorkspace(t, "samples/calendar-mock")
 	runClientScript(t, node, dir, "url-elicit-client.mjs", strings.TrimSuffix(url, "/mcp"))
 
 	// The server's side: the link went out as elicitation/create and the completion as a
@@ -26,14 +25,3 @@ func TestTypeScriptSDKClientAnswersURLElicitations(t *testing.T) {
 	}
 }
 
-// serveCalendarMock serves samples/calendar-mock with the built binary on a free port and
-// returns its Streamable HTTP endpoint.
-func serveCalendarMock(t *testing.T) (string, *proc) {
-	t.Helper()
-	p := startOcto(t, nil, "serve", "samples/calendar-mock", "--port", strconv.Itoa(freePort(t)))
-	m := regexp.MustCompile(`url=(http://\S+)`).FindStringSubmatch(p.Log())
-	if m == nil {
-		t.Fatalf("no address in the log:\n%s", p.Log())
-	}
-	return m[1], p
-}
