@@ -24,4 +24,3 @@ func TestTypeScriptSDKClientAnswersURLElicitations(t *testing.T) {
 		t.Errorf("the log does not name the completed elicitation:\n%s", p.Log())
 	}
 }
-
