@@ -46,7 +46,7 @@ func TestURLElicitationEdges(t *testing.T) {
 		cs := connect(t, s.url, newURLClient("accept").options("url"))
 		// The notification goes out before the result on the call's stream, so once the
 		// call has answered the log holds it, or never will.
-		const sent = `"msg":"notifications/elicitation/complete"`
+		const sent = `"msg":"notifications/elicitation/complete ` // the summary names the id
 		if text, isErr := callText(t, cs, "quiet", nil); isErr || text != "done" {
 			t.Fatalf("quiet: %q", text)
 		}
