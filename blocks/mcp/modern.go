@@ -3,13 +3,11 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 )
 
 // This file serves the stateless revision, 2026-07-28, beside the older ones on the same
@@ -194,6 +192,11 @@ func (s *Server) checkModern(m *Message, h http.Header) ([]byte, *Error) {
 			return nil, e
 		}
 	}
+	if m.Method == "tools/call" {
+		if e := s.checkParamHeaders(m, h); e != nil {
+			return nil, e
+		}
+	}
 	return meta, nil
 }
 
@@ -208,25 +211,16 @@ func nameKey(method string) string {
 	return ""
 }
 
-// mirrored checks that header key holds want (after trimming spaces and tabs, and decoding a
-// =?base64?…?= value); a missing header is a mismatch when the body has the value.
+// mirrored checks that header key holds want (see headerText); a missing header is a mismatch
+// when the body has the value.
 func mirrored(h http.Header, key, want string, inBody bool) *Error {
-	vals := h.Values(key)
-	if len(vals) == 0 {
-		if inBody {
-			return headerMismatch("missing the %s header", key)
-		}
-		return nil
-	}
-	got := strings.Trim(vals[0], " \t")
-	if inner, ok := strings.CutPrefix(got, "=?base64?"); ok && strings.HasSuffix(inner, "?=") {
-		b, err := base64.StdEncoding.DecodeString(strings.TrimSuffix(inner, "?="))
-		if err != nil {
-			return headerMismatch("the %s header is not valid base64", key)
-		}
-		got = string(b)
-	}
-	if got != want {
+	got, sent, e := headerText(h, key)
+	switch {
+	case e != nil:
+		return e
+	case !sent && inBody:
+		return headerMismatch("missing the %s header", key)
+	case sent && got != want:
 		return headerMismatch("the %s header %q differs from the body's %q", key, got, want)
 	}
 	return nil
