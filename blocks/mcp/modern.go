@@ -87,6 +87,18 @@ func (s *Server) modernRequest(in HTTPRequest) bool {
 	return string(method) != `"initialize"`
 }
 
+// requestVersion is the revision a sessionless request came with, for the traffic log: its
+// MCP-Protocol-Version header, else its params._meta's protocol version.
+func requestVersion(h http.Header, m *Message) string {
+	if v, ok := headerVersion(h); ok {
+		return v
+	}
+	meta, _ := member(m.Params, "_meta")
+	raw, _ := member(meta, MetaProtocolVersion)
+	v, _ := unquote(raw)
+	return v
+}
+
 // supportedVersions lists every revision the server speaks, stateless ones first: what
 // server/discover and -32022 name.
 func (v Versions) supportedVersions() []string {

@@ -52,6 +52,8 @@ func TestParamHeadersOnTheMock(t *testing.T) {
 	if resp.StatusCode != 400 || strings.TrimSpace(string(got)) != want {
 		t.Fatalf("got %d %s\nwant 400 %s", resp.StatusCode, got, want)
 	}
+	// The traffic log says which revision the sessionless requests came with.
+	waitForLog(t, s, `"msg":"error of tools/call run","flow":"mcp","block":"mcp-mock","name":"test-mock","server":"test-mock","session":"","transport":"streamable-http","kind":"error","direction":"out","version":"2026-07-28"`)
 }
 
 // An annotation clients would refuse is a build problem at its place in the settings.
