@@ -22,7 +22,7 @@ func TestTheReadableLogIsOneShortLinePerRecord(t *testing.T) {
 			l.Info("tools/list", "server", "S", "session", "", "transport", "streamable-http", "kind", "request", "direction", "in",
 				"version", "2026-07-28")
 		}, "S  in  tools/list  [2026-07-28 streamable-http]\n"},
-				{"a closed session says why", slog.LevelInfo, func(l *slog.Logger) {
+		{"a closed session says why", slog.LevelInfo, func(l *slog.Logger) {
 			l.Info("session closed", "server", "S", "session", "X1", "transport", "stdio", "kind", "session-closed", "reason", "eof")
 		}, "S      session closed  [X1 stdio] (eof)\n"},
 		{"other records show level, message and attributes", slog.LevelInfo, func(l *slog.Logger) {

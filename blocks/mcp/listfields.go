@@ -1,0 +1,104 @@
+package mcp
+
+import "slices"
+
+// This file keeps the list methods to the fields of the revision a client speaks: a field a
+// revision does not define (a tool's icons before 2025-11-25, titles before 2025-06-18) is left
+// out of what that client is listed, so strict clients of older revisions never meet it.
+
+// Field tiers: the revisions that added list fields, oldest first. tierLatest is 2025-11-25
+// and later (2026-07-28), and a request whose revision is unknown.
+const (
+	tier20241105 = iota
+	tier20250326 // tool annotations
+	tier20250618 // title (tools, resources, templates, prompts, prompt arguments), outputSchema
+	tierLatest   // icons
+	fieldTiers
+)
+
+// tierOf is the field tier of a revision.
+func tierOf(version string) int {
+	switch {
+	case version == "" || version >= Version20251125:
+		return tierLatest
+	case version >= Version20250618:
+		return tier20250618
+	case version >= Version20250326:
+		return tier20250326
+	}
+	return tier20241105
+}
+
+// forTier returns items with the fields tier lacks left out, sharing items when nothing is.
+func forTier[T any](items []T, tier int, trim func(*T, int) bool) []T {
+	if tier == tierLatest {
+		return items
+	}
+	var out []T
+	for i := range items {
+		item := items[i]
+		if !trim(&item, tier) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(items)
+		}
+		out[i] = item
+	}
+	if out == nil {
+		return items
+	}
+	return out
+}
+
+// trimTool leaves out of t what tier lacks and reports whether anything was.
+func trimTool(t *Tool, tier int) bool {
+	had := t.Icons != nil || tier < tier20250618 && (t.Title != "" || t.OutputSchema != nil) ||
+		tier < tier20250326 && t.Annotations != nil
+	t.Icons = nil
+	if tier < tier20250618 {
+		t.Title, t.OutputSchema = "", nil
+	}
+	if tier < tier20250326 {
+		t.Annotations = nil
+	}
+	return had
+}
+
+func trimResource(r *Resource, tier int) bool {
+	had := r.Icons != nil || tier < tier20250618 && r.Title != ""
+	r.Icons = nil
+	if tier < tier20250618 {
+		r.Title = ""
+	}
+	return had
+}
+
+func trimTemplate(r *ResourceTemplate, tier int) bool {
+	had := r.Icons != nil || tier < tier20250618 && r.Title != ""
+	r.Icons = nil
+	if tier < tier20250618 {
+		r.Title = ""
+	}
+	return had
+}
+
+func trimPrompt(p *Prompt, tier int) bool {
+	had := p.Icons != nil
+	p.Icons = nil
+	if tier >= tier20250618 {
+		return had
+	}
+	if p.Title != "" {
+		p.Title, had = "", true
+	}
+	titled := slices.IndexFunc(p.Arguments, func(a PromptArgument) bool { return a.Title != "" })
+	if titled >= 0 {
+		p.Arguments = slices.Clone(p.Arguments)
+		for i := range p.Arguments {
+			p.Arguments[i].Title = ""
+		}
+		had = true
+	}
+	return had
+}
