@@ -4,7 +4,9 @@ import "slices"
 
 // This file keeps the list methods to the fields of the revision a client speaks: a field a
 // revision does not define (a tool's icons before 2025-11-25, titles before 2025-06-18) is left
-// out of what that client is listed, so strict clients of older revisions never meet it.
+// out of what that client is listed, so strict clients of older revisions never meet it. A
+// sessionless request that names no revision (a plain curl to the router) is assumed to be
+// 2025-03-26 for the protocol's rules, but nothing is left out of its lists: it did not say.
 
 // Field tiers: the revisions that added list fields, oldest first. tierLatest is 2025-11-25
 // and later (2026-07-28), and a request whose revision is unknown.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -104,5 +106,42 @@ func TestListsKeepToTheRevisionsFields(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// On the sessionless server a request that names its revision gets that revision's fields; one
+// that names none (assumed 2025-03-26 for the protocol's rules) gets them all.
+func TestStatelessListsKeepToTheNamedRevision(t *testing.T) {
+	s := &Server{Info: Implementation{Name: "rich", Version: "1"}, Tools: richLists{}}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		out := s.ServeStateless(r.Context(), toRequest(r))
+		w.Header().Set("Content-Type", out.ContentType)
+		w.WriteHeader(out.Status)
+		_, _ = w.Write(out.Body)
+	}))
+	defer srv.Close()
+	list := func(version string) string {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if version != "" {
+			req.Header.Set(HeaderProtocolVersion, version)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return readAll(t, resp)
+	}
+	if got := list(""); !strings.Contains(got, `"icons"`) || !strings.Contains(got, `"title":"T"`) {
+		t.Fatalf("no revision named: %s", got)
+	}
+	if got := list(Version20250618); strings.Contains(got, `"icons"`) || !strings.Contains(got, `"title":"T"`) {
+		t.Fatalf("2025-06-18: %s", got)
+	}
+	if got := list(Version20250326); strings.Contains(got, `"title"`) || !strings.Contains(got, `"annotations"`) {
+		t.Fatalf("2025-03-26: %s", got)
 	}
 }

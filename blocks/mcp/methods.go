@@ -100,6 +100,9 @@ func listPage[T any](s *Server, slot int, key string, p params, rc *RequestConte
 		return nil, perr
 	}
 	tier := tierOf(rc.Version)
+	if rc.versionGuessed { // the client did not say: leave nothing out
+		tier = tierLatest
+	}
 	cache := s.CacheLists && cursor == ""
 	if cache {
 		if b := s.lists[slot][tier].Load(); b != nil {
