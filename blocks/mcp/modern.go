@@ -233,7 +233,7 @@ func mirrored(h http.Header, key, want string, inBody bool) *Error {
 	case !sent && inBody:
 		return headerMismatch("missing the %s header", key)
 	case sent && got != want:
-		return headerMismatch("the %s header %q differs from the body's %q", key, got, want)
+		return headerMismatch("the %s header %q differs from the body's %q", key, clip(got), clip(want))
 	}
 	return nil
 }

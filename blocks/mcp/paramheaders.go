@@ -216,7 +216,7 @@ func checkParamHeader(h http.Header, p ParamHeader, args []byte) *Error {
 	case !inBody:
 		return headerMismatch("the %s header is set but %s is absent or null", key, arg)
 	case !sameArgument(got, val):
-		return headerMismatch("the %s header %q differs from %s %s", key, got, arg, clip(string(val)))
+		return headerMismatch("the %s header %q differs from %s %s", key, clip(got), arg, clip(string(val)))
 	}
 	return nil
 }

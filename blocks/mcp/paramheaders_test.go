@@ -205,3 +205,18 @@ func TestParamHeadersWithTheOfficialClient(t *testing.T) {
 		t.Fatalf("arguments seen: %s", got)
 	}
 }
+
+// A long header value is quoted clipped in the error, not whole.
+func TestParamHeaderMismatchQuotesAClippedValue(t *testing.T) {
+	f := newHeaderFront(t)
+	in := modernPost("tools/call", `{"name":"route","arguments":{"region":"us"}}`, "{}", "Mcp-Param-Region", strings.Repeat("x", 10000))
+	h := []string{}
+	for k, v := range in.Header {
+		h = append(h, k, v[0])
+	}
+	resp := f.do(t, http.MethodPost, "/mcp", string(in.Body), h...)
+	body := readAll(t, resp)
+	if resp.StatusCode != 400 || len(body) > 500 || !strings.Contains(body, `xxx…\" differs from arguments.region \"us\"`) {
+		t.Fatalf("got %d %s", resp.StatusCode, body)
+	}
+}
