@@ -55,52 +55,38 @@ func forTier[T any](items []T, tier int, trim func(*T, int) bool) []T {
 
 // trimTool leaves out of t what tier lacks and reports whether anything was.
 func trimTool(t *Tool, tier int) bool {
-	had := t.Icons != nil || tier < tier20250618 && (t.Title != "" || t.OutputSchema != nil) ||
-		tier < tier20250326 && t.Annotations != nil
-	t.Icons = nil
-	if tier < tier20250618 {
-		t.Title, t.OutputSchema = "", nil
+	had := trimNamed(&t.Title, &t.Icons, tier)
+	if tier < tier20250618 && t.OutputSchema != nil {
+		t.OutputSchema, had = nil, true
 	}
-	if tier < tier20250326 {
-		t.Annotations = nil
+	if tier < tier20250326 && t.Annotations != nil {
+		t.Annotations, had = nil, true
 	}
 	return had
 }
 
-func trimResource(r *Resource, tier int) bool {
-	had := r.Icons != nil || tier < tier20250618 && r.Title != ""
-	r.Icons = nil
-	if tier < tier20250618 {
-		r.Title = ""
-	}
-	return had
-}
+func trimResource(r *Resource, tier int) bool { return trimNamed(&r.Title, &r.Icons, tier) }
 
-func trimTemplate(r *ResourceTemplate, tier int) bool {
-	had := r.Icons != nil || tier < tier20250618 && r.Title != ""
-	r.Icons = nil
+func trimTemplate(r *ResourceTemplate, tier int) bool { return trimNamed(&r.Title, &r.Icons, tier) }
+
+// trimNamed leaves out an item's icons, and its title before 2025-06-18.
+func trimNamed(title *string, icons *[]Icon, tier int) bool {
+	had := *icons != nil || tier < tier20250618 && *title != ""
+	*icons = nil
 	if tier < tier20250618 {
-		r.Title = ""
+		*title = ""
 	}
 	return had
 }
 
 func trimPrompt(p *Prompt, tier int) bool {
-	had := p.Icons != nil
-	p.Icons = nil
-	if tier >= tier20250618 {
+	had := trimNamed(&p.Title, &p.Icons, tier)
+	if tier >= tier20250618 || !slices.ContainsFunc(p.Arguments, func(a PromptArgument) bool { return a.Title != "" }) {
 		return had
 	}
-	if p.Title != "" {
-		p.Title, had = "", true
+	p.Arguments = slices.Clone(p.Arguments)
+	for i := range p.Arguments {
+		p.Arguments[i].Title = ""
 	}
-	titled := slices.IndexFunc(p.Arguments, func(a PromptArgument) bool { return a.Title != "" })
-	if titled >= 0 {
-		p.Arguments = slices.Clone(p.Arguments)
-		for i := range p.Arguments {
-			p.Arguments[i].Title = ""
-		}
-		had = true
-	}
-	return had
+	return true
 }
