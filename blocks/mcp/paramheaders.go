@@ -253,6 +253,11 @@ func sameArgument(header string, val []byte) bool {
 		if json.Unmarshal([]byte(header), &a) != nil || json.Unmarshal(val, &b) != nil {
 			return false
 		}
+		if x, errX := a.Int64(); errX == nil { // exactly, beyond float64's 2^53 too
+			if y, errY := b.Int64(); errY == nil {
+				return x == y
+			}
+		}
 		x, errX := a.Float64()
 		y, errY := b.Float64()
 		return errX == nil && errY == nil && x == y

@@ -141,6 +141,8 @@ func TestParamHeadersOverHTTP(t *testing.T) {
 			`"message":"Header mismatch: the Mcp-Param-Region header \"eu\" differs from arguments.region \"us\""`},
 		{"a value of another case", `{"dry":true}`, []string{"Mcp-Param-Dry", "True"}, 400, `"code":-32020`},
 		{"a different number", `{"count":42}`, []string{"Mcp-Param-Count", "43"}, 400, `"code":-32020`},
+		{"big integers compare exactly", `{"count":9007199254740993}`, []string{"Mcp-Param-Count", "9007199254740992"}, 400, `"code":-32020`},
+		{"big integers that match", `{"count":9007199254740993}`, []string{"Mcp-Param-Count", "9007199254740993"}, 200, `"resultType":"complete"`},
 		{"a number that is not JSON", `{"count":42}`, []string{"Mcp-Param-Count", "0x2a"}, 400, `"code":-32020`},
 		{"a header without its argument", `{}`, []string{"Mcp-Param-Region", "us"}, 400,
 			`"message":"Header mismatch: the Mcp-Param-Region header is set but arguments.region is absent or null"`},
@@ -219,4 +221,20 @@ func TestParamHeaderMismatchQuotesAClippedValue(t *testing.T) {
 	if resp.StatusCode != 400 || len(body) > 500 || !strings.Contains(body, `xxx…\" differs from arguments.region \"us\"`) {
 		t.Fatalf("got %d %s", resp.StatusCode, body)
 	}
+}
+
+// Whatever header value and arguments arrive, the check answers nil or a -32020, never panics.
+func FuzzCheckParamHeader(f *testing.F) {
+	f.Add("=?base64?SGVsbG8=?=", `{"region":"Hello"}`)
+	f.Add(" 42.0 ", `{"region":42}`)
+	f.Add("=?base64??=", `{"region":""}`)
+	f.Add("true", `{"region":{"a":[1]}}`)
+	f.Add("", `[`)
+	p := ParamHeader{Name: "Region", Path: []string{"region"}}
+	f.Fuzz(func(t *testing.T, value, args string) {
+		h := http.Header{"Mcp-Param-Region": {value}}
+		if e := checkParamHeader(h, p, []byte(args)); e != nil && e.Code != CodeHeaderMismatch {
+			t.Fatalf("code %d", e.Code)
+		}
+	})
 }
