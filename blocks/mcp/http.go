@@ -93,7 +93,7 @@ func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPRespons
 	if !announced {
 		version = Version20250326 // what a stateless server must assume (§7.2.5)
 	}
-	rc := RequestContext{Vars: in.Vars, Header: in.Header, Version: version, Caller: in.Caller}
+	rc := RequestContext{Vars: in.Vars, Header: in.Header, Version: version, Caller: in.Caller, versionGuessed: !announced}
 	if !batch {
 		return s.serveOne(ctx, &msgs[0], rc, len(in.Body), in.Detach)
 	}

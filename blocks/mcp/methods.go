@@ -91,15 +91,21 @@ const (
 	slotPrompts
 )
 
-// listPage encodes one page of a list method as {"<key>":[...],"nextCursor"?}.
-func listPage[T any](s *Server, slot int, key string, p params, fetch func(cursor string) ([]T, string, error)) (json.RawMessage, error) {
+// listPage encodes one page of a list method as {"<key>":[...],"nextCursor"?}, its items with
+// only the fields the request's revision defines (trim, listfields.go).
+func listPage[T any](s *Server, slot int, key string, p params, rc *RequestContext, trim func(*T, int) bool,
+	fetch func(cursor string) ([]T, string, error)) (json.RawMessage, error) {
 	cursor, perr := stringParam(p.cursor, "cursor", false)
 	if perr != nil {
 		return nil, perr
 	}
+	tier := tierOf(rc.Version)
+	if rc.versionGuessed { // the client did not say: leave nothing out
+		tier = tierLatest
+	}
 	cache := s.CacheLists && cursor == ""
 	if cache {
-		if b := s.lists[slot].Load(); b != nil {
+		if b := s.lists[slot][tier].Load(); b != nil {
 			return *b, nil
 		}
 	}
@@ -107,6 +113,7 @@ func listPage[T any](s *Server, slot int, key string, p params, fetch func(curso
 	if err != nil {
 		return nil, err
 	}
+	items = forTier(items, tier, trim)
 	if items == nil {
 		items = []T{}
 	}
@@ -125,7 +132,7 @@ func listPage[T any](s *Server, slot int, key string, p params, fetch func(curso
 	}
 	out = append(out, '}')
 	if cache {
-		s.lists[slot].Store(&out)
+		s.lists[slot][tier].Store(&out)
 	}
 	return out, nil
 }
@@ -135,7 +142,7 @@ func (s *Server) tools(ctx context.Context, method string, p params, rc *Request
 		return nil, methodNotFound(method)
 	}
 	if method == "tools/list" {
-		return listPage(s, slotTools, "tools", p, func(c string) ([]Tool, string, error) {
+		return listPage(s, slotTools, "tools", p, rc, trimTool, func(c string) ([]Tool, string, error) {
 			return s.Tools.ListTools(ctx, rc, c)
 		})
 	}
@@ -185,11 +192,11 @@ func (s *Server) resources(ctx context.Context, method string, p params, rc *Req
 	}
 	switch method {
 	case "resources/list":
-		return listPage(s, slotResources, "resources", p, func(c string) ([]Resource, string, error) {
+		return listPage(s, slotResources, "resources", p, rc, trimResource, func(c string) ([]Resource, string, error) {
 			return s.Resources.ListResources(ctx, rc, c)
 		})
 	case "resources/templates/list":
-		return listPage(s, slotTemplates, "resourceTemplates", p, func(c string) ([]ResourceTemplate, string, error) {
+		return listPage(s, slotTemplates, "resourceTemplates", p, rc, trimTemplate, func(c string) ([]ResourceTemplate, string, error) {
 			return s.Resources.ListResourceTemplates(ctx, rc, c)
 		})
 	}
@@ -220,7 +227,7 @@ func (s *Server) prompts(ctx context.Context, method string, p params, rc *Reque
 		return nil, methodNotFound(method)
 	}
 	if method == "prompts/list" {
-		return listPage(s, slotPrompts, "prompts", p, func(c string) ([]Prompt, string, error) {
+		return listPage(s, slotPrompts, "prompts", p, rc, trimPrompt, func(c string) ([]Prompt, string, error) {
 			return s.Prompts.ListPrompts(ctx, rc, c)
 		})
 	}

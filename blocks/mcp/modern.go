@@ -3,13 +3,11 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 )
 
 // This file serves the stateless revision, 2026-07-28, beside the older ones on the same
@@ -87,6 +85,18 @@ func (s *Server) modernRequest(in HTTPRequest) bool {
 	}
 	method, _ := member(in.Body, "method")
 	return string(method) != `"initialize"`
+}
+
+// requestVersion is the revision a sessionless request came with, for the traffic log: its
+// MCP-Protocol-Version header, else its params._meta's protocol version.
+func requestVersion(h http.Header, m *Message) string {
+	if v, ok := headerVersion(h); ok {
+		return v
+	}
+	meta, _ := member(m.Params, "_meta")
+	raw, _ := member(meta, MetaProtocolVersion)
+	v, _ := unquote(raw)
+	return v
 }
 
 // supportedVersions lists every revision the server speaks, stateless ones first: what
@@ -194,6 +204,11 @@ func (s *Server) checkModern(m *Message, h http.Header) ([]byte, *Error) {
 			return nil, e
 		}
 	}
+	if m.Method == "tools/call" {
+		if e := s.checkParamHeaders(m, h); e != nil {
+			return nil, e
+		}
+	}
 	return meta, nil
 }
 
@@ -208,26 +223,17 @@ func nameKey(method string) string {
 	return ""
 }
 
-// mirrored checks that header key holds want (after trimming spaces and tabs, and decoding a
-// =?base64?…?= value); a missing header is a mismatch when the body has the value.
+// mirrored checks that header key holds want (see headerText); a missing header is a mismatch
+// when the body has the value.
 func mirrored(h http.Header, key, want string, inBody bool) *Error {
-	vals := h.Values(key)
-	if len(vals) == 0 {
-		if inBody {
-			return headerMismatch("missing the %s header", key)
-		}
-		return nil
-	}
-	got := strings.Trim(vals[0], " \t")
-	if inner, ok := strings.CutPrefix(got, "=?base64?"); ok && strings.HasSuffix(inner, "?=") {
-		b, err := base64.StdEncoding.DecodeString(strings.TrimSuffix(inner, "?="))
-		if err != nil {
-			return headerMismatch("the %s header is not valid base64", key)
-		}
-		got = string(b)
-	}
-	if got != want {
-		return headerMismatch("the %s header %q differs from the body's %q", key, got, want)
+	got, sent, e := headerText(h, key)
+	switch {
+	case e != nil:
+		return e
+	case !sent && inBody:
+		return headerMismatch("missing the %s header", key)
+	case sent && got != want:
+		return headerMismatch("the %s header %q differs from the body's %q", key, clip(got), clip(want))
 	}
 	return nil
 }

@@ -95,6 +95,9 @@ type RequestContext struct {
 	// and whether the tool answered an isError result.
 	tool      int32
 	toolError bool
+	// versionGuessed: a sessionless request named no revision, so Version is the one the
+	// transport assumes (2025-03-26); lists then keep every field (listfields.go).
+	versionGuessed bool
 }
 
 type progressParams struct {

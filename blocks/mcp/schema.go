@@ -17,6 +17,7 @@ import (
 // time and kept as text for tools/list.
 type Schema struct {
 	raw      json.RawMessage
+	headers  []ParamHeader // the x-mcp-header arguments (2026-07-28)
 	compiled *jsonschema.Schema
 	quick    *quickSchema // nil unless the schema is simple enough
 }
@@ -26,7 +27,8 @@ const schemaURL = "mem:///input-schema.json"
 
 // CompileSchema compiles an object schema. Empty text means {"type":"object"}.
 // The dialect is JSON Schema 2020-12 unless "$schema" says otherwise; remote
-// $refs are refused so building never touches the network.
+// $refs are refused so building never touches the network. x-mcp-header
+// annotations must follow SEP-2243 (see ParamHeaders).
 func CompileSchema(text []byte) (*Schema, error) {
 	text = bytes.TrimSpace(text)
 	if len(text) == 0 {
@@ -55,7 +57,11 @@ func CompileSchema(text []byte) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema: %s", strings.TrimPrefix(err.Error(), "jsonschema: "))
 	}
-	return &Schema{raw: json.RawMessage(text), compiled: compiled, quick: compileQuick(text)}, nil
+	headers, err := paramHeaders(text)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	return &Schema{raw: json.RawMessage(text), headers: headers, compiled: compiled, quick: compileQuick(text)}, nil
 }
 
 // checkObjectRoot insists on a root "type": "object", which MCP clients

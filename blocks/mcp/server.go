@@ -93,7 +93,7 @@ type Server struct {
 	listeners *listeners // subscriptions/listen streams; set by NewStateful
 	initOnce  sync.Once
 	initTail  []byte
-	lists     [4]atomic.Pointer[[]byte]
+	lists     [4][fieldTiers]atomic.Pointer[[]byte] // by list slot and field tier
 }
 
 // coreMethods are the methods Handle implements itself.

@@ -31,10 +31,10 @@ type ToolFields struct {
 	Name         string           `yaml:"name" octo:"required" doc:"The tool's name, unique in the server; clients call it by this name. Use 1 to 128 of A-Z a-z 0-9 _ - ." example:"get_weather"`
 	Title        string           `yaml:"title" doc:"A human-readable name for clients to show."`
 	Description  string           `yaml:"description" doc:"What the tool does and when to use it, for the model."`
-	InputSchema  SchemaSetting    `yaml:"inputSchema" doc:"JSON Schema of the arguments (root type object), as JSON text (listed exactly as written) or as a YAML mapping; empty: any object. A call whose arguments do not match is answered as a failed call that names the problem." example:"{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}"`
+	InputSchema  SchemaSetting    `yaml:"inputSchema" doc:"JSON Schema of the arguments (root type object), as JSON text (listed exactly as written) or as a YAML mapping; empty: any object. A call whose arguments do not match is answered as a failed call that names the problem. A property with x-mcp-header: Name is mirrored by 2026-07-28 clients in the Mcp-Param-Name header, which must then match the argument (else HTTP 400, -32020)." example:"{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}"`
 	OutputSchema SchemaSetting    `yaml:"outputSchema" doc:"JSON Schema of the result (root type object), as JSON text or a YAML mapping: the result must be JSON that matches it, and is sent as structuredContent too."`
 	Annotations  *ToolAnnotations `yaml:"annotations" doc:"Hints about the tool's behaviour for clients (readOnlyHint, destructiveHint, idempotentHint, openWorldHint, title)."`
-	Icons        []IconSetting    `yaml:"icons" doc:"Icons a client may show for the tool (listed from 2025-11-25 on; older clients ignore them)."`
+	Icons        []IconSetting    `yaml:"icons" doc:"Icons a client may show for the tool (listed to 2025-11-25 clients and later only)."`
 }
 
 // IconSetting is one icon of a tool.

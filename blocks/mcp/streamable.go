@@ -55,7 +55,7 @@ func (st *Stateful) serveModern(ctx context.Context, in HTTPRequest) StreamReply
 	}
 	m := &msgs[0]
 	ev := TrafficEvent{Transport: TransportStreamable, Direction: DirIn, Kind: TrafficRequest, Method: m.Method,
-		ID: m.ID, Summary: summarize(m.Method, m.Params), Message: in.Body}
+		ID: m.ID, Summary: summarize(m.Method, m.Params), Message: in.Body, Version: requestVersion(in.Header, m)}
 	st.observe(nil, ev)
 	if m.Kind == KindRequest && r.Body != nil {
 		ev.Direction, ev.Kind, ev.Summary, ev.Message = DirOut, TrafficResult, "result of "+ev.Summary, r.Body

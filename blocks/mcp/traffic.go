@@ -76,6 +76,9 @@ type TrafficEvent struct {
 	Status int
 	// Code is the JSON-RPC error code a TrafficRejected request got.
 	Code int
+	// Version is the revision a request without a session came with (2026-07-28: its
+	// MCP-Protocol-Version header, else its _meta's), and of the answer to it.
+	Version string
 }
 
 // observing reports whether anyone listens, so callers skip building events.
@@ -123,6 +126,7 @@ func (st *Stateful) refuse(in HTTPRequest, t Transport, status int, id ID, e *Er
 func logSafeEvent(ev TrafficEvent) TrafficEvent {
 	ev.Method = LogSafe(clip(ev.Method))
 	ev.Summary = LogSafe(ev.Summary)
+	ev.Version = LogSafe(clip(ev.Version))
 	ev.Message = logJSON(ev.Message)
 	return ev
 }

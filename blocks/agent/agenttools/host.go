@@ -68,4 +68,5 @@ type TrafficEntry struct {
 	Status    int             `json:"status,omitempty"` // HTTP status of a rejected request
 	Code      int             `json:"code,omitempty"`
 	Reason    string          `json:"reason,omitempty"`
+	Version   string          `json:"version,omitempty"` // the revision of a request with no session
 }

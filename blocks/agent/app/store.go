@@ -49,7 +49,7 @@ func NewStore(maxEntries, maxBytes int) *Store {
 func (s *Store) Observe(server string, ev mcp.TrafficEvent) {
 	e := agenttools.TrafficEntry{Time: ev.Time, Server: server, Session: ev.Session, Transport: string(ev.Transport),
 		Direction: string(ev.Direction), Kind: string(ev.Kind), Method: ev.Method, Summary: ev.Summary,
-		Message: ev.Message, Status: ev.Status, Code: ev.Code, Reason: string(ev.Reason)}
+		Message: ev.Message, Status: ev.Status, Code: ev.Code, Reason: string(ev.Reason), Version: ev.Version}
 	if size(e) > s.maxBytes {
 		e.Message = nil
 		e.Summary += " (message too large to keep)"

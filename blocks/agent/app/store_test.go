@@ -74,3 +74,16 @@ func BenchmarkStoreObserve(b *testing.B) {
 		s.Observe("A", ev)
 	}
 }
+
+// A request with no session keeps the revision it came with, for the Traffic page to show.
+func TestStoreKeepsASessionlessRequestsRevision(t *testing.T) {
+	s := app.NewStore(0, 0)
+	ev := event("tools/list", 1)
+	ev.Session, ev.Version = "", mcp.Version20260728
+	s.Observe("A", ev)
+	got := s.Query(agenttools.TrafficQuery{})
+	b, _ := json.Marshal(got[0])
+	if !strings.Contains(string(b), `"version":"2026-07-28"`) || strings.Contains(string(b), `"session"`) {
+		t.Fatalf("entry %s", b)
+	}
+}

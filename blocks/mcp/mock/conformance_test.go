@@ -87,7 +87,8 @@ func TestTheConformanceFixturesAreExpressibleInSettings(t *testing.T) {
 				continue
 			}
 			got := jsonOf(tool.InputSchema)
-			for _, want := range []string{`"$schema":"https://json-schema.org/draft/2020-12/schema"`, `"$defs":{"address"`, `"additionalProperties":false`} {
+			for _, want := range []string{`"$schema":"https://json-schema.org/draft/2020-12/schema"`, `"$defs":{"address":{"$anchor":"addressDef"`,
+				`"additionalProperties":false`, `"allOf":[{"anyOf":[`, `"if":{`, `"then":{`, `"else":{`} {
 				if !strings.Contains(got, want) {
 					t.Errorf("inputSchema %s lacks %s", got, want)
 				}

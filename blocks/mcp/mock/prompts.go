@@ -133,16 +133,28 @@ func (p *prompt) get(ctx context.Context, rc *mcp.RequestContext, args map[strin
 	return res, nil
 }
 
-// complete answers completion/complete from the suggestions a prompt's settings give its
-// arguments; anything else (an unknown prompt, a resource) gets no suggestions.
+// complete answers completion/complete from the suggestions settings give a prompt's
+// arguments (ref/prompt) or a URI template's parts (ref/resource, the template as written);
+// anything else (an unknown prompt or template, a fixed URI) gets no suggestions.
 func (p *provider) complete(_ context.Context, req *mcp.Request, _ *mcp.RequestContext) (any, error) {
 	c, err := mcp.ReadCompletion(req)
 	if err != nil {
 		return nil, err
 	}
 	var suggestions []string
-	if pr := p.current().promptByName[c.Ref]; pr != nil && c.RefType == "ref/prompt" {
-		suggestions = pr.completions[c.Argument]
+	cat := p.current()
+	switch c.RefType {
+	case "ref/prompt":
+		if pr := cat.promptByName[c.Ref]; pr != nil {
+			suggestions = pr.completions[c.Argument]
+		}
+	case "ref/resource":
+		for _, r := range cat.templates {
+			if r.uri == c.Ref {
+				suggestions = r.completions[c.Argument]
+				break
+			}
+		}
 	}
 	return mcp.Completions(suggestions, c.Value), nil
 }

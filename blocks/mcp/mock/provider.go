@@ -33,6 +33,14 @@ func (p *provider) CallTool(ctx context.Context, rc *mcp.RequestContext, name st
 	return t.call(ctx, rc, args, p.rand)
 }
 
+// ParamHeaders returns the arguments a tool mirrors in Mcp-Param headers (x-mcp-header).
+func (p *provider) ParamHeaders(name string) []mcp.ParamHeader {
+	if t := p.current().toolByName[name]; t != nil {
+		return t.input.ParamHeaders()
+	}
+	return nil
+}
+
 // ListResources lists the resources with fixed URIs.
 func (p *provider) ListResources(context.Context, *mcp.RequestContext, string) ([]mcp.Resource, string, error) {
 	return p.current().resourceList, "", nil
@@ -73,6 +81,7 @@ func (p *provider) GetPrompt(ctx context.Context, rc *mcp.RequestContext, name s
 
 var (
 	_ mcp.ToolProvider     = (*provider)(nil)
+	_ mcp.ToolParamHeaders = (*provider)(nil)
 	_ mcp.ResourceProvider = (*provider)(nil)
 	_ mcp.PromptProvider   = (*provider)(nil)
 )

@@ -3,6 +3,8 @@ package mock
 import (
 	"encoding/base64"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/octo-run/octo/blocks/mcp"
@@ -17,6 +19,8 @@ type resource struct {
 	mimeType string
 	text     *placeholder.Template
 	blob     []byte // non-nil for binary resources
+	// completions are completion/complete's suggestions for a template's parts, by name.
+	completions map[string][]string
 	// version changes whenever anything that shapes the resource's contents
 	// does, so a live edit knows whom to tell (resources/updated).
 	version string
@@ -52,7 +56,7 @@ func (c *compiler) resources(cat *catalog, confs []resourceConfig) {
 }
 
 func (c *compiler) resource(rc *resourceConfig) (*resource, bool) {
-	r := &resource{uri: rc.URI, mimeType: rc.MimeType}
+	r := &resource{uri: rc.URI, mimeType: rc.MimeType, completions: rc.Completions}
 	params := noParams
 	if strings.ContainsAny(rc.URI, "{}") {
 		t, err := mcp.ParseURITemplate(rc.URI)
@@ -90,10 +94,24 @@ func (c *compiler) resource(rc *resourceConfig) (*resource, bool) {
 	return r, true
 }
 
-// checkResource reports load errors: text or blob, one of them.
+// checkResource reports load errors: text or blob, one of them, and completions only for
+// parts of its URI template.
 func checkResource(rc *resourceConfig, pos *config.Positions, ds *config.Diags) {
 	if (rc.Text == nil) == (rc.Blob == nil) {
 		*ds = append(*ds, pos.Diag(rc, "a resource needs text or blob (one of them)"))
+	}
+	if len(rc.Completions) == 0 {
+		return
+	}
+	t, err := mcp.ParseURITemplate(rc.URI)
+	if err != nil || len(t.Names()) == 0 {
+		*ds = append(*ds, pos.Diag(&rc.Completions, "completions are for the {parts} of a URI template, and %q has none", rc.URI))
+		return
+	}
+	for _, name := range slices.Sorted(maps.Keys(rc.Completions)) {
+		if !slices.Contains(t.Names(), name) {
+			*ds = append(*ds, pos.Diag(&rc.Completions, "completions for %q, which is not a part of the URI template %q", name, rc.URI))
+		}
 	}
 }
 

@@ -100,6 +100,8 @@ type resourceConfig struct {
 	Text               *string `yaml:"text" doc:"Its text contents: a template. Set this or blob; mimeType defaults to text/plain."`
 	Blob               *string `yaml:"blob" doc:"Its binary contents, base64. Set this or text; mimeType defaults to application/octet-stream."`
 	Enabled            bool    `yaml:"enabled" default:"true" doc:"false: the resource is neither listed nor readable."`
+
+	Completions map[string][]string `yaml:"completions" doc:"For a URI template: suggestions completion/complete offers for a {part}, by part name: the ones starting with what the user typed, in order, at most 100." example:"{city: [Lisbon, London, Lyon]}"`
 }
 
 type promptConfig struct {

@@ -105,6 +105,9 @@ func (t *trafficLog) write(ev mcp.TrafficEvent) {
 	if ev.Direction != "" {
 		attrs = append(attrs, slog.String("direction", string(ev.Direction)))
 	}
+	if ev.Version != "" { // a request with no session: the revision it came with
+		attrs = append(attrs, slog.String("version", ev.Version))
+	}
 	if !ev.ID.IsZero() {
 		attrs = append(attrs, slog.String("id", ev.ID.String()))
 	}

@@ -30,7 +30,12 @@ flows:
 // with headers (name, value, ...) that gives the status and body of the answer.
 func startRouter(t *testing.T, extra string) func(body string, header ...string) (int, string) {
 	port := runtimetest.FreePort(t)
-	runtimetest.StartConfig(t, fmt.Sprintf(revisionsRouter, port, extra), &runtimetest.Buffer{})
+	return startConfig(t, port, fmt.Sprintf(revisionsRouter, port, extra))
+}
+
+// startConfig serves config, whose http connector listens on port, as startRouter does.
+func startConfig(t *testing.T, port int, config string) func(body string, header ...string) (int, string) {
+	runtimetest.StartConfig(t, config, &runtimetest.Buffer{})
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 	return func(body string, header ...string) (int, string) {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))

@@ -21,6 +21,8 @@ type tool struct {
 	branch runtime.Block
 }
 
+var _ mcp.ToolParamHeaders = (*tools)(nil)
+
 // tools serves tools/list and tools/call from flow branches.
 type tools struct {
 	list   []mcp.Tool
@@ -58,6 +60,14 @@ func buildTools(b *runtime.Build, confs []toolSettings) *tools {
 // ListTools lists every declared tool, in declaration order.
 func (ts *tools) ListTools(context.Context, *mcp.RequestContext, string) ([]mcp.Tool, string, error) {
 	return ts.list, "", nil
+}
+
+// ParamHeaders returns the arguments a tool mirrors in Mcp-Param headers (x-mcp-header).
+func (ts *tools) ParamHeaders(name string) []mcp.ParamHeader {
+	if t := ts.byName[name]; t != nil {
+		return t.input.ParamHeaders()
+	}
+	return nil
 }
 
 // CallTool checks the arguments, runs the tool's branch with them as the

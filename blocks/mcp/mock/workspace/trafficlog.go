@@ -60,7 +60,11 @@ func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
 		if sess := attrs["session"]; sess != "" {
 			fmt.Fprintf(&b, "  [%s %s]", shortID(sess), attrs["transport"])
 		} else if t := attrs["transport"]; t != "" && dir != "" { // a 2026-07-28 request: no session
-			fmt.Fprintf(&b, "  [stateless %s]", t)
+			version := attrs["version"]
+			if version == "" {
+				version = "stateless"
+			}
+			fmt.Fprintf(&b, "  [%s %s]", version, t)
 		}
 		if reason := attrs["reason"]; reason != "" {
 			fmt.Fprintf(&b, " (%s)", reason)

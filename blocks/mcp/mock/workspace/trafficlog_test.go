@@ -18,6 +18,10 @@ func TestTheReadableLogIsOneShortLinePerRecord(t *testing.T) {
 			l.Info("tools/call get_weather", "server", "Weather mock", "session", "ABCDEFGHIJ", "transport", "streamable-http",
 				"kind", "request", "direction", "in", "message", json.RawMessage(`{"jsonrpc":"2.0"}`))
 		}, "Weather mock  in  tools/call get_weather  [ABCDEFGH streamable-http]\n"},
+		{"a request with no session names its revision", slog.LevelInfo, func(l *slog.Logger) {
+			l.Info("tools/list", "server", "S", "session", "", "transport", "streamable-http", "kind", "request", "direction", "in",
+				"version", "2026-07-28")
+		}, "S  in  tools/list  [2026-07-28 streamable-http]\n"},
 		{"a closed session says why", slog.LevelInfo, func(l *slog.Logger) {
 			l.Info("session closed", "server", "S", "session", "X1", "transport", "stdio", "kind", "session-closed", "reason", "eof")
 		}, "S      session closed  [X1 stdio] (eof)\n"},

@@ -89,6 +89,7 @@ function row(e) {
   h('span', { class: 'time' }, time(e.time)), h('span', { class: 'srv' }, e.server),
   h('span', { class: 'dir', title: e.direction === 'in' ? 'client to server' : e.direction === 'out' ? 'server to client' : 'session' }, arrow),
   h('span', { class: 'kind' }, e.kind), h('span', { class: 'summary' }, e.summary || e.method || ''),
-  e.session ? h('span', { class: 'session', title: 'session ' + e.session }, e.session.slice(0, 8)) : null);
+  e.session ? h('span', { class: 'session', title: 'session ' + e.session }, e.session.slice(0, 8))
+    : e.version ? h('span', { class: 'session', title: 'no session: protocol revision ' + e.version }, e.version) : null);
   return h('li', { class: 'kind-' + e.kind + (isError(e) ? ' is-error' : ''), 'data-seq': e.seq }, head, details);
 }

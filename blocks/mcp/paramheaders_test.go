@@ -1,0 +1,240 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// routeSchema mirrors region, the nested target.zone, count and dry.
+const routeSchema = `{"type":"object","properties":{
+	"region":{"type":"string","x-mcp-header":"Region"},
+	"target":{"type":"object","properties":{"zone":{"type":"string","x-mcp-header":"Zone"}}},
+	"count":{"type":"integer","x-mcp-header":"Count"},
+	"dry":{"type":"boolean","x-mcp-header":"Dry"},
+	"query":{"type":"string"}}}`
+
+// headerTools serves one tool, "route", whose schema is routeSchema; a call answers its
+// arguments as text.
+type headerTools struct{ schema *Schema }
+
+func (p *headerTools) ListTools(context.Context, *RequestContext, string) ([]Tool, string, error) {
+	return []Tool{{Name: "route", Description: "routes", InputSchema: p.schema.Raw()}}, "", nil
+}
+
+func (p *headerTools) CallTool(_ context.Context, _ *RequestContext, name string, args json.RawMessage) (*CallToolResult, error) {
+	if name != "route" {
+		return nil, ErrUnknownTool
+	}
+	return &CallToolResult{Content: []Content{TextContent(string(args))}}, nil
+}
+
+func (p *headerTools) ParamHeaders(name string) []ParamHeader {
+	if name == "route" {
+		return p.schema.ParamHeaders()
+	}
+	return nil
+}
+
+func newHeaderFront(t *testing.T) *front {
+	schema, err := CompileSchema([]byte(routeSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{Info: Implementation{Name: "hdr", Version: "1"}, Versions: MockVersions, Tools: &headerTools{schema}}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	return newFront(t, NewStateful(s, StatefulOptions{}))
+}
+
+func TestSchemaParamHeaders(t *testing.T) {
+	schema, err := CompileSchema([]byte(routeSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(schema.ParamHeaders())
+	want := `[{"Name":"Count","Path":["count"]},{"Name":"Dry","Path":["dry"]},{"Name":"Region","Path":["region"]},{"Name":"Zone","Path":["target","zone"]}]`
+	if string(got) != want {
+		t.Fatalf("ParamHeaders = %s\nwant %s", got, want)
+	}
+	if s, err := CompileSchema([]byte(`{"type":"object","properties":{"a":{"type":"string","default":{"x-mcp-header":1}}}}`)); err != nil || s.ParamHeaders() != nil {
+		t.Fatalf("a default holding the keyword is data: %v %v", s.ParamHeaders(), err)
+	}
+}
+
+// A schema whose annotations break SEP-2243 does not compile: clients would drop the tool.
+func TestSchemaParamHeadersRefused(t *testing.T) {
+	prop := func(p string) string { return `{"type":"object","properties":{` + p + `}}` }
+	cases := []struct{ name, schema, want string }{
+		{"empty", prop(`"a":{"type":"string","x-mcp-header":""}`), `x-mcp-header "" at /properties/a must be a non-empty HTTP header name token`},
+		{"space", prop(`"a":{"type":"string","x-mcp-header":"My Region"}`), `"My Region" at /properties/a must be a non-empty HTTP header name token`},
+		{"colon", prop(`"a":{"type":"string","x-mcp-header":"Region:Primary"}`), `must be a non-empty HTTP header name token`},
+		{"non-ASCII", prop(`"a":{"type":"string","x-mcp-header":"Région"}`), `must be a non-empty HTTP header name token`},
+		{"tab", prop(`"a":{"type":"string","x-mcp-header":"Region\t1"}`), `must be a non-empty HTTP header name token`},
+		{"not a string", prop(`"a":{"type":"string","x-mcp-header":7}`), `x-mcp-header at /properties/a must be a string, got number`},
+		{"number", prop(`"a":{"type":"number","x-mcp-header":"Score"}`), `the property's type must be "string", "integer" or "boolean"`},
+		{"object", prop(`"a":{"type":"object","x-mcp-header":"Data"}`), `the property's type must be`},
+		{"array", prop(`"a":{"type":"array","items":{"type":"string"},"x-mcp-header":"Items"}`), `the property's type must be`},
+		{"null", prop(`"a":{"type":"null","x-mcp-header":"Nil"}`), `the property's type must be`},
+		{"no type", prop(`"a":{"x-mcp-header":"A"}`), `the property's type must be`},
+		{"two types", prop(`"a":{"type":["string","integer"],"x-mcp-header":"A"}`), `the property's type must be`},
+		{"a type list with null", prop(`"a":{"type":["string","null"],"x-mcp-header":"A"}`), `(one of them, not a list;`},
+		{"same name", prop(`"a":{"type":"string","x-mcp-header":"Region"},"b":{"type":"string","x-mcp-header":"Region"}`),
+			`x-mcp-header "Region" at /properties/b repeats the one at /properties/a`},
+		{"same name in another case", prop(`"a":{"type":"string","x-mcp-header":"MyField"},"b":{"type":"string","x-mcp-header":"myfield"}`),
+			`"myfield" at /properties/b repeats the one at /properties/a (names are compared regardless of case)`},
+		{"under items", prop(`"a":{"type":"array","items":{"type":"string","x-mcp-header":"A"}}`),
+			`x-mcp-header "A" at /properties/a/items: only a property reached from the root through "properties" alone`},
+		{"under $defs", `{"type":"object","$defs":{"d":{"type":"string","x-mcp-header":"D"}},"properties":{"a":{"$ref":"#/$defs/d"}}}`,
+			`at /$defs/d: only a property reached`},
+		{"under allOf", `{"type":"object","allOf":[{"properties":{"a":{"type":"string","x-mcp-header":"A"}}}]}`,
+			`at /allOf/0/properties/a: only a property reached`},
+		{"on the root", `{"type":"object","x-mcp-header":"Root"}`, `x-mcp-header "Root" at /: only a property reached`},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := CompileSchema([]byte(tt.schema))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v\nwant one with %s", err, tt.want)
+			}
+		})
+	}
+}
+
+// Over a real socket, a 2026-07-28 tools/call is served only when its Mcp-Param headers mirror
+// its arguments; any disagreement is HTTP 400 with -32020 naming the header.
+func TestParamHeadersOverHTTP(t *testing.T) {
+	f := newHeaderFront(t)
+	post := func(args string, header ...string) (int, string) {
+		in := modernPost("tools/call", `{"name":"route","arguments":`+args+`}`, "{}")
+		h := []string{}
+		for k, v := range in.Header {
+			h = append(h, k, v[0])
+		}
+		resp := f.do(t, http.MethodPost, "/mcp", string(in.Body), append(h, header...)...)
+		return resp.StatusCode, readAll(t, resp)
+	}
+	cases := []struct {
+		name   string
+		args   string
+		header []string
+		status int
+		want   string
+	}{
+		{"plain values match", `{"region":"us-west1","count":3,"dry":true}`,
+			[]string{"Mcp-Param-Region", "us-west1", "Mcp-Param-Count", "3", "Mcp-Param-Dry", "true"}, 200, `"resultType":"complete"`},
+		{"header names are case-insensitive, values trimmed", `{"region":"eu"}`, []string{"mcp-param-region", " \teu "}, 200, `"resultType":"complete"`},
+		{"base64 is decoded", `{"region":"Hello, 世界"}`, []string{"Mcp-Param-Region", "=?base64?SGVsbG8sIOS4lueVjA==?="}, 200, `"resultType":"complete"`},
+		{"a value without the suffix is literal", `{"region":"=?base64?SGVsbG8="}`, []string{"Mcp-Param-Region", "=?base64?SGVsbG8="}, 200, `"resultType":"complete"`},
+		{"integers compare as numbers", `{"count":42}`, []string{"Mcp-Param-Count", "42.0"}, 200, `"resultType":"complete"`},
+		{"a nested argument", `{"target":{"zone":"b"}}`, []string{"Mcp-Param-Zone", "b"}, 200, `"resultType":"complete"`},
+		{"a null argument needs no header", `{"target":{"zone":null},"query":"x"}`, nil, 200, `"resultType":"complete"`},
+		{"no mirrored argument needs no header", `{}`, nil, 200, `"resultType":"complete"`},
+		{"a missing header", `{"region":"us"}`, nil, 400,
+			`"error":{"code":-32020,"message":"Header mismatch: missing the Mcp-Param-Region header that mirrors arguments.region"}`},
+		{"a different value", `{"region":"us"}`, []string{"Mcp-Param-Region", "eu"}, 400,
+			`"message":"Header mismatch: the Mcp-Param-Region header \"eu\" differs from arguments.region \"us\""`},
+		{"a value of another case", `{"dry":true}`, []string{"Mcp-Param-Dry", "True"}, 400, `"code":-32020`},
+		{"a different number", `{"count":42}`, []string{"Mcp-Param-Count", "43"}, 400, `"code":-32020`},
+		{"big integers compare exactly", `{"count":9007199254740993}`, []string{"Mcp-Param-Count", "9007199254740992"}, 400, `"code":-32020`},
+		{"big integers that match", `{"count":9007199254740993}`, []string{"Mcp-Param-Count", "9007199254740993"}, 200, `"resultType":"complete"`},
+		{"a number that is not JSON", `{"count":42}`, []string{"Mcp-Param-Count", "0x2a"}, 400, `"code":-32020`},
+		{"a header without its argument", `{}`, []string{"Mcp-Param-Region", "us"}, 400,
+			`"message":"Header mismatch: the Mcp-Param-Region header is set but arguments.region is absent or null"`},
+		{"bad base64 padding", `{"region":"Hello"}`, []string{"Mcp-Param-Region", "=?base64?SGVsbG8?="}, 400,
+			`"message":"Header mismatch: the Mcp-Param-Region header is not valid base64`},
+		{"bad base64 characters", `{"region":"Hello"}`, []string{"Mcp-Param-Region", "=?base64?SGVs!!!bG8=?="}, 400, `"code":-32020`},
+		{"a byte a header value cannot hold", `{"region":"é"}`, []string{"Mcp-Param-Region", "é"}, 400,
+			`"message":"Header mismatch: the Mcp-Param-Region header holds a byte (0xc3) a header value cannot`},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := post(tt.args, tt.header...)
+			if status != tt.status || !strings.Contains(body, tt.want) {
+				t.Fatalf("got %d %s\nwant %d with %s", status, body, tt.status, tt.want)
+			}
+		})
+	}
+	t.Run("a header sent twice", func(t *testing.T) {
+		in := modernPost("tools/call", `{"name":"route","arguments":{"region":"us"}}`, "{}")
+		req, _ := http.NewRequest(http.MethodPost, f.srv.URL+"/mcp", strings.NewReader(string(in.Body)))
+		req.Header = in.Header
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header["Mcp-Param-Region"] = []string{"us", "eu"}
+		resp, err := f.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if body := readAll(t, resp); resp.StatusCode != 400 || !strings.Contains(body, `the Mcp-Param-Region header is sent 2 times`) {
+			t.Fatalf("got %d %s", resp.StatusCode, body)
+		}
+	})
+	t.Run("the older revisions never look at the headers", func(t *testing.T) {
+		c := f.open(t, Version20251125, "{}")
+		status, body := c.call(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"route","arguments":{"region":"us"}}}`)
+		if status != 200 || !strings.Contains(body, `{\"region\":\"us\"}`) {
+			t.Fatalf("got %d %s", status, body)
+		}
+	})
+}
+
+// The official Go SDK client speaks 2026-07-28 by default and mirrors x-mcp-header arguments
+// itself, base64 included: its calls pass the server's check.
+func TestParamHeadersWithTheOfficialClient(t *testing.T) {
+	f := newHeaderFront(t)
+	client := sdk.NewClient(&sdk.Implementation{Name: "probe", Version: "1"}, nil)
+	ctx := context.Background()
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: f.srv.URL + "/mcp", HTTPClient: f.client, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.ListTools(ctx, nil); err != nil { // the client learns the annotations here
+		t.Fatal(err)
+	}
+	args := map[string]any{"region": " Hello, 世界 ", "count": 7, "dry": false, "target": map[string]any{"zone": "=?base64?x?="}}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "route", Arguments: args})
+	if err != nil || res.IsError {
+		t.Fatalf("CallTool = %+v, %v", res, err)
+	}
+	if got := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(got, `" Hello, 世界 "`) {
+		t.Fatalf("arguments seen: %s", got)
+	}
+}
+
+// A long header value is quoted clipped in the error, not whole.
+func TestParamHeaderMismatchQuotesAClippedValue(t *testing.T) {
+	f := newHeaderFront(t)
+	in := modernPost("tools/call", `{"name":"route","arguments":{"region":"us"}}`, "{}", "Mcp-Param-Region", strings.Repeat("x", 10000))
+	h := []string{}
+	for k, v := range in.Header {
+		h = append(h, k, v[0])
+	}
+	resp := f.do(t, http.MethodPost, "/mcp", string(in.Body), h...)
+	body := readAll(t, resp)
+	if resp.StatusCode != 400 || len(body) > 500 || !strings.Contains(body, `xxx…\" differs from arguments.region \"us\"`) {
+		t.Fatalf("got %d %s", resp.StatusCode, body)
+	}
+}
+
+// Whatever header value and arguments arrive, the check answers nil or a -32020, never panics.
+func FuzzCheckParamHeader(f *testing.F) {
+	f.Add("=?base64?SGVsbG8=?=", `{"region":"Hello"}`)
+	f.Add(" 42.0 ", `{"region":42}`)
+	f.Add("=?base64??=", `{"region":""}`)
+	f.Add("true", `{"region":{"a":[1]}}`)
+	f.Add("", `[`)
+	p := ParamHeader{Name: "Region", Path: []string{"region"}}
+	f.Fuzz(func(t *testing.T, value, args string) {
+		h := http.Header{"Mcp-Param-Region": {value}}
+		if e := checkParamHeader(h, p, []byte(args)); e != nil && e.Code != CodeHeaderMismatch {
+			t.Fatalf("code %d", e.Code)
+		}
+	})
+}
