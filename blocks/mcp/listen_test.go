@@ -75,14 +75,8 @@ func TestAListenerThatNeverReadsMissesChangesAndDoesNotHoldUpTheOthers(t *testin
 // A listen stream whose client leaves early gives its place back: past the cap, a new one is
 // refused 503 until one closes, and those still open go on getting changes.
 func TestAListenerThatLeavesGivesItsPlaceBack(t *testing.T) {
-	srv, _ := newStatefulServer(t)
 	const limit = 3
-	st := NewStateful(srv, StatefulOptions{MaxSessions: limit})
-	defer st.Close()
-	listen := func() StreamReply {
-		return st.ServeStreamable(context.Background(),
-			modernPost("subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`, "{}"))
-	}
+	st, listen := listenCapped(t, limit)
 	open := make([]EventStream, limit)
 	for i := range open {
 		out := listen()
@@ -118,14 +112,7 @@ func TestAListenerThatLeavesGivesItsPlaceBack(t *testing.T) {
 // at the next one: its place under the cap is free at once, and its stream ends after what it
 // holds, so a client that reads again learns it must listen anew. A listener that reads is kept.
 func TestAListenerThatFallsAQueueBehindGivesItsPlaceUp(t *testing.T) {
-	srv, _ := newStatefulServer(t)
-	const limit = 2
-	st := NewStateful(srv, StatefulOptions{MaxSessions: limit})
-	defer st.Close()
-	listen := func() StreamReply {
-		return st.ServeStreamable(context.Background(),
-			modernPost("subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`, "{}"))
-	}
+	st, listen := listenCapped(t, 2)
 	stalled, reader := listen().Stream, listen().Stream
 	if stalled == nil || reader == nil {
 		t.Fatal("the listeners were not opened")
@@ -173,5 +160,18 @@ func TestAListenerThatFallsAQueueBehindGivesItsPlaceUp(t *testing.T) {
 		if err != nil || !strings.Contains(string(ev.Data), "notifications/tools/list_changed") {
 			t.Fatalf("an open listener after the change: %s, %v", ev.Data, err)
 		}
+	}
+}
+
+// listenCapped is a stateful server with at most limit listeners (closed when the test ends),
+// and what opens a listener for its tool list changes.
+func listenCapped(t *testing.T, limit int) (*Stateful, func() StreamReply) {
+	t.Helper()
+	srv, _ := newStatefulServer(t)
+	st := NewStateful(srv, StatefulOptions{MaxSessions: limit})
+	t.Cleanup(func() { st.Close() })
+	return st, func() StreamReply {
+		return st.ServeStreamable(context.Background(),
+			modernPost("subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`, "{}"))
 	}
 }

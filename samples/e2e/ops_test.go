@@ -509,22 +509,32 @@ flows:
 	})
 }
 
-// A workspace run with --admin: ready once its servers serve, each server's calls counted under
-// its service's name.
-func TestAWorkspaceRunWithAdminIsMeasured(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "ws")
+// weatherWorkspace copies samples/weather-mock to a new folder with its server on a free port,
+// and returns the folder, the server's file, the file's text and the port.
+func weatherWorkspace(t *testing.T) (dir, file, text, port string) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), "ws")
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join(repoRoot(), "samples", "weather-mock"))); err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(dir, "servers", "Weather mock.yaml")
+	file = filepath.Join(dir, "servers", "Weather mock.yaml")
 	src, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, adminPort := strconv.Itoa(freePort(t)), strconv.Itoa(freePort(t))
-	if err := os.WriteFile(file, []byte(strings.Replace(string(src), "port: 3004", "port: "+port, 1)), 0o600); err != nil {
+	port = strconv.Itoa(freePort(t))
+	text = strings.Replace(string(src), "port: 3004", "port: "+port, 1)
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return dir, file, text, port
+}
+
+// A workspace run with --admin: ready once its servers serve, each server's calls counted under
+// its service's name.
+func TestAWorkspaceRunWithAdminIsMeasured(t *testing.T) {
+	dir, _, _, port := weatherWorkspace(t)
+	adminPort := strconv.Itoa(freePort(t))
 	admin := "http://127.0.0.1:" + adminPort
 	p := startOcto(t, nil, "run", "--config", dir, "--admin", "127.0.0.1:"+adminPort)
 	p.waitCount(t, "readiness state=ready", 1)
@@ -542,24 +552,14 @@ func TestAWorkspaceRunWithAdminIsMeasured(t *testing.T) {
 // Edits of a workspace's files while it runs are reloads like a config's: each one applied or
 // refused is counted in octo_reloads_total, and /readyz tells the last one's outcome.
 func TestWorkspaceEditsAreCountedAsReloads(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "ws")
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join(repoRoot(), "samples", "weather-mock"))); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, "servers", "Weather mock.yaml")
-	src, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	port, adminPort := strconv.Itoa(freePort(t)), strconv.Itoa(freePort(t))
-	good := strings.Replace(string(src), "port: 3004", "port: "+port, 1)
+	dir, file, good, port := weatherWorkspace(t)
+	adminPort := strconv.Itoa(freePort(t))
 	write := func(text string) {
 		t.Helper()
 		if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	write(good)
 	admin := "http://127.0.0.1:" + adminPort
 	p := startOcto(t, nil, "run", "--config", dir, "--admin", "127.0.0.1:"+adminPort)
 	p.waitCount(t, "readiness state=ready", 1)
