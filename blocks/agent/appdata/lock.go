@@ -22,7 +22,7 @@ var ErrAppRunning = errors.New("another octo app is running")
 // lockPoll is how often a waiting lock tries again while another process holds it.
 const lockPoll = 25 * time.Millisecond
 
-// Lock is the held start lock; Unlock lets it go.
+// Lock is a held lock of the data folder; Unlock lets it go.
 type Lock struct{ f *os.File }
 
 // LockStart takes the start lock of the data folder dir, waiting while another process (or
