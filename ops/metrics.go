@@ -102,7 +102,7 @@ func NewMetrics(version string) *Metrics {
 	m.rejected = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "octo_http_rejected_total",
 		Help: "Requests and connections an http connector refused, by reason."}, []string{"service", "connector", "reason"})
 	m.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "octo_reloads_total",
-		Help: "Config reloads, by result (ok, failed)."}, []string{"result"})
+		Help: "Config reloads, and polls that applied edits of a workspace's files, by result (ok, failed)."}, []string{"result"})
 	m.lastOK = prometheus.NewGauge(prometheus.GaugeOpts{Name: "octo_config_last_reload_successful",
 		Help: "1 when the last reload applied, 0 when it failed and the previous config keeps serving."})
 	info := prometheus.NewGauge(prometheus.GaugeOpts{Name: "octo_build_info", Help: "Always 1; its labels say which octo runs.",

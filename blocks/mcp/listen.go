@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"sync"
 )
@@ -100,7 +101,7 @@ func (s *Server) honoured(f subscriptionFilter) subscriptionFilter {
 }
 
 // send pushes a notification to the listeners match picks, tagged with each one's id; a
-// listener whose stream is full misses it rather than holding the server back.
+// listener whose stream is full is dropped (see drop) rather than holding the server back.
 func (ls *listeners) send(method string, params map[string]any, match func(*listener) bool) {
 	if ls == nil {
 		return
@@ -119,9 +120,23 @@ func (ls *listeners) send(method string, params map[string]any, match func(*list
 			p[k] = v
 		}
 		if msg, err := EncodeNotification(method, p); err == nil {
-			_ = l.q.push(context.Background(), "message", msg, false)
+			if errors.Is(l.q.push(context.Background(), "message", msg, false), errQueueFull) {
+				ls.drop(l)
+			}
 		}
 	}
+}
+
+// drop gives up a listener whose stream is full: its client has taken nothing while a queue's
+// worth of changes came (the connector's write is blocked), and has now missed one, so what it
+// knows is stale until it listens again. Its place under the cap is free at once, and its stream
+// ends after what it holds: a client that does read again sees the end and listens anew. The
+// connection itself is the transport's to close (connectors/http: writeTimeout).
+func (ls *listeners) drop(l *listener) {
+	ls.mu.Lock()
+	delete(ls.set, l)
+	ls.mu.Unlock()
+	l.q.end()
 }
 
 // end closes every listen stream (the server is closing).

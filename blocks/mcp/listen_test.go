@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"errors"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -73,14 +75,8 @@ func TestAListenerThatNeverReadsMissesChangesAndDoesNotHoldUpTheOthers(t *testin
 // A listen stream whose client leaves early gives its place back: past the cap, a new one is
 // refused 503 until one closes, and those still open go on getting changes.
 func TestAListenerThatLeavesGivesItsPlaceBack(t *testing.T) {
-	srv, _ := newStatefulServer(t)
 	const limit = 3
-	st := NewStateful(srv, StatefulOptions{MaxSessions: limit})
-	defer st.Close()
-	listen := func() StreamReply {
-		return st.ServeStreamable(context.Background(),
-			modernPost("subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`, "{}"))
-	}
+	st, listen := listenCapped(t, limit)
 	open := make([]EventStream, limit)
 	for i := range open {
 		out := listen()
@@ -109,5 +105,73 @@ func TestAListenerThatLeavesGivesItsPlaceBack(t *testing.T) {
 		}
 		cancel()
 		_ = s.Close()
+	}
+}
+
+// A listen stream whose client takes nothing while a queue's worth of changes comes is given up
+// at the next one: its place under the cap is free at once, and its stream ends after what it
+// holds, so a client that reads again learns it must listen anew. A listener that reads is kept.
+func TestAListenerThatFallsAQueueBehindGivesItsPlaceUp(t *testing.T) {
+	st, listen := listenCapped(t, 2)
+	stalled, reader := listen().Stream, listen().Stream
+	if stalled == nil || reader == nil {
+		t.Fatal("the listeners were not opened")
+	}
+	defer stalled.Close()
+	defer reader.Close()
+	if out := listen(); out.Status != 503 {
+		t.Fatalf("past the cap: %d %s", out.Status, out.Body)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i := range queueMaxEvents + 1 { // the ack and queueMaxEvents-1 changes fill the stalled queue
+		st.ListChanged("tools")
+		for _, want := range []string{"subscriptions/acknowledged", "notifications/tools/list_changed"}[min(i, 1):] {
+			if ev, err := reader.Next(ctx); err != nil || !strings.Contains(string(ev.Data), want) {
+				t.Fatalf("change %d: the reading listener got %s, %v; want %s", i, ev.Data, err, want)
+			}
+		}
+	}
+	again := listen()
+	if again.Stream == nil {
+		t.Fatalf("a listen after one fell behind: %d %s", again.Status, again.Body)
+	}
+	defer again.Stream.Close()
+	held := 0
+	for {
+		_, err := stalled.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the stream given up did not end after %d events: %v", held, err)
+		}
+		held++
+	}
+	if held != queueMaxEvents {
+		t.Fatalf("the stream given up held %d events, want the %d its queue took", held, queueMaxEvents)
+	}
+	st.ListChanged("tools")
+	for _, s := range []EventStream{reader, again.Stream} {
+		ev, err := s.Next(ctx)
+		for err == nil && strings.Contains(string(ev.Data), "acknowledged") {
+			ev, err = s.Next(ctx)
+		}
+		if err != nil || !strings.Contains(string(ev.Data), "notifications/tools/list_changed") {
+			t.Fatalf("an open listener after the change: %s, %v", ev.Data, err)
+		}
+	}
+}
+
+// listenCapped is a stateful server with at most limit listeners (closed when the test ends),
+// and what opens a listener for its tool list changes.
+func listenCapped(t *testing.T, limit int) (*Stateful, func() StreamReply) {
+	t.Helper()
+	srv, _ := newStatefulServer(t)
+	st := NewStateful(srv, StatefulOptions{MaxSessions: limit})
+	t.Cleanup(func() { st.Close() })
+	return st, func() StreamReply {
+		return st.ServeStreamable(context.Background(),
+			modernPost("subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`, "{}"))
 	}
 }

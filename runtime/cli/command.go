@@ -59,6 +59,9 @@ type FolderRun struct {
 	Grace time.Duration
 	// Observer measures every build (--admin); nil measures nothing.
 	Observer runtime.Observer
+	// Reloaded, when set, hears the outcome of each reload of the folder's files (--admin:
+	// octo_reloads_total and /readyz's lastReload); nil means applied.
+	Reloaded func(err error)
 	// Serving and Stopping, when set, hear that the folder serves (what could start has
 	// started) and that it stops (a signal came): /readyz follows them.
 	Serving, Stopping func()

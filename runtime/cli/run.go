@@ -81,7 +81,7 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 		if *stdio {
 			return errStdioFolder
 		}
-		return f.Run(ctx, *path, FolderRun{Logger: logger, Grace: *grace, Observer: adm.observer(),
+		return f.Run(ctx, *path, FolderRun{Logger: logger, Grace: *grace, Observer: adm.observer(), Reloaded: adm.reloaded,
 			Serving: func() { adm.setState(ops.StateReady) }, Stopping: func() { adm.setState(ops.StateStopping) }})
 	}
 	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: env.LookupEnv, StopTimeout: *grace, Observer: adm.observer()})

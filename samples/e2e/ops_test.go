@@ -509,22 +509,32 @@ flows:
 	})
 }
 
-// A workspace run with --admin: ready once its servers serve, each server's calls counted under
-// its service's name.
-func TestAWorkspaceRunWithAdminIsMeasured(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "ws")
+// weatherWorkspace copies samples/weather-mock to a new folder with its server on a free port,
+// and returns the folder, the server's file, the file's text and the port.
+func weatherWorkspace(t *testing.T) (dir, file, text, port string) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), "ws")
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join(repoRoot(), "samples", "weather-mock"))); err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(dir, "servers", "Weather mock.yaml")
+	file = filepath.Join(dir, "servers", "Weather mock.yaml")
 	src, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, adminPort := strconv.Itoa(freePort(t)), strconv.Itoa(freePort(t))
-	if err := os.WriteFile(file, []byte(strings.Replace(string(src), "port: 3004", "port: "+port, 1)), 0o600); err != nil {
+	port = strconv.Itoa(freePort(t))
+	text = strings.Replace(string(src), "port: 3004", "port: "+port, 1)
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return dir, file, text, port
+}
+
+// A workspace run with --admin: ready once its servers serve, each server's calls counted under
+// its service's name.
+func TestAWorkspaceRunWithAdminIsMeasured(t *testing.T) {
+	dir, _, _, port := weatherWorkspace(t)
+	adminPort := strconv.Itoa(freePort(t))
 	admin := "http://127.0.0.1:" + adminPort
 	p := startOcto(t, nil, "run", "--config", dir, "--admin", "127.0.0.1:"+adminPort)
 	p.waitCount(t, "readiness state=ready", 1)
@@ -537,4 +547,54 @@ func TestAWorkspaceRunWithAdminIsMeasured(t *testing.T) {
 	expectMetrics(t, scrape(t, admin), map[string]float64{
 		series("octo_mcp_requests_total", "service", "Weather mock", "flow", "mcp", "block", "flows.mcp.process[0]", "method", "tools/call", "tool", "get_weather"): 1,
 	})
+}
+
+// Edits of a workspace's files while it runs are reloads like a config's: each one applied or
+// refused is counted in octo_reloads_total, and /readyz tells the last one's outcome.
+func TestWorkspaceEditsAreCountedAsReloads(t *testing.T) {
+	dir, file, good, port := weatherWorkspace(t)
+	adminPort := strconv.Itoa(freePort(t))
+	write := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	admin := "http://127.0.0.1:" + adminPort
+	p := startOcto(t, nil, "run", "--config", dir, "--admin", "127.0.0.1:"+adminPort)
+	p.waitCount(t, "readiness state=ready", 1)
+	expectMetrics(t, scrape(t, admin), map[string]float64{`octo_reloads_total{result="ok"}`: 0, `octo_reloads_total{result="failed"}`: 0})
+
+	// waitReloads waits for the counts to reach ok and failed.
+	waitReloads := func(ok, failed float64) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			got := scrape(t, admin)
+			if got[`octo_reloads_total{result="ok"}`] == ok && got[`octo_reloads_total{result="failed"}`] == failed {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("reloads ok %v, failed %v; want %v and %v\n%s", got[`octo_reloads_total{result="ok"}`],
+					got[`octo_reloads_total{result="failed"}`], ok, failed, p.Log())
+			}
+		}
+	}
+	edited := strings.Replace(good, "The current weather in a city.", "The weather in a city, now.", 1)
+	write(edited)
+	waitReloads(1, 0)
+	expectMetrics(t, scrape(t, admin), map[string]float64{`octo_config_last_reload_successful`: 1})
+
+	write(strings.Replace(good, "kind: mcp", "kind: mcp\nunknownKey: 1", 1))
+	waitReloads(1, 1)
+	expectMetrics(t, scrape(t, admin), map[string]float64{`octo_config_last_reload_successful`: 0})
+	if a := do(t, http.MethodGet, admin+"/readyz", "", ""); a.status != 200 || !strings.Contains(a.body, `"ok":false`) {
+		t.Fatalf("/readyz after a refused edit: %d %s", a.status, a.body)
+	}
+	if res := callTool(t, "http://127.0.0.1:"+port+"/mcp", "get_weather", map[string]any{"city": "Oslo"}); res.IsError {
+		t.Fatalf("the last good version does not serve: %+v", res.Content)
+	}
+
+	write(edited) // the refused edit undone: the version serving is the file's again
+	waitReloads(2, 1)
+	expectMetrics(t, scrape(t, admin), map[string]float64{`octo_config_last_reload_successful`: 1})
 }

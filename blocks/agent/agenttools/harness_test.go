@@ -30,6 +30,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(peerEnv) != "" {
+		lockPeer() // the other process of a two-process test (lock_test.go)
+	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -41,7 +41,7 @@ func (t *Tools) saveServer(c Call) (op, error) {
 		return op{}, argError("mcp", "%v", err)
 	}
 	s.draft = d
-	return op{summary: t.saveSummary(&s), run: func(ctx context.Context) *mcp.CallToolResult { return t.save(&s) }}, nil
+	return op{summary: t.saveSummary(&s), run: func(ctx context.Context) *mcp.CallToolResult { return t.save(ctx, &s) }}, nil
 }
 
 // saveSummary tells the user what the save makes: `save_server "Weather mock" (new, 3 tools)`.
@@ -75,9 +75,12 @@ func plural(n int, what string) string {
 }
 
 // save checks the server as its file and writes it when it has no problem.
-func (t *Tools) save(s *saving) *mcp.CallToolResult {
-	t.writing.Lock()
-	defer t.writing.Unlock()
+func (t *Tools) save(ctx context.Context, s *saving) *mcp.CallToolResult {
+	unlock, err := t.lockWrites(ctx)
+	if err != nil {
+		return errResult(err)
+	}
+	defer unlock()
 	dir := t.host.Workspace()
 	file, existing, err := t.saveTarget(s.Name)
 	if err != nil {

@@ -184,8 +184,11 @@ func (t *Tools) readServer(s ServerState) savedServer {
 
 func (t *Tools) deleteServer(c Call) (op, error) {
 	o, err := t.onServer(c, DeleteServer, func(ctx context.Context, s ServerState) *mcp.CallToolResult {
-		t.writing.Lock()
-		defer t.writing.Unlock()
+		unlock, err := t.lockWrites(ctx)
+		if err != nil {
+			return errResult(err)
+		}
+		defer unlock()
 		stopped := ""
 		if s.Running {
 			if err := t.host.Stop(ctx, s.Name); err != nil {

@@ -64,7 +64,7 @@ func text(res *mcp.CallToolResult) string {
 }
 
 func TestAnUnknownToolIsTheCoresUnknownTool(t *testing.T) {
-	tools := New(&gate{dir: t.TempDir()})
+	tools := New(&gate{dir: t.TempDir()}, Options{})
 	for _, name := range []string{"nope", "", "Get_workspace"} {
 		_, err := tools.Call(context.Background(), Call{Name: name})
 		if !errors.Is(err, mcp.ErrUnknownTool) {
@@ -75,7 +75,7 @@ func TestAnUnknownToolIsTheCoresUnknownTool(t *testing.T) {
 
 func TestBadArgumentsAreToldNamingTheFieldBeforeAnythingIsAsked(t *testing.T) {
 	g := &gate{dir: t.TempDir()}
-	tools := New(g)
+	tools := New(g, Options{})
 	for _, c := range []struct{ tool, args, want string }{
 		{StartServer, `{}`, `missing required argument "name"`},
 		{StartServer, `{"name": ""}`, `argument "name"`},
@@ -106,7 +106,7 @@ func TestBadArgumentsAreToldNamingTheFieldBeforeAnythingIsAsked(t *testing.T) {
 
 func TestEveryCallIsAuthorizedFirstWithALineTheUserCanJudge(t *testing.T) {
 	g := &gate{dir: t.TempDir(), refuse: errors.New("The user declined this action in Octo.")}
-	tools := New(g)
+	tools := New(g, Options{})
 	for _, c := range []struct {
 		tool, args string
 		want       Action
@@ -140,7 +140,7 @@ func TestEveryCallIsAuthorizedFirstWithALineTheUserCanJudge(t *testing.T) {
 
 func TestTrafficArgumentsReachTheHost(t *testing.T) {
 	g := &gate{dir: t.TempDir()}
-	tools := New(g)
+	tools := New(g, Options{})
 	call(t, tools, GetTraffic, `{}`)
 	call(t, tools, GetTraffic, `{"server": "A", "session": "s1", "method": "tools/call", "since": "2026-01-02T15:04:05.5+01:00", "limit": 7}`)
 	since := time.Date(2026, 1, 2, 14, 4, 5, 5e8, time.UTC)

@@ -11,17 +11,18 @@ import (
 
 // Lock files in the data folder.
 const (
-	LockFile    = "start.lock" // a bridge holds it while it starts the app
-	AppLockFile = "app.lock"   // the app holds it while it serves agents
+	LockFile      = "start.lock" // a bridge holds it while it starts the app
+	AppLockFile   = "app.lock"   // the app holds it while it serves agents
+	WriteLockFile = "write.lock" // a process holds it while it changes saved server files
 )
 
 // ErrAppRunning is LockApp's error when another app holds the folder.
 var ErrAppRunning = errors.New("another octo app is running")
 
-// lockPoll is how often LockStart tries again while another process holds the lock.
+// lockPoll is how often a waiting lock tries again while another process holds it.
 const lockPoll = 25 * time.Millisecond
 
-// Lock is the held start lock; Unlock lets it go.
+// Lock is a held lock of the data folder; Unlock lets it go.
 type Lock struct{ f *os.File }
 
 // LockStart takes the start lock of the data folder dir, waiting while another process (or
@@ -30,14 +31,29 @@ type Lock struct{ f *os.File }
 // second gets the lock after the first let go and finds the app running. The operating system
 // lets go of a lock whose process died, so a crashed bridge blocks no one.
 func LockStart(ctx context.Context, dir string) (*Lock, error) {
+	return waitLock(ctx, dir, LockFile, "the start lock")
+}
+
+// LockWrite takes the write lock of the data folder dir, waiting while another process (or
+// another Lock in this one) holds it, until ctx ends. Whoever changes the saved server files of
+// the workspace the folder's app serves holds it meanwhile (agenttools.Tools.Writing): the app,
+// and a bridge working without it, so two saves in two processes cannot both take the same
+// free port or name.
+func LockWrite(ctx context.Context, dir string) (*Lock, error) {
+	return waitLock(ctx, dir, WriteLockFile, "the write lock")
+}
+
+// waitLock locks dir/name, trying again every lockPoll while another holds it, until ctx ends.
+// Polling rather than a blocking lock call: a blocked call cannot be given up when ctx ends.
+func waitLock(ctx context.Context, dir, name, what string) (*Lock, error) {
 	for {
-		l, err := tryLockFile(dir, LockFile)
+		l, err := tryLockFile(dir, name)
 		if l != nil || err != nil {
 			return l, err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("waiting for the start lock in %s: %w", dir, context.Cause(ctx))
+			return nil, fmt.Errorf("waiting for %s in %s: %w", what, dir, context.Cause(ctx))
 		case <-time.After(lockPoll):
 		}
 	}

@@ -127,3 +127,29 @@ func TestLockAppLetsOneAppServeAFolder(t *testing.T) {
 	}
 	again.Unlock()
 }
+
+// The write lock waits like the start lock, and apart from it: holding one never holds up the
+// other.
+func TestLockWriteWaitsForItsHolderOnly(t *testing.T) {
+	dir := t.TempDir()
+	start, err := LockStart(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer start.Unlock()
+	w, err := LockWrite(context.Background(), dir)
+	if err != nil {
+		t.Fatalf("LockWrite while the start lock is held: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := LockWrite(ctx, dir); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "write lock") {
+		t.Fatalf("a second LockWrite: %v, want the deadline, naming the write lock", err)
+	}
+	w.Unlock()
+	again, err := LockWrite(context.Background(), dir)
+	if err != nil {
+		t.Fatalf("LockWrite after Unlock: %v", err)
+	}
+	again.Unlock()
+}

@@ -31,8 +31,14 @@ func init() {
 // beside other servers' lines.
 const prefix = "octo mcp: "
 
-// stopGrace is how long calls in flight when the agent closes its input may take to answer.
-const stopGrace = 5 * time.Second
+// callGrace is how long a call in flight when the agent closes its input (or signals) may take
+// to answer, as a stdio MCP server finishes what it read before it exits; the agent stops
+// waiting with a signal of its own. stopGrace is the stop that gives it: the MCP core waits for
+// calls three quarters of a stop's time, and writes the errors of those left in the rest.
+const (
+	callGrace = 10 * time.Second
+	stopGrace = callGrace * 4 / 3
+)
 
 // command is `octo mcp [--data-dir DIR]`: the agent-bridge block on the stdio connector, an
 // embedded config, until the agent closes standard input. Exit 1 (Main's, for an error) when no

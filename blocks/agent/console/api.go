@@ -99,7 +99,9 @@ func (c *api) table() map[string]route {
 // (agenttools.Tools.Writing): a name or port it picks is not taken by a save meanwhile.
 func (c *api) writes(h handler) handler {
 	return func(ctx context.Context, r *request) (out reply) {
-		c.app.Tools().Writing(func() { out = h(ctx, r) })
+		if err := c.app.Tools().Writing(ctx, func() { out = h(ctx, r) }); err != nil {
+			return fail(http.StatusServiceUnavailable, err.Error())
+		}
 		return out
 	}
 }

@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -8,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/octo-run/octo/blocks/agent/appdata"
 )
 
 type problemBody struct {
@@ -162,5 +166,38 @@ func TestSettingsAreSaved(t *testing.T) {
 	}
 	if code, _ := f.do("POST", "/api/settings", map[string]any{"approve": nil}); code != http.StatusOK {
 		t.Fatalf("null approve answered %d", code)
+	}
+}
+
+// The console's own writes take the data folder's write lock too: while another process (here
+// a lock of its own) changes the servers, making a new one waits, and goes through once it
+// lets go.
+func TestTheConsoleWaitsForAnotherProcessWriting(t *testing.T) {
+	f := newFixture(t)
+	held, err := appdata.LockWrite(context.Background(), f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan int, 1)
+	go func() {
+		status, _ := f.do("POST", "/api/new", map[string]any{})
+		answered <- status
+	}()
+	select {
+	case status := <-answered:
+		t.Fatalf("a new server was made (%d) while another process writes", status)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, "servers", "New server.yaml")); err == nil {
+		t.Fatal("the new server's file was written while another process writes")
+	}
+	held.Unlock()
+	select {
+	case status := <-answered:
+		if status != http.StatusCreated {
+			t.Fatalf("making a new server after the other process let go: %d", status)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("making a new server did not go through after the other process let go")
 	}
 }

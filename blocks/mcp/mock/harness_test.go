@@ -66,8 +66,14 @@ flows:
 // build loads a flow config holding the settings and builds it.
 func build(t testing.TB, settings string) (*runtime.Service, *runtimetest.Buffer, error) {
 	t.Helper()
+	return buildYAML(t, flowYAML(settings))
+}
+
+// buildYAML loads the flow config text and builds it.
+func buildYAML(t testing.TB, text string) (*runtime.Service, *runtimetest.Buffer, error) {
+	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "flow.yaml"), []byte(flowYAML(settings)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "flow.yaml"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := config.Load(dir, func(string) (string, bool) { return "", false })
@@ -82,7 +88,13 @@ func build(t testing.TB, settings string) (*runtime.Service, *runtimetest.Buffer
 // serve builds and starts the settings on a free port.
 func serve(t testing.TB, settings string) *served {
 	t.Helper()
-	svc, log, err := build(t, settings)
+	return serveYAML(t, flowYAML(settings))
+}
+
+// serveYAML builds and starts the flow config text (flowYAML's, changed).
+func serveYAML(t testing.TB, text string) *served {
+	t.Helper()
+	svc, log, err := buildYAML(t, text)
 	if err != nil {
 		t.Fatalf("build: %v", err)
 	}

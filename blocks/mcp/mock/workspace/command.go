@@ -83,7 +83,7 @@ func runFolder(ctx context.Context, dir string, run cli.FolderRun) error {
 	logger := run.Logger
 	err := cli.UntilSignalled(ctx, logger, func(ctx context.Context, reload <-chan struct{}) error {
 		return Run(ctx, dir, Options{Logger: logger, StopTimeout: run.Grace, Reload: reload,
-			Observer: run.Observer, Serving: run.Serving, Stopping: run.Stopping})
+			Observer: run.Observer, Reloaded: run.Reloaded, Serving: run.Serving, Stopping: run.Stopping})
 	})
 	if err == nil {
 		logger.Info("stopped")

@@ -48,6 +48,9 @@ type Options struct {
 	Reload <-chan struct{}
 	// Observer measures every server's builds (metrics); nil measures nothing.
 	Observer runtime.Observer
+	// Reloaded, when set, hears the outcome of each poll that applied or refused edits of the
+	// files (nil: all applied), as `octo run` tells its admin listener of a config reload.
+	Reloaded func(err error)
 	// Serving, when set, is called once the selected servers that could start serve;
 	// Stopping when Run begins to stop them.
 	Serving, Stopping func()
@@ -101,6 +104,7 @@ type runner struct {
 	problems map[string]string   // why a file does not serve, or serves an older version
 	files    *watch.Settler      // the files as last applied
 	pick     selection
+	edits    *edits // what the poll under way made of the edits it found; nil outside one
 }
 
 // running is one server that serves.

@@ -152,6 +152,10 @@ func TestRunnerStartsAndStopsSingleServers(t *testing.T) {
 		if st := stateOf(t, rn, "Other"); !st.Running || callText(t, cs, "ok", nil) != "finer" {
 			t.Fatalf("the last good version stopped serving: %+v", st)
 		}
+		// Undone: the file is the version that serves again, so it has no problem.
+		writeFiles(t, dir, map[string]string{"servers/Other.yaml": "name: Other\nport: 0\nmcp:\n  tools: [ { name: ok, result: finer } ]\n"})
+		waitFor(t, func() bool { return stateOf(t, rn, "Other").Problem == "" },
+			func() string { return "an undone edit's problem: " + stateOf(t, rn, "Other").Problem })
 		writeFiles(t, dir, map[string]string{"servers/Other.yaml": "name: Other\nport: 0\nmcp:\n  tools: [ { name: ok, result: fixed } ]\n"})
 		waitFor(t, func() bool { return stateOf(t, rn, "Other").Problem == "" && callText(t, cs, "ok", nil) == "fixed" },
 			func() string { return "the fix: " + stateOf(t, rn, "Other").Problem })

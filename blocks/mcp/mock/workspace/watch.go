@@ -51,12 +51,21 @@ func (r *runner) locked(f func()) {
 }
 
 // poll applies what changed since the last poll: what has settled, with next = r.files.Next.
+// A poll that applied or refused an edit is one reload, told to Options.Reloaded: failed when
+// any edit in it was refused.
 func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (before, after map[string]watch.Stamp, changed bool)) {
 	cur := r.scan()
 	prev, now, changed := next(cur)
 	if !changed {
 		return
 	}
+	r.edits = &edits{}
+	defer func() {
+		if r.edits.seen && r.opts.Reloaded != nil {
+			r.opts.Reloaded(r.edits.err)
+		}
+		r.edits = nil
+	}()
 	settingsFile := filepath.Join(r.dir, SettingsFile)
 	if now[settingsFile] != prev[settingsFile] && r.reloadSettings() {
 		for _, rs := range r.running {
@@ -76,6 +85,7 @@ func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (be
 			r.log.Info("server stopped: its file was removed", "server", rs.srv.Name, "file", file)
 			r.stop(rs)
 			delete(r.running, file)
+			r.edits.note(nil)
 		}
 	}
 	for file, st := range now {
@@ -87,21 +97,27 @@ func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (be
 }
 
 // reloadSettings rereads workspace.yaml; a broken one is reported and the
-// variables in use stay.
+// variables in use stay. It reports whether the variables changed, for the
+// running servers to take them.
 func (r *runner) reloadSettings() bool {
 	settings, ds := readSettings(r.dir)
 	if len(ds) > 0 {
 		r.report(ds)
 		r.log.Error("workspace settings not applied; the servers keep their variables")
+		r.edits.note(ds)
 		return false
 	}
 	vars, err := settings.Vars(r.opts.Environment)
 	if err != nil {
 		r.log.Error("workspace settings not applied: " + err.Error())
+		r.edits.note(err)
 		return false
 	}
 	changed := !maps.Equal(vars, r.vars)
 	r.vars = vars
+	if !changed {
+		r.edits.note(nil)
+	}
 	return changed
 }
 
@@ -114,13 +130,23 @@ func (r *runner) changed(ctx context.Context, file string) {
 			ds = r.relevant(ds)
 		}
 		r.report(ds)
+		if len(ds) > 0 {
+			r.edits.note(ds)
+		}
 		if rs != nil { // a server that does not serve shows its file's problems as they are (States)
 			r.problems[file] = problemText(ds)
 			r.log.Error("edit not applied; the last good version keeps serving", "server", rs.srv.Name, "file", file)
 		}
 		return
 	}
-	if rs != nil && bytes.Equal(rs.srv.data, s.data) || rs == nil && bytes.Equal(r.broken[file], s.data) {
+	if rs != nil && bytes.Equal(rs.srv.data, s.data) {
+		if _, had := r.problems[file]; had { // a refused edit undone: the version serving is the file's
+			delete(r.problems, file)
+			r.edits.note(nil)
+		}
+		return
+	}
+	if rs == nil && bytes.Equal(r.broken[file], s.data) {
 		return // touched, not edited: what was found wrong with it still holds
 	}
 	delete(r.problems, file)
@@ -128,7 +154,7 @@ func (r *runner) changed(ctx context.Context, file string) {
 		return
 	}
 	if rs == nil {
-		_ = r.startNew(ctx, s) // logged
+		r.edits.note(r.startNew(ctx, s)) // logged
 		return
 	}
 	if r.opts.Port != 0 {
@@ -159,8 +185,10 @@ func (r *runner) apply(ctx context.Context, rs *running, s *Server) {
 		r.report(ds)
 		r.problems[s.File] = problemText(ds)
 		r.log.Error("edit not applied; the last good version keeps serving", "server", rs.srv.Name, "file", s.File)
+		r.edits.note(ds)
 	default:
 		rs.srv = s
+		r.edits.note(nil)
 	}
 }
 
@@ -171,6 +199,7 @@ func (r *runner) restart(ctx context.Context, old *running, s *Server) {
 	if r.opts.Transport == Stdio {
 		r.log.Error("this edit changes what a stdio server can only change when started again; restart it",
 			"server", old.srv.Name, "file", s.File)
+		r.edits.note(errStdioRestart)
 		return
 	}
 	cfg, mockAddr := Adapt(s, r.vars, r.opts.Transport)
@@ -183,12 +212,14 @@ func (r *runner) restart(ctx context.Context, old *running, s *Server) {
 		}
 		r.problems[s.File] = problemText(err)
 		r.log.Error("edit not applied; the last good version keeps serving", "server", old.srv.Name, "file", s.File)
+		r.edits.note(err)
 		return
 	}
 	rs := r.serving(s, mockAddr)
 	r.running[s.File] = rs
 	r.log.Info("server restarted to apply the edit", "server", s.Name, "file", s.File)
 	r.announce(rs)
+	r.edits.note(nil)
 }
 
 // startNew starts a server whose file appeared or was fixed, or that was asked for, beside the
@@ -211,4 +242,25 @@ func (r *runner) startNew(ctx context.Context, s *Server) error {
 		s.Port = nextPort(used)
 	}
 	return r.start(ctx, s)
+}
+
+// errStdioRestart is why an edit a stdio server can only take by starting again is refused.
+var errStdioRestart = errors.New("a stdio server takes this edit only when started again")
+
+// edits is what one poll made of the edits it found: whether it applied or refused any, and
+// the first refusal. A nil *edits (outside a poll: Runner.Start) notes nothing.
+type edits struct {
+	seen bool
+	err  error
+}
+
+// note records one edit applied (err nil) or refused.
+func (e *edits) note(err error) {
+	if e == nil {
+		return
+	}
+	e.seen = true
+	if e.err == nil {
+		e.err = err
+	}
 }
