@@ -48,7 +48,7 @@ var modernMethods = map[string]bool{
 	"server/discover": true, "tools/list": true, "tools/call": true,
 	"resources/list": true, "resources/templates/list": true, "resources/read": true,
 	"prompts/list": true, "prompts/get": true, "completion/complete": true,
-	"subscriptions/listen": true,
+	"subscriptions/listen": true, "tasks/get": true, "tasks/update": true, "tasks/cancel": true,
 }
 
 // cacheable are the methods whose 2026-07-28 results carry ttlMs and cacheScope.
@@ -204,6 +204,8 @@ func nameKey(method string) string {
 		return "name"
 	case "resources/read":
 		return "uri"
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		return "taskId"
 	}
 	return ""
 }
@@ -281,6 +283,9 @@ func (s *Server) modernize(method string, result []byte) []byte {
 // Stateful server).
 func (s *Server) discover() (json.RawMessage, error) {
 	caps := s.capabilities()
+	if s.Tasks != nil {
+		caps.Extensions = map[string]any{ExtensionTasks: struct{}{}}
+	}
 	if s.listeners == nil {
 		if caps.Tools != nil {
 			caps.Tools = &listChangedCap{}

@@ -21,6 +21,7 @@ const (
 	stepElicit
 	stepSample
 	stepRoots
+	stepSleep
 )
 
 // step is one compiled thing a tool does during a call.
@@ -39,6 +40,7 @@ type step struct {
 	key       string // the input request's key: as, else step<N>
 	together  bool   // asked in the round of the input step before it (2026-07-28)
 	optional  bool   // skipped for a client without the capability (2026-07-28)
+	preTask   bool   // run in the call, before the tool's task starts
 }
 
 // asks reports whether the step asks the client something.
@@ -55,9 +57,11 @@ var stepKeys = map[string][]string{
 	"elicit":    {"schema", "as", "together", "optional"},
 	"sample":    {"maxTokens", "systemPrompt", "as", "together", "optional"},
 	"listRoots": {"as", "together", "optional"},
+	"sleep":     {},
 }
 
-var stepKindKeys = []string{"log", "progress", "delayMs", "elicit", "sample", "listRoots"}
+// stepKindKeys are the kinds of step; any of them may also be beforeTask.
+var stepKindKeys = []string{"log", "progress", "delayMs", "elicit", "sample", "listRoots", "sleep"}
 
 // defaultMaxTokens is what a sample step asks for when it names no limit.
 const defaultMaxTokens = 1000
@@ -66,7 +70,7 @@ const defaultMaxTokens = 1000
 // a positive maxTokens, an `as` name used once (the decoder checks levels and delays).
 func checkStep(sc *stepConfig, pos *config.Positions, names map[string]bool, ds *config.Diags) {
 	var kinds []string
-	for i, set := range []bool{sc.Log != nil, sc.Progress != nil, sc.DelayMs != nil, sc.Elicit != nil, sc.Sample != nil, sc.ListRoots} {
+	for i, set := range []bool{sc.Log != nil, sc.Progress != nil, sc.DelayMs != nil, sc.Elicit != nil, sc.Sample != nil, sc.ListRoots, sc.Sleep != nil} {
 		if set {
 			kinds = append(kinds, stepKindKeys[i])
 		}
@@ -142,7 +146,7 @@ func (c *compiler) steps(t *tool, confs []stepConfig, props map[string]bool, r r
 }
 
 func (c *compiler) step(sc *stepConfig, r refs) (*step, bool) {
-	s := &step{as: sc.As, together: sc.Together, optional: sc.Optional}
+	s := &step{as: sc.As, together: sc.Together, optional: sc.Optional, preTask: sc.BeforeTask}
 	var ok bool
 	switch {
 	case sc.ListRoots:
@@ -155,6 +159,9 @@ func (c *compiler) step(sc *stepConfig, r refs) (*step, bool) {
 		s.text, ok = c.text(sc.Message, &sc.Message, r)
 	case sc.DelayMs != nil:
 		s.kind, s.delay, ok = stepDelay, time.Duration(*sc.DelayMs)*time.Millisecond, true
+	case sc.Sleep != nil:
+		s.kind = stepSleep
+		s.text, ok = c.text(*sc.Sleep, sc.Sleep, r)
 	case sc.Elicit != nil:
 		s.kind = stepElicit
 		s.text, ok = c.text(*sc.Elicit, sc.Elicit, r)
