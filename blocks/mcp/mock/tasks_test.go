@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -176,4 +177,48 @@ func TestTaskSettingsAreChecked(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The Tasks example of REFERENCE.md works as it says: a question in the call, one in the task
+// answered by tasks/update, then the result; and a protocolError fails its task.
+func TestReferenceTasksExample(t *testing.T) {
+	doc := readFile(t, "REFERENCE.md")
+	_, section, _ := strings.Cut(doc, "\n### Tasks\n")
+	_, example, _ := strings.Cut(section, "```yaml\n")
+	example, _, _ = strings.Cut(example, "```")
+	s := serve(t, example)
+	call := `,"name":"export_report","arguments":{"seconds":0.01}`
+	round1 := resultOf(t, modern(t, s.url, "tools/call", "export_report", call, taskCaps))
+	state, _ := json.Marshal(round1["requestState"])
+	created := resultOf(t, modern(t, s.url, "tools/call", "export_report",
+		call+`,"inputResponses":{"format":{"action":"accept","content":{"format":"pdf"}}},"requestState":`+string(state), taskCaps))
+	id, _ := created["taskId"].(string)
+	if round1["resultType"] != "input_required" || id == "" {
+		t.Fatalf("round 1 %v, round 2 %v", round1, created)
+	}
+	parked := finished(t, s.url, id)
+	if parked["status"] != "input_required" || !strings.Contains(jsonOf(parked["inputRequests"]), `"mail":{"method":"elicitation/create"`) {
+		t.Fatalf("parked task: %v", parked)
+	}
+	modern(t, s.url, "tasks/update", id, `,"taskId":"`+id+`","inputResponses":{"mail":{"action":"accept","content":{"mail":false}}}`, taskCaps)
+	var done map[string]any
+	for done = finished(t, s.url, id); done["status"] == "input_required"; done = finished(t, s.url, id) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if done["status"] != "completed" || !strings.Contains(jsonOf(done["result"]), "Report ready as pdf") {
+		t.Fatalf("task: %v", done)
+	}
+	failed := resultOf(t, modern(t, s.url, "tools/call", "import_data", `,"name":"import_data"`, taskCaps))
+	if got := finished(t, s.url, failed["taskId"].(string)); got["status"] != "failed" {
+		t.Fatalf("import_data task: %v", got)
+	}
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
