@@ -28,7 +28,7 @@ func (rc *RequestContext) RunTask(ctx context.Context, run TaskFunc) (*CallToolR
 	if t == nil || !declaresTasks(t.caps) {
 		return run(ctx, rc)
 	}
-	created, e := t.srv.startTask(rc, run)
+	created, e := t.srv.startTask(ctx, rc, run)
 	if e != nil {
 		return nil, e
 	}
@@ -74,10 +74,11 @@ type taskCreated struct{ result json.RawMessage }
 
 func (*taskCreated) Error() string { return "the call continues as a task" }
 
-// startTask records a task for the call rc serves and starts run in it.
-func (s *Server) startTask(rc *RequestContext, run TaskFunc) (json.RawMessage, *Error) {
+// startTask records a task for the call rc serves and starts run in it, under a context with
+// the values of the call's (ctx) that outlives the call.
+func (s *Server) startTask(ctx context.Context, rc *RequestContext, run TaskFunc) (json.RawMessage, *Error) {
 	ts := s.Tasks
-	t, ctx, e := ts.add()
+	t, ctx, release, e := ts.add(ctx)
 	if e != nil {
 		return nil, e
 	}
@@ -90,6 +91,7 @@ func (s *Server) startTask(rc *RequestContext, run TaskFunc) (json.RawMessage, *
 	ts.wg.Add(1)
 	go func() {
 		defer ts.wg.Done()
+		defer release()
 		defer t.cancel()
 		s.runTask(ctx, t, name, seed, &trc, run)
 	}()

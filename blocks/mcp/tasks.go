@@ -140,27 +140,30 @@ func (t *task) settle(status string, now time.Time, message string) {
 
 var errTaskLimit = errors.New("task limit")
 
-// add makes room for and records a new working task; its context ends with the task.
-func (ts *Tasks) add() (*task, context.Context, *Error) {
+// add makes room for and records a new working task. Its context keeps the values of the
+// request's (parent) but not its end: it ends when the task is cancelled or expires, or the
+// store closes; release, once the task's work is over, lets go of the store's hold on it.
+func (ts *Tasks) add(parent context.Context) (t *task, ctx context.Context, release func() bool, e *Error) {
 	id, err := newTaskID()
 	if err != nil {
-		return nil, nil, NewError(CodeInternalError, "Internal error: no randomness for a task id")
+		return nil, nil, nil, NewError(CodeInternalError, "Internal error: no randomness for a task id")
 	}
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if ts.closed {
-		return nil, nil, errShuttingDown
+		return nil, nil, nil, errShuttingDown
 	}
 	now := ts.clock()
 	ts.sweep(now)
 	if len(ts.byID) >= ts.limits.MaxTasks && !ts.dropOldestFinished() {
-		return nil, nil, &Error{Code: CodeInternalError, Data: map[string]any{"maxTasks": ts.limits.MaxTasks},
+		return nil, nil, nil, &Error{Code: CodeInternalError, Data: map[string]any{"maxTasks": ts.limits.MaxTasks},
 			Message: fmt.Sprintf("Internal error: the server already runs %d tasks, its limit (maxTasks); cancel one or try again later", ts.limits.MaxTasks)}
 	}
-	ctx, cancel := context.WithCancel(ts.ctx)
-	t := &task{id: id, created: now, updated: now, status: TaskWorking, cancel: cancel, given: map[string]json.RawMessage{}}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
+	release = context.AfterFunc(ts.ctx, cancel)
+	t = &task{id: id, created: now, updated: now, status: TaskWorking, cancel: cancel, given: map[string]json.RawMessage{}}
 	ts.byID[id] = t
-	return t, ctx, nil
+	return t, ctx, release, nil
 }
 
 // sweep drops the tasks whose time to live is over, stopping those still running.
