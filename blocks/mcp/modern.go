@@ -128,6 +128,7 @@ func (s *Server) serveModern(ctx context.Context, in HTTPRequest) HTTPResponse {
 	if e := s.startRounds(m, meta, &rc); e != nil {
 		return modernError(m.ID, e)
 	}
+	rc.rounds.detach = in.Detach // for a task, which outlives the POST
 	if streamsCall(m, in.Header) {
 		if in.Detach != nil {
 			rc.Caller = in.Detach(rc.Caller)

@@ -30,6 +30,7 @@ type inputRounds struct {
 	asked  []inputRequest             // what this round asks, in order
 	srv    *Server                    // the server, for the tasks a tools/call may become
 	inTask bool                       // the round runs in a task (it cannot become another)
+	detach func(any) any              // HTTPRequest.Detach, for the Caller of a task
 }
 
 type inputRequest struct {

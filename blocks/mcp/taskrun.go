@@ -85,6 +85,9 @@ func (s *Server) startTask(ctx context.Context, rc *RequestContext, run TaskFunc
 	_, name, _ := strings.Cut(rc.rounds.target, "\x00")
 	trc := RequestContext{Vars: rc.Vars, Caller: rc.Caller, Header: rc.Header, Version: rc.Version, RequestID: rc.RequestID}
 	seed := rc.rounds
+	if seed.detach != nil && trc.Caller != nil {
+		trc.Caller = seed.detach(trc.Caller)
+	}
 	ts.mu.Lock()
 	maps.Copy(t.given, seed.given) // the answers of the multi-round-trip rounds before the task
 	ts.mu.Unlock()
