@@ -60,7 +60,9 @@ func TestRouterToolRunsAsATask(t *testing.T) {
 		t.Fatalf("in the call: %s", body)
 	}
 	_, body := post(taskCall("tools/call", `"name":"report"`, true), headers("tools/call", "report")...)
-	var created struct{ Result struct{ ResultType, TaskID string } }
+	var created struct {
+		Result struct{ ResultType, TaskID string }
+	}
 	if json.Unmarshal([]byte(body), &created) != nil || created.Result.ResultType != "task" {
 		t.Fatalf("as a task: %s", body)
 	}
