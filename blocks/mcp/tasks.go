@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"sync"
@@ -137,8 +136,6 @@ func (t *task) settle(status string, now time.Time, message string) {
 	t.status, t.message, t.updated, t.pending = status, message, now, nil
 	t.cancel()
 }
-
-var errTaskLimit = errors.New("task limit")
 
 // add makes room for and records a new working task. Its context keeps the values of the
 // request's (parent) but not its end: it ends when the task is cancelled or expires, or the
