@@ -23,8 +23,8 @@ type Case struct {
 	Name    string            `yaml:"name" octo:"required" doc:"What the case checks, as a sentence; octo test --run matches it." example:"greets a caller by name"`
 	Env     map[string]string `yaml:"env" doc:"Values for the config's env variables in this case; they win over the process environment and the defaults." example:"{ API_BASE: https://api.example.com }"`
 	Timeout time.Duration     `yaml:"timeout" default:"10s" min:">0" max:"5m" doc:"How long the case may take, its stubs' delays included; then it fails."`
-	Request *Request          `yaml:"request" doc:"An HTTP request to a flow, the way a client sends it: for plain HTTP flows. Set request or mcp."`
-	MCP     *MCPRequest       `yaml:"mcp" doc:"An MCP request to a flow that serves MCP (mcp-router, mcp-mock), after the initialize handshake. Set request or mcp."`
+	Request *Request          `yaml:"request" doc:"An HTTP request to a flow, the way a client sends it: for plain HTTP flows. To a flow on a stdio connector, its body (or text) is sent as one line, and what the flow writes for it is the answer. Set request or mcp."`
+	MCP     *MCPRequest       `yaml:"mcp" doc:"An MCP request to a flow that serves MCP (mcp-router, mcp-mock), after the initialize handshake: over Streamable HTTP, or one JSON-RPC message a line when the flow's source is a stdio connector. Set request or mcp."`
 	Stubs   []Stub            `yaml:"stubs" doc:"What http-request calls, and ai-agent blocks' calls to their model, get in this case, by method and URL, in place of the network: a call that no stub matches fails the case, naming its URL."`
 	Expect  Expect            `yaml:"expect" doc:"What the answer must hold; what is left out is not checked, except that an HTTP answer must be 2xx unless status says otherwise and an MCP answer must not be an error unless error or isError says so."`
 }
@@ -32,19 +32,19 @@ type Case struct {
 // Request is an HTTP request a case sends.
 type Request struct {
 	Flow    string            `yaml:"flow" doc:"The flow the request is for: it is sent to that flow's connector, to the flow's path unless path is set. Optional when the config has one http connector and path is set." example:"greet"`
-	Method  string            `yaml:"method" enum:"GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS" octo:"anycase" doc:"The HTTP method. Default: the flow's first allowed method, else POST with a body and GET without."`
-	Path    string            `yaml:"path" doc:"The request path, with a query if any. Default: the flow's path." example:"/greet?lang=fr"`
-	Headers map[string]string `yaml:"headers" doc:"Request headers." example:"{ Authorization: Bearer dev-token }"`
+	Method  string            `yaml:"method" enum:"GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS" octo:"anycase" doc:"The HTTP method. Default: the flow's first allowed method, else POST with a body and GET without. Not for a flow on stdio."`
+	Path    string            `yaml:"path" doc:"The request path, with a query if any. Default: the flow's path. Not for a flow on stdio." example:"/greet?lang=fr"`
+	Headers map[string]string `yaml:"headers" doc:"Request headers. Not for a flow on stdio." example:"{ Authorization: Bearer dev-token }"`
 	Body    *yaml.Node        `yaml:"body" doc:"A value sent as JSON (Content-Type application/json unless headers set it), written as YAML or JSON." example:"{ name: Ada }"`
-	Text    *string           `yaml:"text" doc:"A body sent as written, for flows that do not take JSON; set its Content-Type in headers. Set body or text."`
+	Text    *string           `yaml:"text" doc:"A body sent as written, for flows that do not take JSON; set its Content-Type in headers (to a flow on stdio: one line, without line breaks). Set body or text."`
 }
 
 // MCPRequest is an MCP request a case sends: one of tool, list, read, prompt or method.
 type MCPRequest struct {
 	Flow      string            `yaml:"flow" doc:"The flow serving MCP. Optional when only one flow runs mcp-router or mcp-mock." example:"mcp"`
 	Server    string            `yaml:"server" doc:"In a workspace of saved mock servers: the server's name. Optional when it has one server." example:"Weather mock"`
-	Path      string            `yaml:"path" doc:"The path to post to. Default: the flow's path."`
-	Headers   map[string]string `yaml:"headers" doc:"Headers sent with every request of the case (the handshake too)." example:"{ Authorization: Bearer dev-token }"`
+	Path      string            `yaml:"path" doc:"The path to post to. Default: the flow's path. Not for a flow on stdio."`
+	Headers   map[string]string `yaml:"headers" doc:"Headers sent with every request of the case (the handshake too). Not for a flow on stdio." example:"{ Authorization: Bearer dev-token }"`
 	Tool      string            `yaml:"tool" doc:"Call this tool (tools/call) with arguments." example:"forecast"`
 	Arguments *yaml.Node        `yaml:"arguments" doc:"The arguments of tool or prompt, as an object." example:"{ city: Paris }"`
 	List      string            `yaml:"list" enum:"tools,resources,resourceTemplates,prompts" doc:"List what the server offers (tools/list, resources/list, resources/templates/list, prompts/list)."`
@@ -78,14 +78,14 @@ type StubExpect struct {
 // Expect is what a case's answer must hold. For an MCP case, body, bodyContains and paths look
 // at the JSON-RPC result, and text at the text of its content.
 type Expect struct {
-	Status       int                   `yaml:"status" min:"100" max:"599" doc:"The HTTP status. Default: any 2xx."`
-	Headers      map[string]string     `yaml:"headers" doc:"Answer headers, each with exactly this value (several values joined by \", \"); an empty value means the header is absent." example:"{ Content-Type: application/json }"`
+	Status       int                   `yaml:"status" min:"100" max:"599" doc:"The HTTP status. Default: any 2xx. Not for a flow on stdio."`
+	Headers      map[string]string     `yaml:"headers" doc:"Answer headers, each with exactly this value (several values joined by \", \"); an empty value means the header is absent. Not for a flow on stdio." example:"{ Content-Type: application/json }"`
 	Body         *yaml.Node            `yaml:"body" doc:"The body, exactly, as a JSON value: objects with the same keys, lists of the same length, numbers by value." example:"{ greeting: \"Hello, Ada!\" }"`
 	BodyContains *yaml.Node            `yaml:"bodyContains" doc:"A part of the body: each key written must be there with a matching value, recursively; lists match item by item, and a list must have at least the items written." example:"{ city: Paris }"`
 	Paths        map[string]*yaml.Node `yaml:"paths" doc:"Values at paths into the body, each exactly: keys joined by dots, list items by index (items.0.name, or items[0].name)." example:"{ structuredContent.city: Paris }"`
 	Text         *string               `yaml:"text" doc:"The body as text, exactly; for an MCP case the text of the result's content (tool results, resource contents, prompt messages), joined by newlines."`
 	TextContains []string              `yaml:"textContains" doc:"Pieces of text the body (or the MCP result's text) must contain." example:"[Sunny]"`
-	Vars         *yaml.Node            `yaml:"vars" doc:"A part of the flow's vars at its end (as bodyContains): what blocks left, such as vars.http from http-request or vars.jwt from jwt-validate." example:"{ http: { status: 200 } }"`
+	Vars         *yaml.Node            `yaml:"vars" doc:"A part of the flow's vars at its end (as bodyContains): what blocks left, such as vars.http from http-request or vars.jwt from jwt-validate. Not for a flow on stdio." example:"{ http: { status: 200 } }"`
 	IsError      *bool                 `yaml:"isError" doc:"For a tool call: whether the result is a tool error (isError). Default: false."`
 	Error        *RPCError             `yaml:"error" doc:"For an MCP case: the JSON-RPC error expected instead of a result."`
 }

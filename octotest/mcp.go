@@ -14,25 +14,36 @@ import (
 	"github.com/octo-run/octo/blocks/mcp"
 )
 
-// mcpClient speaks MCP over Streamable HTTP as a client does: the initialize handshake (keeping
-// the session a stateful server gives), then requests, each answer read as JSON or as an SSE
-// stream. It is small on purpose: a case checks the server's answers, so the client adds none
-// of its own behaviour (no retries, no reconnects).
+// mcpClient speaks MCP as a client does: the initialize handshake, then requests, over the
+// transport of the flow a case is for (rpcConn). It is small on purpose: a case checks the
+// server's answers, so the client adds none of its own behaviour (no retries, no reconnects).
 type mcpClient struct {
-	hc      *http.Client
-	url     string
-	headers map[string]string
-	session string
-	version string
-	id      int
+	conn rpcConn
+	id   int
 }
 
-// rpcAnswer is one JSON-RPC answer and the HTTP answer that carried it.
+// rpcConn carries a case's JSON-RPC messages to the flow and its answers back: a POST each over
+// Streamable HTTP (httpConn), a line each over stdio (lineConn).
+type rpcConn interface {
+	// request sends req, whose id is id, and returns its answer.
+	request(ctx context.Context, id string, req []byte) (*rpcAnswer, error)
+	// notify sends a notification.
+	notify(ctx context.Context, msg []byte) error
+	// initialized keeps what the handshake settled: the negotiated version, and the answer
+	// that carried it.
+	initialized(version string, a *rpcAnswer)
+}
+
+// rpcAnswer is one JSON-RPC answer and, over HTTP, the HTTP answer that carried it.
 type rpcAnswer struct {
-	http   *httpAnswer
+	http   *httpAnswer // nil over stdio
 	result json.RawMessage
 	err    *rpcErr
 }
+
+// refused reports an HTTP answer that is not 2xx: refused before the protocol (a 401 before the
+// router), so the HTTP answer is what to check.
+func (a *rpcAnswer) refused() bool { return a.http != nil && a.http.status/100 != 2 }
 
 type rpcErr struct {
 	Code    int    `json:"code"`
@@ -47,7 +58,7 @@ func (c *mcpClient) initialize(ctx context.Context) (*rpcAnswer, bool, error) {
 		"capabilities":    map[string]any{},
 		"clientInfo":      map[string]any{"name": "octo-test", "version": "1"},
 	})
-	if err != nil || a.err != nil || a.http.status/100 != 2 {
+	if err != nil || a.err != nil || a.refused() {
 		return a, false, err
 	}
 	var init struct {
@@ -56,9 +67,9 @@ func (c *mcpClient) initialize(ctx context.Context) (*rpcAnswer, bool, error) {
 	if err := json.Unmarshal(a.result, &init); err != nil {
 		return a, false, fmt.Errorf("initialize: reading the result: %v", err)
 	}
-	c.version, c.session = init.ProtocolVersion, a.http.header.Get(mcp.HeaderSessionID)
-	if _, err := c.post(ctx, map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"}); err != nil {
-		return nil, false, err
+	c.conn.initialized(init.ProtocolVersion, a)
+	if err := c.conn.notify(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
+		return nil, false, fmt.Errorf("notifications/initialized: %v", err)
 	}
 	return a, true, nil
 }
@@ -70,34 +81,64 @@ func (c *mcpClient) call(ctx context.Context, method string, params any) (*rpcAn
 	if params != nil {
 		req["params"] = params
 	}
-	h, err := c.post(ctx, req)
+	body, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
 	}
-	a := &rpcAnswer{http: h}
-	if h.status/100 != 2 {
-		return a, nil // refused before the protocol: the HTTP answer is what to check
-	}
-	msg, err := c.find(h)
+	a, err := c.conn.request(ctx, strconv.Itoa(c.id), body)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", method, err)
 	}
-	a.result = msg.Result
-	a.err = msg.Error
 	return a, nil
 }
 
 // rpcMessage is a JSON-RPC message as the client reads it.
 type rpcMessage struct {
 	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
 	Result json.RawMessage `json:"result"`
 	Error  *rpcErr         `json:"error"`
 }
 
-// find reads the answer to the request last sent from an HTTP answer: its JSON body, or the
-// event of an SSE stream that answers it (progress and log notifications are skipped).
-func (c *mcpClient) find(h *httpAnswer) (*rpcMessage, error) {
-	want := strconv.Itoa(c.id)
+// httpConn is Streamable HTTP: one POST per message, with the case's headers and the session a
+// stateful server gives; an answer is a JSON body or an SSE stream.
+type httpConn struct {
+	hc      *http.Client
+	url     string
+	headers map[string]string
+	session string
+	version string
+}
+
+func (c *httpConn) request(ctx context.Context, id string, req []byte) (*rpcAnswer, error) {
+	h, err := c.post(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	a := &rpcAnswer{http: h}
+	if a.refused() {
+		return a, nil
+	}
+	msg, err := findAnswer(h, id)
+	if err != nil {
+		return nil, err
+	}
+	a.result, a.err = msg.Result, msg.Error
+	return a, nil
+}
+
+func (c *httpConn) notify(ctx context.Context, msg []byte) error {
+	_, err := c.post(ctx, msg)
+	return err
+}
+
+func (c *httpConn) initialized(version string, a *rpcAnswer) {
+	c.version, c.session = version, a.http.header.Get(mcp.HeaderSessionID)
+}
+
+// findAnswer reads the answer to request id from an HTTP answer: its JSON body, or the event of
+// an SSE stream that answers it (progress and log notifications are skipped).
+func findAnswer(h *httpAnswer, want string) (*rpcMessage, error) {
 	if !strings.HasPrefix(h.header.Get("Content-Type"), "text/event-stream") {
 		var m rpcMessage
 		if err := json.Unmarshal(h.body, &m); err != nil {
@@ -139,11 +180,7 @@ func (c *mcpClient) find(h *httpAnswer) (*rpcMessage, error) {
 }
 
 // post sends one JSON-RPC message with the case's headers and the session's.
-func (c *mcpClient) post(ctx context.Context, msg any) (*httpAnswer, error) {
-	body, err := json.Marshal(msg)
-	if err != nil {
-		return nil, err
-	}
+func (c *httpConn) post(ctx context.Context, body []byte) (*httpAnswer, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err

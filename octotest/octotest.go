@@ -1,9 +1,11 @@
 // Package octotest runs the YAML test cases beside a config (`octo test`): each case builds the
 // config as `octo run` would (the same loader, builder and diagnostics), serves the connector
-// of the flow it is for on a loopback port of its own, sends an HTTP request or an MCP request
-// through it, answers the flow's http-request calls from stubs in place of the network, and
-// checks the answer. It owns the test file format (format.go) and its schema, and registers
-// the command; it knows the http connector only as an http.Handler and MCP only as a client.
+// of the flow it is for on a loopback port of its own (an http connector) or on a pair of pipes
+// (a stdio connector), sends an HTTP request, a line, or MCP requests through it, answers the
+// flow's http-request calls from stubs in place of the network, and checks the answer. It owns
+// the test file format (format.go) and its schema, and registers the command; it knows the http
+// connector only as an http.Handler, the stdio connector by its streams, and MCP only as a
+// client.
 package octotest
 
 import (
@@ -20,6 +22,7 @@ import (
 
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/cli"
 	"github.com/octo-run/octo/runtime/config"
 )
 
@@ -33,6 +36,9 @@ type Options struct {
 	Out io.Writer
 	// LookupEnv reads the process environment; a case's env wins over it.
 	LookupEnv func(string) (string, bool)
+	// Stdio serves the config as `octo run --stdio` does: the flow with the mcp-router (or
+	// mcp-mock) on a stdio connector, so its cases go over a pipe.
+	Stdio bool
 }
 
 // Summary counts the cases of a run.
@@ -45,6 +51,7 @@ type runner struct {
 	path   string
 	cfg    *config.Config // as the process environment makes it; nil for a workspace
 	lookup func(string) (string, bool)
+	stdio  bool // Options.Stdio
 	// servers are a workspace's saved servers, each a config, by name.
 	servers map[string]*config.Config
 }
@@ -59,7 +66,7 @@ func Run(ctx context.Context, path string, opts Options) (Summary, error) {
 	if opts.Out == nil {
 		opts.Out = io.Discard
 	}
-	r := &runner{path: path, lookup: opts.LookupEnv}
+	r := &runner{path: path, lookup: opts.LookupEnv, stdio: opts.Stdio}
 	dir := TestsDir(path)
 	cases, err := load(dir)
 	// The config's problems and the test files' are reported together, config first.
@@ -109,10 +116,13 @@ func (r *runner) prepare() error {
 		}
 		r.servers = servers
 		for _, name := range sortedKeys(servers) {
+			if err := r.onStdio(servers[name]); err != nil {
+				return err
+			}
 			cfgs = append(cfgs, servers[name])
 		}
 	} else {
-		cfg, err := config.Load(r.path, r.lookup)
+		cfg, err := r.load(r.lookup)
 		if err != nil {
 			return err
 		}
@@ -133,6 +143,24 @@ func (r *runner) prepare() error {
 		return all
 	}
 	return nil
+}
+
+// load loads the config as lookup's variables make it, served as the options say.
+func (r *runner) load(lookup func(string) (string, bool)) (*config.Config, error) {
+	cfg, err := config.Load(r.path, lookup)
+	if err == nil {
+		err = r.onStdio(cfg)
+	}
+	return cfg, err
+}
+
+// onStdio rewrites cfg as `octo run --stdio` serves it, when the options ask for stdio.
+func (r *runner) onStdio(cfg *config.Config) error {
+	if !r.stdio {
+		return nil
+	}
+	_, err := cli.ServeOnStdio(cfg)
+	return err
 }
 
 // maxLogLines is how much of a failed case's log is printed without -v.

@@ -270,28 +270,6 @@ func TestACaseEndsAtItsTimeout(t *testing.T) {
 	}
 }
 
-// A flow on a connector that is not http is refused by name, and no connector is started: the
-// stdio connector never reads the test run's standard input.
-func TestAFlowOffHTTPIsRefusedByName(t *testing.T) {
-	dir := write(t, `
-connectors:
-  - { name: io, type: stdio }
-flows:
-  - name: lines
-    source: { connector: io }
-    process:
-      - type: set-payload
-        settings: { value: '{"ok": true}' }
-`, `cases:
-  - { name: over stdio, request: { flow: lines } }
-`)
-	sum, out := run(t, dir, nil)
-	if sum.Failed != 1 {
-		t.Fatalf("summary %+v\n%s", sum, out)
-	}
-	reports(t, out, `flow "lines": its source, connector "io", is not an http connector: octo test sends cases over HTTP`)
-}
-
 // -v shows what a passing case got; a header written empty must be absent.
 func TestVerboseShowsWhatPassingCasesGot(t *testing.T) {
 	dir := write(t, api+`

@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/octo-run/octo/blocks/httprequest"
+	"github.com/octo-run/octo/connectors/stdio"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 	"github.com/octo-run/octo/runtime/jsonv"
@@ -106,20 +107,10 @@ func (r *runner) runCase(ctx context.Context, c *loaded) *outcome {
 		return o
 	}
 	defer cs.stop()
-	seen := &varsSeen{}
-	base, stop, err := serve(cs.handler, seen)
-	if err != nil {
-		o.failf("%v", err)
-		return o
-	}
-	defer stop()
-	tr := &http.Transport{DisableKeepAlives: true}
-	defer tr.CloseIdleConnections()
-	hc := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	if c.Request != nil {
-		r.request(ctx, hc, base, cs.target, c, seen, o)
+	if cs.pipe != nil {
+		r.overStdio(ctx, cs, c, o)
 	} else {
-		r.mcpCase(ctx, hc, base, cs.target, c, seen, o)
+		r.overHTTP(ctx, cs, c, o)
 	}
 	if ctx.Err() != nil {
 		o.failf("%v", context.Cause(ctx))
@@ -133,9 +124,53 @@ func (r *runner) runCase(ctx context.Context, c *loaded) *outcome {
 	return o
 }
 
-// caseService is a case's service, its blocks started, and where its request goes.
+// overHTTP serves the case's http connector on a loopback port of its own and sends the case's
+// request, or its MCP requests over Streamable HTTP, through it.
+func (r *runner) overHTTP(ctx context.Context, cs *caseService, c *loaded, o *outcome) {
+	seen := &varsSeen{}
+	base, stop, err := serve(cs.handler, seen)
+	if err != nil {
+		o.failf("%v", err)
+		return
+	}
+	defer stop()
+	tr := &http.Transport{DisableKeepAlives: true}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if c.Request != nil {
+		r.request(ctx, hc, base, cs.target, c, seen, o)
+		return
+	}
+	conn := &httpConn{hc: hc, url: base + cs.target.path, headers: c.MCP.Headers}
+	r.mcpCase(ctx, &mcpClient{conn: conn}, c, seen, o)
+}
+
+// overStdio starts the case's stdio connector on a pipe and sends the case's MCP requests
+// through it, one line each, as a client that starts octo as a command does; or a request's
+// body as one line, for a flow that answers lines.
+func (r *runner) overStdio(ctx context.Context, cs *caseService, c *loaded, o *outcome) {
+	if misfits := stdioMisfits(cs.target, c); len(misfits) > 0 {
+		o.failures = append(o.failures, misfits...)
+		return
+	}
+	p, err := openPipe(ctx, cs.pipe)
+	if err != nil {
+		o.failf("%v", err)
+		return
+	}
+	defer p.close(ctx)
+	if c.Request != nil {
+		lineCase(ctx, p, c, o)
+		return
+	}
+	r.mcpCase(ctx, &mcpClient{conn: lineConn{p}}, c, nil, o)
+}
+
+// caseService is a case's service, its blocks started, and where its request goes: an http
+// connector's handler, or a stdio connector, not started, to start on a pipe.
 type caseService struct {
 	handler http.Handler
+	pipe    *stdio.Connector
 	target  target
 	stop    func()
 }
@@ -175,18 +210,21 @@ func (r *runner) start(ctx context.Context, c *loaded, st *stubs, log io.Writer)
 		_ = svc.Stop(sctx)
 		_ = release(sctx)
 	}}
-	handler, ok := svc.Connector(t.connector).(http.Handler)
-	switch {
-	case !ok:
-		err = fmt.Errorf("flow %q: its source, connector %q, is not an http connector: octo test sends cases over HTTP", t.flow, t.connector)
-	case t.path == "":
-		err = fmt.Errorf("flow %q has no path to send to: set the request's path", t.flow)
+	switch conn := svc.Connector(t.connector).(type) {
+	case *stdio.Connector:
+		cs.pipe = conn
+	case http.Handler:
+		cs.handler = conn
+		if t.path == "" {
+			err = fmt.Errorf("flow %q has no path to send to: set the request's path", t.flow)
+		}
+	default:
+		err = fmt.Errorf("flow %q: its source, connector %q, is neither an http nor a stdio connector: octo test sends cases over HTTP or a stdio pipe", t.flow, t.connector)
 	}
 	if err != nil {
 		cs.stop()
 		return nil, err
 	}
-	cs.handler = handler
 	return cs, nil
 }
 
@@ -218,7 +256,7 @@ func (r *runner) config(c *loaded, lookup func(string) (string, bool)) (*config.
 	if len(c.Env) == 0 {
 		return r.cfg, nil
 	}
-	return config.Load(r.path, lookup)
+	return r.load(lookup)
 }
 
 // serve serves handler on a free loopback port until stop, watching the vars of every flow it
@@ -301,10 +339,10 @@ func (r *runner) request(ctx context.Context, hc *http.Client, base string, t ta
 	checkVars(&c.Expect, seen, o)
 }
 
-// mcpCase runs the handshake, sends a case's MCP request and checks the answer.
-func (r *runner) mcpCase(ctx context.Context, hc *http.Client, base string, t target, c *loaded, seen *varsSeen, o *outcome) {
+// mcpCase runs the handshake, sends a case's MCP request and checks the answer. seen is nil
+// over stdio, where no case looks at vars (stdioMisfits).
+func (r *runner) mcpCase(ctx context.Context, cl *mcpClient, c *loaded, seen *varsSeen, o *outcome) {
 	m := c.MCP
-	cl := &mcpClient{hc: hc, url: base + t.path, headers: m.Headers}
 	a, ok, err := cl.initialize(ctx)
 	if err == nil && ok {
 		method, params, perr := mcpMethod(m)
@@ -319,8 +357,10 @@ func (r *runner) mcpCase(ctx context.Context, hc *http.Client, base string, t ta
 		return
 	}
 	e := &c.Expect
-	checkHTTP(e, a.http, o)
-	if a.http.status/100 != 2 {
+	if a.http != nil {
+		checkHTTP(e, a.http, o)
+	}
+	if a.refused() {
 		o.body = string(a.http.body)
 		return
 	}
@@ -354,5 +394,7 @@ func (r *runner) mcpCase(ctx context.Context, hc *http.Client, base string, t ta
 		}
 	}
 	checkBody(e, result, resultText(result), o)
-	checkVars(e, seen, o)
+	if seen != nil {
+		checkVars(e, seen, o)
+	}
 }

@@ -131,8 +131,15 @@ func resolveEnv(cfg *config.Config, lookup func(string) (string, bool)) map[stri
 // fails to start, what did start is stopped again.
 func (s *Service) Start(ctx context.Context) error {
 	parts := append([]any{}, s.lifecycle...)
-	for _, c := range s.connectors {
-		parts = append(parts, c.conn)
+	// A connector serving a session of its own (stdio's pipe) starts last, as it stops first:
+	// its first line may call a tool that calls an API flow of the same config, so the other
+	// connectors must already listen whatever order the config lists them in.
+	for _, session := range []bool{false, true} {
+		for _, c := range s.connectors {
+			if ownsSession(c.conn) == session {
+				parts = append(parts, c.conn)
+			}
+		}
 	}
 	return s.start(ctx, parts)
 }
@@ -143,6 +150,13 @@ func (s *Service) Start(ctx context.Context) error {
 // stops them.
 func (s *Service) StartBlocks(ctx context.Context) error {
 	return s.start(ctx, append([]any{}, s.lifecycle...))
+}
+
+// ownsSession reports whether a connector serves a session of its own, as stdio's pipe does
+// (it has Done): such a connector starts after the others and stops before them.
+func ownsSession(p any) bool {
+	_, ok := p.(interface{ Done() <-chan struct{} })
+	return ok
 }
 
 func (s *Service) start(ctx context.Context, parts []any) error {
@@ -187,9 +201,7 @@ func (s *Service) Stop(ctx context.Context) error {
 	// of the same config over HTTP.
 	for _, session := range []bool{true, false} {
 		for _, p := range started {
-			_, isConn := p.(Connector)
-			_, hasSession := p.(interface{ Done() <-chan struct{} })
-			if isConn && hasSession == session {
+			if _, isConn := p.(Connector); isConn && ownsSession(p) == session {
 				wg.Add(1)
 				go func() { defer wg.Done(); stop(p) }()
 			}

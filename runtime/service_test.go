@@ -84,7 +84,8 @@ func buildYAML(t testing.TB, yaml string) *runtime.Service {
 // calls finish, so it notes whether another connector had stopped by then.
 type sessionConn struct{ recordedConn }
 
-func (sessionConn) Done() <-chan struct{} { return nil }
+func (sessionConn) Done() <-chan struct{}       { return nil }
+func (sessionConn) Start(context.Context) error { logEvent("session started"); return nil }
 func (sessionConn) Stop(context.Context) error {
 	// Long enough for a connector stopped beside this one to have stopped.
 	time.Sleep(50 * time.Millisecond)
@@ -124,5 +125,27 @@ flows:
 	defer lifecycleLog.Unlock()
 	if i, j := slices.Index(lifecycleLog.events, "session stopped"), slices.Index(lifecycleLog.events, "connector stopped"); i < 0 || j < i {
 		t.Fatalf("events %q: the session must stop before the other connector", lifecycleLog.events)
+	}
+}
+
+// A stdio session's first line may call an API flow of the same config, so the session starts
+// after the other connectors listen, even when the config lists it first.
+func TestStartOpensASessionAfterTheOtherConnectors(t *testing.T) {
+	svc := buildYAML(t, `connectors:
+  - { name: io, type: test-session }
+  - { name: api, type: test-recorded }
+flows:
+  - { name: mcp, source: { connector: io }, process: [ { type: test-recorded } ] }
+  - { name: api, source: { connector: api }, process: [ { type: test-recorded } ] }
+`)
+	lifecycleLog.events = nil
+	if err := svc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Stop(context.Background())
+	lifecycleLog.Lock()
+	defer lifecycleLog.Unlock()
+	if i, j := slices.Index(lifecycleLog.events, "connector started"), slices.Index(lifecycleLog.events, "session started"); i < 0 || j < i {
+		t.Fatalf("events %q: the session must start after the other connector", lifecycleLog.events)
 	}
 }

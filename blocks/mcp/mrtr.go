@@ -61,20 +61,21 @@ func (rc *RequestContext) Ask(ctx context.Context, key, method string, params an
 		return rc.Request(ctx, method, params)
 	}
 	t := rc.rounds
+	b, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
 	if c := capabilityFor(method); c != "" {
 		if v, ok := member(t.caps, c); !ok || v[0] != '{' {
-			return nil, &Error{Code: CodeMissingCapability,
-				Message: "Missing required client capability: " + c + " (for " + method + ")",
-				Data:    map[string]any{"requiredCapabilities": map[string]any{c: struct{}{}}}}
+			return nil, missingCapability(c, method, struct{}{})
 		}
+	}
+	if mode := elicitMode(method, b); mode == ElicitURL && !DeclaresElicitMode(t.caps, mode) {
+		return nil, missingCapability("elicitation.url", method, map[string]any{"url": struct{}{}})
 	}
 	if v, ok := t.given[key]; ok {
 		t.used[key] = v
 		return v, nil
-	}
-	b, err := json.Marshal(params)
-	if err != nil {
-		return nil, err
 	}
 	t.asked = append(t.asked, inputRequest{key, method, b})
 	return nil, ErrInputRequired

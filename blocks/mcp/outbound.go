@@ -346,19 +346,12 @@ func (s *ServerSession) canAsk(method string, params []byte) error {
 	if !ok {
 		return nil
 	}
-	caps, ok := member(s.ClientCapabilities(), name)
-	if !ok {
+	caps := s.ClientCapabilities()
+	if _, ok := member(caps, name); !ok {
 		return fmt.Errorf("%s: %w %q", method, ErrClientCapability, name)
 	}
-	if method != "elicitation/create" {
-		return nil
-	}
-	mode := "form"
-	if v, ok := member(params, "mode"); ok {
-		mode, _ = unquote(v)
-	}
-	_, declared := member(caps, mode)
-	if declared || (mode == "form" && !hasAnyMember(caps)) {
+	mode := elicitMode(method, params)
+	if mode == "" || DeclaresElicitMode(caps, mode) {
 		return nil
 	}
 	return fmt.Errorf("%s: %w %q (mode %s)", method, ErrClientCapability, name, mode)

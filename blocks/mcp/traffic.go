@@ -276,6 +276,8 @@ func summarize(method string, params []byte) string {
 		key = "uri"
 	case "logging/setLevel", "notifications/message":
 		key = "level"
+	case "notifications/elicitation/complete":
+		key = "elicitationId"
 	default:
 		return clip(method)
 	}

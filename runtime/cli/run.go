@@ -29,7 +29,7 @@ func load(path string, env *Env, logger *slog.Logger, stdio bool) (*runtime.Serv
 		return nil, nil, err
 	}
 	if stdio && err == nil {
-		if _, err := serveOnStdio(cfg); err != nil {
+		if _, err := ServeOnStdio(cfg); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -186,7 +186,9 @@ func (r *reloader) load() (*config.Config, error) {
 	yamls := watch.Stat(files)
 	cfg, err := config.Load(r.path, r.lookup)
 	if err == nil && r.stdio {
-		r.stdioName, err = serveOnStdio(cfg)
+		r.stdioName, err = ServeOnStdio(cfg)
+	} else if err == nil {
+		r.stdioName = ownStdio(cfg)
 	}
 	if err == nil {
 		r.templates = templateFiles(cfg)

@@ -14,13 +14,13 @@ import (
 // and output, one message per line (connectors/stdio, registered by name like any other).
 const stdioType = "stdio"
 
-// serveOnStdio rewrites cfg for `run --stdio`: the one flow whose process holds a block that
-// answers on stdio (mcp-router, mcp-mock) takes its messages from a stdio connector instead
-// of its own source, so an MCP client that starts octo as a command talks to it over the
-// pipe. The other flows keep their sources (a backend API on http keeps serving); a connector
+// ServeOnStdio rewrites cfg for `run --stdio` (and `validate --stdio`, `test --stdio`): the
+// one flow whose process holds a block that answers on stdio (mcp-router, mcp-mock) takes its
+// messages from a stdio connector instead of its own source, so an MCP client that starts octo
+// as a command talks to it over the pipe. The other flows keep their sources (a backend API on http keeps serving); a connector
 // left with no flow is dropped, so a port it would have bound stays free. It returns the name
 // of the stdio connector.
-func serveOnStdio(cfg *config.Config) (string, error) {
+func ServeOnStdio(cfg *config.Config) (string, error) {
 	flow, err := stdioFlow(cfg)
 	if err != nil {
 		return "", err
@@ -43,6 +43,18 @@ func serveOnStdio(cfg *config.Config) (string, error) {
 		cfg.Connectors = slices.DeleteFunc(cfg.Connectors, func(c *config.Connector) bool { return c.Name == was })
 	}
 	return name, nil
+}
+
+// ownStdio is the name of the config's own stdio connector when a flow takes its messages from
+// it, else "": a session on standard input and output ends when the client closes its end, and
+// the process with it, as under --stdio (an API flow on another connector ends with it).
+func ownStdio(cfg *config.Config) string {
+	for _, f := range cfg.Flows {
+		if t, ok := connectorType(cfg, f.Source.Connector); ok && t == stdioType {
+			return f.Source.Connector
+		}
+	}
+	return ""
 }
 
 // stdioFlow finds the one flow whose process holds a block that answers on stdio.

@@ -19,8 +19,15 @@ import (
 // returns the MCP address it logged.
 func serveWeatherMock(t *testing.T, extra ...string) (string, *proc) {
 	t.Helper()
+	return serveWorkspace(t, "samples/weather-mock", extra...)
+}
+
+// serveWorkspace serves a sample workspace folder with the built binary on a free port and
+// returns its Streamable HTTP endpoint, checked to be on that port.
+func serveWorkspace(t *testing.T, folder string, extra ...string) (string, *proc) {
+	t.Helper()
 	port := freePort(t)
-	args := append([]string{"serve", "samples/weather-mock", "--port", strconv.Itoa(port)}, extra...)
+	args := append([]string{"serve", folder, "--port", strconv.Itoa(port)}, extra...)
 	p := startOcto(t, nil, args...)
 	m := regexp.MustCompile(`url=(http://\S+)`).FindStringSubmatch(p.Log())
 	if m == nil {

@@ -180,9 +180,26 @@ func TestDisconnectTellsTheAgentAndCloses(t *testing.T) {
 }
 
 // What octo app --print-config prints is the config it runs: the same connector, flow and block
-// on the same data folder, and both build.
+// on the same data folder, and both build, whatever the folder's name holds (a "${" that octo
+// run would read as a variable, quotes, backslashes, non-ASCII).
 func TestThePrintedConfigIsTheEmbeddedOne(t *testing.T) {
-	dataDir := t.TempDir()
+	for name, dir := range map[string]string{
+		"a plain folder":                    "octo",
+		"a folder named like a variable":    "a${HOME}b",
+		"a folder with the escape in it":    "x$${y}$",
+		"quotes, backslashes and non-ASCII": `q"u\o'té ${`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dataDir := filepath.Join(t.TempDir(), dir)
+			if err := os.MkdirAll(dataDir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			printedConfigRuns(t, dataDir)
+		})
+	}
+}
+
+func printedConfigRuns(t *testing.T, dataDir string) {
 	file := filepath.Join(t.TempDir(), "octo-app.yaml")
 	if err := os.WriteFile(file, []byte(app.EmbeddedYAML(dataDir, 0)), 0o600); err != nil {
 		t.Fatal(err)

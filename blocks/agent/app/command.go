@@ -251,17 +251,25 @@ func EmbeddedYAML(dir string, consolePort int) string {
 		"# the console (the page and its API) is served on 127.0.0.1 by the console block.\n" +
 		"service: { name: octo app }\n" +
 		"connectors:\n" +
-		"  - { name: agent, type: agent, settings: { dataDir: " + strconv.Quote(dir) + " } }\n" +
+		"  - { name: agent, type: agent, settings: { dataDir: " + quotedPath(dir) + " } }\n" +
 		"  - { name: console, type: http, settings: { " + consoleConnector(consolePort) + " } }\n" +
 		"flows:\n" +
 		"  - name: agents\n" +
 		"    source: { connector: agent }\n" +
 		"    process:\n" +
-		"      - { type: " + Type + ", settings: { dataDir: " + strconv.Quote(dir) + " } }\n" +
+		"      - { type: " + Type + ", settings: { dataDir: " + quotedPath(dir) + " } }\n" +
 		"  - name: console\n" +
 		"    source: { connector: console, settings: { " + consolePaths() + " } }\n" +
 		"    process:\n" +
-		"      - { type: " + consoleType + ", settings: { dataDir: " + strconv.Quote(dir) + " } }\n"
+		"      - { type: " + consoleType + ", settings: { dataDir: " + quotedPath(dir) + " } }\n"
+}
+
+// quotedPath writes path as a YAML double-quoted scalar that octo run reads back as path: Go's
+// escapes are YAML's, and a "${" in it, which octo run would take for a variable, is written
+// "$${", the config language's escape for a literal "${" (a "$${" in path becomes "$$${",
+// read back as "$${").
+func quotedPath(path string) string {
+	return strings.ReplaceAll(strconv.Quote(path), "${", "$${")
 }
 
 // consoleType is the console block's type (blocks/agent/console, which imports this package).

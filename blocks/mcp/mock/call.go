@@ -186,6 +186,9 @@ func (s *step) run(ctx context.Context, rc *mcp.RequestContext, in *placeholder.
 		}
 		return nil, wait(ctx, rc, d, false)
 	case stepElicit:
+		if s.url != nil {
+			return s.openLink(ctx, rc, in, r)
+		}
 		p := elicitParams{Message: s.text.Render(*in, r), RequestedSchema: s.schema}
 		return s.ask(ctx, rc, in, "elicitation/create", p)
 	case stepSample:
@@ -218,36 +221,61 @@ func askTogether(ctx context.Context, rc *mcp.RequestContext, in *placeholder.In
 // ask gets the client's answer (a request over the session, or on 2026-07-28 an input
 // request) and keeps it as args.<as>.
 func (s *step) ask(ctx context.Context, rc *mcp.RequestContext, in *placeholder.Input, method string, params any) (*mcp.CallToolResult, error) {
-	reply, err := rc.Ask(ctx, s.key, method, params)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		var rpcErr *mcp.Error
-		switch {
-		case errors.Is(err, mcp.ErrInputRequired):
-			return nil, err
-		case errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeMissingCapability:
-			if s.optional {
-				return nil, nil
-			}
-			return nil, err
-		case errors.As(err, &rpcErr):
-			return errf("The client answered %s with an error: %s", method, rpcErr.Message), nil
-		case errors.Is(err, mcp.ErrClientCapability):
-			return errf("This tool sends %s, and the client did not declare that it can answer it", method), nil
-		case errors.Is(err, mcp.ErrNoStream):
-			return errf("This tool sends %s, which needs a session with a stream to the client", method), nil
-		}
-		return errf("The client did not answer %s: %v", method, err), nil
+	reply, failed, err := s.request(ctx, rc, method, params)
+	if reply != nil {
+		s.keep(in, reply)
 	}
-	if s.as != "" {
-		if in.Args == nil {
-			in.Args = map[string]any{}
-		}
-		in.Args[s.as] = decodeReply(reply)
+	return failed, err
+}
+
+// request asks the client and waits at most the step's timeout for its answer. A client that
+// cannot or does not answer makes a failed call (the result); a missing capability on
+// 2026-07-28 is -32021 unless the step is optional (then nothing: no reply, no failure).
+func (s *step) request(ctx context.Context, rc *mcp.RequestContext, method string, params any) (json.RawMessage, *mcp.CallToolResult, error) {
+	askCtx, cancel := ctx, context.CancelFunc(func() {})
+	if s.timeout > 0 {
+		askCtx, cancel = context.WithTimeout(ctx, s.timeout)
 	}
-	return nil, nil
+	defer cancel()
+	reply, err := rc.Ask(askCtx, s.key, method, params)
+	if err == nil {
+		return reply, nil, nil
+	}
+	if ctx.Err() != nil {
+		return nil, nil, ctx.Err()
+	}
+	var rpcErr *mcp.Error
+	switch {
+	case errors.Is(err, mcp.ErrInputRequired):
+		return nil, nil, err
+	case errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeMissingCapability:
+		if s.optional {
+			return nil, nil, nil
+		}
+		return nil, nil, err
+	case errors.As(err, &rpcErr):
+		return nil, errf("The client answered %s with an error: %s", method, rpcErr.Message), nil
+	case errors.Is(err, mcp.ErrClientCapability) && s.url != nil:
+		return nil, errf("This tool asks the user to open a link (elicitation/create in mode url), and the client did not declare elicitation.url"), nil
+	case errors.Is(err, mcp.ErrClientCapability):
+		return nil, errf("This tool sends %s, and the client did not declare that it can answer it", method), nil
+	case errors.Is(err, mcp.ErrNoStream):
+		return nil, errf("This tool sends %s, which needs a session with a stream to the client", method), nil
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil, errf("The client did not answer %s within %d ms", method, s.timeout.Milliseconds()), nil
+	}
+	return nil, errf("The client did not answer %s: %v", method, err), nil
+}
+
+// keep puts the client's answer in args.<as> for later templates.
+func (s *step) keep(in *placeholder.Input, reply json.RawMessage) {
+	if s.as == "" {
+		return
+	}
+	if in.Args == nil {
+		in.Args = map[string]any{}
+	}
+	in.Args[s.as] = decodeReply(reply)
 }
 
 // decodeReply decodes a client's answer for templates; anything but an

@@ -87,14 +87,17 @@ type stepConfig struct {
 	DelayMs *int64  `yaml:"delayMs" min:"0" max:"3600000" doc:"Wait this many milliseconds (at most an hour), without progress."`
 	Sleep   *string `yaml:"sleep" doc:"Wait for as long as this template renders to: a duration (500ms, 2s, 1.5m) or a number of milliseconds, at most an hour; anything else makes the call a failed one." example:"{{args.seconds}}s"`
 
-	Elicit *string           `yaml:"elicit" doc:"Ask the user through elicitation/create (form mode) with this message, a template."`
-	Schema mcp.SchemaSetting `yaml:"schema" doc:"An elicit step's requestedSchema, as JSON text or a YAML mapping; default: no fields."`
+	Elicit        *string           `yaml:"elicit" doc:"Ask the user through elicitation/create with this message, a template: for values (mode form) or to open a link (mode url)."`
+	Schema        mcp.SchemaSetting `yaml:"schema" doc:"A form elicit step's requestedSchema, as JSON text or a YAML mapping; default: no fields."`
+	urlStepConfig `yaml:",inline"`
 
 	Sample       *string `yaml:"sample" doc:"Ask the client's model through sampling/createMessage with this prompt, a template, as one user message."`
 	MaxTokens    int     `yaml:"maxTokens" doc:"A sample step's maxTokens; default 1000."`
 	SystemPrompt string  `yaml:"systemPrompt" doc:"A sample step's system prompt: a template."`
 
 	ListRoots bool `yaml:"listRoots" doc:"Ask the client for its roots through roots/list."`
+
+	TimeoutMs int64 `yaml:"timeoutMs" default:"300000" min:"1" max:"3600000" doc:"How long an elicit, sample or listRoots step waits for the client's answer over a session, in milliseconds (at most an hour); then the call fails saying the client did not answer."`
 
 	As       string `yaml:"as" doc:"Keep an elicit, sample or listRoots step's answer as {{args.<as>}} for later templates; not one of the tool's arguments. On 2026-07-28 it is also the key of the step's input request (default: step<N>, N counting from 1)."`
 	Together bool   `yaml:"together" doc:"On 2026-07-28, ask this elicit, sample or listRoots step in the same round as the one before it (one input_required result naming both); else each is a round of its own."`

@@ -36,11 +36,13 @@ type step struct {
 	schema    json.RawMessage // an elicitation's requestedSchema
 	maxTokens int
 	system    *placeholder.Template
-	as        string // where the answer goes, and the 2026-07-28 input request's key
-	key       string // the input request's key: as, else step<N>
-	together  bool   // asked in the round of the input step before it (2026-07-28)
-	optional  bool   // skipped for a client without the capability (2026-07-28)
-	preTask   bool   // run in the call, before the tool's task starts
+	timeout   time.Duration // how long an asking step waits for the client over a session
+	url       *urlElicit    // an elicit step in URL mode
+	as        string        // where the answer goes, and the 2026-07-28 input request's key
+	key       string        // the input request's key: as, else step<N>
+	together  bool          // asked in the round of the input step before it (2026-07-28)
+	optional  bool          // skipped for a client without the capability (2026-07-28)
+	preTask   bool          // run in the call, before the tool's task starts
 }
 
 // asks reports whether the step asks the client something.
@@ -51,12 +53,13 @@ func (s *step) asks() bool {
 // stepKeys names, per kind, the keys a step of that kind may have besides
 // its own.
 var stepKeys = map[string][]string{
-	"log":       {"level", "logger"},
-	"progress":  {"total", "message"},
-	"delayMs":   {},
-	"elicit":    {"schema", "as", "together", "optional"},
-	"sample":    {"maxTokens", "systemPrompt", "as", "together", "optional"},
-	"listRoots": {"as", "together", "optional"},
+	"log":      {"level", "logger"},
+	"progress": {"total", "message"},
+	"delayMs":  {},
+	"elicit": {"schema", "as", "together", "optional", "timeoutMs",
+		"mode", "url", "completeAfterMs", "notifyComplete", "required", "onDecline", "onCancel"},
+	"sample":    {"maxTokens", "systemPrompt", "as", "together", "optional", "timeoutMs"},
+	"listRoots": {"as", "together", "optional", "timeoutMs"},
 	"sleep":     {},
 }
 
@@ -88,6 +91,9 @@ func checkStep(sc *stepConfig, pos *config.Positions, names map[string]bool, ds 
 		if p := pos.Key(sc, k); p.Written && k != kind && !slices.Contains(stepKeys[kind], k) {
 			*ds = append(*ds, p.KeyDiag(fmt.Sprintf("%q does not belong to a %s step", k, kind)))
 		}
+	}
+	if kind == "elicit" {
+		checkElicitMode(sc, pos, ds)
 	}
 	if kind == "sample" && sc.MaxTokens < 0 {
 		*ds = append(*ds, pos.Diag(&sc.MaxTokens, "maxTokens must be positive"))
@@ -146,7 +152,8 @@ func (c *compiler) steps(t *tool, confs []stepConfig, props map[string]bool, r r
 }
 
 func (c *compiler) step(sc *stepConfig, r refs) (*step, bool) {
-	s := &step{as: sc.As, together: sc.Together, optional: sc.Optional, preTask: sc.BeforeTask}
+	s := &step{as: sc.As, together: sc.Together, optional: sc.Optional, preTask: sc.BeforeTask,
+		timeout: time.Duration(sc.TimeoutMs) * time.Millisecond}
 	var ok bool
 	switch {
 	case sc.ListRoots:
@@ -162,6 +169,12 @@ func (c *compiler) step(sc *stepConfig, r refs) (*step, bool) {
 	case sc.Sleep != nil:
 		s.kind = stepSleep
 		s.text, ok = c.text(*sc.Sleep, sc.Sleep, r)
+	case sc.Elicit != nil && sc.Mode == mcp.ElicitURL:
+		s.kind = stepElicit
+		s.text, ok = c.text(*sc.Elicit, sc.Elicit, r)
+		var uok bool
+		s.url, uok = c.urlElicit(sc, r)
+		ok = ok && uok
 	case sc.Elicit != nil:
 		s.kind = stepElicit
 		s.text, ok = c.text(*sc.Elicit, sc.Elicit, r)

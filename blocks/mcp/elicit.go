@@ -1,0 +1,51 @@
+package mcp
+
+import "strings"
+
+// CodeURLElicitationRequired (2025-11-25 only; 2026-07-28 keeps the code reserved) answers a
+// request that cannot go on until the user has completed the URL-mode elicitations listed in
+// the error's data.elicitations.
+const CodeURLElicitationRequired = -32042
+
+// Elicitation modes of 2025-11-25: form asks for values in the client, url sends the user to a
+// page the client never sees.
+const (
+	ElicitForm = "form"
+	ElicitURL  = "url"
+)
+
+// missingCapability is the -32021 of a request that needs the client capability name (dotted
+// for a sub-capability) to serve method; inner is what requiredCapabilities holds under its
+// first part.
+func missingCapability(name, method string, inner any) *Error {
+	top, _, _ := strings.Cut(name, ".")
+	return &Error{Code: CodeMissingCapability,
+		Message: "Missing required client capability: " + name + " (for " + method + ")",
+		Data:    map[string]any{"requiredCapabilities": map[string]any{top: inner}}}
+}
+
+// elicitMode is an elicitation/create's mode (form when it names none), "" for other methods.
+func elicitMode(method string, params []byte) string {
+	if method != "elicitation/create" {
+		return ""
+	}
+	if v, ok := member(params, "mode"); ok {
+		if mode, ok := unquote(v); ok {
+			return mode
+		}
+	}
+	return ElicitForm
+}
+
+// DeclaresElicitMode reports whether client capabilities declare the elicitation mode ("form"
+// or "url"); an empty elicitation object declares form mode only (2025-11-25 and later).
+func DeclaresElicitMode(caps []byte, mode string) bool {
+	el, ok := member(caps, "elicitation")
+	if !ok {
+		return false
+	}
+	if _, ok := member(el, mode); ok {
+		return true
+	}
+	return mode == ElicitForm && !hasAnyMember(el)
+}
