@@ -92,13 +92,12 @@ func (ts *tools) CallTool(ctx context.Context, rc *mcp.RequestContext, name stri
 			return errorResult(fmt.Sprintf("invalid arguments for tool %q: %v", name, err)), nil
 		}
 	}
-	run := func(ctx context.Context, rc *mcp.RequestContext) (*mcp.CallToolResult, error) {
-		return ts.run(ctx, rc, t, name, body)
+	if t.task == "optional" || t.task == "required" { // the closure only here: a call allocates it
+		return rc.RunTask(ctx, func(ctx context.Context, rc *mcp.RequestContext) (*mcp.CallToolResult, error) {
+			return ts.run(ctx, rc, t, name, body)
+		})
 	}
-	if t.task == "optional" || t.task == "required" {
-		return rc.RunTask(ctx, run)
-	}
-	return run(ctx, rc)
+	return ts.run(ctx, rc, t, name, body)
 }
 
 // run runs the tool's branch with the arguments as the body; as a task its rc has no notifier.
