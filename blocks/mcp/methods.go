@@ -155,6 +155,9 @@ func (s *Server) tools(ctx context.Context, method string, p params, rc *Request
 		return nil, perr
 	}
 	res, err := s.Tools.CallTool(ctx, rc, name, args)
+	if created, ok := err.(*taskCreated); ok {
+		return created.result, nil
+	}
 	if errors.Is(err, ErrUnknownTool) {
 		if s.UnknownTool == UnknownToolAsResult {
 			res, err = ToolError("Unknown tool: "+name), nil
@@ -167,6 +170,11 @@ func (s *Server) tools(ctx context.Context, method string, p params, rc *Request
 	if err != nil {
 		return nil, err
 	}
+	return s.toolAnswer(name, res, rc)
+}
+
+// toolAnswer encodes a tool's result for the request's revision.
+func (s *Server) toolAnswer(name string, res *CallToolResult, rc *RequestContext) (json.RawMessage, error) {
 	if res == nil {
 		res = &CallToolResult{}
 	}

@@ -46,7 +46,7 @@ var modernMethods = map[string]bool{
 	"server/discover": true, "tools/list": true, "tools/call": true,
 	"resources/list": true, "resources/templates/list": true, "resources/read": true,
 	"prompts/list": true, "prompts/get": true, "completion/complete": true,
-	"subscriptions/listen": true,
+	"subscriptions/listen": true, "tasks/get": true, "tasks/update": true, "tasks/cancel": true,
 }
 
 // cacheable are the methods whose 2026-07-28 results carry ttlMs and cacheScope.
@@ -138,6 +138,7 @@ func (s *Server) serveModern(ctx context.Context, in HTTPRequest) HTTPResponse {
 	if e := s.startRounds(m, meta, &rc); e != nil {
 		return modernError(m.ID, e)
 	}
+	rc.rounds.detach = in.Detach // for a task, which outlives the POST
 	if streamsCall(m, in.Header) {
 		if in.Detach != nil {
 			rc.Caller = in.Detach(rc.Caller)
@@ -219,6 +220,8 @@ func nameKey(method string) string {
 		return "name"
 	case "resources/read":
 		return "uri"
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		return "taskId"
 	}
 	return ""
 }
@@ -287,6 +290,9 @@ func (s *Server) modernize(method string, result []byte) []byte {
 // Stateful server).
 func (s *Server) discover() (json.RawMessage, error) {
 	caps := s.capabilities()
+	if s.Tasks != nil {
+		caps.Extensions = map[string]any{ExtensionTasks: struct{}{}}
+	}
 	if s.listeners == nil {
 		if caps.Tools != nil {
 			caps.Tools = &listChangedCap{}

@@ -28,6 +28,9 @@ type inputRounds struct {
 	given  map[string]json.RawMessage // inputResponses, then the earlier rounds' answers
 	used   map[string]json.RawMessage // the answers the provider took
 	asked  []inputRequest             // what this round asks, in order
+	srv    *Server                    // the server, for the tasks a tools/call may become
+	inTask bool                       // the round runs in a task (it cannot become another)
+	detach func(any) any              // HTTPRequest.Detach, for the Caller of a task
 }
 
 type inputRequest struct {
@@ -81,7 +84,7 @@ func (rc *RequestContext) Ask(ctx context.Context, key, method string, params an
 // startRounds reads a 2026-07-28 request's inputResponses and requestState into rc; a
 // requestState this server did not sign for this method and name is -32602.
 func (s *Server) startRounds(m *Message, meta []byte, rc *RequestContext) *Error {
-	t := &inputRounds{given: map[string]json.RawMessage{}, used: map[string]json.RawMessage{}}
+	t := &inputRounds{given: map[string]json.RawMessage{}, used: map[string]json.RawMessage{}, srv: s}
 	t.caps, _ = member(meta, MetaClientCapabilities)
 	t.target = m.Method
 	if key := nameKey(m.Method); key != "" {
@@ -110,20 +113,7 @@ func (s *Server) startRounds(m *Message, meta []byte, rc *RequestContext) *Error
 
 // inputRequired encodes the input_required result of a round that asked something.
 func (s *Server) inputRequired(t *inputRounds) (json.RawMessage, error) {
-	reqs := make([]byte, 0, 256)
-	reqs = append(reqs, '{')
-	for i, a := range t.asked {
-		if i > 0 {
-			reqs = append(reqs, ',')
-		}
-		reqs = appendString(reqs, a.key)
-		reqs = append(reqs, `:{"method":`...)
-		reqs = appendString(reqs, a.method)
-		reqs = append(reqs, `,"params":`...)
-		reqs = append(reqs, a.params...)
-		reqs = append(reqs, '}')
-	}
-	reqs = append(reqs, '}')
+	reqs := appendInputRequests(make([]byte, 0, 256), t.asked)
 	state, err := s.sealState(t)
 	if err != nil {
 		return nil, err
@@ -132,6 +122,23 @@ func (s *Server) inputRequired(t *inputRounds) (json.RawMessage, error) {
 	out = append(out, `,"requestState":`...)
 	out = appendString(out, state)
 	return append(out, '}'), nil
+}
+
+// appendInputRequests writes an inputRequests object: each question by its key.
+func appendInputRequests(out []byte, asked []inputRequest) []byte {
+	out = append(out, '{')
+	for i, a := range asked {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = appendString(out, a.key)
+		out = append(out, `:{"method":`...)
+		out = appendString(out, a.method)
+		out = append(out, `,"params":`...)
+		out = append(out, a.params...)
+		out = append(out, '}')
+	}
+	return append(out, '}')
 }
 
 // sealedState is what a requestState carries: the request it belongs to and the answers so far.

@@ -83,6 +83,10 @@ type Server struct {
 	// Cache are the hints on the cacheable results of 2026-07-28 requests (lists, reads,
 	// server/discover); zero: not to be reused, private.
 	Cache CacheHints
+	// Tasks, when set, lets 2026-07-28 tools/call requests become tasks (the tasks extension,
+	// tasks.go): server/discover declares it and tasks/get, tasks/update, tasks/cancel are served.
+	// Whoever builds the server closes it when the server stops.
+	Tasks *Tasks
 	// Probes, when set, gives the probes told how each request ended (not notifications), by
 	// method and by tool: metrics. The MCP blocks hand it the runtime's (Build.Probes).
 	Probes Probes
@@ -202,6 +206,9 @@ func (s *Server) recoverPanic(method string, resp *Response) {
 }
 
 func (s *Server) dispatch(ctx context.Context, req *Request, rc *RequestContext) (json.RawMessage, error) {
+	if taskMethods[req.Method] && s.Tasks != nil {
+		return s.serveTaskMethod(req, rc)
+	}
 	if !coreMethods[req.Method] {
 		if h := s.Handlers[req.Method]; h != nil {
 			v, err := h(ctx, req, rc)
@@ -300,6 +307,7 @@ type serverCaps struct {
 	Prompts     *listChangedCap `json:"prompts,omitempty"`
 	Logging     *struct{}       `json:"logging,omitempty"`
 	Completions *struct{}       `json:"completions,omitempty"`
+	Extensions  map[string]any  `json:"extensions,omitempty"` // server/discover only
 }
 
 // buildInitTail encodes the part of the initialize result that does not depend

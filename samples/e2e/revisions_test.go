@@ -22,13 +22,20 @@ var sessionRevision = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
 // fixtures the official conformance suite calls, input_required ones included.
 func serveConformance(t *testing.T) string {
 	t.Helper()
+	url, _ := serveConformanceProc(t)
+	return url
+}
+
+// serveConformanceProc is serveConformance with the process, for the tests that stop it.
+func serveConformanceProc(t *testing.T, args ...string) (string, *proc) {
+	t.Helper()
 	port := freePort(t)
-	p := startOcto(t, nil, "serve", "samples/conformance", "Conformance", "--port", strconv.Itoa(port))
+	p := startOcto(t, nil, append([]string{"serve", "samples/conformance", "Conformance", "--port", strconv.Itoa(port)}, args...)...)
 	if m := regexp.MustCompile(`url=(http://\S+)`).FindStringSubmatch(p.Log()); m != nil {
-		return m[1]
+		return m[1], p
 	}
 	t.Fatalf("no address in the log:\n%s", p.Log())
-	return ""
+	return "", nil
 }
 
 // TestGoSDKClientSpeaksEveryRevisionOnOneURL: on one URL, the router and the mock serve the

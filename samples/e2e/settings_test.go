@@ -48,7 +48,7 @@ flows:
 		`c.yaml:4:52: connectors[0].settings.cors (connector "api"): expected true, false or a list of origins such as [https://app.example.com]`,
 		`c.yaml:9:54: flows[0].process[0].settings.level (log): unknown level "wrn" (did you mean "warn"?)`,
 		`c.yaml:10:46: flows[0].process[1].settings.duration (delay): duration must be more than 0s and at most 1h0m0s, got 0s`,
-		`c.yaml:12:19: flows[0].process[2].settings (mcp-router): unknown key "settings"; expected one of: serverName, tools, resources, prompts, initializeUpTo, cache, logging, maxBatch, maxResponseBytes`,
+		`c.yaml:12:19: flows[0].process[2].settings (mcp-router): unknown key "settings"; expected one of: serverName, tools, resources, prompts, initializeUpTo, cache, tasks, logging, maxBatch, maxResponseBytes`,
 	}
 	got := strings.ReplaceAll(out, filepath.Dir(file)+string(filepath.Separator), "")
 	for _, w := range want {

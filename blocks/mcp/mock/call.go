@@ -17,8 +17,15 @@ import (
 const progressEvery = time.Second
 
 // call answers one tools/call: check the arguments, run the steps, wait
-// delayMs, then render the answer. A cancelled call returns ctx's error.
+// delayMs, then render the answer. A tool with task runs its steps marked beforeTask in the
+// call, then the rest as a task when the call may become one (tasks.go). A cancelled call
+// returns ctx's error.
 func (t *tool) call(ctx context.Context, rc *mcp.RequestContext, args json.RawMessage, r *placeholder.Rand) (*mcp.CallToolResult, error) {
+	if t.task == taskRequired {
+		if err := rc.RequireTask(); err != nil {
+			return nil, err
+		}
+	}
 	// Decoded once, for the check and the answer: arguments may be megabytes.
 	decoded, err := decodeArgs(args)
 	if err != nil {
@@ -30,27 +37,48 @@ func (t *tool) call(ctx context.Context, rc *mcp.RequestContext, args json.RawMe
 			return errf("Invalid arguments for tool %s: %v", t.def.Name, err), nil
 		}
 	}
-	for i, s := range t.steps {
-		failed, err := s.run(ctx, rc, &in, r)
+	if t.task == taskNever {
+		return t.finish(ctx, rc, &in, r, t.steps)
+	}
+	if failed, err := runSteps(ctx, rc, &in, r, t.steps[:t.taskFrom]); failed != nil || err != nil {
+		return failed, err
+	}
+	return rc.RunTask(ctx, func(ctx context.Context, rc *mcp.RequestContext) (*mcp.CallToolResult, error) {
+		return t.finish(ctx, rc, &in, r, t.steps[t.taskFrom:])
+	})
+}
+
+// runSteps runs steps in order; a step that fails the call ends it with its result.
+func runSteps(ctx context.Context, rc *mcp.RequestContext, in *placeholder.Input, r *placeholder.Rand, steps []*step) (*mcp.CallToolResult, error) {
+	for i, s := range steps {
+		failed, err := s.run(ctx, rc, in, r)
 		if errors.Is(err, mcp.ErrInputRequired) {
-			return nil, askTogether(ctx, rc, &in, r, t.steps[i+1:])
+			return nil, askTogether(ctx, rc, in, r, steps[i+1:])
 		}
-		if err != nil {
-			return nil, err
+		if err != nil || failed != nil {
+			return failed, err
 		}
-		if failed != nil {
-			return failed, nil
-		}
+	}
+	return nil, nil
+}
+
+// finish runs steps, waits delayMs and answers.
+func (t *tool) finish(ctx context.Context, rc *mcp.RequestContext, in *placeholder.Input, r *placeholder.Rand, steps []*step) (*mcp.CallToolResult, error) {
+	if failed, err := runSteps(ctx, rc, in, r, steps); failed != nil || err != nil {
+		return failed, err
 	}
 	if err := wait(ctx, rc, t.delay, true); err != nil {
 		return nil, err
 	}
+	if t.protoErr != nil {
+		return nil, t.protoErr
+	}
 	// Room first: the calls of a batch render at once, and a template can
 	// repeat a large argument many times.
-	if err := rc.Reserve(t.answerSize(in)); err != nil {
+	if err := rc.Reserve(t.answerSize(*in)); err != nil {
 		return nil, err
 	}
-	return t.answer(in, r), nil
+	return t.answer(*in, r), nil
 }
 
 // answerSize is roughly how large answer's result will be.
@@ -150,6 +178,13 @@ func (s *step) run(ctx context.Context, rc *mcp.RequestContext, in *placeholder.
 		_ = rc.Progress(ctx, s.progress, s.total, s.text.Render(*in, r))
 	case stepDelay:
 		return nil, wait(ctx, rc, s.delay, false)
+	case stepSleep:
+		text := s.text.Render(*in, r)
+		d, ok := sleepFor(text)
+		if !ok {
+			return errf("sleep %q is not a duration of at most an hour (2s, 500ms, or milliseconds)", text), nil
+		}
+		return nil, wait(ctx, rc, d, false)
 	case stepElicit:
 		if s.url != nil {
 			return s.openLink(ctx, rc, in, r)

@@ -104,11 +104,13 @@ type fixedSettings struct {
 	seed                                    *int64
 	limits                                  limits
 	cache                                   mcp.CacheHints
+	tasks                                   mcp.TaskLimits
 }
 
 func fixedOf(s *Settings, fallbackName string) fixedSettings {
 	f := fixedSettings{serverName: s.ServerName, version: s.Version, instructions: s.Instructions,
-		path: s.Path, cors: s.CORS, seed: s.Seed, limits: limitsOf(&s.limitSettings), cache: s.Cache.Hints()}
+		path: s.Path, cors: s.CORS, seed: s.Seed, limits: limitsOf(&s.limitSettings), cache: s.Cache.Hints(),
+		tasks: s.Tasks.Limits()}
 	if f.serverName == "" {
 		f.serverName = fallbackName
 	}
@@ -140,6 +142,7 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 		Prompts:      srv.prov,
 		UnknownTool:  mcp.UnknownToolAsError,
 		Cache:        f.cache,
+		Tasks:        mcp.NewTasks(f.tasks),
 		Capabilities: mcp.Capabilities{ToolsListChanged: true, ResourcesListChanged: true, PromptsListChanged: true},
 		// A call still running when the server must stop is answered so.
 		ShutdownCause: runtime.ErrShuttingDown,
@@ -159,6 +162,7 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 	}
 	f.limits.apply(srv.core, &opts)
 	if err := srv.core.Check(); err != nil {
+		srv.core.Tasks.Close()
 		return nil, config.Diags{pos.Root().Diag(err.Error())}
 	}
 	srv.st = mcp.NewStateful(srv.core, opts)
@@ -189,13 +193,14 @@ func (b *Block) Start(context.Context) error {
 	return nil
 }
 
-// Stop ends every session.
+// Stop ends every session and every task.
 func (b *Block) Stop(context.Context) error {
 	s := b.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.running {
 		s.st.Close()
+		s.core.Tasks.Close()
 		s.log.stop()
 		s.running = false
 	}

@@ -96,6 +96,9 @@ func checkPrompt(pc *promptConfig, pos *config.Positions, ds *config.Diags) {
 			*ds = append(*ds, pos.Diag(sc, "a prompt's steps ask the client: elicit, sample or listRoots"))
 			continue
 		}
+		if sc.BeforeTask {
+			*ds = append(*ds, pos.Diag(&sc.BeforeTask, "beforeTask belongs to the steps of a tool with task; a prompt is no task"))
+		}
 		checkStep(sc, pos, names, ds)
 	}
 }

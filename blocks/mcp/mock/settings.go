@@ -18,6 +18,7 @@ type Settings struct {
 	Resources     []resourceConfig   `yaml:"resources" doc:"The resources: fixed URIs, and URI templates whose parts are {{params.x}}; each answers with text or base64 blob."`
 	Prompts       []promptConfig     `yaml:"prompts" doc:"The prompts, each a list of messages with one content item each."`
 	Cache         *mcp.CacheSettings `yaml:"cache" doc:"Cache hints (ttlMs, cacheScope) on 2026-07-28 lists, reads and server/discover; default: not to be reused, private."`
+	Tasks         *mcp.TaskSettings  `yaml:"tasks" doc:"Limits of the tasks that tools with task: optional or required run as on 2026-07-28 (the tasks extension): how many are kept, for how long, and how large a result may be."`
 	limitSettings `yaml:",inline"`
 }
 
@@ -35,7 +36,15 @@ type toolConfig struct {
 	IsError        bool            `yaml:"isError" doc:"Send the answer as a failed call (isError, no structuredContent)."`
 	DelayMs        int64           `yaml:"delayMs" min:"0" max:"3600000" doc:"Milliseconds to wait before answering, at most 3600000 (an hour); a client that sent a progress token gets notifications/progress meanwhile. A cancellation or the session ending stops the wait."`
 	Enabled        bool            `yaml:"enabled" default:"true" doc:"false: the tool is neither listed nor callable."`
-	Steps          []stepConfig    `yaml:"steps" doc:"Things done during the call, in order, before the answer: each one of log, progress, delayMs, elicit, sample or listRoots. On 2026-07-28 an elicit, sample or listRoots step is an input request of an input_required result instead of a request to the client."`
+	Steps          []stepConfig    `yaml:"steps" doc:"Things done during the call, in order, before the answer: each one of log, progress, delayMs, sleep, elicit, sample or listRoots. On 2026-07-28 an elicit, sample or listRoots step is an input request of an input_required result instead of a request to the client."`
+	Task           string          `yaml:"task" default:"never" enum:"never,optional,required" doc:"On 2026-07-28, whether the call runs as a task (the tasks extension, SEP-2663): optional, a task for a client that declared io.modelcontextprotocol/tasks, else answered in the call; required, a client that did not declare it gets error -32021; never, always answered in the call. The steps marked beforeTask run first, in the call. Older revisions always answer in the call."`
+	ProtocolError  *protocolError  `yaml:"protocolError" doc:"Answer the call, after its steps and delay, with this JSON-RPC error instead of a result: a protocol error, not a failed call (as a task: status failed)."`
+}
+
+// protocolError is a JSON-RPC error a tool answers with.
+type protocolError struct {
+	Code    int    `yaml:"code" default:"-32603" doc:"The error code."`
+	Message string `yaml:"message" octo:"required" doc:"The error message." example:"The backend is down"`
 }
 
 // contentConfig is one content item of a result or a prompt message: exactly
@@ -75,7 +84,8 @@ type stepConfig struct {
 	Total    float64  `yaml:"total" doc:"A progress step's total."`
 	Message  string   `yaml:"message" doc:"A progress step's message: a template."`
 
-	DelayMs *int64 `yaml:"delayMs" min:"0" max:"3600000" doc:"Wait this many milliseconds (at most an hour), without progress."`
+	DelayMs *int64  `yaml:"delayMs" min:"0" max:"3600000" doc:"Wait this many milliseconds (at most an hour), without progress."`
+	Sleep   *string `yaml:"sleep" doc:"Wait for as long as this template renders to: a duration (500ms, 2s, 1.5m) or a number of milliseconds, at most an hour; anything else makes the call a failed one." example:"{{args.seconds}}s"`
 
 	Elicit        *string           `yaml:"elicit" doc:"Ask the user through elicitation/create with this message, a template: for values (mode form) or to open a link (mode url)."`
 	Schema        mcp.SchemaSetting `yaml:"schema" doc:"A form elicit step's requestedSchema, as JSON text or a YAML mapping; default: no fields."`
@@ -92,6 +102,8 @@ type stepConfig struct {
 	As       string `yaml:"as" doc:"Keep an elicit, sample or listRoots step's answer as {{args.<as>}} for later templates; not one of the tool's arguments. On 2026-07-28 it is also the key of the step's input request (default: step<N>, N counting from 1)."`
 	Together bool   `yaml:"together" doc:"On 2026-07-28, ask this elicit, sample or listRoots step in the same round as the one before it (one input_required result naming both); else each is a round of its own."`
 	Optional bool   `yaml:"optional" doc:"On 2026-07-28, skip this elicit, sample or listRoots step when the client did not declare the capability it needs; else such a call is error -32021."`
+
+	BeforeTask bool `yaml:"beforeTask" doc:"For a tool with task set: run this step in the call, before the task starts (an elicit, sample or listRoots step is then an input request of an input_required result, its answer kept for the task). Such steps come first."`
 }
 
 type resourceConfig struct {

@@ -21,6 +21,7 @@ const (
 	stepElicit
 	stepSample
 	stepRoots
+	stepSleep
 )
 
 // step is one compiled thing a tool does during a call.
@@ -41,6 +42,7 @@ type step struct {
 	key       string        // the input request's key: as, else step<N>
 	together  bool          // asked in the round of the input step before it (2026-07-28)
 	optional  bool          // skipped for a client without the capability (2026-07-28)
+	preTask   bool          // run in the call, before the tool's task starts
 }
 
 // asks reports whether the step asks the client something.
@@ -58,9 +60,11 @@ var stepKeys = map[string][]string{
 		"mode", "url", "completeAfterMs", "notifyComplete", "required", "onDecline", "onCancel"},
 	"sample":    {"maxTokens", "systemPrompt", "as", "together", "optional", "timeoutMs"},
 	"listRoots": {"as", "together", "optional", "timeoutMs"},
+	"sleep":     {},
 }
 
-var stepKindKeys = []string{"log", "progress", "delayMs", "elicit", "sample", "listRoots"}
+// stepKindKeys are the kinds of step; any of them may also be beforeTask.
+var stepKindKeys = []string{"log", "progress", "delayMs", "elicit", "sample", "listRoots", "sleep"}
 
 // defaultMaxTokens is what a sample step asks for when it names no limit.
 const defaultMaxTokens = 1000
@@ -69,7 +73,7 @@ const defaultMaxTokens = 1000
 // a positive maxTokens, an `as` name used once (the decoder checks levels and delays).
 func checkStep(sc *stepConfig, pos *config.Positions, names map[string]bool, ds *config.Diags) {
 	var kinds []string
-	for i, set := range []bool{sc.Log != nil, sc.Progress != nil, sc.DelayMs != nil, sc.Elicit != nil, sc.Sample != nil, sc.ListRoots} {
+	for i, set := range []bool{sc.Log != nil, sc.Progress != nil, sc.DelayMs != nil, sc.Elicit != nil, sc.Sample != nil, sc.ListRoots, sc.Sleep != nil} {
 		if set {
 			kinds = append(kinds, stepKindKeys[i])
 		}
@@ -148,7 +152,7 @@ func (c *compiler) steps(t *tool, confs []stepConfig, props map[string]bool, r r
 }
 
 func (c *compiler) step(sc *stepConfig, r refs) (*step, bool) {
-	s := &step{as: sc.As, together: sc.Together, optional: sc.Optional,
+	s := &step{as: sc.As, together: sc.Together, optional: sc.Optional, preTask: sc.BeforeTask,
 		timeout: time.Duration(sc.TimeoutMs) * time.Millisecond}
 	var ok bool
 	switch {
@@ -162,6 +166,9 @@ func (c *compiler) step(sc *stepConfig, r refs) (*step, bool) {
 		s.text, ok = c.text(sc.Message, &sc.Message, r)
 	case sc.DelayMs != nil:
 		s.kind, s.delay, ok = stepDelay, time.Duration(*sc.DelayMs)*time.Millisecond, true
+	case sc.Sleep != nil:
+		s.kind = stepSleep
+		s.text, ok = c.text(*sc.Sleep, sc.Sleep, r)
 	case sc.Elicit != nil && sc.Mode == mcp.ElicitURL:
 		s.kind = stepElicit
 		s.text, ok = c.text(*sc.Elicit, sc.Elicit, r)

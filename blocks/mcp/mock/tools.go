@@ -19,6 +19,10 @@ type tool struct {
 	isError bool
 	delay   time.Duration
 	steps   []*step
+
+	task     string     // taskNever, taskOptional or taskRequired
+	taskFrom int        // the first step a task runs; those before run in the call
+	protoErr *mcp.Error // the JSON-RPC error the call answers with, nil: a result
 }
 
 func (c *compiler) tools(cat *catalog, confs []toolConfig) {
@@ -96,6 +100,7 @@ func (c *compiler) tool(tc *toolConfig) (*tool, bool) {
 	if !c.answer(t, tc, r) {
 		ok = false
 	}
+	t.compileTask(tc)
 	return t, ok
 }
 
@@ -139,4 +144,5 @@ func checkTool(tc *toolConfig, pos *config.Positions, ds *config.Diags) {
 	for i := range tc.Steps {
 		checkStep(&tc.Steps[i], pos, names, ds)
 	}
+	checkTask(tc, pos, ds)
 }

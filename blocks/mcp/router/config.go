@@ -14,6 +14,7 @@ type Settings struct {
 	// Versions the initialize handshake may agree on; 2026-07-28 requests need none.
 	InitializeUpTo string             `yaml:"initializeUpTo" default:"2025-06-18" enum:"2025-06-18,2025-11-25" doc:"The newest revision initialize agrees on: 2025-06-18 (a client naming none gets 2024-11-05, an unknown one 2025-06-18), or 2025-11-25 as well. Requests of the stateless 2026-07-28 need no initialize and are served either way."`
 	Cache          *mcp.CacheSettings `yaml:"cache" doc:"Cache hints (ttlMs, cacheScope) on 2026-07-28 lists, reads and server/discover; default: not to be reused, private."`
+	Tasks          *mcp.TaskSettings  `yaml:"tasks" doc:"Limits of the tasks the tools with task: optional or required run as on 2026-07-28 (the tasks extension): how many are kept, for how long, and how large a result may be."`
 	Logging        *loggingSettings   `yaml:"logging" doc:"Send the client the lines the tools' log blocks log, as notifications/message, and declare the logging capability; without it the router declares none and logging/setLevel is -32601."`
 	// Limits on one POST (mcp.Server.MaxBatch, MaxResponseBytes); nil means the default.
 	MaxBatch         *int   `yaml:"maxBatch" min:"1" doc:"Messages one JSON-RPC batch may hold; a longer batch gets one error and none of it runs. Default 100."`
@@ -28,6 +29,7 @@ type loggingSettings struct {
 type toolSettings struct {
 	mcp.ToolFields `yaml:",inline"`
 	Process        runtime.Branch `yaml:"process" octo:"required" doc:"The blocks that answer a call, run with the arguments as the body; a string body is the result's text, anything else its JSON."`
+	Task           string         `yaml:"task" default:"never" enum:"never,optional,required" doc:"On 2026-07-28, whether the branch runs as a task (the tasks extension, SEP-2663): optional, a task for a client that declared io.modelcontextprotocol/tasks, else answered in the call; required, a client that did not declare it gets error -32021; never, always in the call. A task's branch gets no progress or log notifications. Older revisions always answer in the call."`
 }
 
 type resourceSettings struct {

@@ -36,7 +36,12 @@ func startRouter(t *testing.T, extra string) func(body string, header ...string)
 // startConfig serves config, whose http connector listens on port, as startRouter does.
 func startConfig(t *testing.T, port int, config string) func(body string, header ...string) (int, string) {
 	runtimetest.StartConfig(t, config, &runtimetest.Buffer{})
-	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	return poster(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+}
+
+// poster returns a function posting a body with headers (name, value, ...) to url that gives
+// the status and body of the answer.
+func poster(t *testing.T, url string) func(body string, header ...string) (int, string) {
 	return func(body string, header ...string) (int, string) {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")

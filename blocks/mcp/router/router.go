@@ -82,6 +82,9 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 	}
 	if len(f.Tools) > 0 {
 		ts := buildTools(b, f.Tools)
+		if ts.tasks() { // declared only then: server/discover reports what the block serves
+			s.Tasks = mcp.NewTasks(f.Tasks.Limits())
+		}
 		if f.Logging != nil {
 			ts.logFloor = mcp.LogLevel(f.Logging.Level)
 		}
@@ -101,6 +104,7 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 		return nil, nil
 	}
 	if err := s.Check(); err != nil {
+		s.Tasks.Close()
 		return nil, err
 	}
 	st := mcp.NewStateful(s, mcp.StatefulOptions{AllowBatch: true})
@@ -187,9 +191,11 @@ func detached(caller any) any {
 	return d
 }
 
-// Stop ends the stdio session, if one is open, cancelling the calls still running.
+// Stop ends the stdio session, if one is open, cancelling the calls still running, and the
+// tasks.
 func (r *Block) Stop(context.Context) error {
 	r.st.Close()
+	r.server.Tasks.Close()
 	return nil
 }
 

@@ -19,6 +19,7 @@ type tool struct {
 	input  *mcp.Schema // nil: any object
 	output *mcp.Schema // nil: plain text results
 	branch runtime.Block
+	task   string // "never", "optional" or "required" (toolSettings.Task)
 }
 
 var _ mcp.ToolParamHeaders = (*tools)(nil)
@@ -50,11 +51,21 @@ func buildTools(b *runtime.Build, confs []toolSettings) *tools {
 				b.Errorf(schema, "%v", schema.Err)
 			}
 		}
-		t := &tool{def: c.Tool(), input: c.InputSchema.Schema, output: c.OutputSchema.Schema, branch: c.Process.Block}
+		t := &tool{def: c.Tool(), input: c.InputSchema.Schema, output: c.OutputSchema.Schema, branch: c.Process.Block, task: c.Task}
 		ts.byName[c.Name] = t
 		ts.list = append(ts.list, t.def)
 	}
 	return ts
+}
+
+// tasks reports whether a tool may run as a task.
+func (ts *tools) tasks() bool {
+	for _, t := range ts.byName {
+		if t.task == "optional" || t.task == "required" {
+			return true
+		}
+	}
+	return false
 }
 
 // ListTools lists every declared tool, in declaration order.
@@ -77,6 +88,11 @@ func (ts *tools) CallTool(ctx context.Context, rc *mcp.RequestContext, name stri
 	if t == nil {
 		return nil, mcp.ErrUnknownTool
 	}
+	if t.task == "required" {
+		if err := rc.RequireTask(); err != nil {
+			return nil, err
+		}
+	}
 	body, err := jsonv.Decode(args)
 	if err != nil {
 		return errorResult(fmt.Sprintf("invalid arguments for tool %q: %v", name, err)), nil
@@ -86,6 +102,16 @@ func (ts *tools) CallTool(ctx context.Context, rc *mcp.RequestContext, name stri
 			return errorResult(fmt.Sprintf("invalid arguments for tool %q: %v", name, err)), nil
 		}
 	}
+	if t.task == "optional" || t.task == "required" { // the closure only here: a call allocates it
+		return rc.RunTask(ctx, func(ctx context.Context, rc *mcp.RequestContext) (*mcp.CallToolResult, error) {
+			return ts.run(ctx, rc, t, name, body)
+		})
+	}
+	return ts.run(ctx, rc, t, name, body)
+}
+
+// run runs the tool's branch with the arguments as the body; as a task its rc has no notifier.
+func (ts *tools) run(ctx context.Context, rc *mcp.RequestContext, t *tool, name string, body any) (*mcp.CallToolResult, error) {
 	if rc.Notifier != nil && len(rc.ProgressToken) > 0 {
 		ctx = runtime.WithProgress(ctx, &reporter{rc: rc})
 	}

@@ -1,0 +1,98 @@
+package router_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/octo-run/octo/runtime/runtimetest"
+)
+
+// taskingRouter has a tool whose branch runs as a task for clients that take tasks.
+const taskingRouter = `connectors: [ { name: api, type: http, settings: { port: %d } } ]
+flows:
+  - name: mcp
+    source: { connector: api, settings: { path: /mcp } }
+    process:
+      - type: mcp-router
+        tasks: { ttl: 1m }
+        tools:
+          - name: report
+            description: builds a report
+            task: optional
+            process:
+              - type: delay
+                settings: { duration: %s }
+              - type: set-payload
+                settings: { value: '"report ready"' }
+`
+
+// taskCall is a 2026-07-28 request from a client that declares the tasks extension (or not).
+func taskCall(method, params string, tasks bool) string {
+	caps := `{}`
+	if tasks {
+		caps = `{"extensions":{"io.modelcontextprotocol/tasks":{}}}`
+	}
+	return `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+		`"io.modelcontextprotocol/clientCapabilities":` + caps + `},` + params + `}}`
+}
+
+// A tool with task runs its branch as a task for a client that declares the extension, in the
+// call for one that does not; server/discover declares tasks only on such a router.
+func TestRouterToolRunsAsATask(t *testing.T) {
+	post := startRouter(t, "")
+	if _, body := post(taskCall("server/discover", `"x":1`, true), "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover"); strings.Contains(body, "extensions") {
+		t.Fatalf("a router without task tools declares tasks: %s", body)
+	}
+	port := runtimetest.FreePort(t)
+	runtimetest.StartConfig(t, fmt.Sprintf(taskingRouter, port, "50ms"), &runtimetest.Buffer{})
+	post = poster(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+	headers := func(method, name string) []string {
+		return []string{"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", method, "Mcp-Name", name}
+	}
+	if _, body := post(taskCall("tools/call", `"name":"report"`, false), headers("tools/call", "report")...); !strings.Contains(body, `"resultType":"complete","content":[{"type":"text","text":"report ready"}]`) {
+		t.Fatalf("in the call: %s", body)
+	}
+	_, body := post(taskCall("tools/call", `"name":"report"`, true), headers("tools/call", "report")...)
+	var created struct {
+		Result struct{ ResultType, TaskID string }
+	}
+	if json.Unmarshal([]byte(body), &created) != nil || created.Result.ResultType != "task" {
+		t.Fatalf("as a task: %s", body)
+	}
+	id := created.Result.TaskID
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		_, body = post(taskCall("tasks/get", `"taskId":"`+id+`"`, true), headers("tasks/get", id)...)
+		if !strings.Contains(body, `"status":"working"`) || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !strings.Contains(body, `"status":"completed"`) || !strings.Contains(body, `"result":{"content":[{"type":"text","text":"report ready"}]}`) {
+		t.Fatalf("the task: %s", body)
+	}
+}
+
+// A router's tasks end when it stops: a branch waiting an hour does not hold Stop up.
+func TestRouterTasksStopWithTheService(t *testing.T) {
+	before := goleak.IgnoreCurrent()
+	port := runtimetest.FreePort(t)
+	svc := runtimetest.StartConfig(t, fmt.Sprintf(taskingRouter, port, "1h"), &runtimetest.Buffer{})
+	post := poster(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+	_, body := post(taskCall("tools/call", `"name":"report"`, true), "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "report")
+	if !strings.Contains(body, `"resultType":"task"`) {
+		t.Fatalf("as a task: %s", body)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := svc.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	http.DefaultClient.CloseIdleConnections()
+	goleak.VerifyNone(t, before) // the task's branch has ended too
+}

@@ -1,0 +1,222 @@
+package mcp
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A task's life over a socket: the call answers a flat CreateTaskResult at once, tasks/get
+// finds it working, then completed with the result inlined; cancelling a finished task is
+// the same empty ack and changes nothing.
+func TestTaskLifecycle(t *testing.T) {
+	_, tools, url := taskServer(t, TaskLimits{TTL: time.Minute, PollInterval: 250 * time.Millisecond})
+	disc := send(t, url, "server/discover", "", "{}")
+	if ext, _ := disc.Result["capabilities"].(map[string]any)["extensions"].(map[string]any); ext[ExtensionTasks] == nil {
+		t.Fatalf("server/discover does not declare the extension: %+v", disc.Result)
+	}
+	created := send(t, url, "tools/call", `{"name":"work"}`, withTasks).Result
+	for key, want := range map[string]any{"resultType": "task", "status": TaskWorking, "ttlMs": 60000.0, "pollIntervalMs": 250.0} {
+		if created[key] != want {
+			t.Errorf("CreateTaskResult %s = %v, want %v", key, created[key], want)
+		}
+	}
+	for _, key := range []string{"result", "error", "inputRequests", "requestState", "task", "ttl"} {
+		if _, ok := created[key]; ok {
+			t.Errorf("CreateTaskResult carries %s: %+v", key, created)
+		}
+	}
+	id := created["taskId"].(string)
+	if at, _ := created["createdAt"].(string); !strings.HasSuffix(at, "Z") || len(at) != len("2026-07-28T00:00:00.000Z") {
+		t.Errorf("createdAt = %q", at)
+	}
+	if got := get(t, url, id); got["status"] != TaskWorking || got["resultType"] != "complete" || got["result"] != nil {
+		t.Fatalf("working task: %+v", got)
+	}
+	tools.releaseAll()
+	done := waitStatus(t, url, id, TaskCompleted)
+	result, _ := done["result"].(map[string]any)
+	if content, _ := result["content"].([]any); len(content) != 1 || content[0].(map[string]any)["text"] != "worked" {
+		t.Fatalf("completed task: %+v", done)
+	}
+	ack := send(t, url, "tasks/cancel", `{"taskId":"`+id+`"}`, withTasks)
+	if len(ack.Result) != 1 || ack.Result["resultType"] != "complete" {
+		t.Fatalf("cancel of a finished task: %+v %v", ack.Result, ack.Error)
+	}
+	if get(t, url, id)["status"] != TaskCompleted {
+		t.Fatal("cancelling a finished task changed it")
+	}
+}
+
+// tasks/cancel stops the work: its context ends and the task is cancelled.
+func TestTaskCancelStopsItsWork(t *testing.T) {
+	_, tools, url := taskServer(t, TaskLimits{})
+	id := start(t, url, "work")
+	if ack := send(t, url, "tasks/cancel", `{"taskId":"`+id+`"}`, withTasks); ack.Result["resultType"] != "complete" {
+		t.Fatalf("cancel: %+v %v", ack.Result, ack.Error)
+	}
+	if end := <-tools.ended; end != "cancelled" {
+		t.Fatalf("the work ended %s", end)
+	}
+	if got := get(t, url, id); got["status"] != TaskCancelled || got["result"] != nil {
+		t.Fatalf("cancelled task: %+v", got)
+	}
+}
+
+// A task that asks parks in input_required with the question; answers to other keys are
+// acked and ignored, and the right answer lets the work run again and complete.
+func TestTaskInputRounds(t *testing.T) {
+	_, _, url := taskServer(t, TaskLimits{})
+	id := start(t, url, "ask")
+	parked := waitStatus(t, url, id, TaskInputRequired)
+	q, _ := parked["inputRequests"].(map[string]any)["who"].(map[string]any)
+	if q["method"] != "elicitation/create" {
+		t.Fatalf("input_required task: %+v", parked)
+	}
+	if ack := send(t, url, "tasks/update", `{"taskId":"`+id+`","inputResponses":{"nobody":{}}}`, withTasks); ack.Result["resultType"] != "complete" {
+		t.Fatalf("update with an unknown key: %+v %v", ack.Result, ack.Error)
+	}
+	if got := get(t, url, id); got["status"] != TaskInputRequired {
+		t.Fatalf("an answer to nothing moved the task on: %+v", got)
+	}
+	send(t, url, "tasks/update", `{"taskId":"`+id+`","inputResponses":{"who":{"action":"accept","content":{"name":"Ana"}}}}`, withTasks)
+	done := waitStatus(t, url, id, TaskCompleted)
+	if !strings.Contains(toJSON(t, done["result"]), `"text":"hello Ana"`) {
+		t.Fatalf("completed task: %+v", done)
+	}
+}
+
+// Protocol errors fail a task with the JSON-RPC error and no result: a panic, an error the
+// work returns, and a result over maxResultBytes.
+func TestTaskFailures(t *testing.T) {
+	_, _, url := taskServer(t, TaskLimits{MaxResultBytes: 1024})
+	for tool, want := range map[string]string{
+		"boom":   `{"code":-32603,"message":"Internal error: the task's work failed"}`,
+		"broken": `{"code":-32000,"message":"the backend is down"}`,
+		"big":    `"code":-32603,"message":"Internal error: the task's result of `,
+	} {
+		t.Run(tool, func(t *testing.T) {
+			got := waitStatus(t, url, start(t, url, tool), TaskFailed)
+			if _, ok := got["result"]; ok || !strings.Contains(toJSON(t, got["error"]), want) || got["statusMessage"] == "" {
+				t.Fatalf("failed task: %+v", got)
+			}
+		})
+	}
+}
+
+// A task is kept for its TTL from creation: after it, tasks/get says it expired, and the work
+// still running is stopped.
+func TestTaskExpiry(t *testing.T) {
+	s, tools, url := taskServer(t, TaskLimits{TTL: time.Minute})
+	clock := &fakeClock{now: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+	s.Tasks.clock = clock.Now
+	id := start(t, url, "work")
+	clock.add(59 * time.Second)
+	if get(t, url, id)["status"] != TaskWorking {
+		t.Fatal("the task ended before its TTL")
+	}
+	clock.add(time.Second)
+	r := send(t, url, "tasks/get", `{"taskId":"`+id+`"}`, withTasks)
+	if r.Error == nil || r.Error.Code != CodeInvalidParams || !strings.Contains(r.Error.Message, "expired") {
+		t.Fatalf("expired task: %+v %v", r.Result, r.Error)
+	}
+	if end := <-tools.ended; end != "cancelled" || s.Tasks.Len() != 0 {
+		t.Fatalf("the expired task's work ended %s; %d tasks kept", end, s.Tasks.Len())
+	}
+}
+
+// The store holds maxTasks: a finished task makes room for a new one, running ones do not,
+// and a call past the limit gets a precise error.
+func TestTaskLimit(t *testing.T) {
+	s, _, url := taskServer(t, TaskLimits{MaxTasks: 2})
+	first := start(t, url, "work")
+	start(t, url, "work")
+	r := send(t, url, "tools/call", `{"name":"work"}`, withTasks)
+	if r.Error == nil || r.Error.Code != CodeInternalError || !strings.Contains(r.Error.Message, "2 tasks, its limit (maxTasks)") {
+		t.Fatalf("a third task: %+v %v", r.Result, r.Error)
+	}
+	send(t, url, "tasks/cancel", `{"taskId":"`+first+`"}`, withTasks)
+	start(t, url, "work")
+	if s.Tasks.Len() != 2 {
+		t.Fatalf("%d tasks kept", s.Tasks.Len())
+	}
+	if r := send(t, url, "tasks/get", `{"taskId":"`+first+`"}`, withTasks); r.Error == nil || r.Error.Code != CodeInvalidParams {
+		t.Fatalf("the dropped task: %+v %v", r.Result, r.Error)
+	}
+}
+
+// Requests about tasks that are not right get precise errors.
+func TestTaskBadRequests(t *testing.T) {
+	_, _, url := taskServer(t, TaskLimits{})
+	id := start(t, url, "work")
+	tests := []struct {
+		name, method, params, caps string
+		header                     []string
+		code                       int
+	}{
+		{"an unknown task", "tasks/get", `{"taskId":"nope"}`, withTasks, nil, CodeInvalidParams},
+		{"an unknown task to cancel", "tasks/cancel", `{"taskId":"nope"}`, withTasks, nil, CodeInvalidParams},
+		{"an unknown task to update", "tasks/update", `{"taskId":"nope","inputResponses":{}}`, withTasks, nil, CodeInvalidParams},
+		{"a task id that is a number", "tasks/get", `{"taskId":7}`, withTasks, []string{HeaderName, "7"}, CodeHeaderMismatch},
+		{"no task id", "tasks/get", `{}`, withTasks, nil, CodeInvalidParams},
+		{"inputResponses null", "tasks/update", `{"taskId":"` + id + `","inputResponses":null}`, withTasks, nil, CodeInvalidParams},
+		{"Mcp-Name other than the task id", "tasks/get", `{"taskId":"` + id + `"}`, withTasks, []string{HeaderName, "other"}, CodeHeaderMismatch},
+		{"no Mcp-Name", "tasks/get", `{"taskId":"` + id + `"}`, withTasks, []string{HeaderName, ""}, CodeHeaderMismatch},
+		{"a client without the extension", "tasks/get", `{"taskId":"` + id + `"}`, `{}`, nil, CodeMissingCapability},
+		{"a tool only a task runs, for a client without the extension", "tools/call", `{"name":"only"}`, `{}`, nil, CodeMissingCapability},
+		{"tasks/result, gone in this extension", "tasks/result", `{"taskId":"` + id + `"}`, withTasks, nil, CodeMethodNotFound},
+		{"tasks/list, gone in this extension", "tasks/list", `{}`, withTasks, nil, CodeMethodNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := send(t, url, tt.method, tt.params, tt.caps, tt.header...)
+			if r.Error == nil || r.Error.Code != tt.code {
+				t.Fatalf("got %+v %+v, want error %d", r.Result, r.Error, tt.code)
+			}
+		})
+	}
+	r := send(t, url, "tools/call", `{"name":"only"}`, `{}`)
+	if !strings.Contains(toJSON(t, r.Error.Data), `{"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`) {
+		t.Fatalf("-32021 data: %+v", r.Error)
+	}
+}
+
+// A client that did not declare the extension gets the call answered in the call, and a server
+// without a store neither declares nor serves tasks, as before.
+func TestNoTaskWithoutTheExtension(t *testing.T) {
+	_, tools, url := taskServer(t, TaskLimits{})
+	tools.releaseAll()
+	r := send(t, url, "tools/call", `{"name":"work"}`, `{}`)
+	if r.Result["resultType"] != "complete" || r.Result["taskId"] != nil {
+		t.Fatalf("call without the extension: %+v %v", r.Result, r.Error)
+	}
+	s := newRouterServer(t)
+	disc := s.ServeStateless(t.Context(), modernPost("server/discover", "", withTasks))
+	if strings.Contains(string(disc.Body), "extensions") {
+		t.Fatalf("a server without tasks declares them: %s", disc.Body)
+	}
+	get := s.ServeStateless(t.Context(), modernPost("tasks/get", `{"taskId":"x"}`, withTasks, HeaderName, "x"))
+	if get.Status != 404 || !strings.Contains(string(get.Body), `"code":-32601`) {
+		t.Fatalf("tasks/get on a server without tasks: %d %s", get.Status, get.Body)
+	}
+}
+
+// Close stops every task and waits for their work; a call after it starts none.
+func TestTasksCloseStopsEveryTask(t *testing.T) {
+	s, tools, url := taskServer(t, TaskLimits{})
+	for range 3 {
+		start(t, url, "work")
+	}
+	s.Tasks.Close()
+	if n := len(tools.ended); n != 3 {
+		t.Fatalf("%d of 3 works ended when Close returned", n)
+	}
+	for range 3 {
+		if end := <-tools.ended; end != "cancelled" {
+			t.Fatalf("a work ended %s", end)
+		}
+	}
+	if r := send(t, url, "tools/call", `{"name":"work"}`, withTasks); r.Error == nil || !strings.Contains(r.Error.Message, "shutting down") {
+		t.Fatalf("a call after Close: %+v %v", r.Result, r.Error)
+	}
+}
