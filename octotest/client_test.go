@@ -1,0 +1,104 @@
+package octotest_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// askingMock is an mcp-mock whose tool asks the client each kind of question (a form, a model,
+// its roots) and answers with what it was told; served over HTTP or (on) stdio.
+const askingMock = `
+    process:
+      - type: mcp-mock
+        name: m
+        settings:
+          tools:
+            - name: greet
+              steps:
+                - elicit: What is your name?
+                  schema: { type: object, properties: { name: { type: string } }, required: [name] }
+                  as: user
+                - sample: "Greet {{args.user.content.name}}"
+                  as: llm
+                - listRoots: true
+                  as: roots
+              result: "{{args.llm.content.text}} ({{args.user.content.name}}, {{args.roots.roots.0.uri}})"
+`
+
+// askingCases script the client's answers to askingMock's questions, right and wrong.
+const askingCases = `cases:
+  - name: answers a form, a model and roots
+    mcp: { tool: greet }
+    client:
+      protocol: PROTOCOL
+      answers:
+        - elicit: accept
+          content: { name: Ada }
+        - sample: Hello, Ada!
+        - roots: [ { uri: "file:///home/ada", name: home } ]
+    expect:
+      text: Hello, Ada! (Ada, file:///home/ada)
+      asked:
+        - { method: elicitation/create, params: { message: "What is your name?" } }
+        - { method: sampling/createMessage, params: { messages: [ { role: user, content: { text: Greet Ada } } ] } }
+        - { method: roots/list }
+  - name: expects another question
+    mcp: { tool: greet }
+    client:
+      protocol: PROTOCOL
+      answers:
+        - elicit: accept
+          content: { name: Ada }
+        - sample: Hi
+        - roots: []
+    expect:
+      asked:
+        - { method: elicitation/create, params: { message: "What is your age?" } }
+  - name: answers in the wrong order
+    mcp: { tool: greet }
+    client:
+      protocol: PROTOCOL
+      answers:
+        - sample: Hi
+        - elicit: accept
+  - name: scripts more than is asked
+    mcp: { tool: greet }
+    client:
+      protocol: PROTOCOL
+      answers:
+        - elicit: accept
+          content: { name: Bo }
+        - sample: Hi
+        - roots: []
+        - sample: never asked
+    expect: { text: "Hi (Bo, )" }
+`
+
+// A case scripts the client's answers to a mock that asks a form, a model and the roots, over
+// HTTP and over stdio and in each revision: the answers reach the tool, what was asked is
+// checked, and a wrong script fails the case precisely (the question and the answer's line),
+// without waiting for the case's timeout.
+func TestTheClientAnswersAsTheCaseScripts(t *testing.T) {
+	for _, tt := range []struct{ name, config, protocol string }{
+		{"HTTP 2025-06-18", api + "  - name: mcp\n    source: { connector: api, settings: { path: /mcp } }" + askingMock, "2025-06-18"},
+		{"HTTP 2025-11-25", api + "  - name: mcp\n    source: { connector: api, settings: { path: /mcp } }" + askingMock, "2025-11-25"},
+		{"HTTP 2026-07-28", api + "  - name: mcp\n    source: { connector: api, settings: { path: /mcp } }" + askingMock, "2026-07-28"},
+		{"stdio 2025-11-25", onStdio + "  - name: mcp\n    source: { connector: io }" + askingMock, "2025-11-25"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := write(t, tt.config, strings.ReplaceAll(askingCases, "PROTOCOL", tt.protocol))
+			sum, out := run(t, dir, nil)
+			if sum.Passed != 1 || sum.Failed != 3 {
+				t.Fatalf("summary %+v\n%s", sum, out)
+			}
+			reports(t, out,
+				"FAIL "+dir+"/tests/cases.yaml:17: expects another question",
+				`asked[0].params.message: expected "What is your age?", got "What is your name?"`,
+				"FAIL "+dir+"/tests/cases.yaml:29: answers in the wrong order",
+				`the server asked elicitation/create ({"message":"What is your name?",`,
+				"the next answer, client.answers[0] (line 34), answers sampling/createMessage",
+				"FAIL "+dir+"/tests/cases.yaml:36: scripts more than is asked",
+				"client.answers[3] (line 45): the server never asked sampling/createMessage")
+		})
+	}
+}
