@@ -120,10 +120,14 @@ func (s *script) take(method string, params any) (any, string) {
 	if kind := answerMethod(a); kind != method {
 		return nil, fmt.Sprintf("the next answer, %s, answers %s", name, kind)
 	}
+	mode := elicitMode(params)
+	if a.Elicit != "" && a.Mode != "" && a.Mode != mode {
+		return nil, fmt.Sprintf("the next answer, %s, answers a %s elicitation, and this one is in mode %s", name, a.Mode, mode)
+	}
 	s.next++
 	switch {
 	case a.Elicit != "":
-		return elicitResult(a, params, name)
+		return elicitResult(a, mode), ""
 	case a.Sample != nil:
 		return map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": *a.Sample},
 			"model": "octo-test", "stopReason": "endTurn"}, ""
@@ -139,16 +143,17 @@ func (s *script) take(method string, params any) (any, string) {
 	return map[string]any{"roots": roots}, ""
 }
 
-// elicitResult is answer a to an elicitation with params; a form's content only when accepted.
-func elicitResult(a *Answer, params any, name string) (any, string) {
+// elicitMode is the mode of an elicitation with params: form unless it says otherwise.
+func elicitMode(params any) string {
 	p, _ := params.(map[string]any)
-	mode, _ := p["mode"].(string)
-	if mode == "" {
-		mode = "form"
+	if mode, _ := p["mode"].(string); mode != "" {
+		return mode
 	}
-	if a.Mode != "" && a.Mode != mode {
-		return nil, fmt.Sprintf("%s answers a %s elicitation, and this one is in mode %s", name, a.Mode, mode)
-	}
+	return "form"
+}
+
+// elicitResult is answer a to an elicitation in mode; a form's content only when accepted.
+func elicitResult(a *Answer, mode string) any {
 	r := map[string]any{"action": a.Elicit}
 	if a.Elicit == "accept" && mode == "form" {
 		content := any(map[string]any{})
@@ -157,7 +162,7 @@ func elicitResult(a *Answer, params any, name string) (any, string) {
 		}
 		r["content"] = content
 	}
-	return r, ""
+	return r
 }
 
 // answerMethod is the method answer a is for.

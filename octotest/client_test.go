@@ -1,8 +1,11 @@
 package octotest_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/octo-run/octo/octotest"
 )
 
 // askingMock is an mcp-mock whose tool asks the client each kind of question (a form, a model,
@@ -100,5 +103,79 @@ func TestTheClientAnswersAsTheCaseScripts(t *testing.T) {
 				"FAIL "+dir+"/tests/cases.yaml:36: scripts more than is asked",
 				"client.answers[3] (line 45): the server never asked sampling/createMessage")
 		})
+	}
+}
+
+// A case whose client declares a capability but scripts no answer fails naming the question and
+// the case's line, and the call goes on with the error the client answered (no case waits for
+// its timeout); one that expects a notification the server did not send names what it sent.
+func TestAnUnscriptedQuestionFailsTheCase(t *testing.T) {
+	dir := write(t, api+"  - name: mcp\n    source: { connector: api, settings: { path: /mcp } }"+askingMock, `cases:
+  - name: declares elicitation and answers nothing
+    timeout: 5s
+    mcp: { tool: greet }
+    client: { capabilities: { elicitation: {} } }
+    expect: { isError: true }
+  - name: expects a completion that is not sent
+    mcp: { tool: greet }
+    client:
+      answers:
+        - { elicit: accept, content: { name: Ada } }
+        - sample: Hi
+        - roots: []
+    expect:
+      notified: [ { method: notifications/elicitation/complete } ]
+`)
+	sum, out := run(t, dir, nil)
+	if sum.Failed != 2 {
+		t.Fatalf("summary %+v\n%s", sum, out)
+	}
+	reports(t, out,
+		"FAIL "+dir+"/tests/cases.yaml:2: declares elicitation and answers nothing",
+		"the server asked elicitation/create (",
+		"the case ("+dir+"/tests/cases.yaml:2) has no client answer left for it: add one to client.answers",
+		`notified[0]: expected a notification like {"method":"notifications/elicitation/complete"}, got []`)
+	if strings.Contains(out, "timeout") {
+		t.Fatalf("a case waited for its timeout:\n%s", out)
+	}
+}
+
+// What a client key says that cannot work is reported at its line before any case runs.
+func TestClientMistakesAreReportedAtTheirLine(t *testing.T) {
+	dir := write(t, api+"  - name: mcp\n    source: { connector: api, settings: { path: /mcp } }"+askingMock, `cases:
+  - name: two kinds in one answer
+    mcp: { tool: greet }
+    client:
+      answers:
+        - { elicit: accept, sample: Hi }
+  - name: content of a declined form
+    mcp: { tool: greet }
+    client:
+      answers:
+        - { elicit: decline, content: { name: Ada } }
+  - name: an unknown revision
+    mcp: { tool: greet }
+    client: { protocol: 2024-01-01 }
+  - name: a client for an HTTP request
+    request: { path: /mcp }
+    client: { answers: [ { sample: Hi } ] }
+  - name: capabilities that are not an object
+    mcp: { tool: greet }
+    client: { capabilities: [ sampling ] }
+`)
+	_, err := octotest.Run(context.Background(), dir, octotest.Options{})
+	if err == nil {
+		t.Fatal("the mistakes ran")
+	}
+	for _, want := range []string{
+		`cases.yaml:6:11: cases[0].client.answers[0] (case "two kinds in one answer"): an answer needs exactly one of elicit, sample or roots`,
+		`cases.yaml:11:39: cases[1].client.answers[0].content (case "content of a declined form"): content goes with an accepted form elicitation`,
+		`cases.yaml:14:25: cases[2].client.protocol`,
+		`cases[3] (case "a client for an HTTP request"): client, expect.asked and expect.notified are for mcp cases`,
+		`cases[4].client.capabilities (case "capabilities that are not an object"): capabilities must be an object`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the report lacks %q:\n%v", want, err)
+		}
 	}
 }

@@ -96,7 +96,7 @@ type Expect struct {
 // Client is how a case's MCP client behaves: the revision it speaks, and what it answers when
 // the server asks it something. The capabilities it declares follow from the answers.
 type Client struct {
-	Protocol     string     `yaml:"protocol" enum:"2025-06-18,2025-11-25,2026-07-28" default:"2025-06-18" doc:"The protocol revision the client speaks: the one it asks for in initialize; 2026-07-28 has no initialize, and sends it with each request (params._meta and headers), and answers an input_required result from answers and sends the request again. URL-mode elicitation needs 2025-11-25 or later." example:"2025-11-25"`
+	Protocol     string     `yaml:"protocol" enum:"2025-06-18,2025-11-25,2026-07-28" default:"2025-06-18" doc:"The protocol revision the client speaks, asked for in initialize. On 2026-07-28, which has no initialize, each request carries it (params._meta, and headers over HTTP), and an input_required result is answered from answers and the request sent again with inputResponses and requestState. URL-mode elicitation needs 2025-11-25 or later; octo serves 2026-07-28 over HTTP only." example:"2025-11-25"`
 	Capabilities *yaml.Node `yaml:"capabilities" doc:"The capabilities the client declares, as written, instead of those its answers imply: for a server that must refuse a client without one, or answer a declared one with something other than a question (-32042)." example:"{ elicitation: { url: {} } }"`
 	Answers      []Answer   `yaml:"answers" doc:"The client's answers to the server's questions, used in order, one per question (ping is answered without one). They declare the capabilities: elicitation (in the modes the answers name, or both), sampling, roots. A question with no answer left, or whose next answer is of another kind, fails the case."`
 }
@@ -119,8 +119,8 @@ type Root struct {
 // Message is a message of the server's, as a case expects it: its method and a part of its
 // params.
 type Message struct {
-	Method string     `yaml:"method" octo:"required" doc:"The JSON-RPC method." example:"elicitation/create"`
-	Params *yaml.Node `yaml:"params" doc:"A part of its params, as bodyContains." example:"{ mode: url }"`
+	Method string     `yaml:"method" octo:"required" doc:"The JSON-RPC method: elicitation/create, sampling/createMessage, roots/list; notifications/elicitation/complete, notifications/progress, notifications/message."`
+	Params *yaml.Node `yaml:"params" doc:"A part of its params, as bodyContains."`
 }
 
 // RPCError is an expected JSON-RPC error.
