@@ -42,16 +42,17 @@ func newScript(c *loaded) *script {
 	return s
 }
 
-// protocol is the revision the client asks for.
-func (s *script) protocol(c *Client) string {
+// protocolOf is the revision client c speaks (nil: the default one).
+func protocolOf(c *Client) string {
 	if c == nil || c.Protocol == "" {
 		return mcp.Version20250618
 	}
 	return c.Protocol
 }
 
-// capabilities are client.capabilities, else what the answers imply: elicitation in the modes they name (both when one
-// names none; 2025-06-18 has only form, declared as {}), sampling, roots.
+// capabilities are client.capabilities, else what the answers imply: elicitation in the modes
+// they name (both when one names none; 2025-06-18 has only form, declared as {}), sampling,
+// roots.
 func (s *script) capabilities(version string) any {
 	if s.declared != nil {
 		return s.declared

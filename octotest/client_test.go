@@ -33,7 +33,7 @@ const askingCases = `cases:
   - name: answers a form, a model and roots
     mcp: { tool: greet }
     client:
-      protocol: PROTOCOL
+      protocol: "PROTOCOL"
       answers:
         - elicit: accept
           content: { name: Ada }
@@ -48,7 +48,7 @@ const askingCases = `cases:
   - name: expects another question
     mcp: { tool: greet }
     client:
-      protocol: PROTOCOL
+      protocol: "PROTOCOL"
       answers:
         - elicit: accept
           content: { name: Ada }
@@ -60,14 +60,14 @@ const askingCases = `cases:
   - name: answers in the wrong order
     mcp: { tool: greet }
     client:
-      protocol: PROTOCOL
+      protocol: "PROTOCOL"
       answers:
         - sample: Hi
         - elicit: accept
   - name: scripts more than is asked
     mcp: { tool: greet }
     client:
-      protocol: PROTOCOL
+      protocol: "PROTOCOL"
       answers:
         - elicit: accept
           content: { name: Bo }
@@ -155,7 +155,7 @@ func TestClientMistakesAreReportedAtTheirLine(t *testing.T) {
         - { elicit: decline, content: { name: Ada } }
   - name: an unknown revision
     mcp: { tool: greet }
-    client: { protocol: 2024-01-01 }
+    client: { protocol: "2024-01-01" }
   - name: a client for an HTTP request
     request: { path: /mcp }
     client: { answers: [ { sample: Hi } ] }
@@ -177,5 +177,42 @@ func TestClientMistakesAreReportedAtTheirLine(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the report lacks %q:\n%v", want, err)
 		}
+	}
+}
+
+// On 2026-07-28 one input_required round may ask several questions (steps together): the
+// client answers them in the order the server wrote them, from the same script, and sends the
+// request again with the answers and the requestState.
+func TestAStatelessRoundAsksSeveralQuestions(t *testing.T) {
+	dir := write(t, api+`  - name: mcp
+    source: { connector: api, settings: { path: /mcp } }
+    process:
+      - type: mcp-mock
+        name: m
+        settings:
+          tools:
+            - name: greet
+              steps:
+                - elicit: Your name?
+                  schema: { type: object, properties: { name: { type: string } } }
+                  as: who
+                - sample: A greeting
+                  as: words
+                  together: true
+              result: "{{args.words.content.text}} {{args.who.content.name}}"
+`, `cases:
+  - name: answers a round of two
+    mcp: { tool: greet }
+    client:
+      protocol: "2026-07-28"
+      answers:
+        - { elicit: accept, content: { name: Ada } }
+        - sample: Hello
+    expect:
+      text: Hello Ada
+      asked: [ { method: elicitation/create }, { method: sampling/createMessage } ]
+`)
+	if sum, out := run(t, dir, nil); sum.Passed != 1 {
+		t.Fatalf("summary %+v\n%s", sum, out)
 	}
 }

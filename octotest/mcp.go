@@ -27,7 +27,7 @@ type mcpClient struct {
 
 // newClient is the client of case c on conn, answering as sc scripts.
 func newClient(conn rpcConn, sc *script, c *loaded) *mcpClient {
-	return &mcpClient{conn: conn, script: sc, version: sc.protocol(c.Client)}
+	return &mcpClient{conn: conn, script: sc, version: protocolOf(c.Client)}
 }
 
 // rpcConn carries a case's JSON-RPC messages to the flow and its answers back: a POST each over

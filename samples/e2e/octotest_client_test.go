@@ -19,25 +19,25 @@ func TestOctoTestScriptsTheClientsAnswers(t *testing.T) {
   - name: the link names another user
     mcp: { tool: connect_calendar, arguments: { user: ana } }
     client:
-      protocol: 2025-11-25
+      protocol: "2025-11-25"
       answers: [ { elicit: accept, mode: url } ]
     expect:
       asked: [ { method: elicitation/create, params: { url: "https://calendar.example.com/connect?user=bob" } } ]
   - name: a form answer to a link (the client declares form only)
     mcp: { tool: connect_calendar, arguments: { user: ana } }
     client:
-      protocol: 2025-11-25
+      protocol: "2025-11-25"
       answers: [ { elicit: accept, mode: form } ]
   - name: declined, but expected to connect
     mcp: { tool: connect_calendar, arguments: { user: ana } }
     client:
-      protocol: 2025-11-25
+      protocol: "2025-11-25"
       answers: [ { elicit: decline } ]
     expect: { text: Calendar connected for ana (accept). }
   - name: a form answer to a link (the client declares both)
     mcp: { tool: connect_calendar, arguments: { user: ana } }
     client:
-      protocol: 2025-11-25
+      protocol: "2025-11-25"
       capabilities: { elicitation: { form: {}, url: {} } }
       answers: [ { elicit: accept, mode: form } ]
     expect: { isError: true }
