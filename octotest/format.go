@@ -25,6 +25,7 @@ type Case struct {
 	Timeout time.Duration     `yaml:"timeout" default:"10s" min:">0" max:"5m" doc:"How long the case may take, its stubs' delays included; then it fails."`
 	Request *Request          `yaml:"request" doc:"An HTTP request to a flow, the way a client sends it: for plain HTTP flows. To a flow on a stdio connector, its body (or text) is sent as one line, and what the flow writes for it is the answer. Set request or mcp."`
 	MCP     *MCPRequest       `yaml:"mcp" doc:"An MCP request to a flow that serves MCP (mcp-router, mcp-mock), after the initialize handshake: over Streamable HTTP, or one JSON-RPC message a line when the flow's source is a stdio connector. Set request or mcp."`
+	Client  *Client           `yaml:"client" doc:"How the case's MCP client behaves: the protocol revision it speaks and its answers to what the server asks it (elicitation, sampling, roots). Default: 2025-06-18, declaring no capabilities: a question of the server's then fails the case (ping is always answered). For an mcp case."`
 	Stubs   []Stub            `yaml:"stubs" doc:"What http-request calls, and ai-agent blocks' calls to their model, get in this case, by method and URL, in place of the network: a call that no stub matches fails the case, naming its URL."`
 	Expect  Expect            `yaml:"expect" doc:"What the answer must hold; what is left out is not checked, except that an HTTP answer must be 2xx unless status says otherwise and an MCP answer must not be an error unless error or isError says so."`
 }
@@ -88,6 +89,38 @@ type Expect struct {
 	Vars         *yaml.Node            `yaml:"vars" doc:"A part of the flow's vars at its end (as bodyContains): what blocks left, such as vars.http from http-request or vars.jwt from jwt-validate. Not for a flow on stdio." example:"{ http: { status: 200 } }"`
 	IsError      *bool                 `yaml:"isError" doc:"For a tool call: whether the result is a tool error (isError). Default: false."`
 	Error        *RPCError             `yaml:"error" doc:"For an MCP case: the JSON-RPC error expected instead of a result."`
+	Asked        []Message             `yaml:"asked" doc:"For an MCP case: what the server asked the client during the call, in order, each as a method and a part of its params (as bodyContains). Questions past the ones written are not checked here (each must have had a scripted answer)."`
+	Notified     []Message             `yaml:"notified" doc:"For an MCP case: notifications the server must have sent the client while answering the call (on its stream over HTTP), each as a method and a part of its params, in any order: such as notifications/elicitation/complete after a URL elicitation."`
+}
+
+// Client is how a case's MCP client behaves: the revision it speaks, and what it answers when
+// the server asks it something. The capabilities it declares follow from the answers.
+type Client struct {
+	Protocol     string     `yaml:"protocol" enum:"2025-06-18,2025-11-25,2026-07-28" default:"2025-06-18" doc:"The protocol revision the client speaks, asked for in initialize. On 2026-07-28, which has no initialize, each request carries it (params._meta, and headers over HTTP), and an input_required result is answered from answers and the request sent again with inputResponses and requestState. URL-mode elicitation needs 2025-11-25 or later; octo serves 2026-07-28 over HTTP only. Quote it: unquoted, YAML reads a date." example:"2025-11-25"`
+	Capabilities *yaml.Node `yaml:"capabilities" doc:"The capabilities the client declares, as written, instead of those its answers imply: for a server that must refuse a client without one, or answer a declared one with something other than a question (-32042)." example:"{ elicitation: { url: {} } }"`
+	Answers      []Answer   `yaml:"answers" doc:"The client's answers to the server's questions, used in order, one per question (ping is answered without one). They declare the capabilities: elicitation (in the modes the answers name, or both), sampling, roots. A question with no answer left, or whose next answer is of another kind, fails the case."`
+}
+
+// Answer is the client's answer to one question of the server: set elicit, sample or roots.
+type Answer struct {
+	Elicit  string     `yaml:"elicit" enum:"accept,decline,cancel" doc:"Answer elicitation/create with this action (the user accepted, declined or dismissed)." example:"accept"`
+	Mode    string     `yaml:"mode" enum:"form,url" doc:"The elicitation's mode this answer is for: the request must be in it. Default: either, and the client declares both."`
+	Content *yaml.Node `yaml:"content" doc:"The form's values an accepted form elicitation returns, an object. Default: {} (none)." example:"{ username: ada }"`
+	Sample  *string    `yaml:"sample" doc:"Answer sampling/createMessage as a model that writes this text (model octo-test, stopReason endTurn)." example:"Sunny, 21 °C."`
+	Roots   []Root     `yaml:"roots" doc:"Answer roots/list with these roots ([] for none)."`
+}
+
+// Root is a root the client gives in answer to roots/list.
+type Root struct {
+	URI  string `yaml:"uri" octo:"required" doc:"The root's URI." example:"file:///home/ada/project"`
+	Name string `yaml:"name" doc:"A name for it." example:"project"`
+}
+
+// Message is a message of the server's, as a case expects it: its method and a part of its
+// params.
+type Message struct {
+	Method string     `yaml:"method" octo:"required" doc:"The JSON-RPC method: elicitation/create, sampling/createMessage, roots/list; notifications/elicitation/complete, notifications/progress, notifications/message."`
+	Params *yaml.Node `yaml:"params" doc:"A part of its params, as bodyContains."`
 }
 
 // RPCError is an expected JSON-RPC error.

@@ -19,6 +19,8 @@ type loaded struct {
 	file string
 	line int
 	pos  *config.Positions
+	// answerLines are the lines of client.answers, for the failures that name one.
+	answerLines []int
 	// stubs' patterns, compiled; nil for a stub matched exactly.
 	patterns []*regexp.Regexp
 }
@@ -157,6 +159,7 @@ func (c *loaded) check(orig *Case, names map[string]bool) config.Diags {
 		}
 		c.patterns = append(c.patterns, re)
 	}
+	ds = append(ds, c.checkClient(orig, bad)...)
 	for p := range orig.Expect.Paths {
 		if _, err := splitPath(p); err != nil {
 			d := c.pos.Key(orig.Expect.Paths, p).KeyDiag(err.Error())
@@ -196,6 +199,65 @@ func checkMCP(m *MCPRequest, bad func(field any, format string, args ...any)) {
 	}
 	if m.Path != "" && !strings.HasPrefix(m.Path, "/") {
 		bad(&m.Path, "path %q must start with /", m.Path)
+	}
+}
+
+// checkClient reports a client key that cannot work, and notes its answers' lines.
+func (c *loaded) checkClient(orig *Case, bad func(field any, format string, args ...any)) config.Diags {
+	if orig.MCP == nil && (orig.Client != nil || len(orig.Expect.Asked) > 0 || len(orig.Expect.Notified) > 0) {
+		bad(orig, "client, expect.asked and expect.notified are for mcp cases")
+	}
+	for i := range orig.Expect.Asked {
+		checkMessage(&orig.Expect.Asked[i], bad)
+	}
+	for i := range orig.Expect.Notified {
+		checkMessage(&orig.Expect.Notified[i], bad)
+	}
+	if orig.Client == nil {
+		return nil
+	}
+	if n := orig.Client.Capabilities; n != nil {
+		if v, err := valueOf(n); err != nil {
+			bad(&orig.Client.Capabilities, "%v", err)
+		} else if _, ok := v.(map[string]any); !ok {
+			bad(&orig.Client.Capabilities, "capabilities must be an object")
+		}
+	}
+	for i := range orig.Client.Answers {
+		a := &orig.Client.Answers[i]
+		c.answerLines = append(c.answerLines, c.pos.Of(a).Line)
+		n := 0
+		for _, set := range []bool{a.Elicit != "", a.Sample != nil, a.Roots != nil} {
+			if set {
+				n++
+			}
+		}
+		if n != 1 {
+			bad(a, "an answer needs exactly one of elicit, sample or roots")
+		}
+		if a.Elicit == "" && (a.Mode != "" || a.Content != nil) {
+			bad(a, "mode and content go with elicit")
+		}
+		if a.Content != nil && (a.Elicit != "accept" || a.Mode == "url") {
+			bad(&a.Content, "content goes with an accepted form elicitation")
+		}
+		if a.Content != nil {
+			if v, err := valueOf(a.Content); err != nil {
+				bad(&a.Content, "%v", err)
+			} else if _, ok := v.(map[string]any); !ok {
+				bad(&a.Content, "content must be an object")
+			}
+		}
+	}
+	return nil
+}
+
+// checkMessage reports an expected message whose params are not a JSON value.
+func checkMessage(m *Message, bad func(field any, format string, args ...any)) {
+	if m.Params != nil {
+		if _, err := valueOf(m.Params); err != nil {
+			bad(&m.Params, "%v", err)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -18,8 +19,15 @@ import (
 // transport of the flow a case is for (rpcConn). It is small on purpose: a case checks the
 // server's answers, so the client adds none of its own behaviour (no retries, no reconnects).
 type mcpClient struct {
-	conn rpcConn
-	id   int
+	conn    rpcConn
+	script  *script
+	version string // the revision asked for
+	id      int
+}
+
+// newClient is the client of case c on conn, answering as sc scripts.
+func newClient(conn rpcConn, sc *script, c *loaded) *mcpClient {
+	return &mcpClient{conn: conn, script: sc, version: protocolOf(c.Client)}
 }
 
 // rpcConn carries a case's JSON-RPC messages to the flow and its answers back: a POST each over
@@ -32,6 +40,9 @@ type rpcConn interface {
 	// initialized keeps what the handshake settled: the negotiated version, and the answer
 	// that carried it.
 	initialized(version string, a *rpcAnswer)
+	// stateless says the next requests speak a revision without sessions, and their method and
+	// name (which HTTP's headers mirror).
+	stateless(version, method, name string)
 }
 
 // rpcAnswer is one JSON-RPC answer and, over HTTP, the HTTP answer that carried it.
@@ -53,9 +64,12 @@ type rpcErr struct {
 // initialize runs the handshake. A refused one (a 401 before the router) comes back as the
 // answer to check, with ok false.
 func (c *mcpClient) initialize(ctx context.Context) (*rpcAnswer, bool, error) {
+	if c.version == mcp.Version20260728 { // no handshake: each request says its revision
+		return nil, true, nil
+	}
 	a, err := c.call(ctx, "initialize", map[string]any{
-		"protocolVersion": mcp.Version20250618,
-		"capabilities":    map[string]any{},
+		"protocolVersion": c.version,
+		"capabilities":    c.script.capabilities(c.version),
 		"clientInfo":      map[string]any{"name": "octo-test", "version": "1"},
 	})
 	if err != nil || a.err != nil || a.refused() {
@@ -74,8 +88,17 @@ func (c *mcpClient) initialize(ctx context.Context) (*rpcAnswer, bool, error) {
 	return a, true, nil
 }
 
-// call sends one request and returns its answer.
+// call sends one request and returns its answer; on 2026-07-28, after the rounds of input
+// it takes.
 func (c *mcpClient) call(ctx context.Context, method string, params any) (*rpcAnswer, error) {
+	if c.version == mcp.Version20260728 && method != "initialize" {
+		return c.statelessCall(ctx, method, params)
+	}
+	return c.send(ctx, method, params)
+}
+
+// send sends one request and returns its answer.
+func (c *mcpClient) send(ctx context.Context, method string, params any) (*rpcAnswer, error) {
 	c.id++
 	req := map[string]any{"jsonrpc": "2.0", "id": c.id, "method": method}
 	if params != nil {
@@ -96,22 +119,40 @@ func (c *mcpClient) call(ctx context.Context, method string, params any) (*rpcAn
 type rpcMessage struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
 	Result json.RawMessage `json:"result"`
 	Error  *rpcErr         `json:"error"`
 }
 
 // httpConn is Streamable HTTP: one POST per message, with the case's headers and the session a
-// stateful server gives; an answer is a JSON body or an SSE stream.
+// stateful server gives; an answer is a JSON body or an SSE stream, read as it comes, so the
+// server's questions on it are answered (a POST each) while the call waits for them.
 type httpConn struct {
 	hc      *http.Client
 	url     string
 	headers map[string]string
 	session string
 	version string
+	script  *script
+	// method and name are a 2026-07-28 request's, which its headers mirror; "" before.
+	method, name string
 }
 
 func (c *httpConn) request(ctx context.Context, id string, req []byte) (*rpcAnswer, error) {
-	h, err := c.post(ctx, req)
+	resp, err := c.do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 == 2 && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		h := &httpAnswer{status: resp.StatusCode, header: resp.Header}
+		msg, err := c.stream(ctx, resp.Body, id, h)
+		if err != nil {
+			return nil, err
+		}
+		return &rpcAnswer{http: h, result: msg.Result, err: msg.Error}, nil
+	}
+	h, err := answerOf(resp)
 	if err != nil {
 		return nil, err
 	}
@@ -119,11 +160,11 @@ func (c *httpConn) request(ctx context.Context, id string, req []byte) (*rpcAnsw
 	if a.refused() {
 		return a, nil
 	}
-	msg, err := findAnswer(h, id)
-	if err != nil {
-		return nil, err
+	var m rpcMessage
+	if err := json.Unmarshal(h.body, &m); err != nil {
+		return nil, fmt.Errorf("the answer is not JSON-RPC: %v: %s", err, clip(string(h.body), 200))
 	}
-	a.result, a.err = msg.Result, msg.Error
+	a.result, a.err = m.Result, m.Error
 	return a, nil
 }
 
@@ -136,30 +177,23 @@ func (c *httpConn) initialized(version string, a *rpcAnswer) {
 	c.version, c.session = version, a.http.header.Get(mcp.HeaderSessionID)
 }
 
-// findAnswer reads the answer to request id from an HTTP answer: its JSON body, or the event of
-// an SSE stream that answers it (progress and log notifications are skipped).
-func findAnswer(h *httpAnswer, want string) (*rpcMessage, error) {
-	if !strings.HasPrefix(h.header.Get("Content-Type"), "text/event-stream") {
-		var m rpcMessage
-		if err := json.Unmarshal(h.body, &m); err != nil {
-			return nil, fmt.Errorf("the answer is not JSON-RPC: %v: %s", err, clip(string(h.body), 200))
-		}
-		return &m, nil
-	}
-	sc := bufio.NewScanner(bytes.NewReader(h.body))
+func (c *httpConn) stateless(version, method, name string) {
+	c.version, c.method, c.name = version, method, name
+}
+
+// stream reads an SSE answer until the event that answers request id, keeping what it read in
+// h.body: the server's notifications are kept for the case and its requests answered as the
+// case scripts them, each by a POST, while the call waits.
+func (c *httpConn) stream(ctx context.Context, body io.Reader, want string, h *httpAnswer) (*rpcMessage, error) {
+	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 64*1024), maxBody)
 	var data []byte
-	answers := func() *rpcMessage { // the event ending here, when it is the answer
-		var m rpcMessage
-		ok := len(data) > 0 && json.Unmarshal(data, &m) == nil && string(m.ID) == want
-		data = data[:0]
-		if ok {
-			return &m
-		}
-		return nil
-	}
 	for sc.Scan() {
 		line := sc.Text()
+		if len(h.body)+len(line) > maxBody {
+			return nil, fmt.Errorf("the answer is larger than %d bytes", maxBody)
+		}
+		h.body = append(append(h.body, line...), '\n')
 		if d, ok := strings.CutPrefix(line, "data:"); ok {
 			if len(data) > 0 {
 				data = append(data, '\n') // an event's data lines are joined by newlines
@@ -167,20 +201,63 @@ func findAnswer(h *httpAnswer, want string) (*rpcMessage, error) {
 			data = append(data, strings.TrimPrefix(d, " ")...)
 			continue
 		}
-		if line == "" {
-			if m := answers(); m != nil {
-				return m, nil
-			}
+		if line != "" || len(data) == 0 {
+			continue
+		}
+		m, err := c.event(ctx, data, want)
+		data = data[:0]
+		if m != nil || err != nil {
+			return m, err
 		}
 	}
-	if m := answers(); m != nil { // a last event the stream ended without a blank line after
-		return m, nil
+	if len(data) > 0 { // a last event the stream ended without a blank line after
+		if m, err := c.event(ctx, data, want); m != nil || err != nil {
+			return m, err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading the event stream: %v", err)
 	}
 	return nil, errors.New("the event stream ended without the answer")
 }
 
-// post sends one JSON-RPC message with the case's headers and the session's.
+// event handles one SSE event's data: the answer to request want is returned; a request of the
+// server's is answered; a notification is kept. Data that is not JSON-RPC is passed over.
+func (c *httpConn) event(ctx context.Context, data []byte, want string) (*rpcMessage, error) {
+	var m rpcMessage
+	if json.Unmarshal(data, &m) != nil {
+		return nil, nil
+	}
+	switch {
+	case m.Method != "" && m.ID != nil:
+		h, err := c.post(ctx, c.script.answer(m))
+		if err != nil {
+			return nil, fmt.Errorf("answering the server's %s: %v", m.Method, err)
+		}
+		if h.status/100 != 2 {
+			return nil, fmt.Errorf("answering the server's %s: HTTP %d: %s", m.Method, h.status, clip(string(h.body), 200))
+		}
+	case m.Method != "":
+		c.script.notice(m)
+	case string(m.ID) == want:
+		return &m, nil
+	}
+	return nil, nil
+}
+
+// post sends one JSON-RPC message and reads the whole answer.
 func (c *httpConn) post(ctx context.Context, body []byte) (*httpAnswer, error) {
+	resp, err := c.do(ctx, body)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return answerOf(resp)
+}
+
+// do sends one JSON-RPC message with the case's headers and the session's; the caller reads
+// and closes the answer's body.
+func (c *httpConn) do(ctx context.Context, body []byte) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -196,7 +273,13 @@ func (c *httpConn) post(ctx context.Context, body []byte) (*httpAnswer, error) {
 	if c.version != "" {
 		req.Header.Set(mcp.HeaderProtocolVersion, c.version)
 	}
-	return send(c.hc, req)
+	if c.method != "" {
+		req.Header.Set(mcp.HeaderMethod, c.method)
+	}
+	if c.name != "" {
+		req.Header.Set(mcp.HeaderName, c.name)
+	}
+	return c.hc.Do(req)
 }
 
 // mcpMethod is the JSON-RPC method and params a case's MCP request sends.

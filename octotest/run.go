@@ -40,6 +40,11 @@ func send(hc *http.Client, req *http.Request) (*httpAnswer, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
+	return answerOf(resp)
+}
+
+// answerOf reads resp's whole body, at most maxBody bytes; the caller closes it.
+func answerOf(resp *http.Response) (*httpAnswer, error) {
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading the answer: %v", err)
@@ -141,8 +146,9 @@ func (r *runner) overHTTP(ctx context.Context, cs *caseService, c *loaded, o *ou
 		r.request(ctx, hc, base, cs.target, c, seen, o)
 		return
 	}
-	conn := &httpConn{hc: hc, url: base + cs.target.path, headers: c.MCP.Headers}
-	r.mcpCase(ctx, &mcpClient{conn: conn}, c, seen, o)
+	sc := newScript(c)
+	conn := &httpConn{hc: hc, url: base + cs.target.path, headers: c.MCP.Headers, script: sc}
+	r.mcpCase(ctx, newClient(conn, sc, c), c, seen, o)
 }
 
 // overStdio starts the case's stdio connector on a pipe and sends the case's MCP requests
@@ -163,7 +169,8 @@ func (r *runner) overStdio(ctx context.Context, cs *caseService, c *loaded, o *o
 		lineCase(ctx, p, c, o)
 		return
 	}
-	r.mcpCase(ctx, &mcpClient{conn: lineConn{p}}, c, nil, o)
+	sc := newScript(c)
+	r.mcpCase(ctx, newClient(lineConn{p: p, script: sc}, sc, c), c, nil, o)
 }
 
 // caseService is a case's service, its blocks started, and where its request goes: an http
@@ -352,6 +359,7 @@ func (r *runner) mcpCase(ctx context.Context, cl *mcpClient, c *loaded, seen *va
 		}
 		a, err = cl.call(ctx, method, params)
 	}
+	cl.script.check(&c.Expect, o) // first: a question the script could not answer explains the rest
 	if err != nil {
 		o.failf("mcp: %v", err)
 		return

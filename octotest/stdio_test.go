@@ -231,27 +231,39 @@ const scriptedServer = onStdio + `
           - when: body?.id == "s2"
             process:
               - type: set-payload
-                settings: { value: '{"jsonrpc": "2.0", "id": 2, "result": {"tools": [], "rootsError": body.error.code}}' }
+                settings: { value: '{"jsonrpc": "2.0", "id": 2, "result": {"tools": [], "roots": body?.result?.roots, "rootsError": body?.error?.code}}' }
         default:
           - { type: set-payload, settings: { value: '{"jsonrpc": "2.0", "id": 99, "result": {}}' } }
 `
 
-// Over stdio the client answers the server's requests as a client without capabilities does
-// (ping with {}, anything else -32601), passes its notifications over, and fails a case on an
-// answer to an id it did not ask.
+// Over stdio the client answers the server's requests as the case scripts them (ping always
+// with {}), keeps its notifications, fails a case whose server asks what it did not script
+// (answering -32601, so the call goes on), and fails a case on an answer to an id it did not
+// ask.
 func TestTheStdioClientAnswersTheServersRequests(t *testing.T) {
 	dir := write(t, scriptedServer, `cases:
-  - name: answers ping and refuses roots/list
+  - name: answers ping and roots/list
     mcp: { flow: scripted, list: tools }
-    expect: { body: { tools: [], rootsError: -32601 } }
+    client:
+      answers:
+        - roots: [ { uri: "file:///work", name: work } ]
+    expect:
+      bodyContains: { tools: [], roots: [ { uri: "file:///work", name: work } ] }
+      asked: [ { method: roots/list } ]
+      notified: [ { method: notifications/message, params: { data: hi } } ]
   - name: an answer to another id
     mcp: { flow: scripted, method: ping }
+  - name: a question not scripted
+    mcp: { flow: scripted, list: tools }
+    expect: { bodyContains: { rootsError: -32601 } }
 `)
 	sum, out := run(t, dir, nil)
-	if sum.Passed != 1 || sum.Failed != 1 {
+	if sum.Passed != 1 || sum.Failed != 2 {
 		t.Fatalf("summary %+v\n%s", sum, out)
 	}
-	reports(t, out, `mcp: ping: the flow answered id 99, which was not asked (the request is id 2): {"id":99,"jsonrpc":"2.0","result":{}}`)
+	reports(t, out, `mcp: ping: the flow answered id 99, which was not asked (the request is id 2): {"id":99,"jsonrpc":"2.0","result":{}}`,
+		`FAIL `+dir+`/tests/cases.yaml:13: a question not scripted`,
+		`the server asked roots/list ({}): the case (`+dir+`/tests/cases.yaml:13) has no client answer left for it: add one to client.answers`)
 }
 
 // routerOnHTTP is a router on an http connector, beside an API flow on the same one.

@@ -12,10 +12,13 @@ import (
 
 // lineConn is MCP over stdio, on a pipe to the flow's stdio connector: each message one line of
 // its input, and its output read line by line until the answer with the request's id. The
-// server's notifications (progress, log messages) are passed over, and its requests answered as
-// a client that declares no capabilities answers them: ping with {}, anything else with
-// method not found. Anything else on the output breaks the protocol and fails the case.
-type lineConn struct{ p *pipe }
+// server's notifications (progress, log messages) are kept for the case, and its requests
+// answered as the case's client scripts them (ping always with {}). Anything else on the
+// output breaks the protocol and fails the case.
+type lineConn struct {
+	p      *pipe
+	script *script
+}
 
 func (c lineConn) request(ctx context.Context, id string, req []byte) (*rpcAnswer, error) {
 	if err := c.p.write(ctx, req); err != nil {
@@ -32,10 +35,11 @@ func (c lineConn) request(ctx context.Context, id string, req []byte) (*rpcAnswe
 		}
 		switch {
 		case m.Method != "" && m.ID != nil:
-			if err := c.p.write(ctx, clientAnswer(m)); err != nil {
+			if err := c.p.write(ctx, c.script.answer(m)); err != nil {
 				return nil, err
 			}
-		case m.Method != "": // a notification
+		case m.Method != "":
+			c.script.notice(m)
 		case string(m.ID) == id:
 			return &rpcAnswer{result: m.Result, err: m.Error}, nil
 		default:
@@ -48,14 +52,7 @@ func (c lineConn) notify(ctx context.Context, msg []byte) error { return c.p.wri
 
 func (lineConn) initialized(string, *rpcAnswer) {} // a pipe is one session: nothing to carry
 
-// clientAnswer answers a request from the server m.
-func clientAnswer(m rpcMessage) []byte {
-	if m.Method == "ping" {
-		return []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{}}`)
-	}
-	msg, _ := json.Marshal("Method not found: octo test's client does not answer " + m.Method)
-	return []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32601,"message":` + string(msg) + `}}`)
-}
+func (lineConn) stateless(string, string, string) {} // a line carries no headers
 
 // stdioMisfits are what case c asks of flow t, served over stdio, that a pipe cannot carry:
 // HTTP's parts, a line break in a line, and vars (a call runs beside the session's lines, so no delivery's outcome is
