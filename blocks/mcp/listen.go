@@ -85,24 +85,32 @@ func (s *Server) listen(m *Message, meta []byte, in HTTPRequest) HTTPResponse {
 		Meta          map[string]json.RawMessage `json:"_meta"`
 		Notifications subscriptionFilter         `json:"notifications"`
 	}{map[string]json.RawMessage{MetaSubscriptionID: l.id}, l.filter})
-	ls.mu.Lock()
-	if len(ls.set) >= ls.max {
-		ls.mu.Unlock()
+	if !ls.add(l, ack) {
 		return jsonResponse(http.StatusServiceUnavailable, AppendError(nil, m.ID,
 			NewError(-32000, "Service unavailable: too many subscriptions/listen streams")))
+	}
+	if len(l.tasks) > 0 {
+		s.Tasks.snapshot(l)
+	}
+	return HTTPResponse{Status: http.StatusOK, ContentType: ContentTypeSSE, Stream: l.q}
+}
+
+// add gives l its stream, starting with ack, and registers it; false when the cap is reached.
+// The ack is queued before l is registered, so no change can come before it.
+func (ls *listeners) add(l *listener, ack []byte) bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if len(ls.set) >= ls.max {
+		return false
 	}
 	l.q = newQueue("", func() {
 		ls.mu.Lock()
 		delete(ls.set, l)
 		ls.mu.Unlock()
 	})
-	_ = l.q.push(context.Background(), "message", ack, false) // first, before any change reaches it
+	_ = l.q.push(context.Background(), "message", ack, false)
 	ls.set[l] = struct{}{}
-	ls.mu.Unlock()
-	if len(l.tasks) > 0 {
-		s.Tasks.snapshot(l)
-	}
-	return HTTPResponse{Status: http.StatusOK, ContentType: ContentTypeSSE, Stream: l.q}
+	return true
 }
 
 // honoured narrows a filter to what the server declares it can announce: of its taskIds, the
