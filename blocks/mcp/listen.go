@@ -11,8 +11,9 @@ import (
 // This file is 2026-07-28's subscriptions/listen: in place of a session's GET stream and
 // resources/subscribe, a client POSTs the notifications it wants and keeps the answer open
 // as an event stream. The stream opens with notifications/subscriptions/acknowledged and then
-// carries the list changes and resource updates the filter names, each tagged with the
-// listen request's id as its subscription id. Only a Stateful server has changes to announce.
+// carries the list changes, resource updates and task status changes (tasknotify.go) the filter
+// names, each tagged with the listen request's id as its subscription id. Only a Stateful
+// server has changes to announce.
 
 // MetaSubscriptionID tags a notification with the subscriptions/listen request it belongs to.
 const MetaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
@@ -24,6 +25,7 @@ type subscriptionFilter struct {
 	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
 	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	TaskIDs               []string `json:"taskIds,omitempty"` // the tasks extension's notifications/tasks
 }
 
 // listener is one open subscriptions/listen stream.
@@ -31,6 +33,8 @@ type listener struct {
 	q      *queue
 	id     json.RawMessage // the listen request's id: the subscription id
 	filter subscriptionFilter
+	owner  string          // who listens (requester): it hears only of its own tasks
+	tasks  map[string]bool // filter.TaskIDs as a set
 }
 
 // listeners are a Stateful server's open listen streams.
@@ -53,9 +57,11 @@ func (l *listener) wants(kind string) bool {
 	return false
 }
 
-// listen opens a subscriptions/listen stream for the request m, honouring of its filter what
-// the server declares. More streams than the cap is 503.
-func (s *Server) listen(m *Message) HTTPResponse {
+// listen opens a subscriptions/listen stream for the request m (its _meta is meta, its HTTP
+// request in), honouring of its filter what the server declares. More streams than the cap is
+// 503. The stream opens with the acknowledgement, then the current state of each task it
+// listens to.
+func (s *Server) listen(m *Message, meta []byte, in HTTPRequest) HTTPResponse {
 	ls := s.listeners
 	if ls == nil {
 		return modernError(m.ID, methodNotFound(m.Method))
@@ -66,30 +72,51 @@ func (s *Server) listen(m *Message) HTTPResponse {
 	if err := json.Unmarshal(m.Params, &p); err != nil || p.Notifications == nil {
 		return modernError(m.ID, invalidParams("subscriptions/listen needs a notifications object"))
 	}
-	l := &listener{id: json.RawMessage(m.ID.raw), filter: s.honoured(*p.Notifications)}
-	ls.mu.Lock()
-	if len(ls.set) >= ls.max {
-		ls.mu.Unlock()
+	l := &listener{id: json.RawMessage(m.ID.raw), owner: requester(in.Header, in.Vars)}
+	f, e := s.honoured(*p.Notifications, meta, l.owner)
+	if e != nil {
+		return modernError(m.ID, e)
+	}
+	l.filter, l.tasks = f, make(map[string]bool, len(f.TaskIDs))
+	for _, id := range f.TaskIDs {
+		l.tasks[id] = true
+	}
+	ack, _ := EncodeNotification("notifications/subscriptions/acknowledged", struct {
+		Meta          map[string]json.RawMessage `json:"_meta"`
+		Notifications subscriptionFilter         `json:"notifications"`
+	}{map[string]json.RawMessage{MetaSubscriptionID: l.id}, l.filter})
+	if !ls.add(l, ack) {
 		return jsonResponse(http.StatusServiceUnavailable, AppendError(nil, m.ID,
 			NewError(-32000, "Service unavailable: too many subscriptions/listen streams")))
+	}
+	if len(l.tasks) > 0 {
+		s.Tasks.snapshot(l)
+	}
+	return HTTPResponse{Status: http.StatusOK, ContentType: ContentTypeSSE, Stream: l.q}
+}
+
+// add gives l its stream, starting with ack, and registers it; false when the cap is reached.
+// The ack is queued before l is registered, so no change can come before it.
+func (ls *listeners) add(l *listener, ack []byte) bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if len(ls.set) >= ls.max {
+		return false
 	}
 	l.q = newQueue("", func() {
 		ls.mu.Lock()
 		delete(ls.set, l)
 		ls.mu.Unlock()
 	})
-	ls.set[l] = struct{}{}
-	ls.mu.Unlock()
-	ack, _ := EncodeNotification("notifications/subscriptions/acknowledged", struct {
-		Meta          map[string]json.RawMessage `json:"_meta"`
-		Notifications subscriptionFilter         `json:"notifications"`
-	}{map[string]json.RawMessage{MetaSubscriptionID: l.id}, l.filter})
 	_ = l.q.push(context.Background(), "message", ack, false)
-	return HTTPResponse{Status: http.StatusOK, ContentType: ContentTypeSSE, Stream: l.q}
+	ls.set[l] = struct{}{}
+	return true
 }
 
-// honoured narrows a filter to what the server declares it can announce.
-func (s *Server) honoured(f subscriptionFilter) subscriptionFilter {
+// honoured narrows a filter to what the server declares it can announce: of its taskIds, the
+// live tasks owner may see. Asking for tasks without declaring the tasks extension is -32021;
+// more than maxListenTaskIDs task ids is -32602.
+func (s *Server) honoured(f subscriptionFilter, meta []byte, owner string) (subscriptionFilter, *Error) {
 	c := s.Capabilities
 	f.ToolsListChanged = f.ToolsListChanged && c.ToolsListChanged && s.Tools != nil
 	f.PromptsListChanged = f.PromptsListChanged && c.PromptsListChanged && s.Prompts != nil
@@ -97,7 +124,21 @@ func (s *Server) honoured(f subscriptionFilter) subscriptionFilter {
 	if !c.ResourcesSubscribe || s.Resources == nil {
 		f.ResourceSubscriptions = nil
 	}
-	return f
+	if len(f.TaskIDs) == 0 {
+		return f, nil
+	}
+	caps, _ := member(meta, MetaClientCapabilities)
+	switch {
+	case s.Tasks == nil:
+		f.TaskIDs = nil
+	case !declaresTasks(caps):
+		return f, missingTasks("notifications.taskIds asks for task status notifications")
+	case len(f.TaskIDs) > maxListenTaskIDs:
+		return f, invalidParams("notifications.taskIds names %d tasks; one listen stream takes at most %d", len(f.TaskIDs), maxListenTaskIDs)
+	default:
+		f.TaskIDs = s.Tasks.visible(f.TaskIDs, owner)
+	}
+	return f, nil
 }
 
 // send pushes a notification to the listeners match picks, tagged with each one's id; a

@@ -132,7 +132,7 @@ func (s *Server) serveModern(ctx context.Context, in HTTPRequest) HTTPResponse {
 		return modernError(m.ID, methodNotFound(m.Method))
 	}
 	if m.Method == "subscriptions/listen" {
-		return s.listen(m)
+		return s.listen(m, meta, in)
 	}
 	rc := RequestContext{Vars: in.Vars, Header: in.Header, Version: Version20260728, Caller: in.Caller}
 	if e := s.startRounds(m, meta, &rc); e != nil {

@@ -110,6 +110,9 @@ func NewStateful(s *Server, o StatefulOptions) *Stateful {
 		o.MaxStreamsPerSession = DefaultMaxStreamsPerSession
 	}
 	s.listeners = &listeners{set: map[*listener]struct{}{}, max: o.MaxSessions}
+	if s.Tasks != nil {
+		s.Tasks.ls = s.listeners // task status changes reach the listen streams that ask
+	}
 	return &Stateful{srv: s, opts: o, sessions: make(map[string]*ServerSession)}
 }
 

@@ -78,7 +78,7 @@ func (*taskCreated) Error() string { return "the call continues as a task" }
 // the values of the call's (ctx) that outlives the call.
 func (s *Server) startTask(ctx context.Context, rc *RequestContext, run TaskFunc) (json.RawMessage, *Error) {
 	ts := s.Tasks
-	t, ctx, release, e := ts.add(ctx)
+	t, ctx, release, e := ts.add(ctx, requester(rc.Header, rc.Vars))
 	if e != nil {
 		return nil, e
 	}
@@ -161,15 +161,16 @@ func (s *Server) serveTaskMethod(req *Request, rc *RequestContext) (json.RawMess
 	if !ok {
 		return nil, invalidParams("taskId must be a string, got %s", jsonKind(raw))
 	}
+	owner := requester(rc.Header, rc.Vars)
 	switch req.Method {
 	case "tasks/get":
-		b, e := s.Tasks.get(id)
+		b, e := s.Tasks.get(id, owner)
 		if e != nil {
 			return nil, e
 		}
 		return b, nil
 	case "tasks/cancel":
-		if e := s.Tasks.cancel(id); e != nil {
+		if e := s.Tasks.cancel(id, owner); e != nil {
 			return nil, e
 		}
 		return emptyObject, nil
@@ -178,7 +179,7 @@ func (s *Server) serveTaskMethod(req *Request, rc *RequestContext) (json.RawMess
 	if perr != nil {
 		return nil, perr
 	}
-	if e := s.Tasks.update(id, answers); e != nil {
+	if e := s.Tasks.update(id, owner, answers); e != nil {
 		return nil, e
 	}
 	return emptyObject, nil

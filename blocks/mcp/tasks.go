@@ -79,6 +79,7 @@ type Tasks struct {
 	mu     sync.Mutex
 	byID   map[string]*task
 	closed bool
+	ls     *listeners // the listen streams told of status changes (notifications/tasks); set by NewStateful
 }
 
 // NewTasks returns an empty store with the given limits.
@@ -96,7 +97,7 @@ func (ts *Tasks) Close() {
 	ts.mu.Lock()
 	ts.closed = true
 	for _, t := range ts.byID {
-		t.settle(TaskCancelled, ts.clock(), "The server stopped")
+		ts.settle(t, TaskCancelled, "The server stopped")
 	}
 	ts.mu.Unlock()
 	ts.stop()
@@ -113,6 +114,7 @@ func (ts *Tasks) Len() int {
 // task is one task; its fields are guarded by the store's mutex.
 type task struct {
 	id               string
+	owner            string // who may see the task (see requester); "" when the request carried no identity
 	created, updated time.Time
 	status, message  string
 	cancel           context.CancelFunc
@@ -128,19 +130,22 @@ func (t *task) terminal() bool {
 	return t.status == TaskCompleted || t.status == TaskFailed || t.status == TaskCancelled
 }
 
-// settle ends a task that has not ended yet; its work, if still running, is cancelled.
-func (t *task) settle(status string, now time.Time, message string) {
+// settle ends a task that has not ended yet, under the store's lock; its work, if still
+// running, is cancelled, and its listeners are told.
+func (ts *Tasks) settle(t *task, status, message string) {
 	if t.terminal() {
 		return
 	}
-	t.status, t.message, t.updated, t.pending = status, message, now, nil
+	t.status, t.message, t.updated, t.pending = status, message, ts.clock(), nil
 	t.cancel()
+	ts.changed(t)
 }
 
 // add makes room for and records a new working task. Its context keeps the values of the
 // request's (parent) but not its end: it ends when the task is cancelled or expires, or the
 // store closes; release, once the task's work is over, lets go of the store's hold on it.
-func (ts *Tasks) add(parent context.Context) (t *task, ctx context.Context, release func() bool, e *Error) {
+// Only owner may see the task afterwards.
+func (ts *Tasks) add(parent context.Context, owner string) (t *task, ctx context.Context, release func() bool, e *Error) {
 	id, err := newTaskID()
 	if err != nil {
 		return nil, nil, nil, NewError(CodeInternalError, "Internal error: no randomness for a task id")
@@ -158,7 +163,7 @@ func (ts *Tasks) add(parent context.Context) (t *task, ctx context.Context, rele
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
 	release = context.AfterFunc(ts.ctx, cancel)
-	t = &task{id: id, created: now, updated: now, status: TaskWorking, cancel: cancel, given: map[string]json.RawMessage{}}
+	t = &task{id: id, owner: owner, created: now, updated: now, status: TaskWorking, cancel: cancel, given: map[string]json.RawMessage{}}
 	ts.byID[id] = t
 	return t, ctx, release, nil
 }
@@ -167,7 +172,7 @@ func (ts *Tasks) add(parent context.Context) (t *task, ctx context.Context, rele
 func (ts *Tasks) sweep(now time.Time) {
 	for id, t := range ts.byID {
 		if now.Sub(t.created) >= ts.limits.TTL {
-			t.settle(TaskFailed, now, "The task expired")
+			ts.settle(t, TaskFailed, "The task expired")
 			delete(ts.byID, id)
 		}
 	}
@@ -187,12 +192,16 @@ func (ts *Tasks) dropOldestFinished() bool {
 	return oldest != nil
 }
 
-// lookup returns the live task with id under the store's lock, or -32602.
-func (ts *Tasks) lookup(id string) (*task, *Error) {
+// lookup returns the live task with id that owner may see, under the store's lock, or -32602.
+// Another requester's task is answered exactly as a task that does not exist.
+func (ts *Tasks) lookup(id, owner string) (*task, *Error) {
 	now := ts.clock()
 	t := ts.byID[id]
+	if t != nil && t.owner != owner {
+		t = nil
+	}
 	if t != nil && now.Sub(t.created) >= ts.limits.TTL {
-		t.settle(TaskFailed, now, "The task expired")
+		ts.settle(t, TaskFailed, "The task expired")
 		delete(ts.byID, id)
 		return nil, invalidParams("Failed to retrieve task: task %q has expired", id)
 	}
@@ -211,10 +220,10 @@ func newTaskID() (string, error) {
 }
 
 // get encodes the task with id as tasks/get answers it (DetailedTask, before resultType).
-func (ts *Tasks) get(id string) (json.RawMessage, *Error) {
+func (ts *Tasks) get(id, owner string) (json.RawMessage, *Error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	t, e := ts.lookup(id)
+	t, e := ts.lookup(id, owner)
 	if e != nil {
 		return nil, e
 	}
@@ -223,10 +232,10 @@ func (ts *Tasks) get(id string) (json.RawMessage, *Error) {
 
 // update records the client's answers to a task's questions; answers to questions the task
 // does not wait for are ignored. The task goes on once every question is answered.
-func (ts *Tasks) update(id string, answers map[string]json.RawMessage) *Error {
+func (ts *Tasks) update(id, owner string, answers map[string]json.RawMessage) *Error {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	t, e := ts.lookup(id)
+	t, e := ts.lookup(id, owner)
 	if e != nil || t.status != TaskInputRequired {
 		return e
 	}
@@ -238,23 +247,27 @@ func (ts *Tasks) update(id string, answers map[string]json.RawMessage) *Error {
 			left = append(left, q)
 		}
 	}
+	answered := len(left) < len(t.pending)
 	t.pending = left
 	if len(left) == 0 {
 		t.status, t.updated = TaskWorking, ts.clock()
 		close(t.wake)
 	}
+	if answered {
+		ts.changed(t) // the questions left, or working again
+	}
 	return nil
 }
 
 // cancel stops the task with id; a finished task stays as it is.
-func (ts *Tasks) cancel(id string) *Error {
+func (ts *Tasks) cancel(id, owner string) *Error {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	t, e := ts.lookup(id)
+	t, e := ts.lookup(id, owner)
 	if e != nil {
 		return e
 	}
-	t.settle(TaskCancelled, ts.clock(), "Cancelled by the client")
+	ts.settle(t, TaskCancelled, "Cancelled by the client")
 	return nil
 }
 
@@ -268,6 +281,7 @@ func (ts *Tasks) waitInput(ctx context.Context, t *task, asked []inputRequest) b
 	}
 	wake := make(chan struct{})
 	t.status, t.updated, t.pending, t.wake = TaskInputRequired, ts.clock(), asked, wake
+	ts.changed(t)
 	ts.mu.Unlock()
 	select {
 	case <-wake:
@@ -291,18 +305,17 @@ func (ts *Tasks) finish(t *task, result json.RawMessage, e *Error) {
 	if t.terminal() {
 		return
 	}
-	now := ts.clock()
-	switch {
+	switch { // the result or error first: settle tells the listeners the whole task
 	case e != nil:
-		t.settle(TaskFailed, now, e.Message)
 		t.err = e
+		ts.settle(t, TaskFailed, e.Message)
 	case int64(len(result)) > ts.limits.MaxResultBytes:
-		t.settle(TaskFailed, now, "The result is too large")
 		t.err = NewError(CodeInternalError, "Internal error: the task's result of %d bytes is over the limit of %d (maxResultBytes)",
 			len(result), ts.limits.MaxResultBytes)
+		ts.settle(t, TaskFailed, "The result is too large")
 	default:
-		t.settle(TaskCompleted, now, "")
 		t.result = result
+		ts.settle(t, TaskCompleted, "")
 	}
 }
 

@@ -1,0 +1,118 @@
+package mcp
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"net/http"
+)
+
+// This file is who may see a task, and the task status notifications (notifications/tasks) a
+// subscriptions/listen stream asks for with notifications.taskIds.
+//
+// 2026-07-28 has no session, so a task id is the only key to a task, and the tasks extension
+// requires an authorization check on every task request. A task is therefore bound to its
+// creator: the subject of the token the flow's jwt-validate accepted (issuer and sub), else the
+// request's Authorization header. Only a request with the same identity sees the task; any
+// other is answered as for a task that does not exist, so a task id found elsewhere tells
+// nothing. A request with neither is bound to "" and sees only the tasks of such requests.
+
+// requester is the identity a task is bound to: a hash, so the store keeps no credential.
+func requester(h http.Header, vars map[string]any) string {
+	if claims, ok := vars["jwt"].(map[string]any); ok {
+		if sub, ok := claims["sub"].(string); ok && sub != "" {
+			iss, _ := claims["iss"].(string)
+			return identity("jwt", iss, sub)
+		}
+	}
+	if auth := h.Values("Authorization"); len(auth) > 0 {
+		return identity(append([]string{"authorization"}, auth...)...)
+	}
+	return ""
+}
+
+// identity hashes parts, each ended by a zero byte so that no two lists hash alike.
+func identity(parts ...string) string {
+	d := sha256.New()
+	for _, p := range parts {
+		d.Write([]byte(p))
+		d.Write([]byte{0})
+	}
+	return string(d.Sum(nil))
+}
+
+// changed tells the listeners that asked for t its new state, under the store's lock: so the
+// notifications of one task reach every stream in the order of its changes.
+func (ts *Tasks) changed(t *task) {
+	if ts.ls != nil {
+		ts.ls.sendTask(t, func() []byte { return ts.encode(t, "", true) })
+	}
+}
+
+// visible narrows a listen request's taskIds to the live tasks owner may see, each once.
+func (ts *Tasks) visible(ids []string, owner string) []string {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if t := ts.byID[id]; t != nil && t.owner == owner && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// maxListenTaskIDs bounds a listen request's taskIds: the acknowledgement and the state of each
+// task fit in the stream's queue (see snapshot).
+const maxListenTaskIDs = queueMaxEvents - 1
+
+// snapshot sends a new listener the current state of each task it listens to: a change before
+// it was registered reached no stream, and a task may have ended before its client listened.
+// States larger than the queue's bytes drop the listener, as one that falls behind.
+func (ts *Tasks) snapshot(l *listener) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for _, id := range l.filter.TaskIDs {
+		if t := ts.byID[id]; t != nil && t.owner == l.owner && !l.sendTask(ts.encode(t, "", true)) {
+			ts.ls.drop(l)
+			return
+		}
+	}
+}
+
+// sendTask pushes notifications/tasks for t to the listeners that asked for it; detail, the
+// task as tasks/get answers it, is encoded only when one did.
+func (ls *listeners) sendTask(t *task, detail func() []byte) {
+	ls.mu.Lock()
+	var picked []*listener
+	for l := range ls.set {
+		if l.tasks[t.id] && l.owner == t.owner {
+			picked = append(picked, l)
+		}
+	}
+	ls.mu.Unlock()
+	if len(picked) == 0 {
+		return
+	}
+	b := detail()
+	for _, l := range picked {
+		if !l.sendTask(b) {
+			ls.drop(l)
+		}
+	}
+}
+
+// sendTask queues one notifications/tasks carrying detail for l; false when its stream is full.
+func (l *listener) sendTask(detail []byte) bool {
+	msg := make([]byte, 0, len(detail)+len(l.id)+128)
+	msg = append(msg, `{"jsonrpc":"2.0","method":"notifications/tasks","params":{"_meta":{`...)
+	msg = appendString(msg, MetaSubscriptionID)
+	msg = append(msg, ':')
+	msg = append(msg, l.id...)
+	msg = append(msg, "},"...)
+	msg = append(msg, detail[1:]...) // detail is an object with at least taskId
+	msg = append(msg, '}')
+	return !errors.Is(l.q.push(context.Background(), "message", msg, false), errQueueFull)
+}

@@ -1,0 +1,310 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// taskFront serves a Stateful server keeping tasks over a real socket, as mcp-mock and
+// mcp-router do; it returns the tools and the endpoint's URL.
+func taskFront(t *testing.T, l TaskLimits, o StatefulOptions) (*taskTools, string, *Stateful) {
+	t.Helper()
+	tools := newTaskTools()
+	s := &Server{Info: Implementation{Name: "tasks", Version: "1"}, Versions: RouterVersions, Tools: tools, Tasks: NewTasks(l)}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	st := NewStateful(s, o)
+	f := newFront(t, st)
+	t.Cleanup(func() {
+		tools.releaseAll()
+		s.Tasks.Close()
+	})
+	return tools, f.srv.URL + "/mcp", st
+}
+
+// startAs calls tool as a task with the given headers and returns its id.
+func startAs(t *testing.T, url, tool string, header ...string) string {
+	t.Helper()
+	r := send(t, url, "tools/call", `{"name":"`+tool+`"}`, withTasks, header...)
+	id, _ := r.Result["taskId"].(string)
+	if r.Result["resultType"] != "task" || id == "" {
+		t.Fatalf("%s did not become a task: %+v %+v", tool, r.Result, r.Error)
+	}
+	return id
+}
+
+// listenTo opens a subscriptions/listen stream over the socket for filter (a JSON object) and
+// returns its HTTP status and its events; a refusal's body is the one event.
+func listenTo(t *testing.T, url, filter, caps string, header ...string) (int, <-chan sseEvent) {
+	t.Helper()
+	in := modernPost("subscriptions/listen", `{"notifications":`+filter+`}`, caps, header...)
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(string(in.Body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = in.Header
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Header.Get("Content-Type") != ContentTypeSSE {
+		ch := make(chan sseEvent, 1)
+		ch <- sseEvent{data: readAll(t, resp)}
+		close(ch)
+		return resp.StatusCode, ch
+	}
+	return resp.StatusCode, events(resp.Body)
+}
+
+// notice is one notification as a listener reads it.
+type notice struct {
+	Method string
+	Params map[string]any
+}
+
+func next(t *testing.T, ch <-chan sseEvent) notice {
+	t.Helper()
+	var n notice
+	if ev := within(t, ch); json.Unmarshal([]byte(ev.data), &n) != nil {
+		t.Fatalf("not a notification: %q", ev.data)
+	}
+	return n
+}
+
+// nextTask reads the next notifications/tasks and checks it belongs to the listen request (id 9).
+func nextTask(t *testing.T, ch <-chan sseEvent) map[string]any {
+	t.Helper()
+	n := next(t, ch)
+	meta, _ := n.Params["_meta"].(map[string]any)
+	if n.Method != "notifications/tasks" || meta[MetaSubscriptionID] != 9.0 {
+		t.Fatalf("want notifications/tasks for subscription 9, got %+v", n)
+	}
+	return n.Params
+}
+
+// A listener that names a task hears each of its status changes, each a whole DetailedTask as
+// tasks/get would answer it: working at once, input_required with the question, working
+// again once answered, then completed with the result.
+func TestTaskStatusNotifications(t *testing.T) {
+	_, url, _ := taskFront(t, TaskLimits{TTL: time.Minute, PollInterval: 250 * time.Millisecond}, StatefulOptions{})
+	id := startAs(t, url, "ask")
+	status, ch := listenTo(t, url, `{"taskIds":["`+id+`","unknown"]}`, withTasks)
+	if status != http.StatusOK {
+		t.Fatalf("listen: %d %+v", status, within(t, ch))
+	}
+	ack := next(t, ch)
+	if ack.Method != "notifications/subscriptions/acknowledged" || toJSON(t, ack.Params["notifications"]) != `{"taskIds":["`+id+`"]}` {
+		t.Fatalf("ack = %+v, want only the known task", ack)
+	}
+	first := nextTask(t, ch) // the state at the time of listening
+	for first["status"] == TaskWorking {
+		first = nextTask(t, ch)
+	}
+	q, _ := first["inputRequests"].(map[string]any)["who"].(map[string]any)
+	if first["taskId"] != id || first["status"] != TaskInputRequired || q["method"] != "elicitation/create" ||
+		first["ttlMs"] != 60000.0 || first["pollIntervalMs"] != 250.0 || first["resultType"] != nil {
+		t.Fatalf("input_required notification: %+v", first)
+	}
+	send(t, url, "tasks/update", `{"taskId":"`+id+`","inputResponses":{"who":{"action":"accept","content":{"name":"Ana"}}}}`, withTasks)
+	if n := nextTask(t, ch); n["status"] != TaskWorking || n["inputRequests"] != nil {
+		t.Fatalf("after the answer: %+v", n)
+	}
+	done := nextTask(t, ch)
+	if done["status"] != TaskCompleted || !strings.Contains(toJSON(t, done["result"]), `"text":"hello Ana"`) {
+		t.Fatalf("completed notification: %+v", done)
+	}
+	got := get(t, url, id)
+	delete(got, "resultType")
+	delete(done, "_meta")
+	if toJSON(t, got) != toJSON(t, done) {
+		t.Fatalf("the notification differs from tasks/get:\n%s\n%s", toJSON(t, done), toJSON(t, got))
+	}
+	quiet(t, ch)
+}
+
+// Failed and cancelled tasks are told too, the failure with its JSON-RPC error; a task that
+// ended before its client listened is told at once, ended.
+func TestTaskStatusNotificationsOfEndedTasks(t *testing.T) {
+	tools, url, _ := taskFront(t, TaskLimits{}, StatefulOptions{})
+	broken := startAs(t, url, "broken")
+	waitStatus(t, url, broken, TaskFailed)
+	work := startAs(t, url, "work")
+	_, ch := listenTo(t, url, `{"taskIds":["`+broken+`","`+work+`"]}`, withTasks)
+	next(t, ch)
+	if n := nextTask(t, ch); n["taskId"] != broken || n["status"] != TaskFailed ||
+		toJSON(t, n["error"]) != `{"code":-32000,"message":"the backend is down"}` {
+		t.Fatalf("the failed task: %+v", n)
+	}
+	if n := nextTask(t, ch); n["taskId"] != work || n["status"] != TaskWorking {
+		t.Fatalf("the working task: %+v", n)
+	}
+	send(t, url, "tasks/cancel", `{"taskId":"`+work+`"}`, withTasks)
+	if n := nextTask(t, ch); n["taskId"] != work || n["status"] != TaskCancelled {
+		t.Fatalf("the cancelled task: %+v", n)
+	}
+	<-tools.ended
+	quiet(t, ch)
+}
+
+// A listener hears only of the tasks it named: another task's changes do not reach it, nor
+// does a listener that asked for no tasks hear any.
+func TestTaskNotificationsOnlyForTheTasksNamed(t *testing.T) {
+	tools, url, _ := taskFront(t, TaskLimits{}, StatefulOptions{})
+	mine, other := startAs(t, url, "work"), startAs(t, url, "work")
+	_, named := listenTo(t, url, `{"taskIds":["`+mine+`"]}`, withTasks)
+	_, none := listenTo(t, url, `{"toolsListChanged":true}`, withTasks)
+	next(t, named)
+	next(t, none)
+	nextTask(t, named)
+	send(t, url, "tasks/cancel", `{"taskId":"`+other+`"}`, withTasks)
+	<-tools.ended
+	quiet(t, named)
+	quiet(t, none)
+}
+
+// Asking for task notifications without declaring the tasks extension is -32021, the same
+// error the extension's methods give; more task ids than a listen stream holds is -32602.
+func TestListenForTasksRefusals(t *testing.T) {
+	_, url, _ := taskFront(t, TaskLimits{}, StatefulOptions{})
+	for _, tt := range []struct {
+		name, filter, caps string
+		status, code       int
+	}{
+		{"no extension", `{"taskIds":["a"]}`, `{}`, http.StatusBadRequest, CodeMissingCapability},
+		{"too many ids", `{"taskIds":` + toJSON(t, make([]string, maxListenTaskIDs+1)) + `}`, withTasks, http.StatusOK, CodeInvalidParams},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			status, ch := listenTo(t, url, tt.filter, tt.caps)
+			var r struct{ Error *Error }
+			ev := within(t, ch)
+			if err := json.Unmarshal([]byte(ev.data), &r); err != nil || status != tt.status || r.Error == nil || r.Error.Code != tt.code {
+				t.Fatalf("got %d %s, want %d and error %d", status, ev.data, tt.status, tt.code)
+			}
+		})
+	}
+	// Without task ids the extension is not needed.
+	if status, ch := listenTo(t, url, `{"taskIds":[]}`, `{}`); status != http.StatusOK || next(t, ch).Method != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("an empty taskIds without the extension: %d", status)
+	}
+}
+
+// A task is its creator's: a request with another Authorization header, or none, is answered
+// for it exactly as for a task that does not exist, cannot cancel or answer it, and cannot
+// listen to it; the creator still can.
+func TestATaskIsBoundToItsCreator(t *testing.T) {
+	tools, url, _ := taskFront(t, TaskLimits{}, StatefulOptions{})
+	alice, bob := []string{"Authorization", "Bearer alice"}, []string{"Authorization", "Bearer bob"}
+	id := startAs(t, url, "ask", alice...)
+	unknown := send(t, url, "tasks/get", `{"taskId":"0123456789abcdef0123456789abcdef"}`, withTasks, alice...)
+	if unknown.Error == nil {
+		t.Fatal("an unknown task was found")
+	}
+	unknownMsg := strings.ReplaceAll(unknown.Error.Message, "0123456789abcdef0123456789abcdef", id)
+	for who, header := range map[string][]string{"another token": bob, "no token": nil} {
+		for method, params := range map[string]string{
+			"tasks/get":    `{"taskId":"` + id + `"}`,
+			"tasks/cancel": `{"taskId":"` + id + `"}`,
+			"tasks/update": `{"taskId":"` + id + `","inputResponses":{"who":{"action":"accept","content":{"name":"Eve"}}}}`,
+		} {
+			r := send(t, url, method, params, withTasks, header...)
+			if r.Error == nil || r.Error.Code != CodeInvalidParams || r.Error.Message != unknownMsg || r.status != unknown.status {
+				t.Errorf("%s, %s: %d %+v %+v, want %d %q", who, method, r.status, r.Result, r.Error, unknown.status, unknownMsg)
+			}
+		}
+		_, ch := listenTo(t, url, `{"taskIds":["`+id+`"]}`, withTasks, header...)
+		if ack := next(t, ch); ack.Params["notifications"] != nil && toJSON(t, ack.Params["notifications"]) != "{}" {
+			t.Errorf("%s may listen to the task: %+v", who, ack)
+		}
+		quiet(t, ch)
+	}
+	_, ch := listenTo(t, url, `{"taskIds":["`+id+`"]}`, withTasks, alice...)
+	next(t, ch)
+	if n := nextTask(t, ch); n["status"] != TaskInputRequired && n["status"] != TaskWorking {
+		t.Fatalf("the creator's listener: %+v", n)
+	}
+	send(t, url, "tasks/update", `{"taskId":"`+id+`","inputResponses":{"who":{"action":"accept","content":{"name":"Ana"}}}}`, withTasks, alice...)
+	var done map[string]any
+	for done == nil || done["status"] != TaskCompleted {
+		done = nextTask(t, ch)
+	}
+	if !strings.Contains(toJSON(t, done["result"]), "hello Ana") {
+		t.Fatalf("the creator's task: %+v", done)
+	}
+	tools.releaseAll()
+}
+
+// The identity a task is bound to: the token's subject when a jwt-validate checked it (a new
+// token of the same subject keeps its tasks), else the Authorization header, else none.
+func TestRequester(t *testing.T) {
+	h := func(v ...string) http.Header { return http.Header{"Authorization": v} }
+	claims := func(iss, sub string) map[string]any {
+		return map[string]any{"jwt": map[string]any{"iss": iss, "sub": sub}}
+	}
+	if requester(nil, nil) != "" || requester(http.Header{}, map[string]any{"jwt": "odd"}) != "" {
+		t.Fatal("no identity is not \"\"")
+	}
+	if requester(h("Bearer a"), nil) == requester(h("Bearer b"), nil) || requester(h("Bearer a"), nil) != requester(h("Bearer a"), nil) {
+		t.Fatal("Authorization headers are not told apart")
+	}
+	if requester(h("Bearer a"), claims("i", "s")) != requester(h("Bearer b"), claims("i", "s")) {
+		t.Fatal("two tokens of one subject are two requesters")
+	}
+	for _, other := range []map[string]any{claims("j", "s"), claims("i", "t"), claims("is", ""), claims("", "is")} {
+		if requester(nil, other) == requester(nil, claims("i", "s")) {
+			t.Fatalf("%v is taken for i/s", other)
+		}
+	}
+	if requester(nil, claims("i", "")) != "" {
+		t.Fatal("claims without a subject are an identity")
+	}
+}
+
+// A listener that takes nothing while its tasks change more than its queue holds is dropped:
+// its place is free at once, its stream ends after what it held, and the tasks go on.
+func TestATaskListenerThatFallsBehindIsDropped(t *testing.T) {
+	tools, url, st := taskFront(t, TaskLimits{}, StatefulOptions{MaxSessions: 1})
+	ids := make([]string, 200)
+	for i := range ids {
+		ids[i] = startAs(t, url, "work")
+	}
+	filter := `{"notifications":{"taskIds":` + toJSON(t, ids) + `}}`
+	stalled := st.ServeStreamable(context.Background(), modernPost("subscriptions/listen", filter, withTasks)).Stream
+	if stalled == nil {
+		t.Fatal("no listen stream")
+	}
+	defer stalled.Close()
+	if status, _ := listenTo(t, url, `{}`, withTasks); status != http.StatusServiceUnavailable {
+		t.Fatalf("past the cap: %d", status)
+	}
+	for _, id := range ids { // the ack and 200 states, then 200 changes: more than the queue's 256
+		send(t, url, "tasks/cancel", `{"taskId":"`+id+`"}`, withTasks)
+		<-tools.ended
+	}
+	if status, ch := listenTo(t, url, `{}`, withTasks); status != http.StatusOK || next(t, ch).Method != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("a listen after one fell behind: %d", status)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	held := 0
+	for ; ; held++ {
+		if _, err := stalled.Next(ctx); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("the stream given up did not end after %d events: %v", held, err)
+		}
+	}
+	if held != queueMaxEvents {
+		t.Fatalf("the stream given up held %d events, want %d", held, queueMaxEvents)
+	}
+}
