@@ -14,7 +14,9 @@
 # Environment: CONFORMANCE_PORT (3010), CONFORMANCE_TIMEOUT (seconds per
 # scenario, 60), CONFORMANCE_JOBS (scenarios run at once, 4; each is its own
 # client with its own session), CONFORMANCE_SCENARIOS (names to run instead
-# of all), CONFORMANCE_REVISIONS (revisions the pre-release line scores,
+# of all; names of the 0.1.16 suite: the pre-release line is then skipped, run a scenario of it
+# with its own CLI, `node-next/.../dist/index.js server --url URL --scenario NAME`),
+# CONFORMANCE_REVISIONS (revisions the pre-release line scores,
 # "2025-11-25 2026-07-28"; empty skips it).
 set -euo pipefail
 
