@@ -118,8 +118,10 @@ func TestStartWritesAgentJSONAndStopRemovesIt(t *testing.T) {
 
 func TestLinesAreAnsweredOnTheirOwnConnection(t *testing.T) {
 	s := serve(t, "maxLineBytes: 16")
-	a, b := dial(t, s.info), dial(t, s.info)
+	// One after the other: a session is numbered when the app has checked the bridge's proof.
+	a := dial(t, s.info)
 	a.expect(t, "hello 1")
+	b := dial(t, s.info)
 	b.expect(t, "hello 2")
 	for _, tc := range []struct {
 		name, send string
@@ -185,8 +187,10 @@ func TestAFailedHandshakeNeverReachesTheFlowNorDisturbsAnother(t *testing.T) {
 
 func TestTheFlowEndingASessionClosesItsConnectionOnly(t *testing.T) {
 	s := serve(t, "")
-	a, b := dial(t, s.info), dial(t, s.info)
+	// One after the other: a session is numbered when the app has checked the bridge's proof.
+	a := dial(t, s.info)
 	a.expect(t, "hello 1")
+	b := dial(t, s.info)
 	b.expect(t, "hello 2")
 	a.send(t, "bye")
 	a.expectClosed(t)
@@ -217,8 +221,10 @@ func TestTheBridgeEndingItsInputEndsTheSession(t *testing.T) {
 // A bridge that stops reading loses its connection after stallTimeout; the others do not.
 func TestAStalledBridgeLosesOnlyItsOwnConnection(t *testing.T) {
 	s := serve(t, "stallTimeout: 300ms")
-	stalled, fine := dial(t, s.info), dial(t, s.info)
+	// One after the other: a session is numbered when the app has checked the bridge's proof.
+	stalled := dial(t, s.info)
 	stalled.expect(t, "hello 1")
+	fine := dial(t, s.info)
 	fine.expect(t, "hello 2")
 	stalled.send(t, "big") // 32 MB it will not read
 	deadline := time.Now().Add(10 * time.Second)
