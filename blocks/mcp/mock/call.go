@@ -43,8 +43,11 @@ func (t *tool) call(ctx context.Context, rc *mcp.RequestContext, args json.RawMe
 	if failed, err := runSteps(ctx, rc, &in, r, t.steps[:t.taskFrom]); failed != nil || err != nil {
 		return failed, err
 	}
+	// The task gets its own copy: a closure taking in's address would move in to the heap for
+	// every call, plain ones included.
+	task := in
 	return rc.RunTask(ctx, func(ctx context.Context, rc *mcp.RequestContext) (*mcp.CallToolResult, error) {
-		return t.finish(ctx, rc, &in, r, t.steps[t.taskFrom:])
+		return t.finish(ctx, rc, &task, r, t.steps[t.taskFrom:])
 	})
 }
 
