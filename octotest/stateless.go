@@ -27,7 +27,8 @@ func (c *mcpClient) statelessCall(ctx context.Context, method string, params any
 		mcp.MetaProtocolVersion:    c.version,
 		mcp.MetaClientCapabilities: c.script.capabilities(c.version),
 	}
-	c.conn.stateless(c.version, method, mirroredName(method, p))
+	name, _ := p[mcp.NameKey(method)].(string)
+	c.conn.stateless(c.version, method, name)
 	for round := 0; ; round++ {
 		a, err := c.send(ctx, method, p)
 		if err != nil || a.err != nil || a.refused() {
@@ -57,14 +58,6 @@ func (c *mcpClient) statelessCall(ctx context.Context, method string, params any
 			p["requestState"] = *ir.RequestState
 		}
 	}
-}
-
-// mirroredName is what a 2026-07-28 request's Mcp-Name header holds: the params member it
-// mirrors for method, "" for a method without one.
-func mirroredName(method string, p map[string]any) string {
-	key := map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}[method]
-	s, _ := p[key].(string)
-	return s
 }
 
 // inputs answers an input_required result's inputRequests, in the order the server wrote

@@ -198,7 +198,7 @@ func (s *Server) checkModern(m *Message, h http.Header) ([]byte, *Error) {
 	if e := mirrored(h, HeaderMethod, m.Method, true); e != nil {
 		return nil, e
 	}
-	if key := nameKey(m.Method); key != "" {
+	if key := NameKey(m.Method); key != "" {
 		raw, _ := member(m.Params, key)
 		name, _ := unquote(raw)
 		if e := mirrored(h, HeaderName, name, raw != nil); e != nil {
@@ -213,8 +213,9 @@ func (s *Server) checkModern(m *Message, h http.Header) ([]byte, *Error) {
 	return meta, nil
 }
 
-// nameKey is the params member Mcp-Name mirrors for method, "" when none.
-func nameKey(method string) string {
+// NameKey is the params member a 2026-07-28 request's Mcp-Name header mirrors for method, ""
+// when none: servers check it, clients (octo test's) fill it.
+func NameKey(method string) string {
 	switch method {
 	case "tools/call", "prompts/get":
 		return "name"

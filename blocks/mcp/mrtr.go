@@ -87,7 +87,7 @@ func (s *Server) startRounds(m *Message, meta []byte, rc *RequestContext) *Error
 	t := &inputRounds{given: map[string]json.RawMessage{}, used: map[string]json.RawMessage{}, srv: s}
 	t.caps, _ = member(meta, MetaClientCapabilities)
 	t.target = m.Method
-	if key := nameKey(m.Method); key != "" {
+	if key := NameKey(m.Method); key != "" {
 		raw, _ := member(m.Params, key)
 		name, _ := unquote(raw)
 		t.target += "\x00" + name
