@@ -18,6 +18,7 @@ import (
 
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/printable"
 )
 
 // version is set at build time with -ldflags "-X ...cli.version=v1.2.3".
@@ -77,14 +78,14 @@ func Main(ctx context.Context, env *Env, args []string) int {
 		case err == nil, errors.Is(err, flag.ErrHelp):
 			return 0
 		case errors.As(err, new(*usageError)):
-			fmt.Fprintf(env.Stderr, "octo %s: %v\nusage: octo %s\n", c.Name, err, c.Usage)
+			fmt.Fprintf(env.Stderr, "octo %s: %s\nusage: octo %s\n", c.Name, printable.Escape(err.Error()), c.Usage)
 			return 2
 		default:
-			fmt.Fprintln(env.Stderr, strings.TrimRight(explain(err), "\n"))
+			fmt.Fprintln(env.Stderr, printable.EscapeText(strings.TrimRight(explain(err), "\n")))
 			return 1
 		}
 	}
-	fmt.Fprintf(env.Stderr, "octo: unknown command %q\n\n", name)
+	fmt.Fprintf(env.Stderr, "octo: unknown command %s\n\n", printable.Quote(name))
 	printHelp(env.Stderr)
 	return 2
 }

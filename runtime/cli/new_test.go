@@ -62,12 +62,14 @@ func TestNewWritesStarters(t *testing.T) {
 		{"a/b", "cannot be a file name"},
 		{".hidden", "cannot be a file name"},
 		{"{{token}}", "holds {{"},
+		{"get_workspace\r\x1b[8m", "holds a control or invisible character"},
+		{"abc\u202edcba", "holds a control or invisible character"},
 	}
 	for _, c := range bad {
 		t.Run("the server name "+c.name+" is refused", func(t *testing.T) {
 			code, _, errs := runCLI("new", "mcp-mock", t.TempDir(), c.name)
-			if code != 2 || !strings.Contains(errs, c.want) {
-				t.Fatalf("exit %d: %s", code, errs)
+			if code != 2 || !strings.Contains(errs, c.want) || strings.ContainsAny(errs, "\x1b\r\u202e") {
+				t.Fatalf("exit %d: %q", code, errs)
 			}
 		})
 	}

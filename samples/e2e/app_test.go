@@ -122,6 +122,12 @@ func (p *appProc) stop(t *testing.T) {
 // agentSession is the official Go SDK client connected to the app as octo mcp connects.
 func agentSession(t *testing.T, dataDir string) *mcp.ClientSession {
 	t.Helper()
+	return agentSessionAs(t, dataDir, "e2e-agent")
+}
+
+// agentSessionAs is agentSession with the client's name (clientInfo.name) as given.
+func agentSessionAs(t *testing.T, dataDir, name string) *mcp.ClientSession {
+	t.Helper()
 	info, err := appdata.ReadInfo(dataDir)
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +138,7 @@ func agentSession(t *testing.T, dataDir string) *mcp.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-agent", Version: "1"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
 	if err != nil {
 		t.Fatal(err)

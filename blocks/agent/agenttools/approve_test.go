@@ -35,7 +35,7 @@ func (tm *terminal) prompt(t *testing.T, answers ...string) *app.Prompt {
 		defer close(done)
 		sc := bufio.NewScanner(outR)
 		for sc.Scan() {
-			if !strings.Contains(sc.Text(), "wants to") {
+			if !strings.Contains(sc.Text(), "asked by") {
 				continue
 			}
 			tm.mu.Lock()
@@ -72,7 +72,7 @@ func TestChangesWaitForTheUsersApproval(t *testing.T) {
 		t.Fatalf("not written though approved: %v", err)
 	}
 	works(t, cs, agenttools.GetServer, map[string]any{"name": "Weather mock"}) // reads ask nothing
-	want := `test-agent wants to: save_server "Weather mock" (new, 1 tool)`
+	want := `save_server "Weather mock" (new, 1 tool), asked by agent "test-agent"`
 	if q := tm.asked(); len(q) != 2 || !strings.Contains(q[0], want) || !strings.Contains(q[1], want) {
 		t.Fatalf("questions %q, want two saying %q", q, want)
 	}

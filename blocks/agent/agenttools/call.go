@@ -51,7 +51,7 @@ func (t *Tools) callServer(c Call) (op, error) {
 			return op{}, argError("arguments", "a prompt's arguments are text: each value must be a string")
 		}
 	}
-	summary := fmt.Sprintf("%s %q %s %s", CallServer, a.Server, method, target)
+	summary := fmt.Sprintf("%s %q %s %q", CallServer, a.Server, method, target)
 	return op{summary: summary, run: func(ctx context.Context) *mcp.CallToolResult {
 		s, err := t.find(a.Server)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/printable"
 	"github.com/octo-run/octo/runtime/reference"
 )
 
@@ -50,9 +51,9 @@ func (t *Tools) saveSummary(s *saving) string {
 	if st, err := t.find(s.Name); err != nil {
 		parts = append(parts, "new")
 	} else if st.Running {
-		parts = append(parts, "replaces "+t.rel(st.File)+", running: applies live")
+		parts = append(parts, "replaces "+printable.Escape(t.rel(st.File))+", running: applies live")
 	} else {
-		parts = append(parts, "replaces "+t.rel(st.File))
+		parts = append(parts, "replaces "+printable.Escape(t.rel(st.File)))
 	}
 	var counts struct{ Tools, Resources, Prompts []json.RawMessage }
 	_ = json.Unmarshal(s.MCP, &counts) // only counted; the file's checks judge them

@@ -121,7 +121,7 @@ func TestEveryCallIsAuthorizedFirstWithALineTheUserCanJudge(t *testing.T) {
 		{StopServer, `{"name": "Weather mock"}`, Action{Tool: StopServer, Changes: true, Summary: `stop_server "Weather mock"`}},
 		{GetTraffic, `{"server": "Weather mock"}`, Action{Tool: GetTraffic, Summary: `get_traffic of "Weather mock"`}},
 		{CallServer, `{"server": "Weather mock", "tool": "get_weather", "arguments": {"city": "Oslo"}}`,
-			Action{Tool: CallServer, Summary: `call_server "Weather mock" tools/call get_weather`}},
+			Action{Tool: CallServer, Summary: `call_server "Weather mock" tools/call "get_weather"`}},
 	} {
 		g.actions = nil
 		res := call(t, tools, c.tool, c.args)

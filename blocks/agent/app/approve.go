@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/octo-run/octo/runtime/printable"
 )
 
 // Approver puts the app's questions to the user: the console, or for now a terminal prompt.
@@ -26,16 +28,20 @@ type Question struct {
 	Summary     string // one line: save_server "Weather mock" (3 tools)
 }
 
-// Text is the question as one line for the user.
+// Text is the question as one line for the user, safe to print on a terminal: the action first,
+// then the agent's name, quoted and escaped (printable.Quote), last. The agent chose its name
+// (clientInfo.name) and the action's names; neither may move, hide or rewrite what the user
+// reads, and a name read last cannot pose as the action.
 func (q Question) Text() string {
-	agent := q.Agent
-	if agent == "" {
-		agent = "An agent"
+	agent := "an agent with no name"
+	if q.Agent != "" {
+		agent = "agent " + printable.Quote(q.Agent)
 	}
+	summary := printable.Escape(q.Summary) // built of quoted names: unchanged unless one was not
 	if q.AllowAgents {
-		return fmt.Sprintf("%s wants to use Octo (%s). Allow AI agents to use Octo's tools?", agent, q.Summary)
+		return fmt.Sprintf("Allow AI agents to use Octo's tools? (first call: %s, from %s)", summary, agent)
 	}
-	return fmt.Sprintf("%s wants to: %s", agent, q.Summary)
+	return fmt.Sprintf("%s, asked by %s", summary, agent)
 }
 
 // Answer is the user's decision.

@@ -82,7 +82,7 @@ func TestTheFirstAgentCallAsksToAllowAgents(t *testing.T) {
 	a := open(t, app.Options{DataDir: data, Workspace: newWorkspace(t), Approver: prompt})
 	list := agenttools.Action{Agent: "claude-code", Tool: "list_servers", Summary: "list_servers"}
 	done := authorize(a, list)
-	term.answer(t, "claude-code wants to use Octo (list_servers). Allow AI agents to use Octo's tools?", "n")
+	term.answer(t, `Allow AI agents to use Octo's tools? (first call: list_servers, from agent "claude-code")`, "n")
 	if err := result(t, done); !errors.Is(err, app.ErrAgentsNotAllowed) {
 		t.Fatalf("err = %v", err)
 	}
@@ -120,7 +120,7 @@ func TestChangesWaitForTheUsersApproval(t *testing.T) {
 	})
 	t.Run("approved", func(t *testing.T) {
 		done := authorize(a, save)
-		term.answer(t, `claude-code wants to: save_server "Weather" (1 tool)`, "y")
+		term.answer(t, `save_server "Weather" (1 tool), asked by agent "claude-code"`, "y")
 		if err := result(t, done); err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +144,7 @@ func TestChangesWaitForTheUsersApproval(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- a.Authorize(ctx, save) }()
-		waitFor(t, func() bool { return strings.Contains(term.out.String()[term.seen:], "wants to") }, term.out.String)
+		waitFor(t, func() bool { return strings.Contains(term.out.String()[term.seen:], "asked by") }, term.out.String)
 		cancel()
 		if err := result(t, done); err == nil || !strings.Contains(err.Error(), "cancelled before the user answered") {
 			t.Fatalf("err = %v", err)
@@ -162,7 +162,7 @@ func TestChangesWaitForTheUsersApproval(t *testing.T) {
 		if err := a.Authorize(context.Background(), save); err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(term.out.String()[mark:], "wants to") {
+		if strings.Contains(term.out.String()[mark:], "asked by") {
 			t.Fatalf("asked again:\n%s", term.out.String()[mark:])
 		}
 		err := a.Authorize(context.Background(), agenttools.Action{Tool: "delete_server", Changes: true, Summary: "delete_server X"})

@@ -25,6 +25,7 @@ import (
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/cli"
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/printable"
 	"github.com/octo-run/octo/runtime/supervisor"
 )
 
@@ -218,7 +219,7 @@ const unitName = "octo app"
 // started) and what the workspace serves.
 func printServing(w io.Writer, a *App, dataDir string, svc *runtime.Service) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "octo app: workspace %s\n", a.Workspace())
+	fmt.Fprintf(&b, "octo app: workspace %s\n", printable.Escape(a.Workspace()))
 	if info, err := appdata.ReadInfo(dataDir); err == nil {
 		fmt.Fprintf(&b, "octo app: agents connect on 127.0.0.1:%d (octo mcp finds it in %s)\n", info.Port, filepath.Join(dataDir, appdata.InfoFile))
 	}
@@ -228,11 +229,11 @@ func printServing(w io.Writer, a *App, dataDir string, svc *runtime.Service) {
 	for _, st := range a.States() {
 		switch {
 		case st.Running:
-			fmt.Fprintf(&b, "  %s  %s\n", st.Name, st.URL)
+			fmt.Fprintf(&b, "  %s  %s\n", printable.Escape(st.Name), st.URL)
 		case st.Problem != "":
-			fmt.Fprintf(&b, "  %s  not serving: %s\n", st.Name, st.Problem)
+			fmt.Fprintf(&b, "  %s  not serving: %s\n", printable.Escape(st.Name), printable.Escape(st.Problem))
 		default:
-			fmt.Fprintf(&b, "  %s  stopped\n", st.Name)
+			fmt.Fprintf(&b, "  %s  stopped\n", printable.Escape(st.Name))
 		}
 	}
 	_, _ = io.WriteString(w, b.String()) // one write: a reader sees it whole

@@ -22,6 +22,7 @@ import (
 	"github.com/octo-run/octo/connectors/stdio"
 	"github.com/octo-run/octo/runtime/cli"
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/printable"
 	"github.com/octo-run/octo/runtime/reference"
 	"github.com/octo-run/octo/templates"
 )
@@ -98,7 +99,7 @@ func validateFolder(env *cli.Env, dir string) error {
 		return ds.Err()
 	}
 	for _, n := range names {
-		fmt.Fprintf(env.Stdout, "%s: %s: ok\n", dir, n)
+		fmt.Fprintf(env.Stdout, "%s: %s: ok\n", printable.Escape(dir), printable.Escape(n))
 	}
 	return nil
 }
@@ -129,7 +130,7 @@ func printAddress(w io.Writer, asJSON bool) func(name, url string) {
 			fmt.Fprintf(w, "%s\n", b)
 			return
 		}
-		fmt.Fprintf(w, "%s  %s\n", name, url)
+		fmt.Fprintf(w, "%s  %s\n", printable.Escape(name), printable.Escape(url))
 	}
 }
 
@@ -202,8 +203,10 @@ func checkServerName(name string) error {
 		return cli.Usagef("the server name is empty")
 	case strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, "."):
 		return cli.Usagef("server name %q cannot be a file name: no slashes, not starting with a dot", name)
-	case strings.Contains(name, "{{") || strings.ContainsAny(name, "\n\r\t"):
-		return cli.Usagef("server name %q holds {{ or a line break", name)
+	case strings.Contains(name, "{{"):
+		return cli.Usagef("server name %q holds {{", name)
+	case !printable.Safe(name):
+		return cli.Usagef("server name %q holds a control or invisible character: use letters, digits, spaces and punctuation", name)
 	case len(name) > 100:
 		return cli.Usagef("the server name is longer than 100 characters")
 	}
@@ -228,7 +231,7 @@ func printConnect(w io.Writer, dir, name, file string, port int) error {
 	byURL := map[string]any{"mcpServers": map[string]any{name: map[string]any{"url": url}}}
 	byCommand := map[string]any{"mcpServers": map[string]any{name: map[string]any{
 		"command": bin, "args": []string{"serve", absDir, name, "--stdio"}}}}
-	fmt.Fprintf(w, "Wrote %s (port %d).\n\nServe it:\n  %s serve %s\n\nMCP address:\n  %s\n", file, port, bin, cli.ShellQuote(dir), url)
+	fmt.Fprintf(w, "Wrote %s (port %d).\n\nServe it:\n  %s serve %s\n\nMCP address:\n  %s\n", printable.Escape(file), port, bin, cli.ShellQuote(dir), url)
 	fmt.Fprintf(w, "\nmcpServers settings, over HTTP (while octo serve runs):\n%s\n", indentJSON(byURL))
 	fmt.Fprintf(w, "\nmcpServers settings, over stdio (the app starts octo itself):\n%s\n", indentJSON(byCommand))
 	return nil

@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/printable"
 )
 
 // DefaultPort is the first port a saved server without one gets.
@@ -78,6 +79,14 @@ func parseServer(file string, data []byte) (*Server, config.Diags) {
 	s := &Server{Name: fset.Name, File: file, Path: "/mcp", root: root, data: data}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	}
+	if !printable.Safe(s.Name) { // it is shown in terminals, logs and approvals
+		_, n := entry(root, "name")
+		if n == nil {
+			n = root
+		}
+		return nil, config.Diags{{File: file, Line: n.Line, Col: n.Column,
+			Msg: fmt.Sprintf("server name %q holds a control or invisible character: use letters, digits, spaces and punctuation", s.Name)}}
 	}
 	if fset.Port != nil {
 		s.Port, s.PortSet = *fset.Port, true

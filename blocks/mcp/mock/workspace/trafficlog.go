@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+
+	"github.com/octo-run/octo/runtime/printable"
 )
 
 // TrafficLogger writes the log as JSON lines or as readable lines: one short line per message
@@ -49,9 +51,11 @@ func (h *lineHandler) WithGroup(string) slog.Handler { return h }
 // plumbing a reader of the traffic does not need.
 var hiddenAttrs = map[string]bool{"flow": true, "block": true, "name": true, "kind": true, "transport": true}
 
-// Handle implements slog.Handler.
+// Handle implements slog.Handler. Every text of the line is escaped (printable.Escape): server,
+// tool and client names come from files and clients, and the line goes to a terminal.
 func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
 	attrs, order, body := h.collect(r)
+	r.Message = printable.Escape(r.Message)
 	var b strings.Builder
 	b.WriteString(r.Time.Format("15:04:05.000"))
 	b.WriteByte(' ')
@@ -97,11 +101,11 @@ func (h *lineHandler) collect(r slog.Record) (attrs map[string]string, order []s
 	add := func(a slog.Attr) bool {
 		if a.Key == "message" {
 			if h.level <= slog.LevelDebug {
-				body = valueText(a.Value)
+				body = printable.Escape(valueText(a.Value))
 			}
 			return true
 		}
-		s := valueText(a.Value)
+		s := printable.Escape(valueText(a.Value))
 		if _, seen := attrs[a.Key]; !seen {
 			order = append(order, a.Key)
 		}

@@ -109,6 +109,8 @@ func TestASavedServerFileIsCheckedBeforeItIsBuilt(t *testing.T) {
 		{"an empty file", "", `the file is empty`},
 		{"two documents", "name: a\n---\nname: b", `one YAML document`},
 		{"aliases that expand too far", "name: a\nmcp:\n  variables:\n    l0: &l0 [ha, ha]\n" + laughs(4, 20), `a.yaml:18:22: YAML aliases expand to more than 100000 nodes`},
+		{"a name with control codes", "kind: mcp\nname: \"get_workspace\\r\\e[8m\"", `a.yaml:2:7: server name "get_workspace\r\x1b[8m" holds a control or invisible character`},
+		{"a name with a bidi override", "name: \"abc\\u202Edcba\"", `server name "abc\u202edcba" holds a control`},
 		{"an alias inside the node it names", "name: a\nmcp: &m\n  tools: [*m]", `a.yaml:3:11: mcp.tools[0]: alias *m is used inside the node it names`},
 	}
 	for _, c := range cases {
@@ -123,6 +125,11 @@ func TestASavedServerFileIsCheckedBeforeItIsBuilt(t *testing.T) {
 		s, ds := parseServer("servers/Weather mock.yaml", []byte("kind: mcp\nmcp: { cors: true }"))
 		if len(ds) > 0 || s.Name != "Weather mock" || s.Path != "/mcp" || s.PortSet || !s.CORS {
 			t.Fatalf("%+v %v", s, ds)
+		}
+	})
+	t.Run("a file name with control codes is refused as the name it gives", func(t *testing.T) {
+		if _, ds := parseServer("servers/a\x1b[2Jb.yaml", []byte("kind: mcp\n")); len(ds) == 0 || !strings.Contains(ds.Error(), "holds a control") {
+			t.Fatalf("diags %v", ds)
 		}
 	})
 }
