@@ -26,6 +26,14 @@ type Stopper interface {
 	Stop(ctx context.Context) error
 }
 
+// Readier is implemented by blocks that act once the whole service serves, every connector
+// listening: Start runs before the connectors start, so a block that tells where it can be
+// reached (the console writes its login address, through Build.SourceAddr) does it here. A
+// failure stops the service as a failed Start does.
+type Readier interface {
+	Ready(ctx context.Context) error
+}
+
 // BlockSpec registers a block type.
 type BlockSpec struct {
 	// Type is the kebab-case name users write as `type:`.

@@ -110,9 +110,8 @@ func (bd *builder) build(spec BlockSpec, b *Build) (_ Block, sets varSet) {
 	if len(bd.diags) > before || blk == nil {
 		return nil, sets
 	}
-	if _, ok := blk.(Starter); ok {
-		bd.lifecycle = append(bd.lifecycle, blk)
-	} else if _, ok := blk.(Stopper); ok {
+	switch blk.(type) {
+	case Starter, Stopper, Readier:
 		bd.lifecycle = append(bd.lifecycle, blk)
 	}
 	bd.instances[b.addr] = blk
@@ -211,6 +210,16 @@ func (b *Build) Logger() *slog.Logger {
 		l = l.With("name", b.Name)
 	}
 	return l
+}
+
+// SourceAddr returns what reports the address the flow's source connector listens on, as
+// host:port: "" until the service has started, and always for a connector that has none (a
+// pipe). A Readier reads it in Ready.
+func (b *Build) SourceAddr() func() string {
+	if c, ok := b.bd.instances["connectors."+b.bd.source.connector].(interface{ Addr() string }); ok {
+		return c.Addr
+	}
+	return func() string { return "" }
 }
 
 // Env returns the service's declared variables and their values.

@@ -127,8 +127,9 @@ func resolveEnv(cfg *config.Config, lookup func(string) (string, bool)) map[stri
 	return env
 }
 
-// Start starts the blocks that need it, then every connector. If anything
-// fails to start, what did start is stopped again.
+// Start starts the blocks that need it, then every connector, then tells the blocks that
+// wait for it that the service serves (Readier). If anything fails, what did start is stopped
+// again.
 func (s *Service) Start(ctx context.Context) error {
 	parts := append([]any{}, s.lifecycle...)
 	// A connector serving a session of its own (stdio's pipe) starts last, as it stops first:
@@ -141,7 +142,18 @@ func (s *Service) Start(ctx context.Context) error {
 			}
 		}
 	}
-	return s.start(ctx, parts)
+	if err := s.start(ctx, parts); err != nil {
+		return err
+	}
+	for _, p := range s.lifecycle {
+		if r, ok := p.(Readier); ok {
+			if err := r.Ready(ctx); err != nil {
+				_ = s.Stop(context.Background())
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // StartBlocks starts the blocks that need it and no connector, for a caller that hands the

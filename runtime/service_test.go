@@ -149,3 +149,51 @@ flows:
 		t.Fatalf("events %q: the session must start after the other connector", lifecycleLog.events)
 	}
 }
+
+// addrConn listens somewhere once started, as the http connector does.
+type addrConn struct {
+	recordedConn
+	addr *string
+}
+
+func (c addrConn) Start(context.Context) error { *c.addr = "127.0.0.1:4321"; logEvent("connector started"); return nil }
+func (c addrConn) Addr() string                { return *c.addr }
+
+// readyBlock notes, when the service serves, the address its source listens on.
+type readyBlock struct {
+	recordedBlock
+	addr func() string
+}
+
+func (b readyBlock) Ready(context.Context) error { logEvent("ready at " + b.addr()); return nil }
+
+func init() {
+	runtime.RegisterConnector(runtime.ConnectorSpec{Type: "test-addr", Summary: "test",
+		Build: runtime.ConnectorFunc(func(*runtime.ConnectorBuild, *struct{}) (runtime.Connector, error) {
+			return addrConn{addr: new(string)}, nil
+		})})
+	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-ready", Summary: "test",
+		Build: runtime.BlockFunc(func(b *runtime.Build, _ *struct{}) (runtime.Block, error) { return readyBlock{addr: b.SourceAddr()}, nil })})
+}
+
+// A block that tells where it can be reached hears so once its source's connector listens:
+// Ready comes after every connector started, with the address bound.
+func TestReadyComesOnceTheConnectorsListenWithTheSourcesAddress(t *testing.T) {
+	svc := buildYAML(t, "connectors:\n  - { name: c, type: test-addr }\nflows:\n  - name: f\n    source: { connector: c }\n    process: [ { type: test-ready } ]\n")
+	lifecycleLog.events = nil
+	if err := svc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Stop(context.Background())
+	want := []string{"block started", "connector started", "ready at 127.0.0.1:4321"}
+	if !slices.Equal(lifecycleLog.events, want) {
+		t.Fatalf("events %q, want %q", lifecycleLog.events, want)
+	}
+	lifecycleLog.events = nil
+	if err := svc.StartBlocks(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(lifecycleLog.events, func(e string) bool { return e != "block started" }) {
+		t.Fatalf("StartBlocks, which starts no connector, called Ready: %q", lifecycleLog.events)
+	}
+}

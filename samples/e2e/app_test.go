@@ -186,11 +186,19 @@ func TestOctoAppServesAgentsAndRemembers(t *testing.T) {
 	if isErr || !strings.Contains(text, "http://127.0.0.1:") {
 		t.Fatalf("start_server = %s", text)
 	}
-	t.Run("a second app on the data folder stops before it takes a port", func(t *testing.T) {
+	t.Run("a second app on the data folder takes no port and prints the running app's login link", func(t *testing.T) {
 		out, err := exec.Command(octoBin, "app", "--data-dir", dataDir).CombinedOutput()
-		if err == nil || !strings.Contains(string(out), "another octo app is running") || strings.Contains(string(out), "in use") {
+		m := loginLine.FindStringSubmatch(string(out))
+		if err != nil || !strings.Contains(string(out), "already running on the data folder "+dataDir) || m == nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
+		base, _ := consoleLinks(t, p)
+		logIn(t, base, m[1])
+		printed, err := exec.Command(octoBin, "app", "--data-dir", dataDir, "--print-url").Output()
+		if err != nil || !strings.HasPrefix(string(printed), base+"login?secret=") || strings.Contains(string(printed), m[1]) {
+			t.Fatalf("--print-url after a login: %v %q", err, printed)
+		}
+		logIn(t, base, strings.TrimSpace(string(printed)))
 	})
 	t.Run("settings flags given while it runs are saved, and the running app follows them", func(t *testing.T) {
 		out, err := exec.Command(octoBin, "app", "--data-dir", dataDir, "--allow-agents=false").CombinedOutput()

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,47 +64,68 @@ func TestTheConsoleInChromium(t *testing.T) {
 		t.Fatalf("node console.mjs: %v\n%s%s", err, out, stderr.String())
 	}
 	t.Log(strings.TrimSpace(string(out)))
-	for _, shot := range []string{"home", "server-tools", "server-yaml", "server-yaml-error", "server-clients", "server-try", "traffic", "variables", "sidebar-rename", "sidebar-undo", "agents", "agents-history"} {
+	for _, shot := range []string{"login-needed", "home", "server-tools", "server-yaml", "server-yaml-error", "server-clients", "server-try", "traffic", "variables", "sidebar-rename", "sidebar-undo", "agents", "agents-history"} {
 		if fi, err := os.Stat(filepath.Join(artifacts, shot+".png")); err != nil || fi.Size() == 0 {
 			t.Errorf("screenshot %s missing: %v", shot, err)
 		}
 	}
 }
 
-var consoleLine = regexp.MustCompile(`console on (http://127\.0\.0\.1:\d+/)`)
+var (
+	consoleLine = regexp.MustCompile(`console on (http://127\.0\.0\.1:\d+/)`)
+	loginLine   = regexp.MustCompile(`open (?:it|its console) with (http://127\.0\.0\.1:\d+/login\?secret=[A-Za-z0-9_-]+) `)
+)
 
-// consoleURL runs `octo app` on the data folder and workspace and returns the console's
-// address, which it prints after the agents' port.
+// consoleURL runs `octo app` on the data folder and workspace and returns the console's login
+// link, which it prints after the console's address.
 func consoleURL(t *testing.T, data, ws string) string {
 	t.Helper()
-	return openConsole(t, startApp(t, "--workspace", ws, "--data-dir", data)).url
+	_, login := consoleLinks(t, startApp(t, "--workspace", ws, "--data-dir", data))
+	return login
 }
 
-// consoleAPI is the console of a running `octo app`, called as its page calls it.
-type consoleAPI struct{ url, token string }
-
-var tokenMeta = regexp.MustCompile(`<meta name="octo-token" content="([A-Za-z0-9_-]+)">`)
-
-// openConsole reads the console's address from what p printed and its token from the page.
-func openConsole(t *testing.T, p *appProc) consoleAPI {
+// consoleLinks reads the console's address and its one-time login link from what p printed.
+func consoleLinks(t *testing.T, p *appProc) (base, login string) {
 	t.Helper()
-	var c consoleAPI
-	for deadline := time.Now().Add(10 * time.Second); c.url == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if m := consoleLine.FindStringSubmatch(p.out()); m != nil {
-			c.url = m[1]
+	for deadline := time.Now().Add(10 * time.Second); login == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m, l := consoleLine.FindStringSubmatch(p.out()), loginLine.FindStringSubmatch(p.out()); m != nil && l != nil {
+			base, login = m[1], l[1]
 		}
 	}
-	page, err := http.Get(c.url)
+	if login == "" {
+		t.Fatalf("octo app printed no console login link:\n%s", p.out())
+	}
+	return base, login
+}
+
+// consoleAPI is the console of a running `octo app`, called as its page calls it: by a client
+// whose cookie jar holds the session the login link was traded for.
+type consoleAPI struct {
+	url    string
+	client *http.Client
+}
+
+// openConsole logs in to the console of p with the link it printed.
+func openConsole(t *testing.T, p *appProc) consoleAPI {
+	t.Helper()
+	base, login := consoleLinks(t, p)
+	return logIn(t, base, login)
+}
+
+// logIn opens the login link as a browser would and returns the logged-in console.
+func logIn(t *testing.T, base, login string) consoleAPI {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := consoleAPI{url: base, client: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
+	page, err := c.client.Get(login)
 	if err != nil {
-		t.Fatalf("the console at %q: %v", c.url, err)
+		t.Fatalf("the console's login link %q: %v", login, err)
 	}
 	defer page.Body.Close()
 	body, _ := io.ReadAll(page.Body)
-	m := tokenMeta.FindSubmatch(body)
-	if m == nil {
-		t.Fatalf("the console's page holds no token:\n%s", body)
+	if page.StatusCode != 200 || page.Request.URL.String() != base {
+		t.Fatalf("the login link led to %s, %d:\n%s", page.Request.URL, page.StatusCode, body)
 	}
-	c.token = string(m[1])
 	return c
 }
 
@@ -116,9 +138,8 @@ func (c consoleAPI) call(t *testing.T, method, path string, body, out any) {
 		rd = bytes.NewReader(data)
 	}
 	req, _ := http.NewRequest(method, c.url+path, rd)
-	req.Header.Set("X-Octo-Token", c.token)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

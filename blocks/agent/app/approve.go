@@ -82,6 +82,9 @@ func (p *Prompt) read(in io.Reader) {
 	}
 }
 
+// Name implements Approver's optional name: History says the terminal answered.
+func (p *Prompt) Name() string { return ByTerminal }
+
 // ErrNoAnswer is Ask's error when the terminal closed.
 var ErrNoAnswer = errors.New("the terminal gives no answers (its input ended)")
 
@@ -102,7 +105,7 @@ func (p *Prompt) Ask(ctx context.Context, q Question) (Answer, error) {
 			why := "no answer in time; refused"
 			switch {
 			case errors.Is(context.Cause(ctx), ErrAnsweredElsewhere):
-				why = "answered in the console"
+				why = context.Cause(ctx).Error()
 			case errors.Is(ctx.Err(), context.Canceled):
 				why = "the agent cancelled its call"
 			}

@@ -26,11 +26,19 @@ func (a *App) Authorize(ctx context.Context, act agenttools.Action) error {
 	if err := a.allowed(ctx, act); err != nil {
 		return err
 	}
-	s := a.Settings()
-	if !act.Changes || s.Agents.Approve == appdata.ApproveNever || a.approvedForGood(act.Tool) {
+	q := Question{Agent: act.Agent, Tool: act.Tool, Summary: act.Summary}
+	switch {
+	case !act.Changes:
+		a.record(q, "not asked: changes nothing")
+		return nil
+	case a.Settings().Agents.Approve == appdata.ApproveNever:
+		a.record(q, "not asked: approve is never")
+		return nil
+	case a.approvedForGood(act.Tool):
+		a.record(q, "not asked: always allowed")
 		return nil
 	}
-	ans, err := a.ask(ctx, Question{Agent: act.Agent, Tool: act.Tool, Summary: act.Summary})
+	ans, err := a.ask(ctx, q)
 	if err != nil {
 		return err
 	}
@@ -70,6 +78,13 @@ func (a *App) allowed(ctx context.Context, act agenttools.Action) error {
 		a.log.Error("agents allowed for this run only: settings not saved: " + err.Error())
 	}
 	return nil
+}
+
+// record notes an action that ran without asking in the console's History.
+func (a *App) record(q Question, outcome string) {
+	if a.opts.Pending != nil {
+		a.opts.Pending.Record(q, outcome)
+	}
 }
 
 func (a *App) approvedForGood(tool string) bool {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,14 +35,14 @@ func init() {
 		Summary: "run the octo app: a workspace's mock servers and their traffic, for you and your AI agents (octo mcp)",
 		Usage: "app [--workspace DIR] [--data-dir DIR] [--allow-agents[=bool]] [--agents-without-app[=bool]] " +
 			"[--approve changes|never] [--approval-timeout 2m] [--shutdown-timeout 10s] [--log-level L] " +
-			"[--console-port N] [--open] [--print-config]"})
+			"[--console-port N] [--open] [--print-url] [--print-config]"})
 }
 
 // flags are octo app's flags.
 type flags struct {
 	workspace, dataDir, approve, level string
 	allow, withoutApp, printConfig     bool
-	open                               bool
+	open, printURL                     bool
 	consolePort                        int
 	timeout, grace                     time.Duration
 	set                                map[string]bool // the flags given
@@ -59,7 +60,8 @@ func parseFlags(env *cli.Env, args []string) (*flags, error) {
 	fs.DurationVar(&f.grace, "shutdown-timeout", 10*time.Second, "how long requests in flight may finish on SIGINT/SIGTERM")
 	fs.StringVar(&f.level, "log-level", "info", "log level: debug, info, warn or error")
 	fs.IntVar(&f.consolePort, "console-port", 0, "the console's port on 127.0.0.1; 0 takes a free one (printed at start)")
-	fs.BoolVar(&f.open, "open", false, "open the console in the browser once it serves")
+	fs.BoolVar(&f.open, "open", false, "open the console in the browser once it serves (or the running app's, when one runs)")
+	fs.BoolVar(&f.printURL, "print-url", false, "print the running app's console login link (a one-time link, made anew each time one is used) and exit; with --open, open it too")
 	fs.BoolVar(&f.printConfig, "print-config", false, "print the config octo app runs (the agent connector and the agent-tools block) and exit")
 	if err := cli.Parse(fs, args); err != nil {
 		return nil, err
@@ -92,6 +94,9 @@ func command(ctx context.Context, env *cli.Env, args []string) error {
 		_, err := io.WriteString(env.Stdout, EmbeddedYAML(dir, f.consolePort))
 		return err
 	}
+	if f.printURL {
+		return printLogin(env, dir, f.open)
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.level)); err != nil {
 		return cli.Usagef("unknown log level %q (use debug, info, warn or error)", f.level)
@@ -101,16 +106,14 @@ func command(ctx context.Context, env *cli.Env, args []string) error {
 		return err
 	}
 	if running, err := anotherApp(dir); err != nil || running {
-		if err == nil && settingsFlagged(f) {
+		if err != nil {
+			return err
+		}
+		if settingsFlagged(f) {
 			fmt.Fprintf(env.Stdout, "octo app: settings saved in %s; the octo app running on this data folder applies them from the next agent call\n",
-				filepath.Join(dir, appdata.SettingsFile))
-			return nil
+				printable.Escape(filepath.Join(dir, appdata.SettingsFile)))
 		}
-		if err == nil {
-			err = fmt.Errorf("%w on the data folder %s: stop it first (its settings change with octo app --allow-agents, --agents-without-app, --approve while it runs)",
-				appdata.ErrAppRunning, dir)
-		}
-		return err
+		return showRunning(env, dir, f)
 	}
 	pending := NewPending() // the console's questions; the terminal is asked too when there is one
 	a, err := Open(ctx, Options{DataDir: dir, Workspace: f.workspace, Approver: Either(pending, terminalApprover(env)),
@@ -206,8 +209,8 @@ func serve(ctx context.Context, env *cli.Env, a *App, dir string, logger *slog.L
 	a.StartSaved(ctx)
 	svc := sup.Service(unitName)
 	printServing(env.Stdout, a, dir, svc)
-	if url := consoleURL(svc); url != "" && f.open {
-		openBrowser(logger, url)
+	if f.open {
+		openLogin(logger, dir)
 	}
 	<-ctx.Done()
 	return nil
@@ -225,6 +228,9 @@ func printServing(w io.Writer, a *App, dataDir string, svc *runtime.Service) {
 	}
 	if url := consoleURL(svc); url != "" {
 		fmt.Fprintf(&b, "octo app: console on %s\n", url)
+		if c, err := appdata.ReadConsole(dataDir); err == nil {
+			fmt.Fprintf(&b, "octo app: open it with %s (works once; octo app --print-url prints a new one)\n", c.Login)
+		}
 	}
 	for _, st := range a.States() {
 		switch {
@@ -338,6 +344,57 @@ func consoleURL(svc *runtime.Service) string {
 		return ""
 	}
 	return "http://" + c.Addr() + "/"
+}
+
+// showRunning tells a second `octo app` on the data folder dir where the running one is: its
+// console's login link (opened with --open), since an app an agent started has no terminal of
+// its own to print it. Flags that would need a restart say so.
+func showRunning(env *cli.Env, dir string, f *flags) error {
+	c, err := appdata.ReadConsole(dir)
+	if err != nil {
+		return fmt.Errorf("%w on the data folder %s, and its console cannot be found (%v): stop it and start octo app again",
+			appdata.ErrAppRunning, printable.Escape(dir), err)
+	}
+	fmt.Fprintf(env.Stdout, "octo app: already running on the data folder %s (pid %d)\n", printable.Escape(dir), c.PID)
+	fmt.Fprintf(env.Stdout, "octo app: open its console with %s (works once; octo app --print-url prints a new one)\n", c.Login)
+	if f.set["workspace"] || f.set["console-port"] {
+		fmt.Fprintf(env.Stdout, "octo app: --workspace and --console-port apply when it starts: stop it first to change them\n")
+	}
+	if f.open {
+		openLogin(slog.New(slog.NewTextHandler(env.Stderr, nil)), dir)
+	}
+	return nil
+}
+
+// printLogin is `octo app --print-url`: the running app's login link, read from the data folder.
+func printLogin(env *cli.Env, dir string, open bool) error {
+	c, err := appdata.ReadConsole(dir)
+	if errors.Is(err, appdata.ErrNoConsole) {
+		return fmt.Errorf("no octo app serves a console on the data folder %s: start one with octo app", printable.Escape(dir))
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, c.Login)
+	if open {
+		openLogin(slog.New(slog.NewTextHandler(env.Stderr, nil)), dir)
+	}
+	return nil
+}
+
+// openLogin opens the console's current login link in the browser, through a page in the data
+// folder that forwards to it: a command line, which other users can list, holds only the
+// page's path, never the link's secret.
+func openLogin(logger *slog.Logger, dir string) {
+	c, err := appdata.ReadConsole(dir)
+	if err == nil {
+		var page string
+		if page, err = appdata.WriteOpenPage(dir, c.Login); err == nil {
+			openBrowser(logger, (&url.URL{Scheme: "file", Path: filepath.ToSlash(page)}).String())
+			return
+		}
+	}
+	logger.Warn("could not open the console; open its login link yourself (octo app --print-url)", "err", err)
 }
 
 // openBrowser opens url with the system's opener; failing only logs, as the URL is printed.

@@ -30,13 +30,24 @@ type Waiting struct {
 	Deadline time.Time // when it is refused unanswered; zero when its context has none
 }
 
-// Decision is how a question ended: "approved", "always", "denied", "timed out",
-// "answered elsewhere" (the terminal answered first) or "withdrawn" (the agent cancelled).
+// Decision is how a question ended: "approved", "always", "denied", "timed out" or
+// "withdrawn" (the agent cancelled, or its connection ended), and By whom: "console" or
+// "terminal" for an answer, "" otherwise.
 type Decision struct {
 	Waiting
 	Outcome string
+	By      string
 	At      time.Time
 }
+
+// Who answers, as History names them.
+const (
+	ByConsole  = "console"
+	ByTerminal = "terminal"
+)
+
+// outcomes name the answers in History.
+var outcomes = map[Answer]string{Approve: "approved", ApproveAlways: "always", Deny: "denied"}
 
 type waiting struct {
 	Waiting
@@ -49,8 +60,17 @@ func NewPending() *Pending {
 }
 
 // ErrAnsweredElsewhere is the cause a question is cancelled with when another approver
-// answered it first (Either).
+// answered it first (Either); the cause is an *Answered, which says who and how.
 var ErrAnsweredElsewhere = errors.New("answered elsewhere")
+
+// Answered is the cause a question is cancelled with when another approver answered it.
+type Answered struct {
+	By     string
+	Answer Answer
+}
+
+func (a *Answered) Error() string        { return "answered in the " + a.By }
+func (a *Answered) Is(target error) bool { return target == ErrAnsweredElsewhere }
 
 // Ask implements Approver: q waits until Answer or the end of ctx.
 func (p *Pending) Ask(ctx context.Context, q Question) (Answer, error) {
@@ -67,10 +87,11 @@ func (p *Pending) Ask(ctx context.Context, q Question) (Answer, error) {
 	case ans := <-w.answer:
 		return ans, nil // Answer recorded the decision
 	case <-ctx.Done():
-		outcome := "withdrawn" // the agent cancelled its call, or left
+		outcome, by := "withdrawn", "" // the agent cancelled its call, or left
+		var elsewhere *Answered
 		switch {
-		case errors.Is(context.Cause(ctx), ErrAnsweredElsewhere):
-			outcome = "answered elsewhere"
+		case errors.As(context.Cause(ctx), &elsewhere):
+			outcome, by = outcomes[elsewhere.Answer], elsewhere.By
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
 			outcome = "timed out"
 		}
@@ -79,7 +100,7 @@ func (p *Pending) Ask(ctx context.Context, q Question) (Answer, error) {
 		if _, still := p.waiting[w.ID]; !still { // answered at the same moment
 			return <-w.answer, nil
 		}
-		p.decideLocked(w, outcome)
+		p.decideLocked(w, outcome, by)
 		return Deny, ctx.Err()
 	}
 }
@@ -92,15 +113,27 @@ func (p *Pending) Answer(id uint64, ans Answer) bool {
 	if w == nil {
 		return false
 	}
-	outcome := map[Answer]string{Approve: "approved", ApproveAlways: "always", Deny: "denied"}[ans]
-	p.decideLocked(w, outcome)
+	p.decideLocked(w, outcomes[ans], ByConsole)
 	w.answer <- ans
 	return true
 }
 
-func (p *Pending) decideLocked(w *waiting, outcome string) {
+// Record adds to History an agent action that ran without a question, and why: every agent
+// action shows there, not only those the user answered.
+func (p *Pending) Record(q Question, outcome string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.next++
+	now := time.Now()
+	p.decideLocked(&waiting{Waiting: Waiting{ID: p.next, Question: q, Asked: now}}, outcome, "")
+}
+
+// Name implements Approver's optional name: the console answers what waits here.
+func (p *Pending) Name() string { return ByConsole }
+
+func (p *Pending) decideLocked(w *waiting, outcome, by string) {
 	delete(p.waiting, w.ID)
-	p.history = append(p.history, Decision{Waiting: w.Waiting, Outcome: outcome, At: time.Now()})
+	p.history = append(p.history, Decision{Waiting: w.Waiting, Outcome: outcome, By: by, At: time.Now()})
 	if n := len(p.history) - maxHistory; n > 0 {
 		p.history = slices.Delete(p.history, 0, n)
 	}
@@ -163,25 +196,40 @@ type either []Approver
 type reply struct {
 	ans Answer
 	err error
+	by  string
 }
 
 func (e either) Ask(ctx context.Context, q Question) (Answer, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(ErrAnsweredElsewhere)
 	replies := make(chan reply, len(e))
 	for _, a := range e {
 		go func() {
 			ans, err := a.Ask(ctx, q)
-			replies <- reply{ans, err}
+			replies <- reply{ans, err, nameOf(a)}
 		}()
 	}
 	var last reply
 	for range e {
 		last = <-replies
-		if last.err == nil || ctx.Err() != nil {
+		if last.err == nil {
+			// The others hear who answered, so the console's history says so.
+			cancel(&Answered{By: last.by, Answer: last.ans})
+			return last.ans, nil
+		}
+		if ctx.Err() != nil {
+			cancel(nil)
 			return last.ans, last.err
 		}
 		// this approver cannot answer (a closed terminal): wait for the others
 	}
+	cancel(nil)
 	return last.ans, last.err
+}
+
+// nameOf is who an approver is in the console's history: its Name, if it has one.
+func nameOf(a Approver) string {
+	if n, ok := a.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	return ""
 }

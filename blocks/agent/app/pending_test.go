@@ -106,3 +106,44 @@ func TestTheFirstAnswerCounts(t *testing.T) {
 		t.Fatal("nobody to ask is not nil")
 	}
 }
+
+// History says who answered: the terminal's answer to a question the console also shows is
+// kept as the terminal's, the console's as the console's.
+func TestHistorySaysWhoAnswered(t *testing.T) {
+	p := app.NewPending()
+	in, typed := io.Pipe()
+	t.Cleanup(func() { typed.Close() })
+	out := &runtimetest.Buffer{}
+	either := app.Either(p, app.NewPrompt(in, out))
+	got := make(chan app.Answer, 1)
+	ask := func(summary string) {
+		go func() {
+			ans, _ := either.Ask(context.Background(), app.Question{Agent: "a", Tool: "start_server", Summary: summary})
+			got <- ans
+		}()
+		waitWaiting(t, p)
+	}
+	ask(`start_server "X"`)
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(out.String(), "[y]es"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the terminal was not asked: %q", out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := io.WriteString(typed, "y\n"); err != nil {
+		t.Fatal(err)
+	}
+	if ans := <-got; ans != app.Approve {
+		t.Fatalf("answered %v", ans)
+	}
+	ask(`start_server "Y"`)
+	p.Answer(p.Waiting()[0].ID, app.Deny)
+	<-got
+	for deadline := time.Now().Add(5 * time.Second); len(p.History()) < 2 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	h := p.History()
+	if len(h) != 2 || h[0].Outcome != "approved" || h[0].By != app.ByTerminal || h[1].Outcome != "denied" || h[1].By != app.ByConsole {
+		t.Fatalf("history %+v", h)
+	}
+}

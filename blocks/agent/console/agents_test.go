@@ -113,9 +113,20 @@ func TestAnAgentsActionWaitsForTheUsersAnswerInTheConsole(t *testing.T) {
 	if line := g.read(); !strings.Contains(line, "Saved") {
 		t.Fatalf("always: %s", line)
 	}
+	g.call("list_servers", map[string]any{}) // a read: no question, but in the history too
+	g.read()
 	s := f.state()
-	if len(s.Pending) != 0 || len(s.History) != 2 || s.History[0].Outcome != "denied" || s.History[1].Outcome != "always" {
+	want := []struct{ outcome, by, summary string }{
+		{"denied", "console", `save_server "Agent mock"`}, {"always", "console", `save_server "Agent mock"`},
+		{"not asked: always allowed", "", `save_server "Agent mock"`}, {"not asked: changes nothing", "", "list_servers"},
+	}
+	if len(s.Pending) != 0 || len(s.History) != len(want) {
 		t.Fatalf("history %+v pending %+v", s.History, s.Pending)
+	}
+	for i, w := range want {
+		if h := s.History[i]; h.Outcome != w.outcome || h.By != w.by || h.Agent != "test-agent" || !strings.HasPrefix(h.Summary, w.summary) {
+			t.Errorf("history[%d] = %+v, want %+v", i, h, w)
+		}
 	}
 }
 

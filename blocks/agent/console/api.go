@@ -3,7 +3,6 @@ package console
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -22,19 +21,13 @@ import (
 	"github.com/octo-run/octo/runtime"
 )
 
-// TokenHeader carries the run's token on every API request.
-const TokenHeader = "X-Octo-Token"
-
-// tokenMark is replaced by the run's token in index.html.
-const tokenMark = "__OCTO_TOKEN__"
-
 // api answers the console's requests over one app.
 type api struct {
 	app    *app.App
-	token  string
+	door   *door
 	log    *slog.Logger
 	routes map[string]route
-	page   []byte // index.html with the token
+	page   []byte // index.html
 
 	mu   sync.Mutex
 	undo undoList
@@ -60,13 +53,13 @@ type handler func(ctx context.Context, r *request) reply
 // route is one API path: a handler per method.
 type route map[string]handler
 
-func newAPI(a *app.App, token string, log *slog.Logger) *api {
-	c := &api{app: a, token: token, log: log}
+func newAPI(a *app.App, d *door, log *slog.Logger) *api {
+	c := &api{app: a, door: d, log: log}
 	index, err := fs.ReadFile(web.Files(), "index.html")
 	if err != nil {
 		panic(err) // embedded
 	}
-	c.page = bytes.ReplaceAll(index, []byte(tokenMark), []byte(token))
+	c.page = index
 	c.routes = c.table()
 	return c
 }
@@ -111,8 +104,16 @@ func (c *api) serve(ctx context.Context, m *runtime.Message, ex *httpmsg.Exchang
 	ex.SetReplyHeader("X-Content-Type-Options", "nosniff")
 	ex.SetReplyHeader("Referrer-Policy", "no-referrer")
 	ex.SetReplyHeader("Cache-Control", "no-store")
+	if ex.Path == LoginPath {
+		c.write(m, ex, c.enter(ex))
+		return
+	}
 	if why := refused(ex); why != "" {
 		c.write(m, ex, fail(http.StatusForbidden, why))
+		return
+	}
+	if !c.door.admits(ex) {
+		c.write(m, ex, notLoggedIn(ex, howToEnter))
 		return
 	}
 	if strings.HasPrefix(ex.Path, "/api/") {
@@ -126,9 +127,6 @@ func (c *api) callAPI(ctx context.Context, m *runtime.Message, ex *httpmsg.Excha
 	rt, ok := c.routes[ex.Path]
 	if !ok {
 		return fail(http.StatusNotFound, "no such API path: "+ex.Path)
-	}
-	if !c.hasToken(ex) {
-		return fail(http.StatusUnauthorized, "missing or wrong "+TokenHeader+": reload the console page")
 	}
 	h, ok := rt[ex.Method]
 	if !ok {
@@ -148,15 +146,8 @@ func (c *api) callAPI(ctx context.Context, m *runtime.Message, ex *httpmsg.Excha
 // refused says why a request may not reach the console: it must come from loopback, name
 // this computer as its Host, and come from the console's own page if from a page at all.
 func refused(ex *httpmsg.Exchange) string {
-	if ap, err := netip.ParseAddrPort(ex.RemoteAddr); err != nil || !ap.Addr().Unmap().IsLoopback() {
-		return "the console answers this computer only"
-	}
-	host := ex.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	if host != "127.0.0.1" && host != "localhost" {
-		return "open the console as http://127.0.0.1:PORT/ (Host " + quoteLog(ex.Host) + " is refused)"
+	if why := refusedAddress(ex); why != "" {
+		return why
 	}
 	if o := ex.Header.Get("Origin"); o != "" && o != "http://"+ex.Host {
 		return "requests from other pages are refused"
@@ -167,12 +158,56 @@ func refused(ex *httpmsg.Exchange) string {
 	return ""
 }
 
-func (c *api) hasToken(ex *httpmsg.Exchange) bool {
-	got := ex.Header.Get(TokenHeader)
-	if got == "" && ex.Path == "/api/events" {
-		got = ex.Query().Get("token") // EventSource sends no headers
+// refusedAddress says why a request is not from this computer to the console's own address:
+// from loopback, with Host 127.0.0.1 or localhost (DNS rebinding).
+func refusedAddress(ex *httpmsg.Exchange) string {
+	if ap, err := netip.ParseAddrPort(ex.RemoteAddr); err != nil || !ap.Addr().Unmap().IsLoopback() {
+		return "the console answers this computer only"
 	}
-	return subtle.ConstantTimeCompare([]byte(got), []byte(c.token)) == 1
+	host := ex.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if host != "127.0.0.1" && host != "localhost" {
+		return "open the console as http://127.0.0.1:PORT/ (Host " + quoteLog(ex.Host) + " is refused)"
+	}
+	return ""
+}
+
+// enter answers a login link: its secret, when current, is traded for the session cookie and
+// the browser is sent to the console's page; otherwise it is told how to get a new link. The
+// link may come from anywhere the user opened it (a terminal, the page --open writes, another
+// site's link), so the other-page checks do not apply: the secret itself is the proof, and a
+// wrong one gets nothing.
+func (c *api) enter(ex *httpmsg.Exchange) reply {
+	if why := refusedAddress(ex); why != "" {
+		return fail(http.StatusForbidden, why)
+	}
+	if ex.Method != "GET" && ex.Method != "HEAD" {
+		ex.SetReplyHeader("Allow", "GET, HEAD")
+		return fail(http.StatusMethodNotAllowed, "the login link is opened with GET")
+	}
+	cookie, ok, err := c.door.enter(ex.Query().Get("secret"))
+	switch {
+	case err != nil:
+		return failf(http.StatusInternalServerError, "logging in failed: %v", err)
+	case !ok:
+		c.log.Warn("a console login link was refused (used already, from an earlier run, or guessed)", "remote", ex.RemoteAddr)
+		return notLoggedIn(ex, usedLink)
+	}
+	ex.SetReplyHeader("Set-Cookie", cookie.String())
+	ex.SetReplyHeader("Location", "/")
+	return reply{status: http.StatusSeeOther, raw: []byte{}, contentType: "text/plain; charset=utf-8"}
+}
+
+// notLoggedIn is the 401 a request without the session cookie gets: a page saying how to get
+// in for the page's paths, the same words as JSON for the API.
+func notLoggedIn(ex *httpmsg.Exchange, why string) reply {
+	if strings.HasPrefix(ex.Path, "/api/") {
+		return fail(http.StatusUnauthorized, "not logged in to the console: "+why)
+	}
+	ex.SetReplyHeader("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+	return reply{status: http.StatusUnauthorized, raw: enterPage(why), contentType: "text/html; charset=utf-8"}
 }
 
 func isJSON(ct string) bool {

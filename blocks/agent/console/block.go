@@ -5,16 +5,15 @@
 // actions, plus what only the user may do (a server file's raw YAML, rename, duplicate,
 // delete with undo, the workspace's variables, clearing traffic, answering agents, settings).
 //
-// Every API request must come from loopback, name 127.0.0.1 or localhost as its Host (DNS
-// rebinding), carry no foreign Origin, and send the per-run token the page holds (header
-// X-Octo-Token; the event stream, which browsers open without headers, as ?token=): another
-// local page cannot read the token, so it cannot act.
+// Every request must come from loopback, name 127.0.0.1 or localhost as its Host (DNS
+// rebinding), carry no foreign Origin, and carry the session cookie the login link was traded
+// for (login.go): another local user reaches the port but not the data folder that holds the
+// link, and another page in the user's browser neither sees the cookie nor gets it sent.
 package console
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
+	"errors"
 	"log/slog"
 	"sync"
 
@@ -34,7 +33,9 @@ func init() {
 		Doc: "The console of the app on the data folder: a page (embedded HTML, CSS and JavaScript) and a JSON API " +
 			"for the workspace's servers, their traffic (live as server-sent events) and the agents with their " +
 			"pending approvals. Requests must come from loopback with Host 127.0.0.1 or localhost and carry the " +
-			"run's token, which only the page holds. octo app routes every console path (web.Paths) to it.",
+			"session cookie a one-time login link is traded for: the link is written to console.json in the data " +
+			"folder (readable by the user only) once the console serves, and printed by octo app and octo app " +
+			"--print-url. octo app routes every console path (web.Paths) to it.",
 		Example:    "type: console\nsettings:\n  dataDir: ./octo-data\n",
 		Transports: []string{httpmsg.Transport},
 		Build:      runtime.BlockFunc(buildBlock),
@@ -51,6 +52,7 @@ type Block struct {
 	dataDir string
 	shared  *runtime.Shared
 	logger  func() *slog.Logger
+	addr    func() string // where the console's connector listens, once it does
 
 	mu      sync.Mutex
 	api     *api
@@ -63,11 +65,10 @@ func buildBlock(b *runtime.Build, s *Settings) (runtime.Block, error) {
 		b.Errorf(&s.DataDir, "%s", err.Error())
 		return nil, nil
 	}
-	return &Block{dataDir: dir, shared: b.Shared(), logger: b.Logger}, nil
+	return &Block{dataDir: dir, shared: b.Shared(), logger: b.Logger, addr: b.SourceAddr()}, nil
 }
 
-// Start takes hold of the app on the data folder (opening it when nobody has) and makes the
-// run's token.
+// Start takes hold of the app on the data folder (opening it when nobody has).
 func (b *Block) Start(ctx context.Context) error {
 	a, release, err := runtime.Acquire(b.shared, app.SharedKey(b.dataDir), func() (*app.App, error) {
 		return app.Open(ctx, app.Options{DataDir: b.dataDir, Logger: b.logger()})
@@ -75,25 +76,35 @@ func (b *Block) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	token, err := newToken()
-	if err != nil {
-		_ = release(ctx)
-		return err
-	}
 	b.mu.Lock()
-	b.api, b.release = newAPI(a, token, b.logger()), release
+	b.api, b.release = newAPI(a, &door{dir: b.dataDir}, b.logger()), release
 	b.mu.Unlock()
 	return nil
+}
+
+// Ready writes the first login link, now that the console's address is known.
+func (b *Block) Ready(context.Context) error {
+	b.mu.Lock()
+	a := b.api
+	b.mu.Unlock()
+	addr := b.addr()
+	if a == nil || addr == "" {
+		return errors.New("the console block serves behind an http connector, which has no address yet")
+	}
+	return a.door.open(addr)
 }
 
 // Stop lets go of the app; the last holder closes it.
 func (b *Block) Stop(ctx context.Context) error {
 	b.mu.Lock()
-	release := b.release
+	a, release := b.api, b.release
 	b.api, b.release = nil, nil
 	b.mu.Unlock()
 	if release == nil {
 		return nil
+	}
+	if err := a.door.close(); err != nil {
+		b.logger().Warn("removing console.json failed", "dataDir", b.dataDir, "err", err)
 	}
 	return release(ctx)
 }
@@ -116,17 +127,9 @@ func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 	return m, nil
 }
 
-// newToken is the run's token: 32 random bytes, base64url.
-func newToken() (string, error) {
-	var raw [32]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return "", err
-	}
-	return base64.RawURLEncoding.EncodeToString(raw[:]), nil
-}
-
 var (
 	_ runtime.Block   = (*Block)(nil)
 	_ runtime.Starter = (*Block)(nil)
 	_ runtime.Stopper = (*Block)(nil)
+	_ runtime.Readier = (*Block)(nil)
 )

@@ -29,7 +29,7 @@ func (f *fixture) openRaw(query string) net.Conn {
 	}
 	f.t.Cleanup(func() { conn.Close() })
 	_ = conn.(*net.TCPConn).SetReadBuffer(4 << 10) // the kernel holds little for it
-	req := "GET /api/events?token=" + f.token + query + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n"
+	req := "GET /api/events?" + strings.TrimPrefix(query, "&") + " HTTP/1.1\r\nHost: " + host + "\r\nCookie: " + f.cookie + "\r\n\r\n"
 	if _, err := conn.Write([]byte(req)); err != nil {
 		f.t.Fatal(err)
 	}

@@ -8,9 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,6 @@ import (
 
 	"github.com/octo-run/octo/blocks/agent/app"
 	"github.com/octo-run/octo/blocks/agent/appdata"
-	"github.com/octo-run/octo/blocks/agent/console"
 	_ "github.com/octo-run/octo/blocks/all"
 	_ "github.com/octo-run/octo/connectors/all"
 	"github.com/octo-run/octo/runtime"
@@ -48,14 +48,16 @@ type fixture struct {
 	app     *app.App
 	pending *app.Pending
 	dir, ws string
-	url     string // the console, ending in /
-	token   string
-	client  *http.Client
+	url     string       // the console, ending in /
+	login   string       // the login link console.json held at start
+	cookie  string       // the session cookie's name=value, for raw requests
+	client  *http.Client // logged in: its jar holds the session cookie
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{t: t, dir: t.TempDir(), ws: filepath.Join(t.TempDir(), "mocks"), client: &http.Client{Timeout: 20 * time.Second}}
+	jar, _ := cookiejar.New(nil)
+	f := &fixture{t: t, dir: t.TempDir(), ws: filepath.Join(t.TempDir(), "mocks"), client: &http.Client{Timeout: 20 * time.Second, Jar: jar}}
 	if err := os.MkdirAll(filepath.Join(f.ws, "servers"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -99,26 +101,35 @@ func newFixture(t *testing.T) *fixture {
 	})
 	addr := svc.Connector("console").(interface{ Addr() string }).Addr()
 	f.url = "http://" + addr + "/"
-	f.token = f.pageToken()
+	f.logIn()
 	return f
 }
 
-var tokenMeta = regexp.MustCompile(`<meta name="octo-token" content="([A-Za-z0-9_-]+)">`)
-
-// pageToken reads the token from the page, as the page's script does.
-func (f *fixture) pageToken() string {
+// logIn opens the login link console.json holds, as a browser opening what octo app printed:
+// the client's jar keeps the session cookie, and the page follows.
+func (f *fixture) logIn() {
 	f.t.Helper()
-	resp, err := f.client.Get(f.url)
+	c, err := appdata.ReadConsole(f.dir)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if c.URL != f.url || !strings.HasPrefix(c.Login, f.url+"login?secret=") {
+		f.t.Fatalf("console.json = %+v, the console serves %s", c, f.url)
+	}
+	f.login = c.Login
+	resp, err := f.client.Get(c.Login)
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	m := tokenMeta.FindSubmatch(body)
-	if resp.StatusCode != 200 || m == nil {
-		f.t.Fatalf("the page answered %d without a token:\n%s", resp.StatusCode, body)
+	if resp.StatusCode != 200 || resp.Request.URL.String() != f.url {
+		f.t.Fatalf("the login link led to %s, %d:\n%s", resp.Request.URL, resp.StatusCode, body)
 	}
-	return string(m[1])
+	u, _ := url.Parse(f.url)
+	for _, ck := range f.client.Jar.Cookies(u) {
+		f.cookie = ck.Name + "=" + ck.Value
+	}
 }
 
 // do sends a request to the API with the token and returns the status and body.
@@ -144,7 +155,6 @@ func (f *fixture) do(method, path string, body any) (int, []byte) {
 	if ct != "" {
 		req.Header.Set("Content-Type", ct)
 	}
-	req.Header.Set(console.TokenHeader, f.token)
 	resp, err := f.client.Do(req)
 	if err != nil {
 		f.t.Fatal(err)
@@ -185,8 +195,8 @@ type state struct {
 		AllowAgents          bool
 	}
 	History []struct {
-		ID      uint64
-		Outcome string
+		ID                          uint64
+		Agent, Summary, Outcome, By string
 	}
 }
 
@@ -205,11 +215,11 @@ type sse struct {
 
 func (f *fixture) openEvents(query string) *sse {
 	f.t.Helper()
-	req, err := http.NewRequest("GET", f.url+"api/events?token="+f.token+query, nil)
+	req, err := http.NewRequest("GET", f.url+"api/events?"+strings.TrimPrefix(query, "&"), nil)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := (&http.Client{Jar: f.client.Jar}).Do(req) // no timeout: the stream stays open
 	if err != nil {
 		f.t.Fatal(err)
 	}

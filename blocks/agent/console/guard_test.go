@@ -4,34 +4,86 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/octo-run/octo/blocks/agent/console"
+	"github.com/octo-run/octo/blocks/agent/appdata"
 	"github.com/octo-run/octo/blocks/agent/console/web"
 )
 
-// The page carries the run's token; the API answers only requests that send it back.
-func TestTheAPIAnswersOnlyTheRunsToken(t *testing.T) {
+// The console opens only to a browser that traded the login link's one-time secret for the
+// session cookie: no cookie, a wrong or doubled one, a used link, another run's link, and the
+// secret guessed all get 401 with the words that say how to get in, and no page served
+// without the cookie holds anything secret.
+func TestTheConsoleOpensOnlyWithItsLoginLink(t *testing.T) {
 	f := newFixture(t)
-	if f2 := newFixture(t); f2.token == f.token {
-		t.Fatal("two runs made the same token")
+	f2 := newFixture(t)
+	if f2.login == f.login {
+		t.Fatal("two runs made the same login link")
 	}
-	for _, token := range []string{"", "wrong", f.token + "x", strings.ToUpper(f.token)} {
-		req, _ := http.NewRequest("GET", f.url+"api/state", nil)
-		if token != "" {
-			req.Header.Set(console.TokenHeader, token)
+	next, err := appdata.ReadConsole(f.dir)
+	if err != nil || next.Login == f.login {
+		t.Fatalf("the link was not replaced once used: %+v, %v", next, err)
+	}
+	if fi, err := os.Stat(filepath.Join(f.dir, appdata.ConsoleFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("console.json: %v, %v", fi, err)
+	}
+	anon := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(t *testing.T, path, cookie string) (int, string, http.Header) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", f.url+strings.TrimPrefix(path, "/"), nil)
+		if cookie != "" {
+			req.Header.Set("Cookie", cookie)
 		}
-		resp, err := f.client.Do(req)
+		resp, err := anon.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("token %q: answered %d, want 401", token, resp.StatusCode)
-		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body), resp.Header
 	}
+	name := strings.SplitN(f.cookie, "=", 2)[0]
+	for _, c := range []struct{ name, path, cookie, want string }{
+		{"the page without a cookie", "/", "", "octo app --print-url"},
+		{"a script without a cookie", "/js/main.js", "", "octo app --print-url"},
+		{"the API without a cookie", "/api/state", "", "not logged in to the console"},
+		{"the live stream without a cookie", "/api/events", "", "not logged in"},
+		{"a wrong cookie", "/api/state", name + "=wrong", "not logged in"},
+		{"another run's cookie", "/api/state", strings.SplitN(f2.cookie, "=", 2)[0] + "=" + strings.SplitN(f2.cookie, "=", 2)[1], "not logged in"},
+		{"this run's session under another name", "/api/state", "octo-console-1=" + strings.SplitN(f.cookie, "=", 2)[1], "not logged in"},
+		{"a used login link", strings.TrimPrefix(f.login, f.url), "", "used already"},
+		{"another run's login link", "login?secret=" + strings.SplitN(f2.login, "secret=", 2)[1], "", "used already"},
+		{"a guessed secret", "login?secret=" + strings.Repeat("A", 43), "", "used already"},
+		{"no secret", "login", "", "used already"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, body, h := get(t, c.path, c.cookie)
+			if code != http.StatusUnauthorized || !strings.Contains(body, c.want) {
+				t.Fatalf("answered %d, want 401 saying %q: %s", code, c.want, body)
+			}
+			if h.Get("Set-Cookie") != "" || strings.Contains(body, next.Login[strings.Index(next.Login, "secret="):]) {
+				t.Fatalf("a refused request got a secret: %v %s", h, body)
+			}
+		})
+	}
+	t.Run("the current link opens the console once, with an HttpOnly SameSite=Strict cookie", func(t *testing.T) {
+		code, _, h := get(t, strings.TrimPrefix(next.Login, f.url), "")
+		ck := h.Get("Set-Cookie")
+		if code != http.StatusSeeOther || h.Get("Location") != "/" || !strings.Contains(ck, "HttpOnly") || !strings.Contains(ck, "SameSite=Strict") {
+			t.Fatalf("answered %d, Location %q, Set-Cookie %q", code, h.Get("Location"), ck)
+		}
+		session := strings.SplitN(ck, ";", 2)[0]
+		if code, body, _ := get(t, "/api/state", session); code != 200 {
+			t.Fatalf("with the new session: %d %s", code, body)
+		}
+		if code, _, _ := get(t, strings.TrimPrefix(next.Login, f.url), ""); code != http.StatusUnauthorized {
+			t.Fatalf("the link opened the console twice: %d", code)
+		}
+	})
 	s := f.state()
 	if len(s.Servers) != 1 || s.Servers[0].Name != "Weather" || s.Servers[0].File != "servers/Weather.yaml" || !s.CanApprove {
 		t.Fatalf("state %+v", s)
@@ -73,7 +125,6 @@ func TestHostileRequestsAreRefused(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			req, _ := http.NewRequest(c.method, f.url+c.path, strings.NewReader(c.body))
-			req.Header.Set(console.TokenHeader, f.token)
 			for k, v := range c.header {
 				if k == "Host" {
 					req.Host = v
@@ -101,7 +152,7 @@ func TestHostileRequestsAreRefused(t *testing.T) {
 func TestThePageServesOnlyItsFiles(t *testing.T) {
 	f := newFixture(t)
 	for _, p := range web.Paths() {
-		if strings.HasPrefix(p, "/api/") {
+		if strings.HasPrefix(p, "/api/") || p == web.Login {
 			continue
 		}
 		resp, err := f.client.Get(f.url + strings.TrimPrefix(p, "/"))
@@ -135,7 +186,7 @@ func TestBrokenClientsDoNotStopTheConsole(t *testing.T) {
 	for _, raw := range []string{
 		"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n", // never finished
 		"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",   // a TLS hello
-		"POST /api/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" + console.TokenHeader + ": " + f.token + "\r\nContent-Length: 100\r\n\r\n{\"tool\":",
+		"POST /api/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nCookie: " + f.cookie + "\r\nContent-Length: 100\r\n\r\n{\"tool\":",
 	} {
 		conn, err := net.Dial("tcp", host)
 		if err != nil {

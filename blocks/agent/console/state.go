@@ -64,6 +64,7 @@ type waitingView struct {
 type decisionView struct {
 	waitingView
 	Outcome string    `json:"outcome"`
+	By      string    `json:"by,omitempty"` // console or terminal, for an answer
 	At      time.Time `json:"at"`
 }
 
@@ -86,7 +87,7 @@ func (c *api) state(context.Context, *request) reply {
 			v.Pending = append(v.Pending, waitingOf(w))
 		}
 		for _, d := range p.History() {
-			v.History = append(v.History, decisionView{waitingView: waitingOf(d.Waiting), Outcome: d.Outcome, At: d.At})
+			v.History = append(v.History, decisionView{waitingView: waitingOf(d.Waiting), Outcome: d.Outcome, By: d.By, At: d.At})
 		}
 	}
 	return ok(v)

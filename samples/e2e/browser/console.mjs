@@ -5,15 +5,15 @@
 // and stops servers from the sidebar, allows agents and approves a real agent's save_server (the built binary's `octo mcp`), and
 // keeps a screenshot of each main page. Prints "ok: …" last; any failure exits 1.
 //
-// usage: node console.mjs CONSOLE_URL OCTO_BIN DATA_DIR ARTIFACTS_DIR
+// usage: node console.mjs LOGIN_LINK OCTO_BIN DATA_DIR ARTIFACTS_DIR
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
-const [url, octo, dataDir, artifacts] = process.argv.slice(2);
+const [login, octo, dataDir, artifacts] = process.argv.slice(2);
 if (!artifacts) {
-  console.error('usage: node console.mjs CONSOLE_URL OCTO_BIN DATA_DIR ARTIFACTS_DIR');
+  console.error('usage: node console.mjs LOGIN_LINK OCTO_BIN DATA_DIR ARTIFACTS_DIR');
   process.exit(2);
 }
 mkdirSync(artifacts, { recursive: true });
@@ -40,8 +40,19 @@ try {
   page.on('response', (r) => { if (r.status() >= 400 && r.status() !== 422) pageErrors.push(`${r.status()} ${r.url()}`); });
   const shot = (name) => page.screenshot({ path: `${artifacts}/${name}.png`, fullPage: true });
 
-  step('open the console');
-  await page.goto(url);
+  step('without the login link, the console says how to get in and shows nothing');
+  const base = new URL('/', login).href;
+  const stranger = await browser.newContext();
+  const door = await stranger.newPage();
+  const refused = await door.goto(base);
+  if (refused.status() !== 401) throw new Error(`the console answered a browser without its cookie ${refused.status()}`);
+  await door.getByText('octo app --print-url').first().waitFor();
+  await door.screenshot({ path: `${artifacts}/login-needed.png`, fullPage: true });
+  await stranger.close();
+
+  step('open the console with the login link');
+  await page.goto(login);
+  await page.waitForURL(base);
   await page.waitForSelector('body[data-ready="true"]');
   await shot('home');
 
@@ -88,10 +99,7 @@ try {
   await page.waitForFunction(() => !document.querySelector('#yaml-text').value.includes('porrt'));
 
   step('an edit from outside appears live');
-  const workspace = await page.evaluate(async () => {
-    const token = document.querySelector('meta[name="octo-token"]').content;
-    return (await (await fetch('/api/state', { headers: { 'X-Octo-Token': token } })).json()).workspace;
-  });
+  const workspace = await page.evaluate(async () => (await (await fetch('/api/state')).json()).workspace);
   appendFileSync(`${workspace}/servers/New server.yaml`, '# edited in another editor\n');
   await page.waitForFunction(() => document.querySelector('#yaml-text').value.includes('# edited in another editor'));
 
@@ -119,8 +127,7 @@ try {
   await calls.first().waitFor();
   const before = await calls.count();
   await page.evaluate(async () => { // another client of the same API calls while the panel is open
-    const token = document.querySelector('meta[name="octo-token"]').content;
-    const r = await fetch('/api/call', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Octo-Token': token },
+    const r = await fetch('/api/call', { method: 'POST', headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ tool: 'call_server', arguments: { server: 'New server', tool: 'echo_city', arguments: { city: 'Porto' } } }) });
     if (!r.ok) throw new Error('call_server answered ' + r.status);
   });
@@ -221,7 +228,7 @@ try {
   const result = await saved;
   const said = JSON.stringify(result);
   if (!said.includes('Saved') || said.includes('"isError":true')) throw new Error('save_server answered ' + said);
-  await page.locator('table.history', { hasText: 'approved' }).waitFor();
+  await page.locator('table.history', { hasText: 'approved (console)' }).waitFor();
   await page.getByRole('link', { name: /Agent mock/ }).waitFor(); // the sidebar follows
   await shot('agents-history');
 

@@ -32,9 +32,13 @@ var API = []string{
 	"/api/settings", "/api/variables",
 }
 
-// Paths are every path the console serves: "/" (the page), each static file, and the API.
+// Login is the path of the console's login link (the console package answers it).
+const Login = "/login"
+
+// Paths are every path the console serves: "/" (the page), the login link, each static file,
+// and the API.
 func Paths() []string {
-	paths := []string{"/"}
+	paths := []string{"/", Login}
 	_ = fs.WalkDir(Files(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && p != "index.html" {
 			paths = append(paths, "/"+p)

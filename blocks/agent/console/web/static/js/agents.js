@@ -66,8 +66,8 @@ export function agentsPage(app, root) {
       h('section', { 'aria-labelledby': 'history-title' }, h('h3', { id: 'history-title' }, 'History'),
         s.history.length ? h('table', { class: 'history' },
           h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Time'), h('th', { scope: 'col' }, 'Agent'), h('th', { scope: 'col' }, 'Action'), h('th', { scope: 'col' }, 'Decision'))),
-          h('tbody', {}, s.history.slice().reverse().map((d) => h('tr', { class: 'outcome-' + d.outcome.replace(/ /g, '-') },
-            h('td', {}, time(d.at)), h('td', {}, d.agent), h('td', {}, d.summary), h('td', {}, d.outcome)))))
+          h('tbody', {}, s.history.slice().reverse().map((d) => h('tr', { class: 'outcome-' + d.outcome.replace(/[^a-z]+/g, '-') },
+            h('td', {}, time(d.at)), h('td', {}, d.agent), h('td', {}, d.summary), h('td', {}, d.by ? d.outcome + ' (' + d.by + ')' : d.outcome)))))
           : h('p', { class: 'empty' }, 'No decisions yet.')));
   }
   async function save(change) {

@@ -1,5 +1,5 @@
-// The console API: every call carries the run's token, which only this page holds.
-const token = document.querySelector('meta[name="octo-token"]').content;
+// The console API: the browser sends the session cookie the login link was traded for with
+// every call; the page holds no secret of its own.
 
 export class APIError extends Error {
   constructor(status, body) {
@@ -11,7 +11,7 @@ export class APIError extends Error {
 
 // api calls the console API; body is JSON, or text for the YAML endpoints.
 export async function api(method, path, body) {
-  const init = { method, headers: { 'X-Octo-Token': token } };
+  const init = { method, headers: {} };
   if (typeof body === 'string') {
     init.body = body;
     init.headers['Content-Type'] = 'text/plain; charset=utf-8';
@@ -36,13 +36,13 @@ export async function tool(name, args) {
 
 // events opens the live stream with the filter q (an object of query parameters).
 export function events(q = {}) {
-  const params = new URLSearchParams({ token, ...Object.fromEntries(Object.entries(q).filter(([, v]) => v)) });
+  const params = new URLSearchParams(Object.fromEntries(Object.entries(q).filter(([, v]) => v)));
   return new EventSource('/api/events?' + params);
 }
 
-// download fetches path (with the token) and saves it as name.
+// download fetches path and saves it as name.
 export async function download(path, name) {
-  const resp = await fetch(path, { headers: { 'X-Octo-Token': token } });
+  const resp = await fetch(path);
   if (!resp.ok) throw new APIError(resp.status, null);
   const url = URL.createObjectURL(await resp.blob());
   const a = document.createElement('a');
