@@ -156,8 +156,12 @@ type addrConn struct {
 	addr *string
 }
 
-func (c addrConn) Start(context.Context) error { *c.addr = "127.0.0.1:4321"; logEvent("connector started"); return nil }
-func (c addrConn) Addr() string                { return *c.addr }
+func (c addrConn) Start(context.Context) error {
+	*c.addr = "127.0.0.1:4321"
+	logEvent("connector started")
+	return nil
+}
+func (c addrConn) Addr() string { return *c.addr }
 
 // readyBlock notes, when the service serves, the address its source listens on.
 type readyBlock struct {
@@ -173,7 +177,9 @@ func init() {
 			return addrConn{addr: new(string)}, nil
 		})})
 	runtime.RegisterBlock(runtime.BlockSpec{Type: "test-ready", Summary: "test",
-		Build: runtime.BlockFunc(func(b *runtime.Build, _ *struct{}) (runtime.Block, error) { return readyBlock{addr: b.SourceAddr()}, nil })})
+		Build: runtime.BlockFunc(func(b *runtime.Build, _ *struct{}) (runtime.Block, error) {
+			return readyBlock{addr: b.SourceAddr()}, nil
+		})})
 }
 
 // A block that tells where it can be reached hears so once its source's connector listens:

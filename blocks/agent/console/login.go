@@ -60,7 +60,9 @@ func (d *door) renewLocked() error {
 	return appdata.WriteConsole(d.dir, appdata.Console{URL: d.url, Login: d.loginLocked(), PID: os.Getpid()})
 }
 
-func (d *door) loginLocked() string { return d.url + strings.TrimPrefix(LoginPath, "/") + "?secret=" + d.secret }
+func (d *door) loginLocked() string {
+	return d.url + strings.TrimPrefix(LoginPath, "/") + "?secret=" + d.secret
+}
 
 // close removes console.json, if it is still this console's.
 func (d *door) close() error {
