@@ -23,13 +23,16 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/blocks/agent/handshake"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/lograte"
 )
 
 func init() {
@@ -37,10 +40,12 @@ func init() {
 		Type:    "agent",
 		Summary: "serves one flow to AI agent bridges (octo mcp) over authenticated loopback connections, a line session each",
 		Doc: "Listens on 127.0.0.1 on a random port and writes the port and a fresh token to agent.json in the " +
-			"data folder (readable by the user only), removing it on stop. Every connection must pass a mutual " +
-			"HMAC-SHA256 handshake over that token within 5 seconds; then it is a line session of the flow, as on " +
-			"the stdio connector: one message per line each way, the connection's number telling sessions apart. " +
-			"One app serves a data folder at a time.",
+			"data folder (readable by the user only), removing it on stop. A connection another user opened is " +
+			"closed at once (on Linux, where the kernel says who opened it). Every other one must pass a mutual " +
+			"HMAC-SHA256 handshake over that token within handshakeTimeout; handshakes in progress and sessions " +
+			"have budgets of their own, so silent sockets cannot shut bridges out, and a bridge refused for either " +
+			"is told so. Then it is a line session of the flow, as on the stdio connector: one message per line " +
+			"each way, the connection's number telling sessions apart. One app serves a data folder at a time.",
 		Example:   "connectors:\n  - { name: agents, type: agent, settings: { dataDir: /tmp/octo-data } }\nflows:\n  - name: tools\n    source: { connector: agents }\n",
 		Build:     runtime.ConnectorFunc(build),
 		Transport: stdiomsg.Transport,
@@ -52,7 +57,10 @@ type Settings struct {
 	DataDir        string        `yaml:"dataDir" example:"/home/me/.local/share/octo" doc:"The data folder agent.json is written to; default: $OCTO_DATA_DIR, else the system's place for octo's data (Linux ~/.local/share/octo or $XDG_DATA_HOME/octo, macOS ~/Library/Application Support/octo, Windows %APPDATA%\\octo)."`
 	MaxLineBytes   int           `yaml:"maxLineBytes" default:"67108864" min:">0" doc:"The longest line read (64 MB); a longer one reaches the flow as a line event with no body, marked too long."`
 	StallTimeout   time.Duration `yaml:"stallTimeout" default:"1m" min:">0" doc:"How long a write to a connection may wait for the bridge to read; then that connection is closed."`
-	MaxConnections int           `yaml:"maxConnections" default:"64" min:">0" max:"10000" doc:"The most connections open at once, counting those still in the handshake; more are closed at once."`
+	MaxConnections int           `yaml:"maxConnections" default:"64" min:">0" max:"10000" doc:"The most sessions (connections past the handshake) open at once; a bridge past it is told the app is busy."`
+	MaxHandshakes  int           `yaml:"maxHandshakes" default:"16" min:">0" max:"10000" doc:"The most connections still in the handshake at once; one past it is told the app is busy and closed."`
+	// HandshakeTimeout is short: a bridge on this machine answers in milliseconds.
+	HandshakeTimeout time.Duration `yaml:"handshakeTimeout" default:"2s" min:">0" max:"5s" doc:"How long a connection has to pass the handshake; then it is closed."`
 }
 
 // Connector serves one flow to the bridges that pass the handshake.
@@ -63,17 +71,19 @@ type Connector struct {
 	logger *slog.Logger
 	flow   *runtime.Flow
 
-	ln     net.Listener
-	info   appdata.Info
-	lock   *appdata.Lock
-	slots  chan struct{} // one per open connection
-	nextID atomic.Uint64
+	ln         net.Listener
+	info       appdata.Info
+	lock       *appdata.Lock
+	handshakes chan struct{} // one per connection in the handshake
+	sessions   atomic.Int64  // connections past it
+	nextID     atomic.Uint64
+	refusals   *lograte.Limit // a flood of refused connections logs a line a second
 
-	mu       sync.Mutex
-	closing  bool                // under mu: no more connections are served
-	sessions map[uint64]*session // under mu: the authenticated connections
-	conns    map[net.Conn]bool   // under mu: every open connection; true once it is a session
-	wg       sync.WaitGroup      // the accept loop and every connection
+	mu      sync.Mutex
+	closing bool                // under mu: no more connections are served
+	open    map[uint64]*session // under mu: the authenticated connections
+	conns   map[net.Conn]bool   // under mu: every open connection; true once it is a session
+	wg      sync.WaitGroup      // the accept loop and every connection
 }
 
 func build(b *runtime.ConnectorBuild, s *Settings) (runtime.Connector, error) {
@@ -85,8 +95,8 @@ func build(b *runtime.ConnectorBuild, s *Settings) (runtime.Connector, error) {
 			return nil, nil
 		}
 	}
-	return &Connector{name: b.Name, dir: dir, set: *s, logger: b.Logger(),
-		slots: make(chan struct{}, s.MaxConnections), sessions: make(map[uint64]*session), conns: make(map[net.Conn]bool)}, nil
+	return &Connector{name: b.Name, dir: dir, set: *s, logger: b.Logger(), refusals: lograte.New(time.Second),
+		handshakes: make(chan struct{}, s.MaxHandshakes), open: make(map[uint64]*session), conns: make(map[net.Conn]bool)}, nil
 }
 
 // Attach takes the connector's one flow.
@@ -131,9 +141,12 @@ func (c *Connector) Start(context.Context) error {
 	return nil
 }
 
-// accept serves each connection in its own goroutine until the listener closes.
+// accept serves each connection in its own goroutine until the listener closes. What a
+// client can open at will costs the app little: another user's connection is closed before a
+// byte is read, and one past the handshake budget is told the app is busy.
 func (c *Connector) accept() {
 	defer c.wg.Done()
+	self := os.Getuid()
 	for {
 		conn, err := c.ln.Accept()
 		if errors.Is(err, net.ErrClosed) {
@@ -144,20 +157,46 @@ func (c *Connector) accept() {
 			time.Sleep(50 * time.Millisecond)
 			continue
 		}
-		select {
-		case c.slots <- struct{}{}:
-		default:
-			c.logger.Warn("agent connection refused: too many open", "max", c.set.MaxConnections)
+		if uid, known := peerUID(conn); known && uid != self {
 			conn.Close()
+			c.refused("agent connections from another user closed", "uid", uid)
+			continue
+		}
+		select {
+		case c.handshakes <- struct{}{}:
+		default:
+			handshake.RefuseBusy(conn, c.busyHandshakes())
+			conn.Close()
+			c.refused("agent connections refused: too many in the handshake", "max", c.set.MaxHandshakes)
 			continue
 		}
 		if !c.track(conn) {
-			<-c.slots
+			<-c.handshakes
 			conn.Close()
 			return
 		}
 		go c.serve(conn)
 	}
+}
+
+// refused logs a refused connection, at most once a second with the count held back.
+func (c *Connector) refused(msg string, args ...any) {
+	if ok, skipped := c.refusals.Allow(); ok {
+		c.logger.Warn(msg, append(args, "alsoRefusedSinceLastLine", skipped)...)
+	}
+}
+
+func (c *Connector) busyHandshakes() string {
+	return fmt.Sprintf("too many connections are in the handshake (%d, the agent connector's maxHandshakes)", c.set.MaxHandshakes)
+}
+
+// admit takes a session slot for a bridge that passed the handshake, or says why not.
+func (c *Connector) admit() error {
+	if c.sessions.Add(1) > int64(c.set.MaxConnections) {
+		c.sessions.Add(-1)
+		return fmt.Errorf("too many agent sessions are open (%d, the agent connector's maxConnections)", c.set.MaxConnections)
+	}
+	return nil
 }
 
 // track records conn as open, false once the connector is closing.
@@ -177,6 +216,5 @@ func (c *Connector) untrack(conn net.Conn) {
 	delete(c.conns, conn)
 	c.mu.Unlock()
 	conn.Close()
-	<-c.slots
 	c.wg.Done()
 }

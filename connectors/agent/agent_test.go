@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -240,27 +239,57 @@ func TestAStalledBridgeLosesOnlyItsOwnConnection(t *testing.T) {
 	fine.expect(t, "session 2")
 }
 
-func TestConnectionsPastMaxConnectionsAreClosedAtOnce(t *testing.T) {
-	s := serve(t, "maxConnections: 1")
+// A bridge past maxConnections passes the handshake and is told the app is busy, and so is a
+// connection past maxHandshakes before it sends a byte; silent connections are closed at the
+// handshake timeout, and then a bridge gets in again.
+func TestConnectionsPastTheirBudgetAreToldTheAppIsBusy(t *testing.T) {
+	s := serve(t, "maxConnections: 1, maxHandshakes: 2, handshakeTimeout: 300ms")
 	a := dial(t, s.info)
 	a.expect(t, "hello 1")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, err := handshake.Dial(ctx, s.info); err == nil || !strings.Contains(err.Error(), "closed mid-handshake") && !errors.Is(err, syscall.ECONNRESET) {
-		t.Fatalf("a second connection: %v, want it closed", err)
+	if _, err := handshake.Dial(ctx, s.info); !errors.Is(err, handshake.ErrBusy) || !strings.Contains(err.Error(), "maxConnections") {
+		t.Fatalf("a second session: %v, want busy", err)
 	}
 	a.conn.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var silent []net.Conn
+	for range 2 {
+		raw, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", fmt.Sprint(s.info.Port)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer raw.Close()
+		silent = append(silent, raw)
+	}
+	waitFor(t, func() bool { // both silent ones are in the handshake
+		_, err := handshake.Dial(ctx, s.info)
+		return errors.Is(err, handshake.ErrBusy) && strings.Contains(err.Error(), "maxHandshakes")
+	})
+	for _, raw := range silent {
+		raw.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, err := io.ReadAll(raw); err != nil {
+			t.Fatalf("a silent connection was not closed at the handshake timeout: %v", err)
+		}
+	}
+	waitFor(t, func() bool {
 		conn, err := handshake.Dial(ctx, s.info)
 		if err == nil {
 			conn.Close()
-			break
 		}
+		return err == nil
+	})
+	if n := strings.Count(s.log.String(), "too many in the handshake"); n > 1 {
+		t.Fatalf("the refusals were logged %d times within a second:\n%s", n, s.log.String())
+	}
+}
+
+// waitFor polls cond for up to 10 seconds.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no connection after the first closed: %v", err)
+			t.Fatal("the condition did not hold within 10 s")
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

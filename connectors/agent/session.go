@@ -33,10 +33,13 @@ type session struct {
 // side ends it.
 func (c *Connector) serve(conn net.Conn) {
 	defer c.untrack(conn)
-	if err := handshake.Accept(conn, c.info); err != nil {
-		c.logger.Warn("agent connection refused", "remote", conn.RemoteAddr().String(), "err", err)
+	err := handshake.Accept(conn, c.info, handshake.AcceptOptions{Within: c.set.HandshakeTimeout, Admit: c.admit})
+	<-c.handshakes
+	if err != nil {
+		c.refused("agent connection refused", "remote", conn.RemoteAddr().String(), "err", err)
 		return
 	}
+	defer c.sessions.Add(-1)
 	s := &session{c: c, id: c.nextID.Add(1), conn: conn, pumped: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	defer s.cancel()
@@ -61,14 +64,14 @@ func (c *Connector) add(s *session) bool {
 	if c.closing {
 		return false
 	}
-	c.sessions[s.id] = s
+	c.open[s.id] = s
 	c.conns[s.conn] = true
 	return true
 }
 
 func (c *Connector) remove(s *session) {
 	c.mu.Lock()
-	delete(c.sessions, s.id)
+	delete(c.open, s.id)
 	c.mu.Unlock()
 }
 

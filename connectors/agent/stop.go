@@ -18,8 +18,8 @@ func (c *Connector) Stop(ctx context.Context) error {
 	c.mu.Lock()
 	already := c.closing
 	c.closing = true
-	sessions := make([]*session, 0, len(c.sessions))
-	for _, s := range c.sessions {
+	sessions := make([]*session, 0, len(c.open))
+	for _, s := range c.open {
 		sessions = append(sessions, s)
 	}
 	for conn, session := range c.conns {
@@ -63,7 +63,7 @@ func (c *Connector) wait(ctx context.Context) error {
 	for conn := range c.conns {
 		open = append(open, conn)
 	}
-	for _, s := range c.sessions {
+	for _, s := range c.open {
 		s.cancel()
 	}
 	c.mu.Unlock()

@@ -160,7 +160,7 @@ func TestTheGoSDKClientCallsAMockOverAuthenticatedAgentConnections(t *testing.T)
 				t.Fatal(err)
 			}
 		}
-		p.waitCount(t, "agent connection refused", 2)
+		p.waitCount(t, "agent connection refused", 1) // once a second at most, however many there are
 	})
 
 	t.Run("stopping removes agent.json and closes the sessions", func(t *testing.T) {

@@ -1,13 +1,19 @@
 package e2e
 
 import (
+	"bufio"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/octo-run/octo/blocks/agent/appdata"
 )
@@ -125,4 +131,56 @@ func TestAnotherLocalUserCannotUseTheConsole(t *testing.T) {
 	if s.Settings.Allow || len(s.Servers) != 0 {
 		t.Fatalf("another user changed something: %+v", s)
 	}
+}
+
+// Another user floods the agent port with 200 silent sockets, dialling again each one the app
+// closes, for as long as the test runs. Agents are served all the while: octo mcp (the built
+// binary, in the official Go SDK's hands) connects, calls and is answered; no second app is
+// started; the app's log holds about a line a second about the flood, not one per socket.
+func TestAgentsAreServedWhileAnotherUserFloodsTheAgentPort(t *testing.T) {
+	h := newAppHome(t)
+	app := startApp(t, "--data-dir", h.dataDir)
+	info, err := appdata.ReadInfo(h.dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flood := otherUserCommand(t, "hold", "127.0.0.1:"+strconv.Itoa(info.Port), "200", "6s")
+	out, err := flood.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := flood.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer flood.Process.Kill()
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() || lines.Text() != "ready" {
+		t.Fatalf("the flood did not start: %q", lines.Text())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for i := range 3 { // three agents, one after the other, each with calls of its own
+		client := mcp.NewClient(&mcp.Implementation{Name: "agent-" + strconv.Itoa(i), Version: "1"}, nil)
+		cs, stderr := connectStdio(t, ctx, client, h.env, "mcp")
+		for range 3 {
+			if text, isErr := toolText(t, ctx, cs, "list_servers", map[string]any{}); isErr {
+				t.Fatalf("list_servers during the flood = %q\n%s\napp log:\n%s", text, stderr, app.log())
+			}
+		}
+		cs.Close()
+	}
+	if lines.Scan(); !strings.HasPrefix(lines.Text(), "dials ") {
+		t.Fatalf("the flood ended with %q", lines.Text())
+	}
+	dials, _ := strconv.Atoi(strings.TrimPrefix(lines.Text(), "dials "))
+	if dials < 300 {
+		t.Fatalf("the flood dialled %d times: the app kept its sockets instead of closing them", dials)
+	}
+	if n := len(h.started()); n != 0 {
+		t.Fatalf("the bridges started %d apps beside the running one", n)
+	}
+	if n := strings.Count(app.log(), "WARN"); n > 12 {
+		t.Fatalf("%d warnings for %d dials in 6 s: the flood floods the log", n, dials)
+	}
+	t.Logf("the other user dialled %d times in 6 s; the app logged %d warnings", dials, strings.Count(app.log(), "WARN"))
 }

@@ -105,7 +105,7 @@ func command(ctx context.Context, env *cli.Env, args []string) error {
 	if err := saveFlags(dir, f); err != nil {
 		return err
 	}
-	if running, err := anotherApp(dir); err != nil || running {
+	if running, err := appdata.AppRunning(dir); err != nil || running {
 		if err != nil {
 			return err
 		}
@@ -129,19 +129,6 @@ func command(ctx context.Context, env *cli.Env, args []string) error {
 // settingsFlagged says whether the flags change a setting of settings.yaml.
 func settingsFlagged(f *flags) bool {
 	return f.set["allow-agents"] || f.set["agents-without-app"] || f.set["approve"]
-}
-
-// anotherApp says whether an octo app serves agents from the data folder dir now (it holds the
-// app lock, which the agent connector takes again when this app starts).
-func anotherApp(dir string) (bool, error) {
-	l, err := appdata.LockApp(dir)
-	if errors.Is(err, appdata.ErrAppRunning) {
-		return true, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return false, l.Unlock()
 }
 
 // saveFlags writes the settings the flags change into settings.yaml.

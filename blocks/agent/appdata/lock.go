@@ -63,11 +63,32 @@ func waitLock(ctx context.Context, dir, name, what string) (*Lock, error) {
 // from that folder, so a second app cannot overwrite the first one's agent.json. It does not
 // wait: ErrAppRunning when another process (or another Lock in this one) holds it.
 func LockApp(dir string) (*Lock, error) {
-	l, err := tryLockFile(dir, AppLockFile)
-	if l == nil && err == nil {
+	// A bridge asking AppRunning holds the lock for a moment: that is not an app, so a
+	// starting app tries a few times before it gives up.
+	ctx, cancel := context.WithTimeout(context.Background(), appLockWait)
+	defer cancel()
+	l, err := waitLock(ctx, dir, AppLockFile, "the app lock")
+	if l == nil && errors.Is(err, context.DeadlineExceeded) {
 		return nil, fmt.Errorf("%w: it serves agents from %s", ErrAppRunning, dir)
 	}
 	return l, err
+}
+
+// appLockWait is how long LockApp tries: far longer than AppRunning holds the lock.
+const appLockWait = 250 * time.Millisecond
+
+// AppRunning reports whether an app serves agents from the data folder dir now: it holds the
+// app lock. A bridge that cannot reach a running app must not start a second one, nor work
+// without it beside it.
+func AppRunning(dir string) (bool, error) {
+	l, err := tryLockFile(dir, AppLockFile)
+	switch {
+	case err != nil:
+		return false, err
+	case l == nil:
+		return true, nil
+	}
+	return false, l.Unlock()
 }
 
 // tryLockFile locks dir/name without waiting: nil, nil when another holds it.

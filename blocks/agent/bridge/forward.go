@@ -3,7 +3,9 @@ package bridge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -74,10 +76,18 @@ func (f *forwarder) reach(ctx context.Context, c *call) (conn *appConn, head *he
 	if err != nil {
 		return nil, nil, notStarted(err), nil
 	}
-	if conn, err := f.dial(ctx, dir, c.agent); err == nil {
+	conn, err = f.dial(ctx, dir, c.agent)
+	switch {
+	case err == nil:
 		return f.connected(ctx, conn), nil, nil, nil
-	} else if ctx.Err() != nil {
+	case ctx.Err() != nil:
 		return nil, nil, nil, ctx.Err()
+	}
+	if conn, res, err := f.whenRunning(ctx, dir, c, err); conn != nil || res != nil || err != nil {
+		if conn != nil {
+			conn = f.connected(ctx, conn)
+		}
+		return conn, nil, res, err
 	}
 	if f.lost { // the app went away between calls: say so once, then start it again
 		f.lost = false
@@ -125,6 +135,41 @@ func (f *forwarder) dial(ctx context.Context, dir string, agent mcp.Implementati
 		return nil, err
 	}
 	return conn, nil
+}
+
+// startingFor bounds the wait for an app that holds the data folder but has no agent.json yet.
+const startingFor = 5 * time.Second
+
+// whenRunning serves a call that could not connect (dialErr says why) while an app holds the
+// data folder: one starting has not written agent.json yet (one stopping has removed it), so
+// the file is looked for again for a while; a busy app, or one that does not answer, is told
+// to the agent as it is. Starting a second app, or working without the app beside it, would
+// only make things worse. All nil when no app runs: it may be started, or worked without.
+func (f *forwarder) whenRunning(ctx context.Context, dir string, c *call, dialErr error) (*appConn, *mcp.CallToolResult, error) {
+	if busy := (*handshake.BusyError)(nil); errors.As(dialErr, &busy) {
+		return nil, mcp.ToolError(fmt.Sprintf(msgBusy, busy.Reason)), nil
+	}
+	if running, err := appdata.AppRunning(dir); err != nil || !running {
+		return nil, nil, nil
+	}
+	deadline := time.Now().Add(startingFor)
+	for errors.Is(dialErr, appdata.ErrNoApp) && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-time.After(pollEvery):
+		}
+		c.waiting(ctx, "Waiting for Octo to start")
+		conn, err := f.dial(ctx, dir, c.agent)
+		if err == nil {
+			return conn, nil, nil
+		}
+		if running, _ := appdata.AppRunning(dir); !running {
+			return nil, nil, nil // it stopped: it may be started again
+		}
+		dialErr = err
+	}
+	return nil, mcp.ToolError(fmt.Sprintf(msgUnreachable, strings.TrimRight(dialErr.Error(), "."))), nil
 }
 
 // Close lets go of the app's connection and of the tools run in-process.

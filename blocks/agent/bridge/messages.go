@@ -18,6 +18,13 @@ const (
 	msgDisconnected  = "The user disconnected this agent in Octo. Stop using Octo unless the user asks you to reconnect (restart this MCP server)."
 )
 
+// What the agent is told when the app runs but did not take its connection: the truth, since
+// starting another app or working without it beside the open one would only make it worse.
+const (
+	msgBusy        = "Octo refused the connection: %s. Try again shortly; if it goes on, ask the user to look at Octo (another program may be holding its connections)."
+	msgUnreachable = "Octo is running but did not accept this agent's connection (%s). Try again shortly; if it goes on, ask the user to restart Octo."
+)
+
 // What the agent is told when working without the app cannot begin.
 const (
 	msgNoWorkspace    = "Octo works without the app on the workspace it had open last, and none was opened yet. Ask the user to open Octo and choose a workspace."
@@ -29,3 +36,4 @@ func notStarted(why error) *mcp.CallToolResult {
 	reason := strings.TrimRight(why.Error(), ".")
 	return mcp.ToolError(fmt.Sprintf(msgNotStarted, reason))
 }
+

@@ -40,8 +40,12 @@ func (f *forwarder) start(ctx context.Context, dir string, c *call) (*appConn, *
 			f.log.Warn("letting go of the start lock", "err", err)
 		}
 	}()
-	if conn, err := f.dial(ctx, dir, c.agent); err == nil {
+	conn, err := f.dial(ctx, dir, c.agent)
+	if err == nil {
 		return conn, nil, nil
+	}
+	if conn, res, err := f.whenRunning(ctx, dir, c, err); conn != nil || res != nil || err != nil {
+		return conn, res, err // started meanwhile, by another bridge or the user
 	}
 	exited, err := launch(dir)
 	if err != nil {

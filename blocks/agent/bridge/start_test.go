@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/blocks/agent/handshake"
 	"github.com/octo-run/octo/blocks/mcp"
 )
 
@@ -146,5 +149,63 @@ func TestTheAppsProgressFollowsOnFromTheWait(t *testing.T) {
 	}
 	if got := n.all(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// An app that runs (it holds the data folder's app lock) but does not take the connection is
+// told to the agent as it is: no second app is started, and the bridge does not work without
+// the app beside it, even with agents.withoutApp on.
+func TestABridgeNeverStartsASecondAppBesideARunningOne(t *testing.T) {
+	dir := t.TempDir()
+	started := filepath.Join(t.TempDir(), "started")
+	t.Setenv(EnvApp, script(t, "touch '"+started+"'"))
+	if err := appdata.SaveSettings(dir, appdata.Settings{Workspace: t.TempDir(),
+		Agents: appdata.Agents{Allow: true, WithoutApp: true, Approve: appdata.ApproveChanges}}); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := appdata.LockApp(dir) // the running app
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
+	t.Run("it listens, but refuses the connection as busy", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		info, err := appdata.NewInfo(ln.Addr().(*net.TCPAddr).Port)
+		if err == nil {
+			err = appdata.WriteInfo(dir, info)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for {
+				conn, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				handshake.RefuseBusy(conn, "too many connections are in the handshake (16, the agent connector's maxHandshakes)")
+				conn.Close()
+			}
+		}()
+		text, isErr := callTool(t, newForwarder(dir, 5*time.Second, slog.New(slog.DiscardHandler)), &notes{})
+		if !isErr || !strings.HasPrefix(text, "Octo refused the connection: too many connections are in the handshake") {
+			t.Fatalf("got %q (isError %v)", text, isErr)
+		}
+	})
+	t.Run("its agent.json is gone", func(t *testing.T) {
+		if err := os.Remove(filepath.Join(dir, appdata.InfoFile)); err != nil {
+			t.Fatal(err)
+		}
+		text, isErr := callTool(t, newForwarder(dir, 5*time.Second, slog.New(slog.DiscardHandler)), &notes{})
+		if !isErr || !strings.HasPrefix(text, "Octo is running but did not accept this agent's connection (octo is not running: no agent.json)") {
+			t.Fatalf("got %q (isError %v)", text, isErr)
+		}
+	})
+	if _, err := os.Stat(started); err == nil {
+		t.Fatal("a second app was started")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/octo-run/octo/blocks/agent/appdata"
@@ -83,6 +84,8 @@ func greet(conn net.Conn, key []byte, info appdata.Info) ([]byte, error) {
 	switch {
 	case err != nil:
 		return nil, err
+	case strings.HasPrefix(v.Error, busyPrefix):
+		return nil, &BusyError{Reason: strings.TrimPrefix(v.Error, busyPrefix)}
 	case v.Error != "" || !v.OK:
 		return nil, fmt.Errorf("%w: the app refused the bridge's proof", ErrAuth)
 	}
@@ -93,6 +96,8 @@ func greet(conn net.Conn, key []byte, info appdata.Info) ([]byte, error) {
 // its own, and prove it knows the token.
 func checkChallenge(c challenge, key []byte, info appdata.Info, nc string) error {
 	switch {
+	case strings.HasPrefix(c.Error, busyPrefix):
+		return &BusyError{Reason: strings.TrimPrefix(c.Error, busyPrefix)}
 	case c.Error != "":
 		return fmt.Errorf("%w: the app said: %s", ErrProtocol, c.Error)
 	case !checkNonce(c.Nonce):

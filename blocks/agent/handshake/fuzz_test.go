@@ -84,7 +84,7 @@ func FuzzAccept(f *testing.F) {
 			peer.Write(input)
 			peer.Close()
 		}()
-		err := accept(app, info, time.Second)
+		err := accept(app, info, AcceptOptions{Within: time.Second})
 		app.Close()
 		if err == nil {
 			t.Fatalf("Accept passed a peer that sent %q", input)

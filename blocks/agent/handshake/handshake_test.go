@@ -49,7 +49,7 @@ func (a *app) serve(within time.Duration) {
 		}
 		go func() {
 			defer conn.Close()
-			err := accept(conn, a.info, within)
+			err := accept(conn, a.info, AcceptOptions{Within: within})
 			a.errs <- err
 			if err == nil {
 				line, _ := bufio.NewReader(conn).ReadBytes('\n')
@@ -363,4 +363,42 @@ func flip(s string) string {
 		c = 'B'
 	}
 	return string(c) + s[1:]
+}
+
+// An app that takes no more connections says so, before the handshake or after the proof, and
+// the bridge tells that apart from a failed one: ErrBusy, with the app's reason.
+func TestABusyAppSaysSoAndTheBridgeKnowsIt(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	info, err := appdata.NewInfo(ln.Addr().(*net.TCPAddr).Port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := make(chan error, 2)
+	go func() {
+		conn, err := ln.Accept() // the first: refused at once
+		if err != nil {
+			return
+		}
+		RefuseBusy(conn, "64 handshakes in progress")
+		conn.Close()
+		conn, err = ln.Accept() // the second: refused once it proved itself
+		if err != nil {
+			return
+		}
+		accepted <- accept(conn, info, AcceptOptions{Within: time.Second, Admit: func() error { return errors.New("64 sessions open") }})
+		conn.Close()
+	}()
+	for _, want := range []string{"64 handshakes in progress", "64 sessions open"} {
+		_, err := Dial(context.Background(), info)
+		if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), want) || errors.Is(err, ErrAuth) {
+			t.Fatalf("Dial = %v, want ErrBusy saying %q", err, want)
+		}
+	}
+	if err := <-accepted; !errors.Is(err, ErrBusy) {
+		t.Fatalf("Accept = %v", err)
+	}
 }

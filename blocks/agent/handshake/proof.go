@@ -27,7 +27,20 @@ var (
 	ErrAuth = errors.New("authentication failed")
 	// ErrProtocol: a line that is not what the handshake expects at that point.
 	ErrProtocol = errors.New("not an octo agent handshake")
+	// ErrBusy: the app is there but takes no more connections now (as many handshakes or
+	// sessions as it allows are open); trying again later may work, starting another app won't.
+	ErrBusy = errors.New("octo refused the connection")
 )
+
+// BusyError is how a bridge fails when the app refused it as busy: errors.Is(err, ErrBusy),
+// with the app's reason.
+type BusyError struct{ Reason string }
+
+func (e *BusyError) Error() string        { return ErrBusy.Error() + ": " + e.Reason }
+func (e *BusyError) Is(target error) bool { return target == ErrBusy }
+
+// busyPrefix starts the error text of a busy refusal, which tells it from the others.
+const busyPrefix = "busy: "
 
 // The two directions' labels: a proof made for one never passes for the other.
 const (
