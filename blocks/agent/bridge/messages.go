@@ -36,4 +36,3 @@ func notStarted(why error) *mcp.CallToolResult {
 	reason := strings.TrimRight(why.Error(), ".")
 	return mcp.ToolError(fmt.Sprintf(msgNotStarted, reason))
 }
-
