@@ -116,12 +116,32 @@ func TestHistorySaysWhoAnswered(t *testing.T) {
 	out := &runtimetest.Buffer{}
 	either := app.Either(p, app.NewPrompt(in, out))
 	got := make(chan app.Answer, 1)
-	ask := func(summary string) {
+	// ask asks in the background and returns the question once the console shows it.
+	ask := func(summary string) app.Waiting {
+		t.Helper()
 		go func() {
 			ans, _ := either.Ask(context.Background(), app.Question{Agent: "a", Tool: "start_server", Summary: summary})
 			got <- ans
 		}()
-		waitWaiting(t, p)
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			for _, w := range p.Waiting() {
+				if w.Question.Summary == summary {
+					return w
+				}
+			}
+		}
+		t.Fatalf("%s is not waiting in the console", summary)
+		return app.Waiting{}
+	}
+	answered := func() app.Answer {
+		t.Helper()
+		select {
+		case ans := <-got:
+			return ans
+		case <-time.After(10 * time.Second):
+			t.Fatal("the question was not answered")
+			return app.Deny
+		}
 	}
 	ask(`start_server "X"`)
 	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(out.String(), "[y]es"); {
@@ -133,12 +153,14 @@ func TestHistorySaysWhoAnswered(t *testing.T) {
 	if _, err := io.WriteString(typed, "y\n"); err != nil {
 		t.Fatal(err)
 	}
-	if ans := <-got; ans != app.Approve {
+	if ans := answered(); ans != app.Approve {
 		t.Fatalf("answered %v", ans)
 	}
-	ask(`start_server "Y"`)
-	p.Answer(p.Waiting()[0].ID, app.Deny)
-	<-got
+	w := ask(`start_server "Y"`)
+	if !p.Answer(w.ID, app.Deny) {
+		t.Fatal("the console's answer did not reach the question")
+	}
+	answered()
 	for deadline := time.Now().Add(5 * time.Second); len(p.History()) < 2 && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
