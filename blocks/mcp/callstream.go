@@ -65,11 +65,7 @@ func (s *Server) serveStream(ctx context.Context, m *Message, rc RequestContext,
 		defer cancel()
 		resp := s.Handle(ctx, &m.Request, &rc)
 		n.done.Store(true)
-		msg := AppendResponse(make([]byte, 0, len(resp.Result)+len(m.ID.raw)+40), resp)
-		if limit, scaled := s.answerLimit(size); int64(len(msg)) > limit {
-			b := &budget{limit: limit, scaled: scaled}
-			msg = AppendError(nil, m.ID, b.overBudget(int64(len(msg))))
-		}
+		msg := s.answer(&rc, m.ID, resp, size)
 		// Never dropped for a slow reader, only once the reader has gone.
 		_ = q.push(context.WithoutCancel(ctx), "message", msg, true)
 		q.end()

@@ -141,12 +141,7 @@ func (s *Server) serveOne(ctx context.Context, m *Message, rc RequestContext, si
 			return s.serveStream(ctx, m, rc, size, 0)
 		}
 		resp := s.Handle(ctx, &m.Request, &rc)
-		// {"jsonrpc":"2.0","id":…,"result":…}: 33 bytes around the id and the result.
-		msg := AppendResponse(make([]byte, 0, len(resp.Result)+len(m.ID.raw)+40), resp)
-		if limit, scaled := s.answerLimit(size); int64(len(msg)) > limit {
-			b := &budget{limit: limit, scaled: scaled}
-			msg = AppendError(nil, m.ID, b.overBudget(int64(len(msg))))
-		}
+		msg := s.answer(&rc, m.ID, resp, size)
 		return jsonResponse(http.StatusOK, msg)
 	case KindNotification:
 		s.Handle(ctx, &m.Request, &rc)

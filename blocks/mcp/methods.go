@@ -184,7 +184,12 @@ func (s *Server) toolAnswer(name string, res *CallToolResult, rc *RequestContext
 		r.Content = c
 		res = &r
 	}
-	if b, ok := res.appendPlain(make([]byte, 0, res.plainSize())); ok {
+	if size := res.plainSize(); size >= frameFrom {
+		if f, ok := newFrame(rc.RequestID, size, res.appendPlain); ok {
+			rc.framed = f
+			return f.result, nil
+		}
+	} else if b, ok := res.appendPlain(make([]byte, 0, size)); ok {
 		return b, nil
 	}
 	b, err := json.Marshal(res)

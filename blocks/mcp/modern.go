@@ -149,12 +149,7 @@ func (s *Server) serveModern(ctx context.Context, in HTTPRequest) HTTPResponse {
 	if resp.Error != nil {
 		return modernError(m.ID, resp.Error)
 	}
-	msg := AppendResponse(make([]byte, 0, len(resp.Result)+len(m.ID.raw)+40), resp)
-	if limit, scaled := s.answerLimit(len(in.Body)); int64(len(msg)) > limit {
-		b := &budget{limit: limit, scaled: scaled}
-		msg = AppendError(nil, m.ID, b.overBudget(int64(len(msg))))
-	}
-	return jsonResponse(http.StatusOK, msg)
+	return jsonResponse(http.StatusOK, s.answer(&rc, m.ID, resp, len(in.Body)))
 }
 
 // modernError answers e for id with the HTTP status 2026-07-28 gives its code.

@@ -89,8 +89,12 @@ type RequestContext struct {
 	rounds   *inputRounds // a 2026-07-28 request's inputResponses and questions (Ask)
 	budget   *budget      // the answer budget of the POST body or stdio line
 	reserved int64        // what this request's provider reserved of it
+	// framed holds a large tool result encoded with room for its JSON-RPC envelope around it
+	// (frame.go), so the answer is written once rather than copied to be framed. With it the
+	// context fills its 160-byte size class.
+	framed *frame
 
-	// What a tools/call ran, for its probe, in the 8 bytes left in the size class the
+	// What a tools/call ran, for its probe, in the last 8 bytes of the size class the
 	// context is allocated in: 1 + the tool's place in the server's tool probes (0: none),
 	// and whether the tool answered an isError result.
 	tool      int32

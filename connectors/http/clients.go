@@ -9,9 +9,11 @@ import (
 )
 
 // Per-client caps: what one remote address may hold of the connector, so that a single client
-// (or a single attacker) cannot take every connection or stream. A client is its IP address;
-// loopback clients are clients too, each 127.x address its own. Behind a reverse proxy every
-// request comes from the proxy's address, so raise the caps there.
+// (or a single attacker) cannot take every connection or stream. A client is its IP address,
+// but for loopback: 127.0.0.1 and ::1 are a client each, and every other loopback address
+// together is one more (clientOf), since 127/8 holds 16 million addresses any local process
+// can use at will, each of which would otherwise bring a share of its own. Behind a reverse
+// proxy every request comes from the proxy's address, so raise the caps there.
 
 // clientCounts counts what each remote address holds against a cap.
 type clientCounts struct {
@@ -73,13 +75,33 @@ func addrIP(a net.Addr) netip.Addr {
 	return netip.Addr{}
 }
 
-// remoteIP is the address of the request's client.
-func remoteIP(r *http.Request) netip.Addr {
+// remoteClient is who the request's client counts as (clientOf its address).
+func remoteClient(r *http.Request) netip.Addr {
 	ap, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {
 		return netip.Addr{}
 	}
-	return ap.Addr().Unmap()
+	return clientOf(ap.Addr().Unmap())
+}
+
+// otherLoopback stands for every loopback address but 127.0.0.1 and ::1.
+var otherLoopback = netip.PrefixFrom(netip.AddrFrom4([4]byte{127}), 8).Addr()
+
+// clientOf is the client an address counts as: itself, but that loopback addresses other than
+// 127.0.0.1 and ::1 count as one.
+func clientOf(a netip.Addr) netip.Addr {
+	if a.IsLoopback() && a != netip.IPv6Loopback() && a != netip.AddrFrom4([4]byte{127, 0, 0, 1}) {
+		return otherLoopback
+	}
+	return a
+}
+
+// clientName is how a client shows in a message.
+func clientName(a netip.Addr) string {
+	if a == otherLoopback {
+		return "the loopback addresses other than 127.0.0.1 (one client together)"
+	}
+	return a.String()
 }
 
 // capListener closes, at once and without an answer, a connection from an address that
@@ -101,7 +123,7 @@ func (l *capListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		a := addrIP(conn.RemoteAddr())
+		a := clientOf(addrIP(conn.RemoteAddr()))
 		ok, first := l.conns.take(a)
 		if ok {
 			return &countedConn{Conn: conn, release: func() { l.conns.give(a) }}, nil
@@ -109,7 +131,7 @@ func (l *capListener) Accept() (net.Conn, error) {
 		_ = conn.Close()
 		l.refused()
 		if first {
-			l.log.Warn("too many connections from one address; closing new ones until some end", "remote", a.String(), "limit", l.conns.limit())
+			l.log.Warn("too many connections from one address; closing new ones until some end", "remote", clientName(a), "limit", l.conns.limit())
 		}
 	}
 }

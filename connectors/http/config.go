@@ -20,6 +20,7 @@ type settings struct {
 	Cors                corsSetting   `yaml:"cors" doc:"Browsers on other origins: true lets any in, a list of origins (https://app.example.com) lets those in; both answer preflights and expose Mcp-Session-Id and WWW-Authenticate. Default: same-origin only."`
 	AllowedHosts        []string      `yaml:"allowedHosts" doc:"Host names clients may use to reach the server besides localhost, loopback addresses and the address a connection arrived on (a DNS name, a proxy's public name); [\"*\"] turns the Host check off."`
 	BodyTimeout         time.Duration `yaml:"bodyTimeout" default:"5s" min:">0" doc:"The longest silence between the bytes of a request body; then the request gets 408 and its connection closes."`
+	BodyDeadline        time.Duration `yaml:"bodyDeadline" default:"1m" min:">0" doc:"The longest a whole request body may take to arrive, however steadily it trickles; then the request gets 408 and its connection closes."`
 	WriteTimeout        time.Duration `yaml:"writeTimeout" default:"30s" min:">0" doc:"The longest a client may take to accept each event of a stream, or each 64 KiB of an answer; then its connection closes and its slots are free."`
 	MaxInFlight         int           `yaml:"maxInFlight" default:"1024" min:">0" doc:"Requests worked on at once; past it a request gets 503."`
 	MaxStreams          int           `yaml:"maxStreams" default:"1024" min:">0" doc:"Event streams (SSE answers) open at once; past it 503."`

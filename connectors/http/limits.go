@@ -19,8 +19,10 @@ import (
 // idle timeouts), so that no client, however it behaves, holds what others need:
 //
 //   - bodyTimeout: a request body may go this long without a byte arriving; then the request
-//     gets 408 and its connection closes. It bounds silence, not the whole body, so a slow but
-//     steady upload still gets through.
+//     gets 408 and its connection closes. bodyDeadline bounds the whole body, so a client that
+//     trickles a byte just often enough is let go too.
+//   - the bytes in flight (admit.go): what the process's requests may cost at once, in
+//     proportion to their bodies; past it 503.
 //   - writeTimeout: the client must accept each piece of an answer (a plain body's 64 KiB, or
 //     one event of a stream) within this long; then its connection closes. A client that reads
 //     nothing, such as one whose MCP session was dropped for not reading its stream, would
@@ -32,11 +34,13 @@ import (
 //     sessions never use up the slots short calls need.
 //   - maxStreams: event streams open at once.
 //   - maxConnsPerClient, maxStreamsPerClient: connections and event streams one remote address
-//     may hold (clients.go), so that one client cannot take every slot.
+//     may hold (clients.go), so that one client cannot take every slot; the loopback addresses
+//     other than 127.0.0.1 count as one client, so a local process cannot bring many.
 
 // limits holds the compiled caps and the connector's counters.
 type limits struct {
 	bodyTimeout             time.Duration
+	bodyDeadline            time.Duration
 	maxInFlight, maxStreams int64
 	inFlight, streams       atomic.Int64
 	clientStreams           *clientCounts
@@ -44,40 +48,66 @@ type limits struct {
 
 // compileLimits builds s.limits from the limit settings, whose tags keep them positive.
 func (s *settings) compileLimits() bool {
-	s.limits = &limits{bodyTimeout: s.BodyTimeout, maxInFlight: int64(s.MaxInFlight), maxStreams: int64(s.MaxStreams),
+	s.limits = &limits{bodyTimeout: s.BodyTimeout, bodyDeadline: s.BodyDeadline, maxInFlight: int64(s.MaxInFlight), maxStreams: int64(s.MaxStreams),
 		clientStreams: newClientCounts(s.MaxStreamsPerClient)}
 	return true
 }
 
 // readBody reads the whole request body: at most maxBodyBytes, with no more than bodyTimeout
-// between bytes. It answers a body that is too large (413), stalls (408) or breaks off (400)
-// itself and returns false then.
-func (c *Connector) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+// between bytes and all of it within bodyDeadline, its cost charged to the process's bytes in
+// flight (admit.go) before it is read, or as it is read when its length is not announced. It
+// answers a body that is too large (413), stalls or trickles (408), breaks off (400) or does
+// not fit the budget (503) itself and returns false then; otherwise the caller gives charged
+// back to inFlight once the request is answered.
+func (c *Connector) readBody(w http.ResponseWriter, r *http.Request) (body []byte, charged int64, ok bool) {
 	if r.Body == http.NoBody { // a GET, or Content-Length: 0: nothing to wait for
-		return nil, true
+		return nil, 0, true
 	}
 	l := c.settings.limits
-	body, err := readAll(&idleReader{r: http.MaxBytesReader(w, r.Body, c.settings.MaxBodyBytes), w: w, idle: l.bodyTimeout}, r.ContentLength)
+	var src io.Reader = http.MaxBytesReader(w, r.Body, c.settings.MaxBodyBytes)
+	var unannounced *chargedReader
+	if r.ContentLength > 0 && r.ContentLength <= c.settings.MaxBodyBytes {
+		charged = r.ContentLength * costFactor
+		if !inFlight.take(charged) {
+			c.refuseOverBudget(w)
+			return nil, 0, false
+		}
+	} else if r.ContentLength < 0 {
+		unannounced = &chargedReader{r: src, b: inFlight}
+		src = unannounced
+	}
+	ir := idleReader{r: src, w: w, idle: l.bodyTimeout, end: time.Now().Add(l.bodyDeadline)}
+	body, err := readAll(&ir, r.ContentLength)
+	if unannounced != nil {
+		charged = unannounced.charged
+	}
 	if err == nil {
 		// Lift the deadline: once the body is in, net/http reads on in the background to notice
 		// a client that leaves, and a deadline passing there would cancel the request as if the
 		// client had gone. On failure it stays, so what is left of the body is never waited for.
 		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
-		return body, true
+		return body, charged, true
 	}
+	inFlight.give(charged)
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
 		c.obs.reject(reasonBodyTooLarge)
 		writeError(w, http.StatusRequestEntityTooLarge, "request body is larger than "+strconv.FormatInt(tooBig.Limit, 10)+" bytes")
+	case errors.Is(err, errOverBudget):
+		c.refuseOverBudget(w)
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		c.obs.reject(reasonBodyStalled)
 		w.Header().Set("Connection", "close") // the rest of the body may still come: never read it as a request
-		writeError(w, http.StatusRequestTimeout, "request body stalled: nothing arrived for "+l.bodyTimeout.String()+" (the connector's bodyTimeout)")
+		msg := "request body stalled: nothing arrived for " + l.bodyTimeout.String() + " (the connector's bodyTimeout)"
+		if !time.Now().Before(ir.end) {
+			msg = "request body too slow: not all of it arrived within " + l.bodyDeadline.String() + " (the connector's bodyDeadline)"
+		}
+		writeError(w, http.StatusRequestTimeout, msg)
 	default:
 		writeError(w, http.StatusBadRequest, "reading request body: "+err.Error())
 	}
-	return nil, false
+	return nil, 0, false
 }
 
 // presizeMax is the largest Content-Length readAll allocates for before the body arrives: a
@@ -108,17 +138,24 @@ func readAll(r *idleReader, length int64) ([]byte, error) {
 	}
 }
 
-// idleReader moves the connection's read deadline idle into the future before every read, so
-// a read fails once the client has sent nothing for that long.
+// idleReader moves the connection's read deadline idle into the future before every read, but
+// never past end, so a read fails once the client has sent nothing for that long, or once the
+// whole body has taken too long (a byte every few seconds would otherwise hold the request,
+// and what it has read, for ever).
 type idleReader struct {
 	r    io.Reader
 	w    http.ResponseWriter
 	idle time.Duration
+	end  time.Time
 }
 
 func (ir *idleReader) Read(p []byte) (int, error) {
+	deadline := time.Now().Add(ir.idle)
+	if deadline.After(ir.end) {
+		deadline = ir.end
+	}
 	// The controller is made here, not kept, so that it stays on the stack (see deadlineWriter).
-	if err := http.NewResponseController(ir.w).SetReadDeadline(time.Now().Add(ir.idle)); err != nil {
+	if err := http.NewResponseController(ir.w).SetReadDeadline(deadline); err != nil {
 		return 0, err
 	}
 	return ir.r.Read(p)
@@ -173,9 +210,9 @@ func (c *Connector) streamStarts(w http.ResponseWriter, client netip.Addr, s run
 	if ok, first := l.clientStreams.take(client); !ok {
 		c.obs.reject(reasonClientStreams)
 		if first {
-			c.logger.Warn("too many event streams from one address; refusing new ones until some end", "remote", client.String(), "limit", l.clientStreams.max)
+			c.logger.Warn("too many event streams from one address; refusing new ones until some end", "remote", clientName(client), "limit", l.clientStreams.max)
 		}
-		return refuse("too many open event streams from " + client.String() + " (limit " + strconv.Itoa(l.clientStreams.max) + " per client address); retry later")
+		return refuse("too many open event streams from " + clientName(client) + " (limit " + strconv.Itoa(l.clientStreams.max) + " per client address); retry later")
 	}
 	if l.streams.Add(1) > l.maxStreams {
 		l.streams.Add(-1)

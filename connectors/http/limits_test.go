@@ -521,10 +521,17 @@ flows:
 		if b, err := r.ReadByte(); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
 			t.Fatalf("read = %q %v, want the connection closed", b, err)
 		}
-		eventuallyLogged(t, logs, `too many connections from one address; closing new ones until some end" connector=api remote=127.0.0.2 limit=2`)
+		eventuallyLogged(t, logs, `too many connections from one address; closing new ones until some end" connector=api remote="the loopback addresses other than 127.0.0.1 (one client together)" limit=2`)
 	})
-	t.Run("another address is served", func(t *testing.T) {
-		if status, _, _ := post(t, clientFrom(t, "127.0.0.3"), base+"/echo", `{}`); status != 200 {
+	t.Run("another loopback address is the same client: 127/8 brings no more connections", func(t *testing.T) {
+		conn, r := stall(t, addr, "127.0.0.3", false)
+		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if b, err := r.ReadByte(); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("read = %q %v, want the connection closed", b, err)
+		}
+	})
+	t.Run("127.0.0.1 is served", func(t *testing.T) {
+		if status, _, _ := post(t, clientFrom(t, "127.0.0.1"), base+"/echo", `{}`); status != 200 {
 			t.Fatalf("got %d, want 200", status)
 		}
 	})
@@ -567,14 +574,19 @@ flows:
 	defer openStream(t, greedy, base+"/stream").Close()
 	t.Run("the address's next stream is refused with 503 and Retry-After", func(t *testing.T) {
 		status, h, body := get(t, greedy, base+"/stream")
-		want := `{"error":"too many open event streams from 127.0.0.2 (limit 2 per client address); retry later"}`
+		want := `{"error":"too many open event streams from the loopback addresses other than 127.0.0.1 (one client together) (limit 2 per client address); retry later"}`
 		if status != 503 || h.Get("Retry-After") != "5" || body != want {
 			t.Fatalf("got %d Retry-After %q %s\nwant 503 %s", status, h.Get("Retry-After"), body, want)
 		}
-		eventuallyLogged(t, logs, `msg="too many event streams from one address; refusing new ones until some end" connector=api remote=127.0.0.2 limit=2`)
+		eventuallyLogged(t, logs, `msg="too many event streams from one address; refusing new ones until some end" connector=api remote="the loopback addresses other than 127.0.0.1 (one client together)" limit=2`)
 	})
-	t.Run("another address still opens a stream", func(t *testing.T) {
-		openStream(t, clientFrom(t, "127.0.0.3"), base+"/stream").Close()
+	t.Run("another loopback address is the same client", func(t *testing.T) {
+		if status, _, _ := get(t, clientFrom(t, "127.0.0.3"), base+"/stream"); status != 503 {
+			t.Fatalf("got %d, want 503", status)
+		}
+	})
+	t.Run("127.0.0.1 still opens a stream", func(t *testing.T) {
+		openStream(t, clientFrom(t, "127.0.0.1"), base+"/stream").Close()
 	})
 	t.Run("the address opens a stream again once one of its own closes", func(t *testing.T) {
 		first.Close()

@@ -18,11 +18,12 @@ const (
 	reasonClientStreams        // maxStreamsPerClient: 503
 	reasonClientConns          // maxConnsPerClient: the connection is closed unanswered
 	reasonBodyTooLarge         // maxBodyBytes: 413
-	reasonBodyStalled          // bodyTimeout: 408
+	reasonBodyStalled          // bodyTimeout, bodyDeadline: 408
+	reasonOverBudget           // the process's bytes in flight (admit.go): 503
 	reasons
 )
 
-var reasonNames = [reasons]string{"overloaded", "streams", "client_streams", "client_connections", "body_too_large", "body_stalled"}
+var reasonNames = [reasons]string{"overloaded", "streams", "client_streams", "client_connections", "body_too_large", "body_stalled", "over_budget"}
 
 // observers are the connector's gauge and counters, bound to their labels when it is built;
 // all nil when the service is not observed.

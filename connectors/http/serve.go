@@ -31,8 +31,12 @@ func (c *Connector) serve(ctx context.Context, w http.ResponseWriter, r *http.Re
 	if rt == nil {
 		return
 	}
-	body, ok := c.readBody(w, r) // under bodyTimeout, before taking a slot: limits.go
-	if !ok || !c.enter(w) {
+	body, charged, ok := c.readBody(w, r) // under bodyTimeout, before taking a slot: limits.go
+	if !ok {
+		return
+	}
+	defer inFlight.give(charged)
+	if !c.enter(w) {
 		return
 	}
 	defer c.leave()
@@ -118,7 +122,7 @@ func (c *Connector) write(ctx context.Context, w http.ResponseWriter, r *http.Re
 		status = http.StatusOK
 	}
 	if s := m.Stream(); s != nil {
-		client := remoteIP(r)
+		client := remoteClient(r)
 		if !c.streamStarts(w, client, s) {
 			return
 		}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,11 +23,12 @@ const (
 	httpBodyTimeout         = 5 * time.Second
 	httpMaxConnsPerClient   = 256
 	httpMaxStreamsPerClient = 128
-	// 1,100 stalled requests are more than the 1,024 maxInFlight slots; spread over five
-	// addresses, each stays under maxConnsPerClient, so only the in-flight accounting keeps
-	// them from starving everyone else.
-	stalledAddrs, stalledPerAddr = 5, 220
-	stalledOverCap               = 20 // connections past maxConnsPerClient from one address
+	// Stalled requests from five loopback addresses besides 127.0.0.1: together they are one
+	// client, so past maxConnsPerClient their connections are closed at once, however many
+	// addresses they come from, and 127.0.0.1 is served beside them. (That a stalled body
+	// holds no in-flight slot is connectors/http's TestAStalledBodyHoldsNoInFlightSlot.)
+	stalledAddrs = 5
+	stalledOverCap = 20 // connections past maxConnsPerClient from them
 )
 
 // stallFrom sends, from the loopback address src, the headers of a POST /mcp whose 1,000-byte
@@ -75,8 +77,8 @@ type wellBehaved struct {
 const initializeAnswerPrefix = `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"`
 
 func TestStalledBodiesDoNotStarveOtherClients(t *testing.T) {
-	needOpenFiles(t, 2*(stalledAddrs*stalledPerAddr+httpMaxConnsPerClient+stalledOverCap))
-	// Both servers listen before either attack opens its ~1,400 connections, whose local ports
+	needOpenFiles(t, 2*(httpMaxConnsPerClient+stalledOverCap))
+	// Both servers listen before either attack opens its ~280 connections, whose local ports
 	// could otherwise take the port freePort picked for the second.
 	router, routerProc := runSample(t, "mcp-router")
 	port := strconv.Itoa(freePort(t))
@@ -96,9 +98,10 @@ func TestStalledBodiesDoNotStarveOtherClients(t *testing.T) {
 	})
 }
 
-// withStalledBodies stalls 1,100 request bodies from five addresses and maxConnsPerClient+20
-// connections from a sixth, checks that requests from 127.0.0.1 get their normal answers, and
-// that every stalled request ends with a 408 and a closed connection once bodyTimeout passes.
+// withStalledBodies stalls maxConnsPerClient request bodies from five loopback addresses, and
+// sees the next 20 connections from them closed at once (they are one client together),
+// checks that requests from 127.0.0.1 get their normal answers, and that every stalled
+// request ends with a 408 and a closed connection once bodyTimeout passes.
 func withStalledBodies(t *testing.T, p *proc, base string, want []wellBehaved) {
 	addr := strings.TrimPrefix(base, "http://")
 	type stalled struct {
@@ -106,26 +109,17 @@ func withStalledBodies(t *testing.T, p *proc, base string, want []wellBehaved) {
 		conn net.Conn
 	}
 	var waiting []stalled
-	for a := range stalledAddrs {
-		src := "127.0.0." + strconv.Itoa(2+a)
-		for i := range stalledPerAddr {
-			r, conn, line := stallFrom(t, src, addr)
-			if line != "HTTP/1.1 100 Continue" {
-				t.Fatalf("stalled request %d from %s got %q, want its handler waiting for the body", i+1, src, line)
-			}
-			waiting = append(waiting, stalled{r, conn})
-		}
-	}
 	outer := t // the connections must outlive the subtest
-	t.Run("connections past maxConnsPerClient from one address are closed at once", func(t *testing.T) {
+	t.Run("connections past maxConnsPerClient from loopback addresses besides 127.0.0.1 are closed at once", func(t *testing.T) {
 		for i := range httpMaxConnsPerClient + stalledOverCap {
-			r, conn, line := stallFrom(outer, "127.0.0.7", addr)
+			src := "127.0.0." + strconv.Itoa(2+i%stalledAddrs)
+			r, conn, line := stallFrom(outer, src, addr)
 			switch {
 			case i < httpMaxConnsPerClient && line == "HTTP/1.1 100 Continue":
 				waiting = append(waiting, stalled{r, conn})
 			case i >= httpMaxConnsPerClient && line == "":
 			default:
-				t.Fatalf("connection %d from 127.0.0.7 got %q (limit %d)", i+1, line, httpMaxConnsPerClient)
+				t.Fatalf("connection %d from %s got %q (limit %d for them together)", i+1, src, line, httpMaxConnsPerClient)
 			}
 		}
 	})
@@ -168,7 +162,7 @@ func withStalledBodies(t *testing.T, p *proc, base string, want []wellBehaved) {
 			}
 		}
 	})
-	// ~1,400 connections, each parked in a handler: measured at 50 MB.
+	// ~280 connections, each parked in a handler.
 	assertPeakRSSUnder(t, p, 100)
 }
 
@@ -352,4 +346,57 @@ mcp:
 		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
 		secondSignalStopsAtOnce(t, p, req, "in  tools/call slow")
 	})
+}
+
+// One client sends 100 tools/call requests at once, each with a 4 MiB string argument that
+// the tool echoes back (its text and its structuredContent). They used to take octo run past
+// 2 GB to the OOM killer. Now the process admits them by bytes: what does not fit is answered
+// 503 with Retry-After, the client retries as told, every call is answered in the end, and
+// the process's peak resident memory stays bounded.
+func TestHundredConcurrentHugeArgumentsAreAdmittedByBytes(t *testing.T) {
+	base, p := runSample(t, "mcp-router")
+	city := strings.Repeat("a", 4<<20-200)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"forecast","arguments":{"city":"` + city + `"}}}`
+	client := &http.Client{Timeout: 60 * time.Second}
+	var mu sync.Mutex
+	refused, answered := 0, 0
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(90 * time.Second)
+	for range 100 {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				resp, err := client.Do(req)
+				if err != nil {
+					t.Errorf("a call failed: %v", err)
+					return
+				}
+				n, _ := io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				mu.Lock()
+				switch {
+				case resp.StatusCode == 200 && n > 2*int64(len(city)):
+					answered++
+				case resp.StatusCode == 503 && resp.Header.Get("Retry-After") == "1":
+					refused++
+				default:
+					t.Errorf("a call got %d (%d bytes)", resp.StatusCode, n)
+				}
+				mu.Unlock()
+				if resp.StatusCode == 200 {
+					return
+				}
+				time.Sleep(time.Second)
+			}
+			t.Error("a call was not admitted within 90 s")
+		})
+	}
+	wg.Wait()
+	if answered != 100 {
+		t.Fatalf("%d of 100 calls answered (%d refusals)", answered, refused)
+	}
+	t.Logf("100 calls of 4 MiB answered, after %d refusals with Retry-After", refused)
+	assertPeakRSSUnder(t, p, 600)
 }

@@ -116,7 +116,8 @@ env:
   - { name: HTTP_PORT }
   - { name: JWKS_URL }
 connectors:
-  - { name: api, type: http, settings: { port: "${HTTP_PORT}", host: 127.0.0.1 } }
+  # The flood plays many hosts from 127.0.2.x, which count as one client: its cap is raised.
+  - { name: api, type: http, settings: { port: "${HTTP_PORT}", host: 127.0.0.1, maxConnsPerClient: 4096 } }
 flows:
   - name: mcp
     source: { connector: api, type: http, settings: { path: /mcp } }

@@ -246,3 +246,11 @@ func TestToolsCallAllocationsDoNotGrow(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkToolsCallHugeArgument is the forecast tool with a 4 MiB city: what one request costs
+// in memory, from the decoded argument to the answer (text and structuredContent both echo it).
+func BenchmarkToolsCallHugeArgument(b *testing.B) {
+	city := strings.Repeat("a", 4<<20)
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"forecast","arguments":{"city":"` + city + `"}}}`
+	benchmarkCall(b, body, func(got []byte) bool { return bytes.Contains(got, []byte(`"structuredContent":{"city":"aaaa`)) })
+}
