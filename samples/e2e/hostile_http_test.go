@@ -27,7 +27,7 @@ const (
 	// client, so past maxConnsPerClient their connections are closed at once, however many
 	// addresses they come from, and 127.0.0.1 is served beside them. (That a stalled body
 	// holds no in-flight slot is connectors/http's TestAStalledBodyHoldsNoInFlightSlot.)
-	stalledAddrs = 5
+	stalledAddrs   = 5
 	stalledOverCap = 20 // connections past maxConnsPerClient from them
 )
 
