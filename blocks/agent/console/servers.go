@@ -220,16 +220,26 @@ func (c *api) rename(ctx context.Context, r *request) reply {
 	if err != nil {
 		return fail(http.StatusUnprocessableEntity, err.Error())
 	}
+	// Checked first, as the file that takes the old one's place (its own port is no clash):
+	// a refused rename leaves the server as it was, running if it ran.
+	dir, file := c.app.Workspace(), workspace.ServerFile(c.app.Workspace(), a.To)
+	if _, err := os.Lstat(file); err == nil {
+		return failf(http.StatusConflict, "%s exists already", c.rel(file))
+	}
+	if _, ds := workspace.CheckRename(dir, s.File, file, text); len(ds) > 0 {
+		return reply{status: http.StatusUnprocessableEntity,
+			value: problem{Error: fmt.Sprintf("not renamed: %s would have %d problem(s)", c.rel(file), len(ds)), Problems: c.issues(ds)}}
+	}
 	if s.Running {
 		if err := c.app.Stop(ctx, s.Name); err != nil {
 			return failf(http.StatusConflict, "could not stop %s to rename it: %v", quoteLog(s.Name), err)
 		}
 	}
-	res := c.writeNew(a.To, text)
-	if res.status != http.StatusCreated {
-		return res
+	if err := workspace.WriteServer(dir, file, text); err != nil {
+		c.startAgain(ctx, s)
+		return failf(http.StatusInternalServerError, "not renamed: could not write %s: %v", c.rel(file), err)
 	}
-	if err := workspace.RemoveServer(c.app.Workspace(), s.File); err != nil {
+	if err := workspace.RemoveServer(dir, s.File); err != nil {
 		return failf(http.StatusInternalServerError, "renamed, but the old file stays: %v", err)
 	}
 	if s.Running {
@@ -237,7 +247,17 @@ func (c *api) rename(ctx context.Context, r *request) reply {
 			return failf(http.StatusConflict, "renamed, but it did not start again: %v", err)
 		}
 	}
-	return res
+	return reply{status: http.StatusCreated, value: map[string]string{"name": a.To, "file": c.rel(file)}}
+}
+
+// startAgain starts s again after a rename that could not be written: it stays as it was.
+func (c *api) startAgain(ctx context.Context, s agenttools.ServerState) {
+	if !s.Running {
+		return
+	}
+	if _, err := c.app.Start(ctx, s.Name); err != nil {
+		c.log.Error("a server stopped for a rename did not start again: "+err.Error(), "server", s.Name)
+	}
 }
 
 // duplicate copies a server under "<name> copy", on the next free port.

@@ -3,10 +3,12 @@ package console_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -199,5 +201,64 @@ func TestTheConsoleWaitsForAnotherProcessWriting(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("making a new server did not go through after the other process let go")
+	}
+}
+
+// A running server on a fixed port is renamed: its own old file's port is no clash, and it
+// serves again, under its new name, on the same port.
+func TestARunningServerOnAFixedPortIsRenamedAndServesAgain(t *testing.T) {
+	f := newFixture(t)
+	port := freePort(t)
+	if err := os.WriteFile(filepath.Join(f.ws, "servers", "Fixed.yaml"),
+		[]byte("name: Fixed\nkind: mcp\nport: "+strconv.Itoa(port)+"\nmcp:\n  tools: [ { name: t, result: ok } ]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var res struct{ IsError bool }
+	eventually(t, func() bool {
+		f.must(200, "POST", "/api/call", map[string]any{"tool": "start_server", "arguments": map[string]string{"name": "Fixed"}}, &res)
+		return !res.IsError
+	})
+	t.Run("a refused rename leaves it running", func(t *testing.T) {
+		settings := filepath.Join(f.ws, "workspace.yaml")
+		if err := os.WriteFile(settings, []byte("variables: [not, a, mapping]\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f.must(422, "POST", "/api/rename", map[string]string{"name": "Fixed", "to": "Fixed again"}, nil)
+		if err := os.Remove(settings); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range f.state().Servers {
+			if s.Name == "Fixed" && !s.Running {
+				t.Fatalf("the refused rename stopped it: %+v", s)
+			}
+		}
+	})
+	f.must(201, "POST", "/api/rename", map[string]string{"name": "Fixed", "to": "Fixed again"}, nil)
+	want := "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"
+	for _, s := range f.state().Servers {
+		if s.Name == "Fixed" || s.Name == "Fixed again" && (!s.Running || s.URL != want) {
+			t.Fatalf("after the rename: %+v, want Fixed again running at %s", s, want)
+		}
+	}
+}
+
+// freePort is a port nothing listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// eventually polls cond for up to 10 seconds.
+func eventually(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the condition did not hold within 10 s")
+		}
 	}
 }

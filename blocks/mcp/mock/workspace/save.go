@@ -34,6 +34,18 @@ func ReadServerText(dir, file string) ([]byte, config.Diags) { return readFile(d
 // and the server built with the variables of environment ("": the active one). It returns the
 // server as read, its port assigned when the text sets none, or every problem.
 func CheckServer(dir, file string, text []byte, environment string) (*Server, config.Diags) {
+	return checkServer(dir, file, "", text, environment)
+}
+
+// CheckRename checks text as the file `to` that takes the place of the saved server file
+// `from` (a rename): as CheckServer does, but with `from` left out of the servers it is checked
+// against, so a fixed port or name it shares with its own old file is no clash.
+func CheckRename(dir, from, to string, text []byte) (*Server, config.Diags) {
+	return checkServer(dir, to, from, text, "")
+}
+
+// checkServer is CheckServer of file, taking the place of the file replaces ("": none).
+func checkServer(dir, file, replaces string, text []byte, environment string) (*Server, config.Diags) {
 	settings, ds := readSettings(dir)
 	if len(ds) > 0 {
 		return nil, ds
@@ -49,7 +61,7 @@ func CheckServer(dir, file string, text []byte, environment string) (*Server, co
 	others, _ := ReadAll(dir) // the other files' own problems are not this one's
 	used := map[int]bool{}
 	for i := 0; i < len(others); i++ {
-		if samePath(others[i].File, file) {
+		if samePath(others[i].File, file) || replaces != "" && samePath(others[i].File, replaces) {
 			others = append(others[:i], others[i+1:]...)
 			i--
 			continue
