@@ -184,3 +184,38 @@ func TestAgentsAreServedWhileAnotherUserFloodsTheAgentPort(t *testing.T) {
 	}
 	t.Logf("the other user dialled %d times in 6 s; the app logged %d warnings", dials, strings.Count(app.log(), "WARN"))
 }
+
+// Another user makes the data folder before the owner does (a shared /tmp, a guessed
+// OCTO_DATA_DIR) and plants a write.lock that links to a file of the owner's. octo app refuses
+// the folder, saying whose it is, and creates nothing through the link; a folder of the
+// owner's own that others may write in is refused too.
+func TestADataFolderAnotherUserMadeIsRefused(t *testing.T) {
+	home := sharedHome(t)
+	if err := os.Chmod(home, 0o1777); err != nil { // as /tmp is: anybody may make a folder in it
+		t.Fatal(err)
+	}
+	dataDir, target := filepath.Join(home, "data"), filepath.Join(home, "owners-file")
+	for _, step := range [][]string{{"mkdir", dataDir}, {"symlink", target, filepath.Join(dataDir, appdata.WriteLockFile)}} {
+		if out := asOtherUser(t, step...); strings.TrimSpace(out) != "ok" {
+			t.Fatalf("the other user's %s: %s", step[0], out)
+		}
+	}
+	out, err := exec.Command(octoBin, "app", "--data-dir", dataDir, "--workspace", filepath.Join(home, "ws")).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "the data folder "+dataDir) || !strings.Contains(string(out), "belongs to user 65534") {
+		t.Fatalf("octo app on another user's data folder: %v\n%s", err, out)
+	}
+	if _, err := os.Lstat(target); err == nil {
+		t.Fatal("the planted link's target was created")
+	}
+	own := filepath.Join(home, "open")
+	if err := os.Mkdir(own, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(own, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	out, err = exec.Command(octoBin, "app", "--data-dir", own, "--print-url").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "lets the group or others write in it (chmod 700 it)") {
+		t.Fatalf("octo app on a folder others may write in: %v\n%s", err, out)
+	}
+}

@@ -33,8 +33,13 @@ const appName = "octo"
 // ~/.local/share/octo; macOS: ~/Library/Application Support/octo; Windows: %APPDATA%\octo). A
 // relative flag or variable is made absolute, since the bridge hands the folder to an app it
 // starts. It returns an error when the system gives no place (no home folder).
+// A folder that exists must be the user's own and closed to others' writes (CheckFolder).
 func DataDir(flag string) (string, error) {
-	return dataDir(flag, runtime.GOOS, os.Getenv)
+	dir, err := dataDir(flag, runtime.GOOS, os.Getenv)
+	if err != nil {
+		return "", err
+	}
+	return dir, CheckFolder(dir)
 }
 
 // dataDir is DataDir for a given system and environment.

@@ -14,10 +14,42 @@ import (
 // written it: a symbolic link, not a regular file, or open to the group or others.
 var ErrUnsafe = errors.New("unsafe file")
 
-// mkdirPrivate makes the data folder, readable by the user only, if it is missing.
+// mkdirPrivate makes the data folder, readable by the user only, if it is missing, and checks
+// that it is the user's own: octo trusts what is in it (the agents' token, the settings that
+// say what agents may do), so a folder another user made, or may write in, is refused.
 func mkdirPrivate(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("making the data folder: %w", err)
+	}
+	return CheckFolder(dir)
+}
+
+// CheckFolder reports why the data folder dir cannot be trusted: it is not a folder, another
+// user owns it, or the group or others may write in it (they could plant or swap its files).
+// A folder that does not exist yet is no error.
+func CheckFolder(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case !fi.IsDir():
+		return fmt.Errorf("the data folder %s: %w: not a folder", dir, ErrUnsafe)
+	}
+	if err := notMine(fi); err != nil {
+		return fmt.Errorf("the data folder %s: %w", dir, err)
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("the data folder %s: %w: mode %04o lets the group or others write in it (chmod 700 it)", dir, ErrUnsafe, fi.Mode().Perm())
+	}
+	return nil
+}
+
+// notMine says why a file or folder another user owns is refused; nil for the user's own.
+func notMine(fi fs.FileInfo) error {
+	if uid, ok := ownerOf(fi); ok && uid != me() {
+		return fmt.Errorf("%w: it belongs to user %d, not to you (user %d); octo trusts only files of your own", ErrUnsafe, uid, me())
 	}
 	return nil
 }
@@ -73,6 +105,9 @@ func readChecked(path string, deny fs.FileMode, limit int64) ([]byte, error) {
 	}
 	if err := checkMode(path, before.Mode(), deny); err != nil {
 		return nil, err
+	}
+	if err := notMine(before); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -99,9 +100,27 @@ func tryLockFile(dir, name string) (*Lock, error) {
 	path := filepath.Join(dir, name)
 	// A fresh descriptor each try: a lock held through another descriptor of this process
 	// makes this one wait too (as flock does, but not every system's lock).
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	// O_NOFOLLOW: a symbolic link planted at the name would make the lock create its target.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
 	if err != nil {
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, fmt.Errorf("the lock %s: %w: a symbolic link (remove it)", path, ErrUnsafe)
+		}
 		return nil, fmt.Errorf("opening the lock %s: %w", path, err)
+	}
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+	case !fi.Mode().IsRegular():
+		err = fmt.Errorf("the lock %s: %w: %s", path, ErrUnsafe, describe(fi.Mode()))
+	default:
+		if err = notMine(fi); err != nil {
+			err = fmt.Errorf("the lock %s: %w", path, err)
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
 	held, err := tryLock(f)
 	if held {

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -152,4 +154,21 @@ func TestLockWriteWaitsForItsHolderOnly(t *testing.T) {
 		t.Fatalf("LockWrite after Unlock: %v", err)
 	}
 	again.Unlock()
+}
+
+// A symbolic link planted at a lock's name is refused, and its target is not created: a lock
+// taken by root would otherwise create (or truncate) whatever file the link names.
+func TestALockRefusesASymbolicLinkAtItsName(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(t.TempDir(), "created-by-the-lock")
+	if err := os.Symlink(target, filepath.Join(dir, WriteLockFile)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LockWrite(context.Background(), dir)
+	if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "a symbolic link") {
+		t.Fatalf("LockWrite = %v, want it refused as a symbolic link", err)
+	}
+	if _, err := os.Lstat(target); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the link's target was created: %v", err)
+	}
 }

@@ -89,3 +89,53 @@ func TestLoadSettingsRefusesFilesOthersCanChange(t *testing.T) {
 		t.Fatalf("LoadSettings through a symlink: %v, want ErrUnsafe", err)
 	}
 }
+
+// A data folder another user owns, or that the group or others may write in, is refused with
+// a message that names it and says why, and so is a settings.yaml another user owns.
+func TestAFolderOrFileOfAnotherUserIsRefused(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("giving a file to another user needs root (CI runs as root)")
+	}
+	t.Run("a folder another user owns", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "data")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(dir, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		err := SaveSettings(dir, Settings{Agents: Agents{Approve: ApproveChanges}})
+		if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "belongs to user 65534") || !strings.Contains(err.Error(), dir) {
+			t.Fatalf("SaveSettings = %v", err)
+		}
+		if _, err := LockApp(dir); !errors.Is(err, ErrUnsafe) {
+			t.Fatalf("LockApp = %v", err)
+		}
+	})
+	t.Run("a folder others may write in", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "data")
+		if err := os.Mkdir(dir, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(dir, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		err := SaveSettings(dir, Settings{Agents: Agents{Approve: ApproveChanges}})
+		if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "mode 0777 lets the group or others write in it (chmod 700 it)") {
+			t.Fatalf("SaveSettings = %v", err)
+		}
+	})
+	t.Run("a settings.yaml another user owns", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, SettingsFile)
+		if err := os.WriteFile(path, []byte("agents: { allow: true, approve: never }\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(path, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadSettings(dir); !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "belongs to user 65534") {
+			t.Fatalf("LoadSettings = %v", err)
+		}
+	})
+}

@@ -7,6 +7,7 @@
 //	attacker post URL JSON                POST JSON, print "status N" then the body
 //	attacker read PATH                    print "ok N" (bytes read) or "err MESSAGE"
 //	attacker symlink TARGET LINK          plant LINK pointing at TARGET: "ok" or "err MESSAGE"
+//	attacker mkdir PATH                   make a folder anybody may write in: "ok" or "err MESSAGE"
 //	attacker hold ADDR N DURATION         keep N silent connections open to ADDR for DURATION,
 //	                                      dialling again each one the other side closes; print
 //	                                      "ready" once N are open, "dials D" at the end
@@ -45,6 +46,12 @@ func main() {
 	case "symlink":
 		if err = os.Symlink(args[0], args[1]); err == nil {
 			fmt.Println("ok")
+		}
+	case "mkdir":
+		if err = os.Mkdir(args[0], 0o777); err == nil {
+			if err = os.Chmod(args[0], 0o777); err == nil {
+				fmt.Println("ok")
+			}
 		}
 	case "hold":
 		err = hold(args)

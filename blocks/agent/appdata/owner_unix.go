@@ -1,0 +1,24 @@
+//go:build unix
+
+package appdata
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// noFollow makes opening a lock file refuse a symbolic link at its name.
+const noFollow = syscall.O_NOFOLLOW
+
+// ownerOf is the user id owning the file fi describes; ok false when the system does not say.
+func ownerOf(fi fs.FileInfo) (uid int, ok bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
+}
+
+// me is this process's user id.
+func me() int { return os.Geteuid() }
