@@ -42,7 +42,35 @@ func (t *Tools) saveServer(c Call) (op, error) {
 		return op{}, argError("mcp", "%v", err)
 	}
 	s.draft = d
-	return op{summary: t.saveSummary(&s), run: func(ctx context.Context) *mcp.CallToolResult { return t.save(ctx, &s) }}, nil
+	return op{summary: t.saveSummary(&s), again: func() string { return t.saveSummary(&s) },
+		check: func(ctx context.Context) *mcp.CallToolResult { return t.checkSave(ctx, &s) },
+		run:   func(ctx context.Context) *mcp.CallToolResult { return t.save(ctx, &s) }}, nil
+}
+
+// draft is what a save writes: the file, its port and text, and the server it replaces.
+type draft struct {
+	file     string
+	port     int
+	text     []byte
+	existing *ServerState
+}
+
+// drafted is what a save writes; res says why it would not be saved (checked as serving it
+// would check it), nil when it would.
+func (t *Tools) drafted(s *saving) (d draft, res *mcp.CallToolResult) {
+	dir := t.host.Workspace()
+	file, existing, err := t.saveTarget(s.Name)
+	if err != nil {
+		return draft{}, errResult(err)
+	}
+	d = draft{file: file, existing: existing, port: t.savePort(dir, file, existing, s.Port)}
+	if d.text, err = s.draft.Text(d.port); err != nil {
+		return draft{}, errResult(err)
+	}
+	if _, ds := workspace.CheckServer(dir, file, d.text, ""); len(ds) > 0 {
+		return draft{}, t.notSaved(file, d.text, ds)
+	}
+	return d, nil
 }
 
 // saveSummary tells the user what the save makes: `save_server "Weather mock" (new, 3 tools)`.
@@ -75,7 +103,19 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// save checks the server as its file and writes it when it has no problem.
+// checkSave says why the save would not be saved, checked with no other save running (the
+// port it would take is free then); nil when it would be.
+func (t *Tools) checkSave(ctx context.Context, s *saving) *mcp.CallToolResult {
+	unlock, err := t.lockWrites(ctx)
+	if err != nil {
+		return errResult(err)
+	}
+	defer unlock()
+	_, res := t.drafted(s)
+	return res
+}
+
+// save writes the server's file, checked again once no other save runs.
 func (t *Tools) save(ctx context.Context, s *saving) *mcp.CallToolResult {
 	unlock, err := t.lockWrites(ctx)
 	if err != nil {
@@ -83,26 +123,18 @@ func (t *Tools) save(ctx context.Context, s *saving) *mcp.CallToolResult {
 	}
 	defer unlock()
 	dir := t.host.Workspace()
-	file, existing, err := t.saveTarget(s.Name)
-	if err != nil {
-		return errResult(err)
-	}
-	port := t.savePort(dir, file, existing, s.Port)
-	text, err := s.draft.Text(port)
-	if err != nil {
-		return errResult(err)
-	}
-	if _, ds := workspace.CheckServer(dir, file, text, ""); len(ds) > 0 {
-		return t.notSaved(file, text, ds)
+	d, res := t.drafted(s)
+	if res != nil {
+		return res
 	}
 	if err := t.writeSchema(dir); err != nil {
 		return errResult(err)
 	}
-	if err := workspace.WriteServer(dir, file, text); err != nil {
-		return errResult(fmt.Errorf("could not write %s: %w", t.rel(file), err))
+	if err := workspace.WriteServer(dir, d.file, d.text); err != nil {
+		return errResult(fmt.Errorf("could not write %s: %w", t.rel(d.file), err))
 	}
-	lines := []string{fmt.Sprintf("Saved %q to %s (port %d).", s.Name, t.rel(file), port)}
-	if existing != nil && existing.Running {
+	lines := []string{fmt.Sprintf("Saved %q to %s (port %d).", s.Name, t.rel(d.file), d.port)}
+	if d.existing != nil && d.existing.Running {
 		lines = append(lines, "It runs, and takes the change at once: Octo applies an edit within a second of the file being written, "+
 			"and clients with an open stream are told when its tools, resources or prompts changed. "+
 			"A new port or path restarts it there: list_servers then shows its address.")

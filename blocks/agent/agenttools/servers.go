@@ -140,13 +140,20 @@ func (t *Tools) onServer(c Call, tool string, run func(ctx context.Context, s Se
 	if err := decode(c.Args, &a); err != nil {
 		return op{}, err
 	}
-	return op{summary: fmt.Sprintf("%s %q", tool, a.Name), run: func(ctx context.Context) *mcp.CallToolResult {
-		s, err := t.find(a.Name)
-		if err != nil {
-			return errResult(err)
-		}
-		return run(ctx, s)
-	}}, nil
+	return op{summary: fmt.Sprintf("%s %q", tool, a.Name),
+		check: func(context.Context) *mcp.CallToolResult {
+			if _, err := t.find(a.Name); err != nil {
+				return errResult(err)
+			}
+			return nil
+		},
+		run: func(ctx context.Context) *mcp.CallToolResult {
+			s, err := t.find(a.Name)
+			if err != nil {
+				return errResult(err)
+			}
+			return run(ctx, s)
+		}}, nil
 }
 
 func (t *Tools) getServer(c Call) (op, error) {
@@ -201,13 +208,22 @@ func (t *Tools) deleteServer(c Call) (op, error) {
 		}
 		return textResult(fmt.Sprintf("Deleted %q (%s).%s", s.Name, t.rel(s.File), stopped))
 	})
-	var a nameArg
-	if err == nil && decode(c.Args, &a) == nil {
-		if s, err := t.find(a.Name); err == nil && s.Running {
-			o.summary += " (it runs: stopped first)"
-		}
+	if err != nil {
+		return o, err
 	}
-	return o, err
+	var a nameArg
+	if err := decode(c.Args, &a); err != nil {
+		return o, err
+	}
+	base := o.summary
+	o.again = func() string {
+		if s, err := t.find(a.Name); err == nil && s.Running {
+			return base + " (it runs: stopped first)"
+		}
+		return base
+	}
+	o.summary = o.again()
+	return o, nil
 }
 
 func (t *Tools) startServer(c Call) (op, error) {

@@ -101,7 +101,17 @@ type Call struct {
 type op struct {
 	summary string
 	run     func(ctx context.Context) *mcp.CallToolResult
+	// check, when set, says why the call would fail as things stand (a server that does not
+	// exist, a save whose file has problems), so the user is not asked to approve what cannot
+	// happen; nil means it would run.
+	check func(ctx context.Context) *mcp.CallToolResult
+	// again, when set, is the summary as things stand once the user answered: if the action
+	// changed meanwhile (the server it replaces appeared, or started), the user is asked again.
+	again func() string
 }
+
+// maxAsks bounds how often one call is asked again because what it does kept changing.
+const maxAsks = 3
 
 // prepare turns a call's checked arguments into an op; an error is the agent's mistake, told
 // as a failed call.
@@ -139,12 +149,37 @@ func (t *Tools) Call(ctx context.Context, c Call) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return mcp.ToolError(err.Error()), nil
 	}
+	if o.check != nil {
+		if res := o.check(ctx); res != nil {
+			return res, nil
+		}
+	}
 	if !c.ByUser {
-		if err := t.host.Authorize(ctx, Action{Agent: c.Agent, Tool: c.Name, Changes: def.changes, Summary: o.summary}); err != nil {
+		if err := t.authorize(ctx, c, def, o); err != nil {
 			return mcp.ToolError(err.Error()), nil
 		}
 	}
 	return o.run(ctx), nil
+}
+
+// authorize asks the host to authorize o, and asks again, up to maxAsks times, while what o
+// does changes under the user's eyes.
+func (t *Tools) authorize(ctx context.Context, c Call, def *definition, o op) error {
+	summary := o.summary
+	for range maxAsks {
+		if err := t.host.Authorize(ctx, Action{Agent: c.Agent, Tool: c.Name, Changes: def.changes, Summary: summary}); err != nil {
+			return err
+		}
+		if o.again == nil {
+			return nil
+		}
+		now := o.again()
+		if now == summary {
+			return nil
+		}
+		summary = now
+	}
+	return fmt.Errorf("What %s would do kept changing while the user was asked (now: %s); nothing was done. Try again.", c.Name, summary)
 }
 
 // argError is a mistake in the argument name, worded as the schema checks word theirs.

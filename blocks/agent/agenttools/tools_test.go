@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 type gate struct {
 	dir    string
 	refuse error
+	states []ServerState // the saved servers it says it has
 
 	mu      sync.Mutex
 	actions []Action
@@ -25,7 +27,7 @@ type gate struct {
 }
 
 func (g *gate) Workspace() string     { return g.dir }
-func (g *gate) States() []ServerState { return nil }
+func (g *gate) States() []ServerState { return g.states }
 func (g *gate) Start(context.Context, string) (ServerState, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -106,6 +108,7 @@ func TestBadArgumentsAreToldNamingTheFieldBeforeAnythingIsAsked(t *testing.T) {
 
 func TestEveryCallIsAuthorizedFirstWithALineTheUserCanJudge(t *testing.T) {
 	g := &gate{dir: t.TempDir(), refuse: errors.New("The user declined this action in Octo.")}
+	g.states = []ServerState{{Name: "Weather mock", File: filepath.Join(g.dir, "servers", "Weather mock.yaml")}}
 	tools := New(g, Options{})
 	for _, c := range []struct {
 		tool, args string
@@ -115,7 +118,7 @@ func TestEveryCallIsAuthorizedFirstWithALineTheUserCanJudge(t *testing.T) {
 		{ListServers, ``, Action{Tool: ListServers, Summary: "list_servers"}},
 		{GetServer, `{"name": "Weather mock"}`, Action{Tool: GetServer, Summary: `get_server "Weather mock"`}},
 		{SaveServer, `{"name": "Weather mock", "kind": "mcp", "mcp": {"tools": [{"name": "a"}, {"name": "b"}], "prompts": [{"name": "p"}]}}`,
-			Action{Tool: SaveServer, Changes: true, Summary: `save_server "Weather mock" (new, 2 tools, 1 prompt)`}},
+			Action{Tool: SaveServer, Changes: true, Summary: `save_server "Weather mock" (replaces servers/Weather mock.yaml, 2 tools, 1 prompt)`}},
 		{DeleteServer, `{"name": "Weather mock"}`, Action{Tool: DeleteServer, Changes: true, Summary: `delete_server "Weather mock"`}},
 		{StartServer, `{"name": "Weather mock"}`, Action{Tool: StartServer, Changes: true, Summary: `start_server "Weather mock"`}},
 		{StopServer, `{"name": "Weather mock"}`, Action{Tool: StopServer, Changes: true, Summary: `stop_server "Weather mock"`}},
@@ -148,5 +151,55 @@ func TestTrafficArgumentsReachTheHost(t *testing.T) {
 	if len(g.queries) != 2 || g.queries[0] != want[0] || g.queries[1].Server != "A" || !g.queries[1].Since.Equal(since) ||
 		g.queries[1].Limit != 7 || g.queries[1].Method != "tools/call" || g.queries[1].Session != "s1" {
 		t.Fatalf("queries %+v, want %+v", g.queries, want)
+	}
+}
+
+// A call that cannot happen as things stand is told why without asking the user: a server
+// that does not exist, a save whose file would have problems.
+func TestACallThatWouldFailIsRefusedBeforeTheUserIsAsked(t *testing.T) {
+	g := &gate{dir: t.TempDir()}
+	tools := New(g, Options{})
+	for _, c := range []struct{ tool, args, want string }{
+		{StartServer, `{"name": "Nothing"}`, `unknown saved server "Nothing"`},
+		{DeleteServer, `{"name": "Nothing"}`, `unknown saved server "Nothing"`},
+		{StopServer, `{"name": "Nothing"}`, `unknown saved server "Nothing"`},
+		{SaveServer, `{"name": "Twins", "kind": "mcp", "port": 0, "mcp": {"tools": [{"name": "a", "result": "x"}, {"name": "a", "result": "y"}]}}`,
+			"Nothing was saved"},
+	} {
+		res := call(t, tools, c.tool, c.args)
+		if !res.IsError || !strings.Contains(text(res), c.want) {
+			t.Errorf("%s: %v %q, want an error with %q", c.tool, res.IsError, text(res), c.want)
+		}
+	}
+	if len(g.actions) != 0 {
+		t.Fatalf("the user was asked to approve %+v", g.actions)
+	}
+}
+
+// changing is a host whose saved server appears while the user is asked to approve a save of
+// a new one: the save is asked again, saying it now replaces the file.
+type changing struct {
+	gate
+	asked int
+}
+
+func (c *changing) Authorize(ctx context.Context, a Action) error {
+	c.asked++
+	if c.asked == 1 {
+		c.states = []ServerState{{Name: "Weather mock", File: filepath.Join(c.dir, "servers", "Weather mock.yaml")}}
+	}
+	return c.gate.Authorize(ctx, a)
+}
+
+func TestWhatChangedWhileTheUserWasAskedIsAskedAgain(t *testing.T) {
+	h := &changing{gate: gate{dir: t.TempDir()}}
+	tools := New(h, Options{})
+	res := call(t, tools, SaveServer, `{"name": "Weather mock", "kind": "mcp", "port": 0, "mcp": {"tools": [{"name": "a", "result": "x"}]}}`)
+	if res.IsError {
+		t.Fatalf("save_server: %s", text(res))
+	}
+	if len(h.actions) != 2 || !strings.Contains(h.actions[0].Summary, "(new, 1 tool)") ||
+		!strings.Contains(h.actions[1].Summary, "(replaces servers/Weather mock.yaml, 1 tool)") {
+		t.Fatalf("asked %+v, want the new save, then the replacing one", h.actions)
 	}
 }
