@@ -16,7 +16,7 @@ import (
 // arguments from one client once took a process to 2.2 GB and the kernel's OOM killer. So every
 // http connector of the process takes its requests' cost from one budget before reading their
 // bodies, and gives it back once the answer is written; a request that does not fit gets 503
-// with Retry-After, its body unread.
+// with Retry-After, its body read to the end and dropped.
 
 // costFactor is what a request is charged per byte of its body: BenchmarkToolsCallHugeArgument
 // (blocks/mcp/router) measures about 4.3 bytes allocated per byte for a tool echoing its
@@ -89,11 +89,14 @@ func (cr *chargedReader) Read(p []byte) (int, error) {
 }
 
 // refuseOverBudget answers 503 to a request that does not fit the budget: the client retries
-// in a second, when others have been answered.
-func (c *Connector) refuseOverBudget(w http.ResponseWriter) {
+// in a second, when others have been answered. unread says the body was not read to its end,
+// so the connection cannot carry another request.
+func (c *Connector) refuseOverBudget(w http.ResponseWriter, unread bool) {
 	c.obs.reject(reasonOverBudget)
 	w.Header().Set("Retry-After", "1")
-	w.Header().Set("Connection", "close") // the body is left unread
+	if unread {
+		w.Header().Set("Connection", "close")
+	}
 	writeError(w, http.StatusServiceUnavailable, "too many bytes of requests in flight: this process works on at most "+
 		strconv.FormatInt(inFlight.max>>20, 10)+" MiB of request bodies and what they decode to at once (half of GOMEMLIMIT, at least 256 MiB); retry shortly")
 }

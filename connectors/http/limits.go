@@ -69,7 +69,11 @@ func (c *Connector) readBody(w http.ResponseWriter, r *http.Request) (body []byt
 	if r.ContentLength > 0 && r.ContentLength <= c.settings.MaxBodyBytes {
 		charged = r.ContentLength * costFactor
 		if !inFlight.take(charged) {
-			c.refuseOverBudget(w)
+			// Read to the end, a piece at a time, and dropped: a client still sending when
+			// the answer comes and the connection closes would see a broken pipe, not the 503.
+			discard := idleReader{r: src, w: w, idle: l.bodyTimeout, end: time.Now().Add(l.bodyDeadline)}
+			_, err := io.Copy(io.Discard, &discard)
+			c.refuseOverBudget(w, err != nil)
 			return nil, 0, false
 		}
 	} else if r.ContentLength < 0 {
@@ -95,7 +99,7 @@ func (c *Connector) readBody(w http.ResponseWriter, r *http.Request) (body []byt
 		c.obs.reject(reasonBodyTooLarge)
 		writeError(w, http.StatusRequestEntityTooLarge, "request body is larger than "+strconv.FormatInt(tooBig.Limit, 10)+" bytes")
 	case errors.Is(err, errOverBudget):
-		c.refuseOverBudget(w)
+		c.refuseOverBudget(w, true)
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		c.obs.reject(reasonBodyStalled)
 		w.Header().Set("Connection", "close") // the rest of the body may still come: never read it as a request

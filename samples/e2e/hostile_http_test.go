@@ -241,7 +241,7 @@ func TestOneAddressCannotHoldEveryEventStream(t *testing.T) {
 	}
 	t.Run("the address's next stream is refused with 503 and Retry-After", func(t *testing.T) {
 		status, h, body := openSSE(t, "127.0.0.2", addr)
-		want := `{"error":"too many open event streams from 127.0.0.2 (limit 128 per client address); retry later"}`
+		want := `{"error":"too many open event streams from the loopback addresses other than 127.0.0.1 (one client together) (limit 128 per client address); retry later"}`
 		if status != 503 || h.Get("Retry-After") != "5" || body != want {
 			t.Fatalf("got %d Retry-After %q %s, want 503 %s", status, h.Get("Retry-After"), body, want)
 		}
