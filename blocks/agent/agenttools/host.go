@@ -37,6 +37,9 @@ type Action struct {
 	Tool    string
 	Changes bool   // save/delete/start/stop
 	Summary string // one line for the user: `save_server "Weather mock" (3 tools)`
+	// Detail is more for the user to judge by, a line each: what a saved server will answer
+	// and which variables it reads. Names and texts in it are quoted (printable.Quote).
+	Detail []string
 }
 
 // TrafficQuery selects kept traffic; empty fields match everything.

@@ -1,11 +1,14 @@
 package agenttools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/octo-run/octo/blocks/mcp"
@@ -42,7 +45,7 @@ func (t *Tools) saveServer(c Call) (op, error) {
 		return op{}, argError("mcp", "%v", err)
 	}
 	s.draft = d
-	return op{summary: t.saveSummary(&s), again: func() string { return t.saveSummary(&s) },
+	return op{summary: t.saveSummary(&s), detail: t.saveDetail(&s), again: func() string { return t.saveSummary(&s) },
 		check: func(ctx context.Context) *mcp.CallToolResult { return t.checkSave(ctx, &s) },
 		run:   func(ctx context.Context) *mcp.CallToolResult { return t.save(ctx, &s) }}, nil
 }
@@ -95,6 +98,80 @@ func (t *Tools) saveSummary(s *saving) string {
 	}
 	return fmt.Sprintf("%s %q (%s)", SaveServer, s.Name, strings.Join(parts, ", "))
 }
+
+// saveDetail tells the user, besides the summary, what the saved server answers (each tool's
+// result, resource's text and prompt's messages, shortened) and which of the workspace's
+// variables it reads, the secret ones said so: what an approval of the save lets out.
+func (t *Tools) saveDetail(s *saving) []string {
+	var m struct {
+		Tools []struct {
+			Name, Result string
+		}
+		Resources []struct {
+			URI, URITemplate, Text string
+		}
+		Prompts []struct {
+			Name     string
+			Messages []struct{ Text string }
+		}
+	}
+	_ = json.Unmarshal(s.MCP, &m) // the file's checks judge its shape; this only shows it
+	var lines []string
+	answers := func(what, name, text string) {
+		lines = append(lines, fmt.Sprintf("%s %s answers %s", what, printable.Quote(name), printable.Quote(text)))
+	}
+	for _, tool := range m.Tools {
+		answers("tool", tool.Name, tool.Result)
+	}
+	for _, r := range m.Resources {
+		answers("resource", cmp.Or(r.URI, r.URITemplate), r.Text)
+	}
+	for _, p := range m.Prompts {
+		texts := make([]string, len(p.Messages))
+		for i, msg := range p.Messages {
+			texts[i] = msg.Text
+		}
+		answers("prompt", p.Name, strings.Join(texts, " / "))
+	}
+	if reads := t.variablesRead(s.MCP); len(reads) > 0 {
+		lines = append(lines, "it reads the variables "+strings.Join(reads, ", "))
+	}
+	return lines
+}
+
+// variablesRead names the workspace's variables a server's settings use as {{name}} tags,
+// sorted, the secret ones marked.
+func (t *Tools) variablesRead(mcpSettings []byte) []string {
+	settings, ds := workspace.ReadSettings(t.host.Workspace())
+	if len(ds) > 0 {
+		return nil
+	}
+	known := map[string]bool{}
+	for k := range settings.Variables {
+		known[k] = true
+	}
+	for _, vars := range settings.Environments {
+		for k := range vars {
+			known[k] = true
+		}
+	}
+	var out []string
+	for _, m := range tagName.FindAllSubmatch(mcpSettings, -1) {
+		name := string(m[1])
+		if !known[name] || slices.ContainsFunc(out, func(s string) bool { return strings.TrimSuffix(s, " (secret)") == name }) {
+			continue
+		}
+		if slices.Contains(settings.Secrets, name) {
+			name += " (secret)"
+		}
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// tagName finds {{name}} tags.
+var tagName = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}`)
 
 func plural(n int, what string) string {
 	if n == 1 {

@@ -100,6 +100,7 @@ type Call struct {
 // checks the arguments and changes nothing, so nothing happens before the host authorizes it.
 type op struct {
 	summary string
+	detail  []string // more for the user to judge by, a line each (a save: what the server answers)
 	run     func(ctx context.Context) *mcp.CallToolResult
 	// check, when set, says why the call would fail as things stand (a server that does not
 	// exist, a save whose file has problems), so the user is not asked to approve what cannot
@@ -154,12 +155,13 @@ func (t *Tools) Call(ctx context.Context, c Call) (*mcp.CallToolResult, error) {
 			return res, nil
 		}
 	}
-	if !c.ByUser {
-		if err := t.authorize(ctx, c, def, o); err != nil {
-			return mcp.ToolError(err.Error()), nil
-		}
+	if c.ByUser {
+		return o.run(ctx), nil
 	}
-	return o.run(ctx), nil
+	if err := t.authorize(ctx, c, def, o); err != nil {
+		return mcp.ToolError(err.Error()), nil
+	}
+	return mask(t.secretMask(), o.run(ctx)), nil // an agent never reads a secret value
 }
 
 // authorize asks the host to authorize o, and asks again, up to maxAsks times, while what o
@@ -167,7 +169,7 @@ func (t *Tools) Call(ctx context.Context, c Call) (*mcp.CallToolResult, error) {
 func (t *Tools) authorize(ctx context.Context, c Call, def *definition, o op) error {
 	summary := o.summary
 	for range maxAsks {
-		if err := t.host.Authorize(ctx, Action{Agent: c.Agent, Tool: c.Name, Changes: def.changes, Summary: summary}); err != nil {
+		if err := t.host.Authorize(ctx, Action{Agent: c.Agent, Tool: c.Name, Changes: def.changes, Summary: summary, Detail: o.detail}); err != nil {
 			return err
 		}
 		if o.again == nil {

@@ -132,7 +132,7 @@ func TestEveryCallIsAuthorizedFirstWithALineTheUserCanJudge(t *testing.T) {
 			t.Errorf("%s: %v %q, want the host's refusal", c.tool, res.IsError, text(res))
 		}
 		c.want.Agent = "claude-code"
-		if len(g.actions) != 1 || g.actions[0] != c.want {
+		if len(g.actions) != 1 || g.actions[0].Tool != c.want.Tool || g.actions[0].Agent != c.want.Agent || g.actions[0].Changes != c.want.Changes || g.actions[0].Summary != c.want.Summary {
 			t.Errorf("%s: asked %+v, want %+v", c.tool, g.actions, c.want)
 		}
 	}

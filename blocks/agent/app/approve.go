@@ -23,9 +23,10 @@ type Question struct {
 	// AllowAgents asks to turn agents.allow on (the first agent call); otherwise the question
 	// is whether the action may run.
 	AllowAgents bool
-	Agent       string // the agent's clientInfo name
-	Tool        string // the kind of action: "always" approves every later call of it
-	Summary     string // one line: save_server "Weather mock" (3 tools)
+	Agent       string   // the agent's clientInfo name
+	Tool        string   // the kind of action: "always" approves every later call of it
+	Summary     string   // one line: save_server "Weather mock" (3 tools)
+	Detail      []string // more to judge by, a line each (agenttools.Action.Detail)
 }
 
 // Text is the question as one line for the user, safe to print on a terminal: the action first,
@@ -98,7 +99,11 @@ func (p *Prompt) Ask(ctx context.Context, q Question) (Answer, error) {
 	if q.AllowAgents {
 		choices = "[y]es / [n]o"
 	}
-	fmt.Fprintf(p.out, "\nocto app: %s\n  %s? ", q.Text(), choices)
+	var detail strings.Builder
+	for _, line := range q.Detail {
+		detail.WriteString("    " + printable.Escape(line) + "\n")
+	}
+	fmt.Fprintf(p.out, "\nocto app: %s\n%s  %s? ", q.Text(), detail.String(), choices)
 	for {
 		select {
 		case <-ctx.Done():

@@ -26,7 +26,7 @@ func (a *App) Authorize(ctx context.Context, act agenttools.Action) error {
 	if err := a.allowed(ctx, act); err != nil {
 		return err
 	}
-	q := Question{Agent: act.Agent, Tool: act.Tool, Summary: act.Summary}
+	q := Question{Agent: act.Agent, Tool: act.Tool, Summary: act.Summary, Detail: act.Detail}
 	switch {
 	case !act.Changes:
 		a.record(q, "not asked: changes nothing")

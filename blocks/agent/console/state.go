@@ -55,6 +55,7 @@ type waitingView struct {
 	Agent       string    `json:"agent"`
 	Tool        string    `json:"tool"`
 	Summary     string    `json:"summary"`
+	Detail      []string  `json:"detail,omitempty"`
 	Text        string    `json:"text"`
 	AllowAgents bool      `json:"allowAgents"`
 	Asked       time.Time `json:"asked"`
@@ -95,7 +96,7 @@ func (c *api) state(context.Context, *request) reply {
 
 func waitingOf(w app.Waiting) waitingView {
 	q := w.Question
-	return waitingView{ID: w.ID, Agent: q.Agent, Tool: q.Tool, Summary: q.Summary, Text: q.Text(),
+	return waitingView{ID: w.ID, Agent: q.Agent, Tool: q.Tool, Summary: q.Summary, Detail: q.Detail, Text: q.Text(),
 		AllowAgents: q.AllowAgents, Asked: w.Asked, Deadline: w.Deadline}
 }
 

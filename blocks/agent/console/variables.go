@@ -15,6 +15,7 @@ type variablesView struct {
 	Variables    map[string]string            `json:"variables"`
 	Environments map[string]map[string]string `json:"environments"`
 	Environment  string                       `json:"environment"`
+	Secrets      []string                     `json:"secrets"` // the variables agents never read
 }
 
 // variablesHead starts workspace.yaml when the form writes it: the form keeps values, not
@@ -29,7 +30,10 @@ func (c *api) getVariables(context.Context, *request) reply {
 		return reply{status: http.StatusUnprocessableEntity,
 			value: problem{Error: workspace.SettingsFile + " has problems; fix them as YAML", Problems: c.issues(ds)}}
 	}
-	v := variablesView{Variables: s.Variables, Environments: s.Environments, Environment: s.Environment}
+	v := variablesView{Variables: s.Variables, Environments: s.Environments, Environment: s.Environment, Secrets: s.Secrets}
+	if v.Secrets == nil {
+		v.Secrets = []string{}
+	}
 	if v.Variables == nil {
 		v.Variables = map[string]string{}
 	}
@@ -53,7 +57,7 @@ func (c *api) saveVariables(_ context.Context, r *request) reply {
 			v.Environments[name] = map[string]string{}
 		}
 	}
-	settings := workspace.Settings{Variables: v.Variables, Environments: v.Environments, Environment: v.Environment}
+	settings := workspace.Settings{Variables: v.Variables, Environments: v.Environments, Environment: v.Environment, Secrets: v.Secrets}
 	text, err := settings.Text()
 	if err != nil {
 		return fail(http.StatusBadRequest, err.Error())

@@ -149,7 +149,8 @@ func (s *Settings) Text() ([]byte, error) {
 		Variables    map[string]string            `yaml:"variables,omitempty"`
 		Environments map[string]map[string]string `yaml:"environments,omitempty"`
 		Environment  string                       `yaml:"environment,omitempty"`
-	}{s.Variables, s.Environments, s.Environment})
+		Secrets      []string                     `yaml:"secrets,omitempty"`
+	}{s.Variables, s.Environments, s.Environment, s.Secrets})
 	if err != nil || string(text) == "{}\n" {
 		return nil, err
 	}

@@ -17,11 +17,14 @@ package workspace
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
@@ -66,6 +69,73 @@ type Settings struct {
 	Environments map[string]map[string]string `yaml:"environments" doc:"Named sets of variables; the active environment's values win over variables." example:"{local: {apiBase: 'http://localhost:8080'}}"`
 	// Environment names the active environment ("" for none).
 	Environment string `yaml:"environment" doc:"The active environment, one of environments; octo serve --env picks another."`
+	// Secrets name the variables whose values AI agents must never read.
+	Secrets []string `yaml:"secrets" doc:"Variables whose values are secret (API keys, tokens): servers answer with them as usual, but what an AI agent reads through octo mcp (call_server, get_traffic, every tool's answer) has each value replaced by ***, and a save's approval says which secret variables the server reads. Each must be a variable of variables or of an environment, with a value of at least 4 characters." example:"[apiKey]"`
+}
+
+// MinSecretLength is the shortest value a secret variable may have: a shorter one could not be
+// told apart from other text, and masking it would garble answers.
+const MinSecretLength = 4
+
+// SecretValues are the values the secret variables have, in the workspace's variables and in
+// every environment (a server may run with any of them), longest first, so that a value holding
+// another is replaced whole.
+func (s *Settings) SecretValues() []string {
+	var out []string
+	add := func(vars map[string]string) {
+		for _, name := range s.Secrets {
+			if v, ok := vars[name]; ok && len(v) >= MinSecretLength && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	add(s.Variables)
+	for _, env := range envNames(s) {
+		add(s.Environments[env])
+	}
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
+
+// checkSecrets reports a secret that names no variable, or whose value is too short to mask.
+func (s *Settings) checkSecrets(root *yaml.Node, file string) config.Diags {
+	var ds config.Diags
+	list := value(root, "secrets")
+	for i, name := range s.Secrets {
+		at := config.Where{File: file, Path: fmt.Sprintf("secrets[%d]", i)}
+		node := list
+		if list != nil && i < len(list.Content) {
+			node = list.Content[i]
+		}
+		values := []string{}
+		if v, ok := s.Variables[name]; ok {
+			values = append(values, v)
+		}
+		for _, env := range envNames(s) {
+			if v, ok := s.Environments[env][name]; ok {
+				values = append(values, v)
+			}
+		}
+		switch {
+		case len(values) == 0:
+			ds = append(ds, at.Diag(node, "secrets names "+config.Unknown("variable", name, s.names())))
+		case slices.ContainsFunc(values, func(v string) bool { return len(v) < MinSecretLength }):
+			ds = append(ds, at.Diag(node, fmt.Sprintf("secret variable %q has a value shorter than %d characters, which could not be told apart from other text; give it a longer one", name, MinSecretLength)))
+		}
+	}
+	return ds
+}
+
+// names are every variable's name, for did-you-mean.
+func (s *Settings) names() []string {
+	set := maps.Clone(s.Variables)
+	if set == nil {
+		set = map[string]string{}
+	}
+	for _, vars := range s.Environments {
+		maps.Copy(set, vars)
+	}
+	return slices.Sorted(maps.Keys(set))
 }
 
 // readSettings reads workspace.yaml; a workspace without one has no
@@ -91,6 +161,9 @@ func readSettings(dir string) (*Settings, config.Diags) {
 			return nil, config.Diags{config.Where{File: file, Path: "environment"}.Diag(value(root, "environment"),
 				config.Unknown("environment", s.Environment, envNames(&s)))}
 		}
+	}
+	if ds := s.checkSecrets(root, file); len(ds) > 0 {
+		return nil, ds
 	}
 	return &s, nil
 }

@@ -80,6 +80,8 @@ func TestBrokenWorkspaceSettingsAreReportedAtTheirLine(t *testing.T) {
 		{"a misspelt key", "variabels: {}", `1:1: variabels: unknown key "variabels" (did you mean "variables"?)`},
 		{"an active environment that is not declared", "environment: prod\nenvironments: { dev: {} }", `1:14: environment: unknown environment "prod"; expected one of: dev`},
 		{"a variable that is not text", "variables: { a: [1] }", `variables.a: expected a string`},
+		{"a secret that names no variable", "variables: { apiKey: abcdef }\nsecrets: [apikey]", `2:11: secrets[0]: secrets names unknown variable "apikey" (did you mean "apiKey"?)`},
+		{"a secret too short to mask", "environments: { dev: { pin: '12' } }\nsecrets: [pin]", `secret variable "pin" has a value shorter than 4 characters`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -91,6 +93,14 @@ func TestBrokenWorkspaceSettingsAreReportedAtTheirLine(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the secret values are every environment's, longest first", func(t *testing.T) {
+		dir := t.TempDir()
+		write(t, dir, map[string]string{"workspace.yaml": "variables: { key: aaaa, units: metric }\nenvironments: { prod: { key: bbbbbbbb } }\nsecrets: [key]"})
+		s, ds := readSettings(dir)
+		if got := strings.Join(s.SecretValues(), ","); len(ds) > 0 || got != "bbbbbbbb,aaaa" {
+			t.Fatalf("%q %v", got, ds)
+		}
+	})
 	t.Run("no settings file means no variables", func(t *testing.T) {
 		s, ds := readSettings(t.TempDir())
 		if len(ds) > 0 || s == nil || len(s.Variables) != 0 {

@@ -14,6 +14,7 @@ async function answer(app, id, how) {
 function question(app, q) {
   return h('li', { class: 'question', 'data-id': q.id },
     h('p', {}, q.text),
+    q.detail && q.detail.length ? h('ul', { class: 'detail' }, q.detail.map((line) => h('li', {}, line))) : null,
     h('div', { class: 'actions' },
       h('button', { type: 'button', class: 'primary approve', onclick: () => answer(app, q.id, 'approve') }, q.allowAgents ? 'Allow agents' : 'Approve'),
       h('button', { type: 'button', class: 'deny', onclick: () => answer(app, q.id, 'deny') }, 'Deny'),

@@ -1,5 +1,5 @@
-// The Variables form: workspace.yaml's variables and environments as tables of name and value,
-// the active environment as a choice. Switching or adding an environment saves at once; edits
+// The Variables form: workspace.yaml's variables and environments as tables of name, value and
+// whether it is secret (agents never read its value), the active environment as a choice. Switching or adding an environment saves at once; edits
 // to values are saved with Save. Everything goes through /api/variables, checked as the YAML is.
 import { api } from './api.js';
 import { h, replace, notice } from './dom.js';
@@ -49,17 +49,18 @@ export function variablesForm(root, saved) {
 
   // collect reads the tables back into values, or says what is wrong.
   function collect() {
-    const out = { variables: {}, environments: {}, environment: root.querySelector('#active-env').value };
+    const out = { variables: {}, environments: {}, environment: root.querySelector('#active-env').value, secrets: [] };
     for (const table of root.querySelectorAll('table.vars')) {
       const env = table.dataset.env;
       const into = env ? (out.environments[env] = {}) : out.variables;
       for (const tr of table.querySelectorAll('tbody tr')) {
-        const [k, v] = [...tr.querySelectorAll('input')].map((i) => i.value);
+        const [k, v] = [...tr.querySelectorAll('input[type=text], input[type=password]')].map((i) => i.value);
         const name = k.trim();
         if (name === '' && v === '') continue;
         if (name === '') return 'A variable ' + (env ? 'of ' + env + ' ' : '') + 'has a value but no name.';
         if (name in into) return 'The variable ' + name + ' is there twice' + (env ? ' in ' + env : '') + '.';
         into[name] = v;
+        if (tr.querySelector('input[type=checkbox]').checked && !out.secrets.includes(name)) out.secrets.push(name);
       }
     }
     return out;
@@ -98,9 +99,13 @@ export function variablesForm(root, saved) {
     const body = h('tbody');
     const add = (k = '', v = '') => {
       const label = env ? ' of ' + env : '';
+      const secret = (vals.secrets || []).includes(k);
+      const value = h('input', { type: secret ? 'password' : 'text', value: v, spellcheck: false, 'aria-label': 'Value' + (k ? ' of ' + k : '') + label, oninput: edit });
       const tr = h('tr', {},
         h('td', {}, h('input', { type: 'text', value: k, spellcheck: false, 'aria-label': 'Name' + label, oninput: edit })),
-        h('td', {}, h('input', { type: 'text', value: v, spellcheck: false, 'aria-label': 'Value' + (k ? ' of ' + k : '') + label, oninput: edit })),
+        h('td', {}, value),
+        h('td', {}, h('input', { type: 'checkbox', checked: secret, 'aria-label': 'Secret: agents never read ' + (k || 'this variable') + label,
+          onchange: (e) => { value.type = e.target.checked ? 'password' : 'text'; edit(); } })),
         h('td', {}, h('button', { type: 'button', class: 'remove', 'aria-label': 'Remove ' + (k || 'this variable') + label,
           onclick: () => { tr.remove(); edit(); } }, 'Remove')));
       body.append(tr);
@@ -115,9 +120,9 @@ export function variablesForm(root, saved) {
       save('Removed the environment ' + env + '.').then((done) => { if (!done) render(); });
     } }, 'Remove environment ' + env) : null;
     const tbl = h('table', { class: 'vars', 'data-env': env || null }, caption,
-      h('thead', {}, h('tr', {}, h('th', {}, 'Name'), h('th', {}, 'Value'), h('th', {}, h('span', { class: 'visually-hidden' }, 'Remove')))),
+      h('thead', {}, h('tr', {}, h('th', {}, 'Name'), h('th', {}, 'Value'), h('th', { title: 'Agents never read a secret value' }, 'Secret'), h('th', {}, h('span', { class: 'visually-hidden' }, 'Remove')))),
       body,
-      h('tfoot', {}, h('tr', {}, h('td', { colSpan: 3 },
+      h('tfoot', {}, h('tr', {}, h('td', { colSpan: 4 },
         h('button', { type: 'button', class: 'add', onclick: () => { add().querySelector('input').focus(); edit(); } },
           'Add variable' + (env ? ' to ' + env : '')), ' ', removeEnv))));
     return tbl;
