@@ -273,7 +273,7 @@ func TestRequester(t *testing.T) {
 // A listener that takes nothing while its tasks change more than its queue holds is dropped:
 // its place is free at once, its stream ends after what it held, and the tasks go on.
 func TestATaskListenerThatFallsBehindIsDropped(t *testing.T) {
-	tools, url, st := taskFront(t, TaskLimits{}, StatefulOptions{MaxSessions: 1})
+	tools, url, st := taskFront(t, TaskLimits{MaxTasksPerOwner: 200}, StatefulOptions{MaxSessions: 1})
 	ids := make([]string, 200)
 	for i := range ids {
 		ids[i] = startAs(t, url, "work")

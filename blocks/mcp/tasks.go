@@ -24,6 +24,7 @@ const ExtensionTasks = "io.modelcontextprotocol/tasks"
 // Defaults of TaskLimits.
 const (
 	DefaultMaxTasks           = 1000
+	DefaultMaxTasksPerOwner   = 100
 	DefaultTaskTTL            = 10 * time.Minute
 	DefaultTaskPollInterval   = time.Second
 	DefaultMaxTaskResultBytes = 1 << 20
@@ -43,6 +44,11 @@ type TaskLimits struct {
 	// MaxTasks is how many tasks the server keeps at once, running or finished. When all places
 	// are taken the oldest finished task is dropped; with none finished a new task is refused.
 	MaxTasks int
+	// MaxTasksPerOwner is how many of them one owner (a token's subject, an Authorization
+	// hash; every requester without an identity counts as one) may hold, so that one client
+	// cannot take every place: past it the owner's oldest finished task is dropped, and with
+	// none finished the owner's new task is refused, not anyone else's.
+	MaxTasksPerOwner int
 	// TTL is how long a task is kept from its creation (ttlMs); then it is stopped and dropped.
 	TTL time.Duration
 	// PollInterval is how often clients are asked to poll (pollIntervalMs).
@@ -54,6 +60,9 @@ type TaskLimits struct {
 func (l TaskLimits) withDefaults() TaskLimits {
 	if l.MaxTasks <= 0 {
 		l.MaxTasks = DefaultMaxTasks
+	}
+	if l.MaxTasksPerOwner <= 0 {
+		l.MaxTasksPerOwner = min(DefaultMaxTasksPerOwner, l.MaxTasks)
 	}
 	if l.TTL <= 0 {
 		l.TTL = DefaultTaskTTL
@@ -157,7 +166,11 @@ func (ts *Tasks) add(parent context.Context, owner string) (t *task, ctx context
 	}
 	now := ts.clock()
 	ts.sweep(now)
-	if len(ts.byID) >= ts.limits.MaxTasks && !ts.dropOldestFinished() {
+	if ts.owned(owner) >= ts.limits.MaxTasksPerOwner && !ts.dropOldestFinished(owner, true) {
+		return nil, nil, nil, &Error{Code: CodeInternalError, Data: map[string]any{"maxTasksPerOwner": ts.limits.MaxTasksPerOwner},
+			Message: fmt.Sprintf("Internal error: you already run %d tasks, the limit for one requester (maxTasksPerOwner); cancel one or wait for one to finish", ts.limits.MaxTasksPerOwner)}
+	}
+	if len(ts.byID) >= ts.limits.MaxTasks && !ts.dropOldestFinished("", false) {
 		return nil, nil, nil, &Error{Code: CodeInternalError, Data: map[string]any{"maxTasks": ts.limits.MaxTasks},
 			Message: fmt.Sprintf("Internal error: the server already runs %d tasks, its limit (maxTasks); cancel one or try again later", ts.limits.MaxTasks)}
 	}
@@ -178,11 +191,23 @@ func (ts *Tasks) sweep(now time.Time) {
 	}
 }
 
-// dropOldestFinished drops the finished task created first, if there is one.
-func (ts *Tasks) dropOldestFinished() bool {
+// owned counts owner's tasks, running or finished.
+func (ts *Tasks) owned(owner string) int {
+	n := 0
+	for _, t := range ts.byID {
+		if t.owner == owner {
+			n++
+		}
+	}
+	return n
+}
+
+// dropOldestFinished drops the finished task created first (of owner's, when mine), if there
+// is one.
+func (ts *Tasks) dropOldestFinished(owner string, mine bool) bool {
 	var oldest *task
 	for _, t := range ts.byID {
-		if t.terminal() && (oldest == nil || t.created.Before(oldest.created)) {
+		if t.terminal() && (!mine || t.owner == owner) && (oldest == nil || t.created.Before(oldest.created)) {
 			oldest = t
 		}
 	}

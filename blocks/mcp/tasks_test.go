@@ -128,20 +128,43 @@ func TestTaskExpiry(t *testing.T) {
 // The store holds maxTasks: a finished task makes room for a new one, running ones do not,
 // and a call past the limit gets a precise error.
 func TestTaskLimit(t *testing.T) {
-	s, _, url := taskServer(t, TaskLimits{MaxTasks: 2})
+	s, _, url := taskServer(t, TaskLimits{MaxTasks: 2, MaxTasksPerOwner: 2})
 	first := start(t, url, "work")
-	start(t, url, "work")
-	r := send(t, url, "tools/call", `{"name":"work"}`, withTasks)
+	startAs(t, url, "work", "Authorization", "Bearer another")
+	r := send(t, url, "tools/call", `{"name":"work"}`, withTasks, "Authorization", "Bearer a third")
 	if r.Error == nil || r.Error.Code != CodeInternalError || !strings.Contains(r.Error.Message, "2 tasks, its limit (maxTasks)") {
 		t.Fatalf("a third task: %+v %v", r.Result, r.Error)
 	}
 	send(t, url, "tasks/cancel", `{"taskId":"`+first+`"}`, withTasks)
-	start(t, url, "work")
+	startAs(t, url, "work", "Authorization", "Bearer a third")
 	if s.Tasks.Len() != 2 {
 		t.Fatalf("%d tasks kept", s.Tasks.Len())
 	}
 	if r := send(t, url, "tasks/get", `{"taskId":"`+first+`"}`, withTasks); r.Error == nil || r.Error.Code != CodeInvalidParams {
 		t.Fatalf("the dropped task: %+v %v", r.Result, r.Error)
+	}
+}
+
+// One requester holds at most maxTasksPerOwner of the store's places: a client that starts
+// task after task is refused for its own next one, while another requester still starts
+// theirs; a finished task of its own makes room for it again.
+func TestOneRequesterCannotTakeEveryTaskPlace(t *testing.T) {
+	s, _, url := taskServer(t, TaskLimits{MaxTasks: 10, MaxTasksPerOwner: 3})
+	greedy := []string{"Authorization", "Bearer greedy"}
+	first := startAs(t, url, "work", greedy...)
+	for range 2 {
+		startAs(t, url, "work", greedy...)
+	}
+	r := send(t, url, "tools/call", `{"name":"work"}`, withTasks, greedy...)
+	if r.Error == nil || r.Error.Code != CodeInternalError || !strings.Contains(r.Error.Message, "you already run 3 tasks, the limit for one requester (maxTasksPerOwner)") {
+		t.Fatalf("the greedy requester's fourth task: %+v %v", r.Result, r.Error)
+	}
+	startAs(t, url, "work", "Authorization", "Bearer patient")
+	start(t, url, "work") // a requester without an identity is one more
+	send(t, url, "tasks/cancel", `{"taskId":"`+first+`"}`, withTasks, greedy...)
+	startAs(t, url, "work", greedy...)
+	if s.Tasks.Len() != 5 {
+		t.Fatalf("%d tasks kept, want 5 (greedy's cancelled one dropped for its new one)", s.Tasks.Len())
 	}
 }
 

@@ -344,20 +344,22 @@ func TestAgentBridgeWithoutTheAppRefusesWhatWouldAsk(t *testing.T) {
 	}
 	server := map[string]any{"name": "Weather mock", "kind": "mcp",
 		"mcp": map[string]any{"tools": []any{map[string]any{"name": "get_weather", "result": "sunny"}}}}
-	for _, c := range []struct {
-		tool string
-		args map[string]any
-	}{
-		{"save_server", server}, {"start_server", map[string]any{"name": "Weather mock"}},
-		{"delete_server", map[string]any{"name": "Weather mock"}},
-	} {
-		text, isErr := toolText(t, ctx, cs, c.tool, c.args)
+	refused := func(tool string, args map[string]any) {
+		t.Helper()
+		text, isErr := toolText(t, ctx, cs, tool, args)
 		if !isErr || !strings.Contains(text, "Octo's app is not open") || !strings.Contains(text, "Ask the user to open Octo") {
-			t.Errorf("%s = %q (isError %v), want the headless refusal", c.tool, text, isErr)
+			t.Errorf("%s = %q (isError %v), want the headless refusal", tool, text, isErr)
 		}
 	}
+	refused("save_server", server)
 	if entries, _ := os.ReadDir(filepath.Join(ws, "servers")); len(entries) != 0 {
 		t.Errorf("the refused save wrote %d files", len(entries))
+	}
+	writeFile(t, filepath.Join(ws, "servers", "Weather mock.yaml"), "name: Weather mock\nkind: mcp\nport: 0\n") // the user's own
+	refused("start_server", map[string]any{"name": "Weather mock"})
+	refused("delete_server", map[string]any{"name": "Weather mock"})
+	if _, err := os.Stat(filepath.Join(ws, "servers", "Weather mock.yaml")); err != nil {
+		t.Errorf("the refused delete removed the file: %v", err)
 	}
 	if _, err := os.Stat(mark); err == nil {
 		t.Error("the bridge started the app although it may work without it")
@@ -378,7 +380,7 @@ func TestAgentBridgeWithoutTheAppRefusesWhatWouldAsk(t *testing.T) {
 			t.Fatal("the app wrote no agent.json")
 		}
 	}
-	text, isErr = toolText(t, ctx, cs, "save_server", server)
+	text, isErr = toolText(t, ctx, cs, "save_server", server) // it replaces the user's file
 	if !isErr || strings.Contains(text, "Octo's app is not open") || !strings.Contains(text, "did not answer within 1s") {
 		t.Errorf("save_server once the app is open = %q (isError %v), want the app's own refusal", text, isErr)
 	}
