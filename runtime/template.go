@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -70,6 +71,27 @@ func compileTemplate(w config.Interpolation, sc *exprScope) (*Template, error) {
 // Static returns the text of a template without tags, and reports whether it has none: such a
 // template renders the same for every message, so a block can check its value once, at build.
 func (t *Template) Static() (string, bool) { return t.text, t.ft == nil }
+
+// Lead is the text a template renders before its first expression tag, the same for every
+// message: all of it when it has none. A block checks at build what a value can never change
+// (http-request: a URL's scheme and host).
+func (t *Template) Lead() string {
+	if t.ft == nil {
+		return t.text
+	}
+	var b strings.Builder
+	_, _ = t.ft.ExecuteFunc(&b, func(w io.Writer, name string) (int, error) {
+		tg := t.tags[name]
+		if tg.expr != nil {
+			return 0, errLeadEnds
+		}
+		return io.WriteString(w, tg.text)
+	})
+	return b.String()
+}
+
+// errLeadEnds stops Lead at the first expression tag.
+var errLeadEnds = errors.New("the lead ends at an expression")
 
 // Render fills every tag from the message: strings as they are, other
 // values as JSON, nil as nothing.

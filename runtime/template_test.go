@@ -100,3 +100,20 @@ func BenchmarkExprEval(b *testing.B) {
 		}
 	}
 }
+
+func TestTheLeadIsTheTextBeforeTheFirstTag(t *testing.T) {
+	for text, want := range map[string]string{
+		"https://api.example.com/v1":                 "https://api.example.com/v1",
+		"https://api.example.com/v1/{{ body.city }}": "https://api.example.com/v1/",
+		"https://{{ body.host }}/v1":                 "https://",
+		"{{ body.url }}":                             "",
+	} {
+		tp, err := CompileTemplate(text, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tp.Lead(); got != want {
+			t.Errorf("Lead(%q) = %q, want %q", text, got, want)
+		}
+	}
+}

@@ -32,6 +32,14 @@ func TestSettingsMistakesAreBuildErrors(t *testing.T) {
 			[]string{`8:16: ` + at + `url (http-request): the url must start with http:// or https://`}},
 		{"a fixed url without a host", "url: 'http:///x'",
 			[]string{`8:16: ` + at + `url (http-request): the url names no host`}},
+		{"a tag in the url's host", "url: 'https://{{ body.host }}/v1'",
+			[]string{`8:16: ` + at + `url (http-request): the url's scheme and host must be written out before its first {{ tag }}`}},
+		{"a url that is all one tag", "url: '{{ body.url }}'",
+			[]string{`8:16: ` + at + `url (http-request): the url's scheme and host must be written out before its first {{ tag }}`}},
+		{"a tag right after the host", "url: 'https://api.example.com{{ body.path }}'",
+			[]string{`8:16: ` + at + `url (http-request): the url's scheme and host must be written out before its first {{ tag }}`}},
+		{"a written-out scheme that is not http, before a tag", "url: 'ftp://files.example.com/{{ body.f }}'",
+			[]string{`8:16: ` + at + `url (http-request): the url must start with http:// or https://`}},
 		{"an accepted status that is no status", "url: http://x\n          acceptStatus: [404, 2xy, 700]",
 			[]string{`9:31: ` + at + `acceptStatus[1] (http-request): status "2xy": expected a code from 100 to 599 (404) or a class (4xx)`,
 				`9:36: ` + at + `acceptStatus[2] (http-request): status "700": expected a code from 100 to 599 (404) or a class (4xx)`}},
@@ -79,6 +87,15 @@ func TestSettingsMistakesAreBuildErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// variableHost lets a url take its host from a tag, on purpose.
+func TestVariableHostLetsATagChooseTheHost(t *testing.T) {
+	pki := newPKI(t)
+	text := flowOf(blockOf("          url: 'https://{{ body.target }}/v1'\n          variableHost: true\n"), nil)
+	if _, err := buildIn(t, pki.dir, text, nil, runtime.Options{}); err != nil {
+		t.Fatalf("with variableHost: %v", err)
 	}
 }
 

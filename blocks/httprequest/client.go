@@ -96,6 +96,9 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 	case first.Scheme == "https" && req.URL.Scheme != "https":
 		return &redirectError{"the backend redirected from https to plain http"}
 	}
+	// net/http sets the Referer to the URL that redirected, query and all (?api_key=…): a
+	// backend call has no page to name, so none is sent.
+	req.Header.Del("Referer")
 	if req.URL.Host != first.Host {
 		for name := range req.Header {
 			if sensitive(name) {

@@ -263,7 +263,7 @@ func TestRedirects(t *testing.T) {
 				url = pki.serve(t, false, redirectTo(otherSrv.URL+"/moved")).URL
 			}
 			env := map[string]string{"BACKEND": url}
-			r := startIn(t, pki.dir, flowOf(blockOf(`          url: ${BACKEND}/start
+			r := startIn(t, pki.dir, flowOf(blockOf(`          url: ${BACKEND}/start?api_key=q-9012
           retries: 2
           headers: { Authorization: "Bearer tok-1234", X-Api-Key: key-5678, X-Trace: t-1 }
           tls: { caFile: ca.pem }
@@ -284,6 +284,9 @@ func TestRedirects(t *testing.T) {
 			if h.Get("Authorization") != "" || h.Get("X-Api-Key") != "" || h.Get("X-Trace") != "t-1" {
 				t.Errorf("the other host got Authorization %q, X-Api-Key %q, X-Trace %q; want only X-Trace",
 					h.Get("Authorization"), h.Get("X-Api-Key"), h.Get("X-Trace"))
+			}
+			if ref := h.Get("Referer"); ref != "" {
+				t.Errorf("the other host got the Referer %q (the query's api_key with it)", ref)
 			}
 		})
 	}

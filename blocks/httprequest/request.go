@@ -62,6 +62,10 @@ func buildRequest(b *runtime.Build, s *Settings) request {
 		if _, err := parseURL(text); err != nil {
 			b.Errorf(&s.URL, "%v", err)
 		}
+	} else if !s.VariableHost {
+		if err := checkLead(s.URL.Lead()); err != nil {
+			b.Errorf(&s.URL, "%v", err)
+		}
 	}
 	var contentType bool
 	r.headers, contentType = buildHeaders(b, s)
@@ -215,6 +219,21 @@ func (r *request) addBody(m *runtime.Message, out *outgoing) error {
 
 // parseURL accepts an absolute http or https URL; its error names no part of the URL, which may
 // hold a secret.
+// checkLead checks what every rendering of a url with tags starts with: the scheme and the
+// host, written out before the first tag, so that no caller's value can send the request, and
+// the credentials in its headers and query, to a host of its choosing.
+func checkLead(lead string) error {
+	scheme, rest, found := strings.Cut(lead, "://")
+	end := strings.IndexAny(rest, "/?#")
+	if !found || end < 0 {
+		return errors.New("the url's scheme and host must be written out before its first {{ tag }} (https://api.example.com/{{ body.id }}): " +
+			"a tag there would let a caller's value send the request, and its credentials, to another host; " +
+			"set variableHost: true to take the host from a value on purpose")
+	}
+	_, err := parseURL(scheme + "://" + rest[:end] + "/")
+	return err
+}
+
 func parseURL(text string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(text))
 	if err != nil {
