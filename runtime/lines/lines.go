@@ -16,6 +16,17 @@ import (
 // is gathered in pieces and joined once: it costs twice its size at the
 // peak, not the many growing copies of appending to one slice.
 func Read(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	return read(r, max, true)
+}
+
+// ReadAtMost is Read for a reader that gives its input up on a line over max bytes (an event
+// stream): it reports tooLong as soon as the line passes max, leaving the rest unread, so an
+// endless line costs neither memory nor the time to read it.
+func ReadAtMost(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	return read(r, max, false)
+}
+
+func read(r *bufio.Reader, max int, skip bool) (line []byte, tooLong bool, err error) {
 	var pieces [][]byte
 	n := 0
 	for {
@@ -23,6 +34,12 @@ func Read(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 		if !tooLong {
 			if n+len(chunk) > max+2 {
 				tooLong, pieces = true, nil
+				if !skip {
+					if errors.Is(err, bufio.ErrBufferFull) {
+						err = nil // the line goes on: it is left unread
+					}
+					return nil, true, err
+				}
 			} else if len(chunk) > 0 {
 				pieces = append(pieces, bytes.Clone(chunk))
 				n += len(chunk)

@@ -21,7 +21,7 @@ type eventReader struct {
 }
 
 func newEventReader(r io.Reader, max int) *eventReader {
-	return &eventReader{lines: newLineReader(r, max), max: max}
+	return &eventReader{lines: newStreamLineReader(r, max), max: max}
 }
 
 // next returns the next event with data; events without data (priming

@@ -43,6 +43,17 @@ func TestHostileAnswersArePreciseErrors(t *testing.T) {
 		{"a huge event", func(w http.ResponseWriter, _ *http.Request, m mcp.Message) {
 			sse(w, message(mcp.AppendResult(nil, m.ID, []byte(`{"content":[{"type":"text","text":"`+huge+`"}]}`))))
 		}, []string{"an event of the stream is over 1048576 bytes"}},
+		{"an event line that never ends", func(w http.ResponseWriter, r *http.Request, _ mcp.Message) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, "data: ")
+			chunk := []byte(strings.Repeat("x", 64<<10))
+			for r.Context().Err() == nil { // until the client gives up on it, however long that takes
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+			}
+		}, []string{"an event of the stream is over 1048576 bytes"}},
 		{"a wrong content type", func(w http.ResponseWriter, _ *http.Request, _ mcp.Message) {
 			w.Header().Set("Content-Type", "text/html")
 			_, _ = w.Write([]byte("<p>login</p>"))
