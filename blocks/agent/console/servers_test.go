@@ -262,3 +262,21 @@ func eventually(t *testing.T, cond func() bool) {
 		}
 	}
 }
+
+// workspace.yaml is read as the servers are: a link to a file outside the workspace is not
+// followed, so the console never shows (nor an attacker who planted it reads through it) what
+// lies there.
+func TestWorkspaceYAMLThatLeadsOutsideIsNotRead(t *testing.T) {
+	f := newFixture(t)
+	outside := filepath.Join(t.TempDir(), "private.txt")
+	if err := os.WriteFile(outside, []byte("the owner's secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(f.ws, "workspace.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	code, body := f.do("GET", "/api/workspace-yaml", nil)
+	if code != 422 || strings.Contains(string(body), "the owner's secret") || !strings.Contains(string(body), "leads outside the workspace") {
+		t.Fatalf("answered %d %s", code, body)
+	}
+}

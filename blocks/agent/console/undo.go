@@ -33,9 +33,9 @@ func (c *api) delete(ctx context.Context, r *request) reply {
 	if refused != nil {
 		return *refused
 	}
-	text, err := os.ReadFile(s.File) // kept as it is, even when broken
-	if err != nil {
-		return failf(http.StatusInternalServerError, "could not read %s: %v", c.rel(s.File), err)
+	text, ds := workspace.ReadServerText(c.app.Workspace(), s.File) // kept as it is, even when broken
+	if len(ds) > 0 {
+		return failf(http.StatusConflict, "could not read %s: %s", c.rel(s.File), ds[0].Msg)
 	}
 	arg, _ := json.Marshal(map[string]string{"name": s.Name})
 	res, err := c.runTool(ctx, agenttools.DeleteServer, arg)
@@ -84,10 +84,9 @@ func (c *api) undoDelete(_ context.Context, r *request) reply {
 
 // workspaceYAML is workspace.yaml's text: variables, environments, the active one.
 func (c *api) getWorkspaceYAML(context.Context, *request) reply {
-	file := filepath.Join(c.app.Workspace(), workspace.SettingsFile)
-	text, err := os.ReadFile(file)
-	if err != nil && !os.IsNotExist(err) {
-		return failf(http.StatusInternalServerError, "could not read %s: %v", workspace.SettingsFile, err)
+	text, ds := workspace.ReadSettingsText(c.app.Workspace()) // inside the workspace only, as the servers read it
+	if len(ds) > 0 {
+		return failf(http.StatusUnprocessableEntity, "%s is not read: %s", workspace.SettingsFile, ds[0].Msg)
 	}
 	return ok(map[string]string{"file": workspace.SettingsFile, "yaml": string(text)})
 }

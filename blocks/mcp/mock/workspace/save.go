@@ -5,7 +5,9 @@ package workspace
 // messages the file would give when served.
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -24,6 +26,16 @@ func CheckName(name string) error { return checkServerName(name) }
 
 // ServerFile is the file a new saved server called name is written to.
 func ServerFile(dir, name string) string { return filepath.Join(dir, ServersDir, name+".yaml") }
+
+// ReadSettingsText reads the workspace dir's workspace.yaml as the workspace reads it: only a
+// regular file inside the folder; nil, no problem, when there is none.
+func ReadSettingsText(dir string) ([]byte, config.Diags) {
+	file := filepath.Join(dir, SettingsFile)
+	if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return readFile(dir, file)
+}
 
 // ReadServerText reads a saved server file of the workspace dir as the workspace reads it: only
 // a regular file inside the folder.
