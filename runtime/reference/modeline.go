@@ -33,7 +33,7 @@ func WriteSchemas(dir string, names ...string) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dir, SchemaFile(name)), text, 0o644); err != nil {
+		if err := writeAtomic(filepath.Join(dir, SchemaFile(name)), text); err != nil {
 			return err
 		}
 	}
@@ -46,5 +46,27 @@ func PointModeline(file, schema string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(file, WithModeline(text, schema), 0o644)
+	return writeAtomic(file, WithModeline(text, schema))
+}
+
+// writeAtomic writes data as path through a temporary file beside it, renamed over it: a
+// reader (an editor, a workspace's watcher) sees the old file or the new one, never half of
+// one, and a link planted at path is replaced rather than written through.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
