@@ -69,6 +69,23 @@ func TestEditsReachARunningWorkspace(t *testing.T) {
 		}
 		edit(t, "descripton: Echo", "description: Echo")
 	})
+	t.Run("a file written half, paused past the settle time, is not applied", func(t *testing.T) {
+		whole, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		half := whole[:bytes.Index(whole, []byte("mcp:"))] // name, kind, port: the tools not written yet
+		if err := os.WriteFile(file, half, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r.waitLog(t, "the file lacks mcp, which the version serving has: is it still being written?")
+		if got := callText(t, cs, "echo", map[string]any{"text": "still here"}); got != "still here" {
+			t.Fatalf("answer = %q", got)
+		}
+		if err := os.WriteFile(file, whole, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("a variable edited in workspace.yaml reaches the answers", func(t *testing.T) {
 		writeFiles(t, dir, map[string]string{"workspace.yaml": "variables: { token: t2 }"})
 		deadline := time.Now().Add(10 * time.Second)

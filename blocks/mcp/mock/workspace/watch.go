@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"maps"
 	"path/filepath"
 	"time"
@@ -139,6 +141,15 @@ func (r *runner) changed(ctx context.Context, file string) {
 		}
 		return
 	}
+	if rs != nil {
+		if ds := dropsKeys(rs.srv, s); len(ds) > 0 {
+			r.report(ds)
+			r.edits.note(ds)
+			r.problems[file] = problemText(ds)
+			r.log.Error("edit not applied; the last good version keeps serving", "server", rs.srv.Name, "file", file)
+			return
+		}
+	}
 	if rs != nil && bytes.Equal(rs.srv.data, s.data) {
 		if _, had := r.problems[file]; had { // a refused edit undone: the version serving is the file's
 			delete(r.problems, file)
@@ -263,4 +274,23 @@ func (e *edits) note(err error) {
 	if e.err == nil {
 		e.err = err
 	}
+}
+
+// dropsKeys refuses an edit of a serving server's file that lacks a top-level key the version
+// serving has (name, kind, port, mcp): most likely a file still being written, paused past the
+// settle time, whose end has not arrived. Serving it would drop every tool of the server.
+func dropsKeys(serving, edited *Server) config.Diags {
+	var missing []string
+	for i := 0; i+1 < len(serving.root.Content); i += 2 {
+		key := serving.root.Content[i].Value
+		if k, _ := entry(edited.root, key); k == nil {
+			missing = append(missing, key)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return config.Diags{{File: edited.File, Line: edited.root.Line, Col: edited.root.Column,
+		Msg: fmt.Sprintf("the file lacks %s, which the version serving has: is it still being written? "+
+			"The last good version keeps serving; save the file whole (write mcp: {} to empty a server on purpose)", strings.Join(missing, ", "))}}
 }
