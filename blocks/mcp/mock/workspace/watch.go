@@ -5,9 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"maps"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/octo-run/octo/blocks/mcp/mock"
