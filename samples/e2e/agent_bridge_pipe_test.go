@@ -133,6 +133,23 @@ func TestAgentBridgeWithoutADataFolderExits1(t *testing.T) {
 	}
 }
 
+// A usage mistake exits 1, as the product documents only 0 and 1: the reason on standard
+// error after "octo mcp:", nothing on standard output, which an agent reads as MCP.
+func TestAgentBridgeUsageMistakesExit1(t *testing.T) {
+	for _, args := range [][]string{{"mcp", "extra"}, {"mcp", "--nope"}} {
+		cmd := exec.Command(octoBin, args...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+			t.Fatalf("octo %v: exit %v, want 1\n%s", args, err, stderr.String())
+		}
+		if stdout.Len() != 0 || !strings.HasPrefix(stderr.String(), "octo mcp: ") || !strings.Contains(stderr.String(), "usage: octo mcp") {
+			t.Fatalf("octo %v: stdout %q, stderr %q", args, stdout.String(), stderr.String())
+		}
+	}
+}
+
 // --data-dir wins over OCTO_DATA_DIR and is left out of the help.
 func TestAgentBridgeDataDirFlagIsHidden(t *testing.T) {
 	out, err := exec.Command(octoBin, "mcp", "--help").CombinedOutput()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -46,15 +47,19 @@ const (
 func command(ctx context.Context, env *cli.Env, args []string) error {
 	fs := cli.NewFlags("mcp", env)
 	dataDir := fs.String("data-dir", "", "the app's data folder (for tests; wins over OCTO_DATA_DIR)")
-	fs.Usage = func() { // --data-dir stays out of help: it is for testing
-		fmt.Fprintf(env.Stdout, "the MCP server AI coding agents start: it answers on standard input and output, "+
-			"one JSON-RPC message per line, and hands tool calls to the octo app\n\nusage: octo mcp\n")
-	}
+	fs.Usage = func() {} // help is printed below, for --help only: standard output carries MCP
+	// A usage mistake exits 1 too, as the product's documentation lists only 0 and 1, with the
+	// message starting "octo mcp:" like every other problem it reports.
 	if err := cli.Parse(fs, args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) { // --data-dir stays out of help: it is for testing
+			fmt.Fprintf(env.Stdout, "the MCP server AI coding agents start: it answers on standard input and output, "+
+				"one JSON-RPC message per line, and hands tool calls to the octo app\n\nusage: octo mcp\n")
+			return err
+		}
+		return errors.New(prefix + err.Error() + " (usage: octo mcp)")
 	}
 	if fs.NArg() > 0 {
-		return cli.Usagef("octo mcp takes no arguments, got %q", fs.Arg(0))
+		return fmt.Errorf("%stakes no arguments, got %q (usage: octo mcp)", prefix, fs.Arg(0))
 	}
 	stderr := &prefixed{w: env.Stderr}
 	dir, err := appdata.DataDir(*dataDir)
