@@ -99,12 +99,26 @@ func (s *session) read() {
 	}
 	_ = s.c.flow.Deliver(s.ctx, s.message(stdiomsg.Ended, nil), ending{s})
 	// The session answers what it read, then ends its stream; a stop or a broken connection
-	// ends the wait.
-	select {
-	case <-s.pumped:
-	case <-s.ctx.Done():
+	// ends the wait. A bridge that only closed its sending side still reads its answers, but
+	// one that is gone (killed) left nobody to answer: a blank line every second, which a
+	// bridge skips, finds out, and the write that fails cancels the session, so its calls end
+	// (a question to the user with them) rather than wait for their own timeouts.
+	probe := time.NewTicker(probeEvery)
+	defer probe.Stop()
+	for {
+		select {
+		case <-s.pumped:
+			return
+		case <-s.ctx.Done():
+			return
+		case <-probe.C:
+			s.writeLine(nil)
+		}
 	}
 }
+
+// probeEvery is how often a session whose input ended checks that its bridge is still there.
+const probeEvery = time.Second
 
 // handle runs the flow for one line; its answer is written by lineReply.
 func (s *session) handle(line []byte, tooLong bool) {

@@ -219,3 +219,42 @@ func TestADataFolderAnotherUserMadeIsRefused(t *testing.T) {
 		t.Fatalf("octo app on a folder others may write in: %v\n%s", err, out)
 	}
 }
+
+// An agent's octo mcp is killed (SIGKILL) while its start_server waits for the user's answer.
+// The question does not stay in the console for the approval timeout: it ends as withdrawn
+// within seconds, once the app finds the bridge gone, and the agent no longer shows connected.
+func TestAKilledBridgesQuestionEndsWithItsConnection(t *testing.T) {
+	dataDir, ws := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(ws, "servers", "A.yaml"), "name: A\nkind: mcp\nport: 0\n")
+	app := startApp(t, "--data-dir", dataDir, "--workspace", ws, "--allow-agents")
+	console := openConsole(t, app)
+	b := startBridge(t, []string{"OCTO_DATA_DIR=" + dataDir})
+	b.send(t, agentInitialize("2025-06-18"), `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"start_server","arguments":{"name":"A"}}}`)
+	type state struct {
+		Pending []struct{ ID uint64 }
+		Agents  []struct{ Name string }
+		History []struct{ Outcome, Summary string }
+	}
+	var s state
+	for deadline := time.Now().Add(20 * time.Second); len(s.Pending) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no question waits in the console\n%s", b.stderr)
+		}
+		console.call(t, "GET", "api/state", nil, &s)
+	}
+	if err := b.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	for deadline := time.Now().Add(10 * time.Second); len(s.Pending) > 0 || len(s.Agents) > 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s after the bridge was killed: %+v\n%s", s, app.log())
+		}
+		console.call(t, "GET", "api/state", nil, &s)
+	}
+	if h := s.History[len(s.History)-1]; h.Outcome != "withdrawn" || !strings.HasPrefix(h.Summary, `start_server "A"`) {
+		t.Fatalf("history %+v", s.History)
+	}
+	t.Logf("the question ended %s after the bridge was killed", time.Since(killed).Round(100*time.Millisecond))
+}
