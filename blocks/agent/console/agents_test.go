@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -202,4 +203,44 @@ func TestOutsideEditsAreAnnounced(t *testing.T) {
 	events.waitFor(t, "hello")
 	f.must(201, "POST", "/api/new", map[string]any{}, nil)
 	events.waitFor(t, "workspace")
+}
+
+// The Agents page shows how to register octo mcp: each agent's command with this binary's full
+// path, and, the app's data folder not being the one octo mcp finds by itself, the variable
+// that leads it there.
+func TestTheConsoleShowsHowToConnectAnAgent(t *testing.T) {
+	f := newFixture(t)
+	var s struct {
+		Binary  string
+		Connect []struct{ Agent, Text string }
+	}
+	f.must(200, "GET", "/api/state", nil, &s)
+	bin := s.Binary
+	if strings.ContainsAny(bin, " '\"$`\\") {
+		bin = "'" + bin + "'"
+	}
+	want := map[string]string{
+		"Claude Code": "claude mcp add --scope user -e OCTO_DATA_DIR=" + f.dir + " octo -- " + bin + " mcp",
+		"Codex":       "codex mcp add --env OCTO_DATA_DIR=" + f.dir + " octo -- " + bin + " mcp",
+		"Gemini CLI":  "gemini mcp add --scope user -e OCTO_DATA_DIR=" + f.dir + " octo " + bin + " mcp",
+	}
+	if len(s.Connect) != 4 || !filepath.IsAbs(s.Binary) {
+		t.Fatalf("connect %+v, binary %q", s.Connect, s.Binary)
+	}
+	for _, c := range s.Connect[:3] {
+		if c.Text != want[c.Agent] {
+			t.Errorf("%s: %q, want %q", c.Agent, c.Text, want[c.Agent])
+		}
+	}
+	var js struct {
+		MCPServers map[string]struct {
+			Command string
+			Args    []string
+			Env     map[string]string
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(s.Connect[3].Text), &js); err != nil || js.MCPServers["octo"].Command != s.Binary ||
+		js.MCPServers["octo"].Env["OCTO_DATA_DIR"] != f.dir || js.MCPServers["octo"].Args[0] != "mcp" {
+		t.Fatalf("mcpServers JSON %s: %v", s.Connect[3].Text, err)
+	}
 }

@@ -14,12 +14,14 @@ import (
 	"github.com/octo-run/octo/blocks/agent/app"
 	"github.com/octo-run/octo/blocks/agent/appdata"
 	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/runtime/cli"
 )
 
 // stateView is everything the page shows besides traffic and a server's file.
 type stateView struct {
 	Workspace       string         `json:"workspace"`
 	Binary          string         `json:"binary"` // the octo binary, for the stdio command
+	Connect         []connectView  `json:"connect"` // how to register octo mcp with agents
 	Servers         []serverView   `json:"servers"`
 	Settings        settingsView   `json:"settings"`
 	Agents          []agentView    `json:"agents"`
@@ -28,6 +30,41 @@ type stateView struct {
 	History         []decisionView `json:"history"`
 	ApprovalSeconds int            `json:"approvalTimeoutSeconds"`
 	TrafficLast     uint64         `json:"trafficLast"`
+}
+
+// connectView is how one kind of agent registers octo mcp.
+type connectView struct {
+	Agent string `json:"agent"`
+	Text  string `json:"text"` // a shell command, or the mcpServers JSON
+}
+
+// connectCommands are the registration commands of Claude Code, Codex and Gemini CLI, and the
+// mcpServers JSON of other MCP clients, with the full path of this octo binary (it may not be
+// on PATH) and, when the app's data folder is not the one octo mcp finds by itself, the
+// OCTO_DATA_DIR that leads it there.
+func connectCommands(bin, dataDir string) []connectView {
+	if bin == "" {
+		bin = "octo"
+	}
+	var env map[string]string
+	var claudeEnv, codexEnv, geminiEnv string
+	if def, err := appdata.DataDir(""); err != nil || def != dataDir || os.Getenv(appdata.EnvDataDir) != "" {
+		kv := appdata.EnvDataDir + "=" + cli.ShellQuote(dataDir)
+		env = map[string]string{appdata.EnvDataDir: dataDir}
+		claudeEnv, codexEnv, geminiEnv = " -e "+kv, " --env "+kv, " -e "+kv
+	}
+	q := cli.ShellQuote(bin)
+	server := map[string]any{"command": bin, "args": []string{"mcp"}}
+	if env != nil {
+		server["env"] = env
+	}
+	js, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"octo": server}}, "", "  ")
+	return []connectView{
+		{"Claude Code", "claude mcp add --scope user" + claudeEnv + " octo -- " + q + " mcp"},
+		{"Codex", "codex mcp add" + codexEnv + " octo -- " + q + " mcp"},
+		{"Gemini CLI", "gemini mcp add --scope user" + geminiEnv + " octo " + q + " mcp"},
+		{"Cursor, VS Code and other MCP clients (their MCP settings)", string(js)},
+	}
 }
 
 type serverView struct {
@@ -79,6 +116,7 @@ func (c *api) state(context.Context, *request) reply {
 	if bin, err := os.Executable(); err == nil {
 		v.Binary = bin
 	}
+	v.Connect = connectCommands(v.Binary, a.DataDir())
 	for _, g := range a.Agents() {
 		v.Agents = append(v.Agents, agentView{ID: g.ID, Name: g.Name, Since: g.Since})
 	}

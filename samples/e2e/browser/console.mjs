@@ -198,6 +198,8 @@ try {
 
   step('allow AI agents');
   await page.getByRole('button', { name: /^Agents/ }).click();
+  await page.getByRole('heading', { name: 'Connect an agent' }).waitFor();
+  await page.locator('dl.connect pre', { hasText: `claude mcp add --scope user -e OCTO_DATA_DIR=` }).first().waitFor();
   await page.getByLabel('Allow AI agents').check();
   await page.locator('#notice').getByText('Saved.').waitFor();
 

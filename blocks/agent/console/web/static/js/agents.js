@@ -1,7 +1,7 @@
 // Agents: the settings for AI agents, what agents wait for (Approve / Deny / Always allow this
 // kind), the agents connected (Disconnect), and the decisions made.
 import { api } from './api.js';
-import { h, replace, notice, time } from './dom.js';
+import { h, replace, notice, time, copyButton } from './dom.js';
 
 async function answer(app, id, how) {
   try {
@@ -57,6 +57,10 @@ export function agentsPage(app, root) {
             await app.refresh(); render();
           } }, 'Disconnect ' + (g.name || 'agent')))))
           : h('p', { class: 'empty' }, 'No agent is connected. Agents reach Octo through octo mcp.')),
+      h('section', { 'aria-labelledby': 'connect-title' }, h('h3', { id: 'connect-title' }, 'Connect an agent'),
+        h('p', { class: 'hint' }, 'Run the command for your agent once: it starts octo mcp, which reaches this app, when it needs Octo.'),
+        h('dl', { class: 'connect' }, (s.connect || []).flatMap((c) => [h('dt', {}, c.agent),
+          h('dd', {}, h('pre', { tabindex: '0' }, c.text), copyButton('Copy', () => c.text))]))),
       h('section', { 'aria-labelledby': 'settings-title' }, h('h3', { id: 'settings-title' }, 'Settings'),
         setting('allow', 'Allow AI agents', 'Agents may use Octo’s tools. Off, the first agent call asks you.'),
         setting('withoutApp', 'Work without the app', 'When the app is closed, octo mcp runs the tools itself and refuses what would ask you.'),
