@@ -38,6 +38,10 @@ const (
 	// was served: a missing or unknown session, a body that is not JSON, an
 	// unsupported MCP-Protocol-Version, a refused batch, a limit.
 	TrafficRejected TrafficKind = "rejected"
+	// TrafficProblem is a problem of the server's own settings, found when its file was read
+	// (two tools of one name, a schema that is no JSON object): it serves an older version,
+	// or not at all, until it is mended.
+	TrafficProblem TrafficKind = "problem"
 )
 
 // EndReason says why a session closed.

@@ -280,3 +280,47 @@ func TestWorkspaceYAMLThatLeadsOutsideIsNotRead(t *testing.T) {
 		t.Fatalf("answered %d %s", code, body)
 	}
 }
+
+// A hand edit that the server cannot take (two tools of one name) shows in its traffic, where
+// the console shows errors, not only in the app's log; the version serving goes on.
+func TestAHandEditsProblemsShowInTheServersTraffic(t *testing.T) {
+	f := newFixture(t)
+	var res struct{ IsError bool }
+	f.must(200, "POST", "/api/call", map[string]any{"tool": "start_server", "arguments": map[string]string{"name": "Weather"}}, &res)
+	file := filepath.Join(f.ws, "servers", "Weather.yaml")
+	twice := strings.Replace(weather, "  tools:\n", "  tools:\n    - name: get_weather\n      result: again\n", 1)
+	if err := os.WriteFile(file, []byte(twice), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var tr struct {
+		Entries []struct{ Server, Kind, Summary string }
+	}
+	eventually(t, func() bool {
+		f.must(200, "GET", "/api/traffic?server=Weather", nil, &tr)
+		for _, e := range tr.Entries {
+			if e.Kind == "problem" && strings.Contains(e.Summary, `duplicate tool name "get_weather"`) && strings.Contains(e.Summary, "Weather.yaml:") {
+				return true
+			}
+		}
+		return false
+	})
+	if s := f.state(); !s.Servers[0].Running {
+		t.Fatalf("state %+v: want it serving", s.Servers)
+	}
+	// An edit refused whole (an unknown key) is there too, and the last good version serves.
+	if err := os.WriteFile(file, []byte(strings.Replace(weather, "description:", "descripton:", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, func() bool {
+		f.must(200, "GET", "/api/traffic?server=Weather", nil, &tr)
+		for _, e := range tr.Entries {
+			if e.Kind == "problem" && strings.Contains(e.Summary, `unknown key "descripton"`) && strings.HasPrefix(e.Summary, "servers/Weather.yaml:") {
+				return true
+			}
+		}
+		return false
+	})
+	if s := f.state(); !s.Servers[0].Running || s.Servers[0].Problem == "" {
+		t.Fatalf("state %+v: want it serving the last good version, with the problem", s.Servers)
+	}
+}

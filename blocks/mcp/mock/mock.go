@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mcpflow"
@@ -88,6 +89,8 @@ type Server struct {
 	core     *mcp.Server
 	st       *mcp.Stateful
 	log      *trafficLog
+	// tapProblem puts a problem of the settings in the traffic tap's store; nil without a tap.
+	tapProblem func(text string)
 
 	mu       sync.Mutex // serialises Update, Start and Stop
 	running  bool
@@ -159,6 +162,9 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 			tap(name, ev)
 			srv.log.observe(ev)
 		}
+		srv.tapProblem = func(text string) {
+			tap(name, mcp.TrafficEvent{Time: time.Now(), Kind: mcp.TrafficProblem, Summary: text})
+		}
 	}
 	f.limits.apply(srv.core, &opts)
 	if err := srv.core.Check(); err != nil {
@@ -211,6 +217,9 @@ func (b *Block) Stop(context.Context) error {
 func (s *Server) logProblems(ds config.Diags) {
 	for _, p := range ds {
 		s.logger.Error(p.String(), "server", s.name, "problem", "left out")
+		if s.tapProblem != nil { // the app's traffic, where the console shows it as an error
+			s.tapProblem(p.String() + " (left out)")
+		}
 	}
 }
 

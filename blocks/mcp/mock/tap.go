@@ -2,6 +2,7 @@ package mock
 
 import (
 	"context"
+	"time"
 
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/runtime"
@@ -18,6 +19,14 @@ type TrafficTap struct {
 	// Observe gets each event with the name of the block that served it (a saved server's
 	// name). It is called on the server's own goroutines, so it must return at once.
 	Observe func(server string, ev mcp.TrafficEvent)
+}
+
+// Problem puts a problem of server's own settings (found reading its file) in its traffic, as an
+// mcp.TrafficProblem event: where a user reads what is wrong with a file they edited.
+func (t *TrafficTap) Problem(server, text string) {
+	if t != nil && t.Observe != nil {
+		t.Observe(server, mcp.TrafficEvent{Time: time.Now(), Kind: mcp.TrafficProblem, Summary: text})
+	}
 }
 
 // Close implements runtime.Resource: the tap holds nothing.

@@ -308,10 +308,27 @@ func (r *runner) stopAll() {
 }
 
 // report logs problems one per line, as file:line:col: what.
+// report logs each problem and, with a traffic tap (the app), puts it in its server's traffic
+// too, where the console shows it as an error: the user reads there what is wrong with a file
+// they edited by hand.
 func (r *runner) report(ds config.Diags) {
 	for _, d := range ds {
 		r.log.Error(d.String())
+		if r.opts.Tap != nil && filepath.Dir(d.File) == filepath.Join(r.dir, ServersDir) {
+			r.opts.Tap.Problem(r.serverOf(d.File), strings.TrimPrefix(d.String(), r.dir+string(filepath.Separator)))
+		}
 	}
+}
+
+// serverOf is the name of the server whose file is file: the one serving, else the file's.
+func (r *runner) serverOf(file string) string {
+	if rs := r.running[file]; rs != nil {
+		return rs.srv.Name
+	}
+	if s, ds := readServer(r.dir, file); len(ds) == 0 {
+		return s.Name
+	}
+	return strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 }
 
 func (r *runner) reportErr(err error, s *Server) {

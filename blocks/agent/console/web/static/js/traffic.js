@@ -71,7 +71,7 @@ export function trafficPage(app, root, fixed) {
 }
 
 function isError(e) {
-  if (['error', 'invalid', 'rejected'].includes(e.kind)) return true;
+  if (['error', 'invalid', 'rejected', 'problem'].includes(e.kind)) return true;
   const m = e.message;
   return !!(m && m.result && m.result.isError);
 }
