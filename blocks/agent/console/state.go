@@ -20,7 +20,7 @@ import (
 // stateView is everything the page shows besides traffic and a server's file.
 type stateView struct {
 	Workspace       string         `json:"workspace"`
-	Binary          string         `json:"binary"` // the octo binary, for the stdio command
+	Binary          string         `json:"binary"`  // the octo binary, for the stdio command
 	Connect         []connectView  `json:"connect"` // how to register octo mcp with agents
 	Servers         []serverView   `json:"servers"`
 	Settings        settingsView   `json:"settings"`
