@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"net/url"
 	"reflect"
 	"strings"
 	"sync"
@@ -58,7 +59,7 @@ func compileSource(src *source, sc *exprScope) (*Expr, *problem) {
 	if strings.TrimSpace(src.text) == "" {
 		return nil, src.errorAt(0, "empty expression")
 	}
-	program, err := expr.Compile(src.text, expr.Env(exprEnv{}))
+	program, err := expr.Compile(src.text, exprOptions...)
 	if err != nil {
 		return nil, src.compileError(err)
 	}
@@ -71,6 +72,28 @@ func compileSource(src *source, sc *exprScope) (*Expr, *problem) {
 		return nil, src.errorAt(runeOffset(src.text, r.at), msg)
 	}
 	return e, nil
+}
+
+// exprOptions compile every expression: the message's names, and the functions octo adds to
+// expr-lang's own.
+var exprOptions = []expr.Option{
+	expr.Env(exprEnv{}),
+	// urlEncode(s) is s as a URL query value (a space is +), pathEscape(s) as one segment of a
+	// URL path (a slash is %2F): for a url template, whose tags are inserted as they are.
+	expr.Function("urlEncode", stringFunc(url.QueryEscape), new(func(string) string)),
+	expr.Function("pathEscape", stringFunc(url.PathEscape), new(func(string) string)),
+}
+
+// stringFunc is f as an expr-lang function of one string. A value only known when the message
+// comes (body.x) may turn out not to be one: it is written as text first (a number as 3).
+func stringFunc(f func(string) string) func(params ...any) (any, error) {
+	return func(params ...any) (any, error) {
+		s, ok := params[0].(string)
+		if !ok {
+			s = fmt.Sprint(params[0])
+		}
+		return f(s), nil
+	}
 }
 
 // Source returns the expression as written, with its `${VAR}`s.

@@ -134,3 +134,23 @@ func TestNamesAnExpressionReadsAreCheckedWhereTheyAreKnown(t *testing.T) {
 		})
 	}
 }
+
+func TestURLFunctionsEncodeValuesForAURL(t *testing.T) {
+	m := NewMessage([]byte(`{"q":"a b&c=d","id":"x/y z","n":3}`))
+	for src, want := range map[string]any{
+		"urlEncode(body.q)":   "a+b%26c%3Dd",
+		"pathEscape(body.id)": "x%2Fy%20z",
+		"urlEncode(body.n)":   "3",
+	} {
+		e, err := CompileExpr(src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := e.Eval(m); err != nil || got != want {
+			t.Errorf("%s = %v %v, want %v", src, got, err, want)
+		}
+	}
+	if _, err := CompileExpr("urlEncode(1)", nil); err == nil {
+		t.Error("urlEncode of a number compiled")
+	}
+}

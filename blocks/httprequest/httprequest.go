@@ -44,9 +44,11 @@ type Settings struct {
 	// VariableHost lets tags choose the host, which the build refuses otherwise.
 	VariableHost bool                        `yaml:"variableHost" doc:"Let the url's tags stand in its scheme or host (a gateway whose target comes from vars). Without it, the scheme and host must be written out before the first tag: a caller's value must not send the request, and its credentials, to another host."`
 	Headers      map[string]runtime.Template `yaml:"headers" doc:"Request headers, each value a template. Content-Type defaults to application/json with body and text/plain with rawBody; User-Agent to octo." example:"{ Authorization: \"Bearer ${API_TOKEN}\" }"`
-	Query        map[string]runtime.Template `yaml:"query" doc:"Query parameters added to the url's, each value a template, encoded as a query value." example:"{ city: \"{{ body.city }}\" }"`
-	Body         *runtime.Expr               `yaml:"body" doc:"An expression whose value is sent as JSON (a string as a JSON string); body sees body, vars, headers and env. Set this or rawBody, not both." example:"{\"city\": body.city}"`
-	RawBody      *runtime.Template           `yaml:"rawBody" doc:"A template whose text is sent as it renders, for APIs that do not take JSON; set its Content-Type in headers (default text/plain)."`
+	Query        map[string]runtime.Template `yaml:"query" doc:"Query parameters added to the url's, each value a template, encoded as a query value. A parameter whose value renders empty (an optional argument not given) is left out, unless requiredQuery names it." example:"{ city: \"{{ body.city }}\", limit: \"{{ body.limit }}\" }"`
+	// RequiredQuery turns an empty value from "left out" into a failed call.
+	RequiredQuery []string          `yaml:"requiredQuery" doc:"Query parameters that must have a value: one that renders empty fails the call, the model told which parameter, instead of being left out." example:"[city]"`
+	Body          *runtime.Expr     `yaml:"body" doc:"An expression whose value is sent as JSON (a string as a JSON string); body sees body, vars, headers and env. Set this or rawBody, not both." example:"{\"city\": body.city}"`
+	RawBody       *runtime.Template `yaml:"rawBody" doc:"A template whose text is sent as it renders, for APIs that do not take JSON; set its Content-Type in headers (default text/plain)."`
 	// Bounded so a typo cannot hold a request, and the slot it takes, for hours.
 	Timeout time.Duration `yaml:"timeout" default:"10s" min:">0" max:"10m" doc:"The longest the whole call may take: connecting, sending, waiting, reading the answer, and every retry and the waits between them."`
 	Retries int           `yaml:"retries" default:"0" min:"0" max:"10" doc:"How many times to try again after a connection error, a 429 or a 503, within timeout. Only idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS) are retried unless retryNonIdempotent is set."`

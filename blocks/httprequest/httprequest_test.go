@@ -90,6 +90,14 @@ func TestTheRequestReachesTheBackendAsWritten(t *testing.T) {
 				body:   "city,temp\nOslo,4"},
 		},
 		{
+			name: "a query parameter whose value is empty or absent is left out",
+			settings: `          url: ${BACKEND}/issues
+          query: { label: "{{ body.label }}", limit: "{{ body.limit }}", state: "{{ body.state }}" }
+`,
+			body: `{"label": "", "state": "open"}`,
+			want: seen{method: "GET", path: "/issues", rawQuery: "state=open", header: http.Header{"User-Agent": {"octo"}}},
+		},
+		{
 			name:     "a GET sends no body and no content type",
 			settings: "          url: ${BACKEND}/ping\n",
 			want:     seen{method: "GET", path: "/ping", header: http.Header{"User-Agent": {"octo"}}},
@@ -282,5 +290,24 @@ func TestAnAnswerLargerThanMaxResponseBytesFails(t *testing.T) {
 				t.Fatalf("got %v", err)
 			}
 		})
+	}
+}
+
+// A query parameter requiredQuery names fails the call when its value is empty, saying which,
+// and nothing is sent; requiredQuery must name a parameter of query.
+func TestARequiredQueryParameterWithoutAValueFailsTheCall(t *testing.T) {
+	rec, srv := newRecorder(t, answerJSON(200, `{}`))
+	env := map[string]string{"BACKEND": srv.URL}
+	r := start(t, flowOf(blockOf("          url: ${BACKEND}/search\n          query: { q: \"{{ body.q }}\" }\n          requiredQuery: [q]\n"), env), env)
+	_, err := r.run(t, `{}`)
+	if e := runtime.ErrorOf(err); e.Kind != runtime.KindInvalid || !strings.Contains(e.Msg, "the query parameter q is required (requiredQuery) but its value is empty") {
+		t.Fatalf("err = %v (%v)", err, e.Kind)
+	}
+	if n := len(rec.requests()); n != 0 {
+		t.Fatalf("%d requests sent", n)
+	}
+	text := flowOf(blockOf("          url: http://x\n          query: { q: v }\n          requiredQuery: [qq]\n"), nil)
+	if _, err := buildIn(t, t.TempDir(), text, nil, runtime.Options{}); err == nil || !strings.Contains(err.Error(), `requiredQuery names unknown query parameter "qq" (did you mean "q"?)`) {
+		t.Fatalf("build: %v", err)
 	}
 }

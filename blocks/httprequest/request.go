@@ -12,6 +12,7 @@ import (
 
 	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/config"
 )
 
 // request is the request as compiled from the settings; render fills it in for one message.
@@ -34,8 +35,9 @@ type header struct {
 }
 
 type param struct {
-	key   string
-	value *runtime.Template
+	key      string
+	value    *runtime.Template
+	required bool // an empty value fails the call instead of leaving the parameter out
 }
 
 // outgoing is one message's request, rendered once and sent as it is on every attempt. What
@@ -75,7 +77,12 @@ func buildRequest(b *runtime.Build, s *Settings) request {
 			b.Errorf(atKey(pos.Key(s.Query, key)), "a query parameter needs a name")
 		}
 		t := s.Query[key]
-		r.query = append(r.query, param{key: key, value: &t})
+		r.query = append(r.query, param{key: key, value: &t, required: slices.Contains(s.RequiredQuery, key)})
+	}
+	for i, key := range s.RequiredQuery {
+		if _, ok := s.Query[key]; !ok {
+			b.Errorf(&s.RequiredQuery[i], "%s", "requiredQuery names "+config.Unknown("query parameter", key, slices.Sorted(maps.Keys(s.Query))))
+		}
 	}
 	switch {
 	case s.Body != nil && s.RawBody != nil:
@@ -159,6 +166,13 @@ func (r *request) addQuery(m *runtime.Message, u *url.URL, out *outgoing) error 
 		v, err := p.value.Render(m)
 		if err != nil {
 			return err
+		}
+		if v == "" { // absent or empty: left out, as strict APIs refuse ?label=
+			if p.required {
+				return &runtime.Error{Kind: runtime.KindInvalid,
+					Msg: fmt.Sprintf("the query parameter %s is required (requiredQuery) but its value is empty: give it a value", p.key)}
+			}
+			continue
 		}
 		if q.Len() > 0 {
 			q.WriteByte('&')
