@@ -7,13 +7,14 @@ import (
 
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/cli"
+	"github.com/octo-run/octo/runtime/config"
 )
 
 func init() {
 	cli.RegisterCommand(cli.Command{
 		Name: "test", Order: 25, Run: cmdTest,
 		Summary: "run the test cases in a config's tests/ folder and report each",
-		Usage:   "test --config DIR [--run REGEX] [-v] [--stdio]",
+		Usage:   "test --config DIR [--run REGEX] [--env-file FILE] [-v] [--stdio]",
 	})
 	// The test file's schema and reference page come from its settings type, as a config
 	// adapter's files do: `octo schema test`, docs/reference/octo-test.schema.json.
@@ -39,6 +40,7 @@ func cmdTest(ctx context.Context, env *cli.Env, args []string) error {
 	path := fs.String("config", "", "a config folder (all its YAML files) or a single YAML file; its cases are in tests/*.yaml beside it")
 	run := fs.String("run", "", "run only the cases whose name matches this regular expression")
 	verbose := fs.Bool("v", false, "print every case's answer and service log, not only failed ones'")
+	envFile := fs.String("env-file", "", "read env variables from this file (NAME=value lines, as .env files); they win over the process environment, and a case's env wins over them")
 	stdio := fs.Bool("stdio", false, "serve the flow with the mcp-router (or mcp-mock) on a stdio connector as run --stdio does, so its mcp cases go over a pipe, one JSON-RPC message per line; other flows keep their connectors")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
@@ -47,6 +49,13 @@ func cmdTest(ctx context.Context, env *cli.Env, args []string) error {
 		return cli.Usagef("--config is required")
 	}
 	opts := Options{Verbose: *verbose, Out: env.Stdout, LookupEnv: env.LookupEnv, Stdio: *stdio}
+	if *envFile != "" {
+		vars, ds := config.ReadEnvFile(*envFile)
+		if len(ds) > 0 {
+			return ds
+		}
+		opts.LookupEnv = overlay(vars, env.LookupEnv)
+	}
 	if *run != "" {
 		re, err := regexp.Compile(*run)
 		if err != nil {

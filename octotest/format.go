@@ -47,6 +47,7 @@ type MCPRequest struct {
 	Path      string            `yaml:"path" doc:"The path to post to. Default: the flow's path. Not for a flow on stdio."`
 	Headers   map[string]string `yaml:"headers" doc:"Headers sent with every request of the case (the handshake too). Not for a flow on stdio." example:"{ Authorization: Bearer dev-token }"`
 	Tool      string            `yaml:"tool" doc:"Call this tool (tools/call) with arguments." example:"forecast"`
+	Progress  bool              `yaml:"progress" doc:"Ask for progress: the tool call carries a progress token (params._meta.progressToken, \"octo-test\"), so the server reports how far it got as notifications/progress, which expect.notified checks (progress, total, message). Over HTTP the answer then comes as an event stream."`
 	Arguments *yaml.Node        `yaml:"arguments" doc:"The arguments of tool or prompt, as an object." example:"{ city: Paris }"`
 	List      string            `yaml:"list" enum:"tools,resources,resourceTemplates,prompts" doc:"List what the server offers (tools/list, resources/list, resources/templates/list, prompts/list)."`
 	Read      string            `yaml:"read" doc:"Read the resource at this URI (resources/read)." example:"octo://guide"`

@@ -282,6 +282,9 @@ func (c *httpConn) do(ctx context.Context, body []byte) (*http.Response, error) 
 	return c.hc.Do(req)
 }
 
+// ProgressToken is the progress token of a case that asks for progress (mcp.progress).
+const ProgressToken = "octo-test"
+
 // mcpMethod is the JSON-RPC method and params a case's MCP request sends.
 func mcpMethod(m *MCPRequest) (string, any, error) {
 	args, err := optional(m.Arguments)
@@ -293,7 +296,11 @@ func mcpMethod(m *MCPRequest) (string, any, error) {
 		if args == nil {
 			args = map[string]any{}
 		}
-		return "tools/call", map[string]any{"name": m.Tool, "arguments": args}, nil
+		p := map[string]any{"name": m.Tool, "arguments": args}
+		if m.Progress {
+			p["_meta"] = map[string]any{"progressToken": ProgressToken}
+		}
+		return "tools/call", p, nil
 	case m.List != "":
 		method := map[string]string{"tools": "tools/list", "resources": "resources/list",
 			"resourceTemplates": "resources/templates/list", "prompts": "prompts/list"}[m.List]

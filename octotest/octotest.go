@@ -49,7 +49,7 @@ type Summary struct {
 // runner runs the cases of one config.
 type runner struct {
 	path   string
-	cfg    *config.Config // as the process environment makes it; nil for a workspace
+	cfg    *config.Config // as the process environment makes it; nil for a workspace, or when it needs a case's env
 	lookup func(string) (string, bool)
 	stdio  bool // Options.Stdio
 	// servers are a workspace's saved servers, each a config, by name.
@@ -70,7 +70,7 @@ func Run(ctx context.Context, path string, opts Options) (Summary, error) {
 	dir := TestsDir(path)
 	cases, err := load(dir)
 	// The config's problems and the test files' are reported together, config first.
-	if cerr := r.prepare(); cerr != nil || err != nil {
+	if cerr := r.prepare(cases); cerr != nil || err != nil {
 		var cds, tds config.Diags
 		if cerr != nil && !errors.As(cerr, &cds) || err != nil && !errors.As(err, &tds) {
 			return Summary{}, errors.Join(cerr, err)
@@ -107,8 +107,9 @@ func Run(ctx context.Context, path string, opts Options) (Summary, error) {
 
 // prepare loads the config, or a workspace's servers, and builds each once, so a broken config
 // is reported as `octo validate` reports it rather than once per case.
-func (r *runner) prepare() error {
+func (r *runner) prepare(cases []*loaded) error {
 	var cfgs []*config.Config
+	lookup := r.lookup
 	if workspace.Is(r.path) {
 		servers, ds := workspace.Configs(r.path, "")
 		if len(ds) > 0 {
@@ -122,15 +123,15 @@ func (r *runner) prepare() error {
 			cfgs = append(cfgs, servers[name])
 		}
 	} else {
-		cfg, err := r.load(r.lookup)
+		cfg, with, err := r.loadShared(cases)
 		if err != nil {
 			return err
 		}
-		r.cfg, cfgs = cfg, []*config.Config{cfg}
+		cfgs, lookup = []*config.Config{cfg}, with
 	}
 	var all config.Diags
 	for _, cfg := range cfgs {
-		_, err := runtime.NewService(cfg, runtime.Options{Logger: slog.New(slog.DiscardHandler), LookupEnv: r.lookup})
+		_, err := runtime.NewService(cfg, runtime.Options{Logger: slog.New(slog.DiscardHandler), LookupEnv: lookup})
 		var ds config.Diags
 		switch {
 		case errors.As(err, &ds):
@@ -143,6 +144,49 @@ func (r *runner) prepare() error {
 		return all
 	}
 	return nil
+}
+
+// loadShared loads the config once for the cases that set no env of their own. A variable CI
+// does not export (a secret, say) may be set only by the cases' env: then the config is checked
+// with theirs, and every case loads it as its own env makes it, so a case that sets nothing
+// fails on the variable it lacks, by name.
+// It returns the lookup the config was loaded with.
+func (r *runner) loadShared(cases []*loaded) (*config.Config, func(string) (string, bool), error) {
+	cfg, err := r.load(r.lookup)
+	if err == nil {
+		r.cfg = cfg
+		return cfg, r.lookup, nil
+	}
+	if envs := caseEnvs(cases); len(envs) > 0 {
+		with := overlay(envs, r.lookup)
+		if cfg, ferr := r.load(with); ferr == nil {
+			return cfg, with, nil
+		}
+	}
+	return nil, nil, err
+}
+
+// caseEnvs is every variable the cases set, the first case's value where two set one.
+func caseEnvs(cases []*loaded) map[string]string {
+	out := map[string]string{}
+	for _, c := range cases {
+		for k, v := range c.Env {
+			if _, ok := out[k]; !ok {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
+// overlay looks a name up in vars, then in next.
+func overlay(vars map[string]string, next func(string) (string, bool)) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		if v, ok := vars[name]; ok {
+			return v, true
+		}
+		return next(name)
+	}
 }
 
 // load loads the config as lookup's variables make it, served as the options say.

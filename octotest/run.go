@@ -186,12 +186,7 @@ type caseService struct {
 // http-request, logging to log, and starts its blocks (no connector: serve serves the one the
 // case is for).
 func (r *runner) start(ctx context.Context, c *loaded, st *stubs, log io.Writer) (*caseService, error) {
-	lookup := func(name string) (string, bool) {
-		if v, ok := c.Env[name]; ok {
-			return v, true
-		}
-		return r.lookup(name)
-	}
+	lookup := overlay(c.Env, r.lookup)
 	cfg, err := r.config(c, lookup)
 	if err != nil {
 		return nil, err
@@ -260,7 +255,7 @@ func (r *runner) config(c *loaded, lookup func(string) (string, bool)) (*config.
 		}
 		return cfg, nil
 	}
-	if len(c.Env) == 0 {
+	if len(c.Env) == 0 && r.cfg != nil {
 		return r.cfg, nil
 	}
 	return r.load(lookup)

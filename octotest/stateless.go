@@ -23,10 +23,13 @@ func (c *mcpClient) statelessCall(ctx context.Context, method string, params any
 	if p == nil {
 		p = map[string]any{}
 	}
-	p["_meta"] = map[string]any{
-		mcp.MetaProtocolVersion:    c.version,
-		mcp.MetaClientCapabilities: c.script.capabilities(c.version),
+	meta, _ := p["_meta"].(map[string]any) // a progress token the case asked for stays
+	if meta == nil {
+		meta = map[string]any{}
 	}
+	meta[mcp.MetaProtocolVersion] = c.version
+	meta[mcp.MetaClientCapabilities] = c.script.capabilities(c.version)
+	p["_meta"] = meta
 	name, _ := p[mcp.NameKey(method)].(string)
 	c.conn.stateless(c.version, method, name)
 	for round := 0; ; round++ {

@@ -201,3 +201,62 @@ func TestReadmeTestsAConfig(t *testing.T) {
 		t.Fatalf("octo test printed\n%s\nthe README prints\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A required variable CI does not export (a secret) can come from the cases' env or from
+// --env-file: the config is still checked once, a case that sets it passes, a case that sets
+// nothing fails naming the variable, and a bad env file is reported at its line.
+func TestOctoTestTakesSecretsFromCasesAndAnEnvFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "api.yaml"), `env:
+  - { name: API_TOKEN }
+connectors:
+  - { name: api, type: http, settings: { port: 0 } }
+flows:
+  - name: whoami
+    source: { connector: api, settings: { path: /whoami } }
+    process:
+      - type: set-payload
+        settings: { value: '{"token": "${API_TOKEN}"}' }
+`)
+	writeFile(t, filepath.Join(dir, "tests", "cases.yaml"), `cases:
+  - name: with the case's token
+    env: { API_TOKEN: from-case }
+    request: { flow: whoami }
+    expect: { body: { token: from-case } }
+`)
+	env := func(args ...string) (int, string, string) {
+		t.Helper()
+		cmd := exec.Command(octoBin, args...)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()} // API_TOKEN is not exported
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatal(err)
+		}
+		return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+	}
+	if code, stdout, stderr := env("test", "--config", dir); code != 0 || !strings.Contains(stdout, "ok: 1 cases passed") {
+		t.Fatalf("a case's env did not satisfy the required variable: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	writeFile(t, filepath.Join(dir, "tests", "more.yaml"), `cases:
+  - name: with the env file's token
+    request: { flow: whoami }
+    expect: { body: { token: "from file" } }
+`)
+	code, stdout, _ := env("test", "--config", dir)
+	if code != 1 || !strings.Contains(stdout, `variable "API_TOKEN" is not set and has no default`) {
+		t.Errorf("a case without the variable: exit %d, want 1 naming API_TOKEN\n%s", code, stdout)
+	}
+	envFile := filepath.Join(t.TempDir(), "test.env")
+	writeFile(t, envFile, "# CI's secrets\nexport API_TOKEN=\"from file\"\n")
+	if code, stdout, stderr := env("test", "--config", dir, "--env-file", envFile); code != 0 || !strings.Contains(stdout, "ok: 2 cases passed") {
+		t.Errorf("--env-file: exit %d\n%s%s", code, stdout, stderr)
+	}
+	writeFile(t, envFile, "API_TOKEN=ok\nnot a line\n")
+	if code, _, stderr := env("test", "--config", dir, "--env-file", envFile); code == 0 || !strings.Contains(stderr, envFile+":2:1: expected NAME=value") {
+		t.Errorf("a bad env file: exit %d\n%s", code, stderr)
+	}
+}
