@@ -14,7 +14,7 @@ func init() {
 	cli.RegisterCommand(cli.Command{
 		Name: "test", Order: 25, Run: cmdTest,
 		Summary: "run the test cases in a config's tests/ folder and report each",
-		Usage:   "test --config DIR [--run REGEX] [--env-file FILE] [-v] [--stdio]",
+		Usage:   "test DIR|--config DIR [--run REGEX] [--env-file FILE] [-v] [--stdio]",
 	})
 	// The test file's schema and reference page come from its settings type, as a config
 	// adapter's files do: `octo schema test`, docs/reference/octo-test.schema.json.
@@ -42,11 +42,8 @@ func cmdTest(ctx context.Context, env *cli.Env, args []string) error {
 	verbose := fs.Bool("v", false, "print every case's answer and service log, not only failed ones'")
 	envFile := fs.String("env-file", "", "read env variables from this file (NAME=value lines, as .env files); they win over the process environment, and a case's env wins over them")
 	stdio := fs.Bool("stdio", false, "serve the flow with the mcp-router (or mcp-mock) on a stdio connector as run --stdio does, so its mcp cases go over a pipe, one JSON-RPC message per line; other flows keep their connectors")
-	if err := cli.Parse(fs, args); err != nil {
+	if err := cli.ParseConfig(fs, args, path); err != nil {
 		return err
-	}
-	if *path == "" {
-		return cli.Usagef("--config is required")
 	}
 	opts := Options{Verbose: *verbose, Out: env.Stdout, LookupEnv: env.LookupEnv, Stdio: *stdio}
 	if *envFile != "" {

@@ -125,6 +125,12 @@ type Connector interface {
 	Stop(ctx context.Context) error
 }
 
+// Locator is a connector that can say where a client reaches a flow it serves, once started:
+// an http connector's URL with the flow's path. The MCP blocks print it with how to connect.
+type Locator interface {
+	URLOf(flow string) string
+}
+
 var registry = struct {
 	sync.RWMutex
 	blocks     map[string]BlockSpec

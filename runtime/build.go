@@ -222,5 +222,16 @@ func (b *Build) SourceAddr() func() string {
 	return func() string { return "" }
 }
 
+// SourceURL returns what reports the URL a client reaches the flow being built at (an http
+// connector's address and the flow's path): "" until the service has started, and always for
+// a connector that cannot say (stdio).
+func (b *Build) SourceURL() func() string {
+	if c, ok := b.bd.instances["connectors."+b.bd.source.connector].(Locator); ok {
+		flow := b.Flow
+		return func() string { return c.URLOf(flow) }
+	}
+	return func() string { return "" }
+}
+
 // Env returns the service's declared variables and their values.
 func (b *Build) Env() map[string]string { return b.bd.env }

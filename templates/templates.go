@@ -13,7 +13,7 @@ import (
 	"text/template"
 )
 
-//go:embed mcp-mock mcp-router
+//go:embed mcp-api mcp-mock mcp-router
 var files embed.FS
 
 // Starter is one kind of thing `octo new` can make.
@@ -25,6 +25,8 @@ type Starter struct {
 
 // Starters lists what `octo new` offers, in the order shown.
 var Starters = []Starter{
+	{"mcp-api", "a flow config serving MCP tools that call your HTTP API (list, get and create, with tests)",
+		"octo new mcp-api <folder>"},
 	{"mcp-mock", "a saved MCP mock server (tool, resource, prompt) in a workspace folder",
 		`octo new mcp-mock <workspace> "<Server name>"`},
 	{"mcp-router", "a flow config serving a stateless MCP server whose tools are flow branches",

@@ -45,23 +45,8 @@ func TestEveryStarterBuilds(t *testing.T) {
 				}
 			}
 		},
-		"mcp-router": func(t *testing.T) {
-			dir := t.TempDir()
-			files, err := templates.Files("mcp-router")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.CopyFS(dir, files); err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := config.Load(dir, func(string) (string, bool) { return "", false })
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := runtime.NewService(cfg, runtime.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}); err != nil {
-				t.Fatal(err)
-			}
-		},
+		"mcp-router": func(t *testing.T) { buildsAsWritten(t, "mcp-router") },
+		"mcp-api":    func(t *testing.T) { buildsAsWritten(t, "mcp-api") },
 	}
 	for _, s := range templates.Starters {
 		t.Run(s.Name+" builds as written out", func(t *testing.T) {
@@ -74,6 +59,25 @@ func TestEveryStarterBuilds(t *testing.T) {
 	}
 	if _, err := templates.Files("nope"); err == nil {
 		t.Error("an unknown starter has files")
+	}
+}
+
+// buildsAsWritten copies a flow config starter out and builds it.
+func buildsAsWritten(t *testing.T, starter string) {
+	dir := t.TempDir()
+	files, err := templates.Files(starter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(dir, func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runtime.NewService(cfg, runtime.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}); err != nil {
+		t.Fatal(err)
 	}
 }
 

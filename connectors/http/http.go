@@ -43,8 +43,10 @@ type Connector struct {
 	settings settings
 	logger   *slog.Logger
 	routes   map[string]*route
-	shared   *runtime.Shared
-	holder   runtime.Holder
+	// firstPath is the first path each flow is served at, for URLOf.
+	firstPath map[string]string
+	shared    *runtime.Shared
+	holder    runtime.Holder
 
 	port       *port // set by Start
 	release    runtime.Release
@@ -78,7 +80,7 @@ func build(b *runtime.ConnectorBuild, s *settings) (runtime.Connector, error) {
 	if !s.check(b) {
 		return nil, nil
 	}
-	c := &Connector{name: b.Name, settings: *s, logger: b.Logger(), routes: map[string]*route{},
+	c := &Connector{name: b.Name, settings: *s, logger: b.Logger(), routes: map[string]*route{}, firstPath: map[string]string{},
 		shared: b.Shared(), holder: b.Holder(), idle: make(chan struct{}), obs: newObservers(b)}
 	c.streamCtx, c.endStreams = context.WithCancel(context.Background())
 	return c, nil
@@ -101,8 +103,20 @@ func (c *Connector) Attach(src *runtime.SourceBuild, flow *runtime.Flow) error {
 			r.allow = joinMethods(s.Methods)
 		}
 		c.routes[p.path] = r
+		if _, ok := c.firstPath[flow.Name]; !ok {
+			c.firstPath[flow.Name] = p.path
+		}
 	}
 	return nil
+}
+
+// URLOf is the URL of the flow's first path, once the connector listens: runtime.Locator.
+func (c *Connector) URLOf(flow string) string {
+	path, ok := c.firstPath[flow]
+	if !ok || c.port == nil {
+		return ""
+	}
+	return "http://" + displayAddr(c.port.addr) + path
 }
 
 // Start binds the connector's address, or takes it over from an earlier build of its unit,

@@ -36,8 +36,8 @@ type Env struct {
 
 func init() {
 	for _, c := range []Command{
-		{Name: "run", Order: 10, Summary: "serve a config folder or file until interrupted", Usage: "run --config DIR [--stdio] [--watch] [--admin ADDR] [--log-level L] [--log-format text|json]", Run: cmdRun},
-		{Name: "validate", Order: 20, Summary: "build a config without listening and report every problem", Usage: "validate --config DIR [--stdio]", Run: cmdValidate},
+		{Name: "run", Order: 10, Summary: "serve a config folder or file until interrupted", Usage: "run DIR|--config DIR [--stdio] [--watch] [--admin ADDR] [--log-level L] [--log-format text|json]", Run: cmdRun},
+		{Name: "validate", Order: 20, Summary: "build a config without listening and report every problem", Usage: "validate DIR|--config DIR [--stdio]", Run: cmdValidate},
 		{Name: "new", Order: 40, Summary: "write a starter: a mock server in a workspace, or a flow config", Usage: `new [mcp-mock WORKSPACE "NAME" | mcp-router DIR]`, Run: cmdNew},
 		{Name: "blocks", Order: 50, Summary: "list the block and connector types, or print one's reference (alias: list)", Usage: "blocks [NAME]", Run: cmdBlocks},
 		{Name: "schema", Order: 60, Summary: "print the JSON Schema of a flow config, a workspace file (server, workspace) or a test file (test)", Usage: "schema [config|server|workspace|test]", Run: cmdSchema},
@@ -167,12 +167,38 @@ func hasFlags(fs *flag.FlagSet) bool {
 // flag mistake is a usage error.
 func Parse(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
-	err := fs.Parse(args) // prints the usage itself on -h/--help
+	// The help goes to stdout when asked for; a mistake gets one line on stderr, not the help.
+	usage := fs.Usage
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.Usage = usage
 	if errors.Is(err, flag.ErrHelp) {
+		if usage != nil {
+			usage()
+		}
 		return err
 	}
 	if err != nil {
 		return &usageError{err.Error()}
+	}
+	return nil
+}
+
+// ParseConfig parses the flags of a command that takes a config, named by --config or as its
+// one argument (`octo run DIR`), flags before or after it.
+func ParseConfig(fs *flag.FlagSet, args []string, path *string) error {
+	pos, err := ParseInterleaved(fs, args)
+	switch {
+	case err != nil:
+		return err
+	case len(pos) > 1:
+		return Usagef("one config only: %q is a second argument", pos[1])
+	case len(pos) == 1 && *path != "":
+		return Usagef("the config is named twice: %q and --config %q", pos[0], *path)
+	case len(pos) == 1:
+		*path = pos[0]
+	case *path == "":
+		return Usagef("name a config: %s DIR (or --config DIR), a config folder or a single YAML file", fs.Name())
 	}
 	return nil
 }

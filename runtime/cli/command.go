@@ -37,7 +37,13 @@ type Starter struct {
 	// command's summary.
 	Args, Makes string
 	// Write writes the starter from the arguments after its name.
-	Write func(env *Env, args []string) error
+	Write func(env *Env, args []string, opts NewOptions) error
+}
+
+// NewOptions are the flags of `octo new` a starter takes.
+type NewOptions struct {
+	// Port is the port the starter serves on; 0 lets it pick the first free one from its own.
+	Port int
 }
 
 // ConfigFolder runs and validates a --config path that is not a flow config but a config
@@ -134,7 +140,7 @@ func newTexts(ss []Starter) (summary, usage string) {
 	if n := len(makes); n > 1 {
 		makes[n-1] = "or " + makes[n-1]
 	}
-	return "write a starter: " + strings.Join(makes, ", "), "new [" + strings.Join(args, " | ") + "]"
+	return "write a starter: " + strings.Join(makes, ", "), "new [" + strings.Join(args, " | ") + "] [--port N]"
 }
 
 func starters() []Starter {

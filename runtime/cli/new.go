@@ -3,15 +3,21 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 )
 
 // cmdNew writes a starter, by the starter's own Write: `octo new` alone lists them.
 func cmdNew(_ context.Context, env *Env, args []string) error {
 	fs := NewFlags("new", env)
+	port := fs.Int("port", 0, "the port the starter serves on (default: its usual one, or the next port free on this machine)")
 	pos, err := ParseInterleaved(fs, args)
 	if err != nil {
 		return err
+	}
+	if *port < 0 || *port > 65535 {
+		return Usagef("--port %d is not a port: 1 to 65535", *port)
 	}
 	ss := starters()
 	if len(pos) == 0 {
@@ -24,9 +30,25 @@ func cmdNew(_ context.Context, env *Env, args []string) error {
 	names := make([]string, len(ss))
 	for i, s := range ss {
 		if s.Name == pos[0] {
-			return s.Write(env, pos[1:])
+			return s.Write(env, pos[1:], NewOptions{Port: *port})
 		}
 		names[i] = s.Name
 	}
 	return Usagef("unknown starter %q; starters: %s", pos[0], strings.Join(names, ", "))
+}
+
+// FreePort is the first port from p up that skip does not take and that nothing on this machine
+// listens on now (127.0.0.1 can be bound), so a starter never picks a port another program
+// holds. Past a hundred ports tried, it gives p.
+func FreePort(p int, skip func(int) bool) int {
+	for try := p; try < p+100 && try <= 65535; try++ {
+		if skip != nil && skip(try) {
+			continue
+		}
+		if l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(try))); err == nil {
+			l.Close()
+			return try
+		}
+	}
+	return p
 }

@@ -2,10 +2,14 @@ package cli_test
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/octo-run/octo/runtime/cli"
 )
 
 func TestNewWritesStarters(t *testing.T) {
@@ -47,7 +51,7 @@ func TestNewWritesStarters(t *testing.T) {
 	})
 	t.Run("a router flow is written ready to run", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "router")
-		if code, out, errs := runCLI("new", "mcp-router", dir); code != 0 || !strings.Contains(out, "octo run --config") {
+		if code, out, errs := runCLI("new", "mcp-router", dir); code != 0 || !strings.Contains(out, "octo run "+dir) {
 			t.Fatalf("exit %d\n%s%s", code, out, errs)
 		}
 		if code, out, errs := runCLI("validate", "--config", dir); code != 0 {
@@ -55,6 +59,38 @@ func TestNewWritesStarters(t *testing.T) {
 		}
 		if code, _, errs := runCLI("new", "mcp-router", dir); code != 1 || !strings.Contains(errs, "is not empty") {
 			t.Fatalf("a second write: exit %d %s", code, errs)
+		}
+	})
+	t.Run("--port sets the port, and a port another program holds is skipped", func(t *testing.T) {
+		holder, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer holder.Close()
+		held := holder.Addr().(*net.TCPAddr).Port
+		dir := filepath.Join(t.TempDir(), "api")
+		code, out, errs := runCLI("new", "mcp-api", dir, "--port", strconv.Itoa(held+1))
+		if code != 0 || !strings.Contains(out, "http://localhost:"+strconv.Itoa(held+1)+"/mcp") || !strings.Contains(out, "claude mcp add --transport http api-tools") {
+			t.Fatalf("exit %d\n%s%s", code, out, errs)
+		}
+		if text, _ := os.ReadFile(filepath.Join(dir, "mcp-api.yaml")); !strings.Contains(string(text), `default: "`+strconv.Itoa(held+1)+`"`) {
+			t.Fatalf("the port is not the HTTP_PORT default:\n%s", text)
+		}
+		if code, out, errs := runCLI("validate", dir); code != 0 {
+			t.Fatalf("validate: exit %d\n%s%s", code, out, errs)
+		}
+		if got := cli.FreePort(held, nil); got == held {
+			t.Errorf("FreePort gave %d, which another listener holds", held)
+		}
+		ws := filepath.Join(t.TempDir(), "mocks")
+		if code, out, errs := runCLI("new", "mcp-mock", ws, "A", "--port", strconv.Itoa(held)); code != 0 || !strings.Contains(out, "http://127.0.0.1:"+strconv.Itoa(held)+"/mcp") {
+			t.Fatalf("mock --port: exit %d\n%s%s", code, out, errs)
+		}
+		if code, _, errs := runCLI("new", "mcp-mock", ws, "B", "--port", strconv.Itoa(held)); code != 1 || !strings.Contains(errs, "a saved server of "+ws+" uses it already") {
+			t.Fatalf("a port taken in the workspace: exit %d %s", code, errs)
+		}
+		if code, _, errs := runCLI("new", "mcp-api", t.TempDir(), "--port", "70000"); code != 2 || !strings.Contains(errs, "--port 70000 is not a port") {
+			t.Fatalf("a bad port: exit %d %s", code, errs)
 		}
 	})
 	bad := []struct{ name, want string }{

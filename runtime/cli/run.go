@@ -43,7 +43,7 @@ func load(path string, env *Env, logger *slog.Logger, stdio bool) (*runtime.Serv
 }
 
 func configFlag(fs *flag.FlagSet) *string {
-	return fs.String("config", "", "a config folder (all its YAML files) or a single YAML file")
+	return fs.String("config", "", "a config folder (all its YAML files) or a single YAML file; it may be given as the argument instead")
 }
 
 // errStdioFolder refuses --stdio on an adapter's folder (a workspace), which serves its own way.
@@ -62,11 +62,8 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	watchFiles := fs.Bool("watch", false, "reload the config when its files change (SIGHUP reloads it too)")
 	stdio := stdioFlag(fs)
 	adminAddr := fs.String("admin", "", "serve /healthz, /readyz and Prometheus /metrics on this address (host:port, or a port on 127.0.0.1); off when empty")
-	if err := Parse(fs, args); err != nil {
+	if err := ParseConfig(fs, args, path); err != nil {
 		return err
-	}
-	if *path == "" {
-		return &usageError{"--config is required"}
 	}
 	logger, err := lf.logger(env.Stderr)
 	if err != nil {
@@ -311,11 +308,8 @@ func cmdValidate(_ context.Context, env *Env, args []string) error {
 	fs := NewFlags("validate", env)
 	path := configFlag(fs)
 	stdio := stdioFlag(fs)
-	if err := Parse(fs, args); err != nil {
+	if err := ParseConfig(fs, args, path); err != nil {
 		return err
-	}
-	if *path == "" {
-		return &usageError{"--config is required"}
 	}
 	if f, ok := folderOf(*path); ok {
 		if *stdio {

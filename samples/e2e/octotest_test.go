@@ -34,15 +34,17 @@ func runOcto(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // Every sample and every starter carries octo test cases, and they pass: `make test` runs this,
 // so a sample whose answers drift from its cases fails CI.
 func TestOctoTestPassesOnEverySampleAndStarter(t *testing.T) {
-	router, mocks := t.TempDir()+"/router", t.TempDir()
-	if code, _, stderr := runOcto(t, "new", "mcp-router", router); code != 0 {
-		t.Fatalf("octo new mcp-router: %d %s", code, stderr)
+	router, api, mocks := t.TempDir()+"/router", t.TempDir()+"/api", t.TempDir()
+	for starter, dir := range map[string]string{"mcp-router": router, "mcp-api": api} {
+		if code, _, stderr := runOcto(t, "new", starter, dir); code != 0 {
+			t.Fatalf("octo new %s: %d %s", starter, code, stderr)
+		}
 	}
 	if code, _, stderr := runOcto(t, "new", "mcp-mock", mocks, "Weather mock"); code != 0 {
 		t.Fatalf("octo new mcp-mock: %d %s", code, stderr)
 	}
 	samples, _ := filepath.Glob(filepath.Join(repoRoot(), "samples", "*", "tests"))
-	configs := []string{router, mocks}
+	configs := []string{router, api, mocks}
 	for _, s := range samples {
 		configs = append(configs, filepath.Dir(s))
 	}

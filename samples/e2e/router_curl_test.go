@@ -279,3 +279,15 @@ func readmePipe(t *testing.T, section string) (in, env, args, want []string) {
 	}
 	return in, env, args, want
 }
+
+// `octo run` says where the MCP server is, path included, and how to add it to a client: the
+// line a new user looks for before anything else.
+func TestRunSaysWhereTheServerIsAndHowToConnect(t *testing.T) {
+	base, p := runSample(t, "mcp-router")
+	url := base + "/mcp"
+	for _, want := range []string{`msg="MCP server ready"`, "url=" + url, `connect="claude mcp add --transport http weather-tools ` + url + `"`} {
+		if !strings.Contains(p.Log(), want) {
+			t.Errorf("the log lacks %s:\n%s", want, p.Log())
+		}
+	}
+}

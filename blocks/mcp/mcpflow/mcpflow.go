@@ -7,11 +7,13 @@ package mcpflow
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/cli"
 )
 
 // Stream hands the core's event stream to the connector as a message body; the connector
@@ -128,3 +130,12 @@ var (
 	_ runtime.Drainer = Stream{}
 	_ runtime.Drainer = stdioStream{}
 )
+
+// Announce logs the URL of an MCP server over HTTP and the command that adds it to Claude Code
+// (other clients take the same URL), as the service starts; nothing for a server on stdio,
+// which has no URL.
+func Announce(logger *slog.Logger, name, url string) {
+	if url != "" {
+		logger.Info("MCP server ready", "url", url, "connect", "claude mcp add --transport http "+cli.ShellQuote(name)+" "+url)
+	}
+}

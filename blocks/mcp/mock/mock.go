@@ -48,6 +48,10 @@ const KindServer = "server"
 // so a session opened on /sse is found by a POST to /messages.
 type Block struct {
 	srv *Server
+	// url reports where clients reach a flow config's mock (runtime.Build.SourceURL), for
+	// Ready; nil for a workspace's saved server, whose address octo serve and the app print.
+	url    func() string
+	logger *slog.Logger
 }
 
 func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
@@ -61,7 +65,19 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	if probes := b.Probes("mcp"); probes != nil { // ops.ProbeMCP
 		srv.core.Probes = func(method, tool string) mcp.Probe { return probes(method, tool) }
 	}
-	return &Block{srv: srv}, nil
+	blk := &Block{srv: srv, logger: b.Logger()}
+	if b.At.Kind != KindServer {
+		blk.url = b.SourceURL()
+	}
+	return blk, nil
+}
+
+// Ready says where clients reach a flow config's mock and how to register it with one.
+func (b *Block) Ready(context.Context) error {
+	if b.url != nil {
+		mcpflow.Announce(b.logger, b.srv.name, b.url())
+	}
+	return nil
 }
 
 // Server returns the live server the block serves: the workspace reaches it

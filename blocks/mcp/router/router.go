@@ -7,6 +7,7 @@ package router
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mcpflow"
@@ -45,6 +46,9 @@ type Block struct {
 	// at once, and notifications/cancelled reaches them.
 	st    *mcp.Stateful
 	stdio *mcpflow.Stdio
+	// url reports where clients reach the flow (runtime.Build.SourceURL); Ready prints it.
+	url    func() string
+	logger *slog.Logger
 }
 
 func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
@@ -108,7 +112,14 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 		return nil, err
 	}
 	st := mcp.NewStateful(s, mcp.StatefulOptions{AllowBatch: true})
-	return &Block{server: s, st: st, stdio: mcpflow.NewStdio(st)}, nil
+	return &Block{server: s, st: st, stdio: mcpflow.NewStdio(st), url: b.SourceURL(), logger: b.Logger()}, nil
+}
+
+// Ready says, once the service serves, where clients reach the server and how to register
+// it with one: the line a new user looks for first.
+func (r *Block) Ready(context.Context) error {
+	mcpflow.Announce(r.logger, r.server.Info.Name, r.url())
+	return nil
 }
 
 // routerVersions is the router's version policy, initialize agreeing on revisions up to upTo.

@@ -135,16 +135,17 @@ func printAddress(w io.Writer, asJSON bool) func(name, url string) {
 }
 
 // newStarter is `octo new mcp-mock WORKSPACE NAME`.
-func newStarter(env *cli.Env, args []string) error {
+func newStarter(env *cli.Env, args []string, opts cli.NewOptions) error {
 	if len(args) != 2 {
 		return cli.Usagef(`mcp-mock takes a workspace folder and a server name: octo new mcp-mock my-mocks "Weather mock"`)
 	}
-	return newMockServer(env, args[0], args[1])
+	return newMockServer(env, args[0], args[1], opts.Port)
 }
 
 // newMockServer writes servers/<name>.yaml (and workspace.yaml for a new
-// workspace) and says how to connect MCP clients.
-func newMockServer(env *cli.Env, dir, name string) error {
+// workspace) and says how to connect MCP clients. Port 0 picks one: 3004, or the next
+// port neither a saved server nor another program uses.
+func newMockServer(env *cli.Env, dir, name string, port int) error {
 	if err := checkServerName(name); err != nil {
 		return err
 	}
@@ -164,7 +165,11 @@ func newMockServer(env *cli.Env, dir, name string) error {
 	if err := reference.WriteSchemas(dir, "server", "workspace", "test"); err != nil { // the starter's modelines name them
 		return err
 	}
-	port := NextPort(dir)
+	if port == 0 {
+		port = NextPort(dir)
+	} else if usedPorts(dir)(port) {
+		return fmt.Errorf("--port %d: a saved server of %s uses it already", port, dir)
+	}
 	text, err := templates.RenderMockServer(templates.MockServer{Name: name, Port: port})
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/octo-run/octo/runtime/cli"
 	"github.com/octo-run/octo/runtime/config"
 	"github.com/octo-run/octo/runtime/printable"
 )
@@ -162,15 +163,18 @@ func nextPort(used map[int]bool) int {
 	return p
 }
 
-// NextPort returns the port a new saved server in dir should take: 3004, or
-// the next one no saved server uses.
-func NextPort(dir string) int {
+// NextPort returns the port a new saved server in dir should take: 3004, or the next one
+// neither a saved server nor another program on this machine uses.
+func NextPort(dir string) int { return cli.FreePort(DefaultPort, usedPorts(dir)) }
+
+// usedPorts reports the ports the saved servers of dir take.
+func usedPorts(dir string) func(int) bool {
 	servers, _ := ReadAll(dir)
 	used := map[int]bool{}
 	for _, s := range servers {
 		used[s.Port] = true
 	}
-	return nextPort(used)
+	return func(p int) bool { return used[p] }
 }
 
 // ReadAll reads every saved server of the workspace and assigns ports to
