@@ -172,7 +172,7 @@ func (so *settingsOf) decode(spec *SettingsSpec, node *yaml.Node, at Where, owne
 	so.pos = config.NewPositions(root)
 	out := reflect.New(spec.Type)
 	dc := &decoding{bd: so.bd, scope: scope}
-	ds := (&config.Decoder{Hook: dc.hook, Positions: so.pos, Sources: so.bd.cfg.Sources}).Decode(node, out.Interface(), at)
+	ds := (&config.Decoder{Hook: dc.hook, Positions: so.pos, Sources: so.bd.cfg.Sources, Interpolated: so.bd.cfg.Interpolated}).Decode(node, out.Interface(), at)
 	so.bd.diags = append(so.bd.diags, ds...)
 	return out.Interface(), len(ds) == dc.compiled
 }

@@ -24,6 +24,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,6 +56,7 @@ func init() {
 // Settings are the agent connector's settings.
 type Settings struct {
 	DataDir        string        `yaml:"dataDir" example:"/home/me/.local/share/octo" doc:"The data folder agent.json is written to; default: $OCTO_DATA_DIR, else the system's place for octo's data (Linux ~/.local/share/octo or $XDG_DATA_HOME/octo, macOS ~/Library/Application Support/octo, Windows %APPDATA%\\octo)."`
+	Port           int           `yaml:"port" min:"0" max:"65535" doc:"The port on 127.0.0.1 bridges connect to; 0 (the default) takes a free one. agent.json tells the bridge either way; set one when a sandbox or firewall lets only a known port through."`
 	MaxLineBytes   int           `yaml:"maxLineBytes" default:"67108864" min:">0" doc:"The longest line read (64 MB); a longer one reaches the flow as a line event with no body, marked too long."`
 	StallTimeout   time.Duration `yaml:"stallTimeout" default:"1m" min:">0" doc:"How long a write to a connection may wait for the bridge to read; then that connection is closed."`
 	MaxConnections int           `yaml:"maxConnections" default:"64" min:">0" max:"10000" doc:"The most sessions (connections past the handshake) open at once; a bridge past it is told the app is busy."`
@@ -120,7 +122,7 @@ func (c *Connector) Start(context.Context) error {
 	if err != nil {
 		return fmt.Errorf("connector %q: %w", c.name, err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(c.set.Port)))
 	if err != nil {
 		lock.Unlock()
 		return fmt.Errorf("connector %q: %w", c.name, err)

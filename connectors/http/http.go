@@ -17,6 +17,8 @@ import (
 
 	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/ports"
 )
 
 func init() {
@@ -41,6 +43,7 @@ func init() {
 type Connector struct {
 	name     string
 	settings settings
+	portAt   config.Position // where the port was set, for the error when it is taken
 	logger   *slog.Logger
 	routes   map[string]*route
 	// firstPath is the first path each flow is served at, for URLOf.
@@ -80,7 +83,7 @@ func build(b *runtime.ConnectorBuild, s *settings) (runtime.Connector, error) {
 	if !s.check(b) {
 		return nil, nil
 	}
-	c := &Connector{name: b.Name, settings: *s, logger: b.Logger(), routes: map[string]*route{}, firstPath: map[string]string{},
+	c := &Connector{name: b.Name, settings: *s, portAt: b.Positions().Of(&s.Port), logger: b.Logger(), routes: map[string]*route{}, firstPath: map[string]string{},
 		shared: b.Shared(), holder: b.Holder(), idle: make(chan struct{}), obs: newObservers(b)}
 	c.streamCtx, c.endStreams = context.WithCancel(context.Background())
 	return c, nil
@@ -123,6 +126,9 @@ func (c *Connector) URLOf(flow string) string {
 // and serves the attached flows there from now on.
 func (c *Connector) Start(context.Context) error {
 	p, release, bound, err := acquirePort(c)
+	if ports.InUse(err) {
+		return ports.InUseError(c.portAt, c.settings.Port)
+	}
 	if err != nil {
 		return fmt.Errorf("connector %q: %w", c.name, err)
 	}

@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net"
-	"strconv"
 	"strings"
 )
 
@@ -35,20 +33,4 @@ func cmdNew(_ context.Context, env *Env, args []string) error {
 		names[i] = s.Name
 	}
 	return Usagef("unknown starter %q; starters: %s", pos[0], strings.Join(names, ", "))
-}
-
-// FreePort is the first port from p up that skip does not take and that nothing on this machine
-// listens on now (127.0.0.1 can be bound), so a starter never picks a port another program
-// holds. Past a hundred ports tried, it gives p.
-func FreePort(p int, skip func(int) bool) int {
-	for try := p; try < p+100 && try <= 65535; try++ {
-		if skip != nil && skip(try) {
-			continue
-		}
-		if l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(try))); err == nil {
-			l.Close()
-			return try
-		}
-	}
-	return p
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/octo-run/octo/runtime/cli"
+	"github.com/octo-run/octo/runtime/ports"
 )
 
 func TestNewWritesStarters(t *testing.T) {
@@ -79,7 +79,7 @@ func TestNewWritesStarters(t *testing.T) {
 		if code, out, errs := runCLI("validate", dir); code != 0 {
 			t.Fatalf("validate: exit %d\n%s%s", code, out, errs)
 		}
-		if got := cli.FreePort(held, nil); got == held {
+		if got := ports.Free(held, nil); got == held {
 			t.Errorf("FreePort gave %d, which another listener holds", held)
 		}
 		ws := filepath.Join(t.TempDir(), "mocks")

@@ -79,11 +79,14 @@ type Decoder struct {
 	// Sources, when not nil, holds the text of the files decoded, so that a position inside a
 	// setting's text is found where it was written (see Position.Inside).
 	Sources Sources
+	// Interpolated, when not nil, is Config.Interpolated: a position then names the variables
+	// its value was made from (Position.Vars).
+	Interpolated map[*yaml.Node]Interpolation
 }
 
 // Decode decodes n into out as the package's Decode does.
 func (dc *Decoder) Decode(n *yaml.Node, out any, at Where) Diags {
-	d := &decoder{hook: dc.Hook, pos: dc.Positions, sources: dc.Sources}
+	d := &decoder{hook: dc.Hook, pos: dc.Positions, sources: dc.Sources, interpolated: dc.Interpolated}
 	d.decode(n, out, at)
 	return d.diags
 }
@@ -134,8 +137,10 @@ type decoder struct {
 	hook    Hook
 	pos     *Positions
 	sources Sources
-	key     *yaml.Node        // the key of the value being decoded, for its position; nil for list items
-	tag     reflect.StructTag // the tag of the field being decoded, for the hook
+	// interpolated is Decoder.Interpolated.
+	interpolated map[*yaml.Node]Interpolation
+	key          *yaml.Node        // the key of the value being decoded, for its position; nil for list items
+	tag          reflect.StructTag // the tag of the field being decoded, for the hook
 }
 
 func (d *decoder) addf(n *yaml.Node, at Where, format string, args ...any) {
@@ -148,6 +153,13 @@ func (d *decoder) value(v reflect.Value, n *yaml.Node, at Where) {
 		p := d.sources.Position(n, at)
 		if d.key != nil {
 			p.KeyLine, p.KeyCol = d.key.Line, d.key.Column
+		}
+		if in, ok := d.interpolated[n]; ok {
+			for _, part := range in.Parts {
+				if part.Var != "" {
+					p.Vars = append(p.Vars, part.Var)
+				}
+			}
 		}
 		d.pos.record(v, p)
 		if v.Kind() == reflect.Struct {

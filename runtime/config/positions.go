@@ -18,8 +18,11 @@ type Position struct {
 	KeyLine, KeyCol int // the key's; 0 for a list item and for the settings themselves
 	// Written is false for a setting left out.
 	Written bool
-	style   yaml.Style
-	src     []byte // the text of the file, when known (Sources.Position): see Inside
+	// Vars are the variables the value was made from (`port: ${HTTP_PORT}`), in order; set
+	// where the decoder was given Config.Interpolated.
+	Vars  []string
+	style yaml.Style
+	src   []byte // the text of the file, when known (Sources.Position): see Inside
 }
 
 // NodePosition is the position of node n (which may be nil) at w.

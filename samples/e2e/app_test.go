@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -276,10 +277,21 @@ func TestOctoAppFlags(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), `--approve is "sometimes"`) {
 		t.Fatalf("a bad --approve: %v\n%s", err, out)
 	}
-	// Never named, the workspace is one in the data folder, made and remembered.
-	fresh := t.TempDir()
-	p := startApp(t, "--data-dir", fresh)
+	if out, err := exec.Command(octoBin, "app", "--data-dir", dataDir, "--agent-port", "3100", "--console-port", "3100").CombinedOutput(); err == nil ||
+		!strings.Contains(string(out), "--console-port and --agent-port are both 3100") {
+		t.Fatalf("one port for both: %v\n%s", err, out)
+	}
+	// Never named, the workspace is one in the data folder, made and remembered. --agent-port
+	// is where agents connect, as agent.json says, and octo mcp gets there.
+	fresh, agentPort := t.TempDir(), freePort(t)
+	p := startApp(t, "--data-dir", fresh, "--agent-port", strconv.Itoa(agentPort), "--allow-agents", "--approve", "never")
 	p.waitOut(t, "workspace "+filepath.Join(fresh, "workspace"))
+	if !strings.Contains(p.out(), "agents connect on 127.0.0.1:"+strconv.Itoa(agentPort)) {
+		t.Errorf("--agent-port %d is not where agents connect:\n%s", agentPort, p.out())
+	}
+	if text, isErr := callAgentTool(t, agentSession(t, fresh), "list_servers", nil); isErr {
+		t.Errorf("list_servers through --agent-port: %s", text)
+	}
 	p.stop(t)
 	if fi, err := os.Stat(filepath.Join(fresh, "workspace", "servers")); err != nil || !fi.IsDir() {
 		t.Fatalf("the default workspace was not made: %v", err)

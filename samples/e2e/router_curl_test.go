@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"bytes"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -289,5 +291,24 @@ func TestRunSaysWhereTheServerIsAndHowToConnect(t *testing.T) {
 		if !strings.Contains(p.Log(), want) {
 			t.Errorf("the log lacks %s:\n%s", want, p.Log())
 		}
+	}
+}
+
+// A port another program holds is told at the setting's line, with the variable that sets it
+// and a port free now.
+func TestAPortInUseNamesTheSettingAndItsVariable(t *testing.T) {
+	holder, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	port := strconv.Itoa(holder.Addr().(*net.TCPAddr).Port)
+	cmd := exec.Command(octoBin, "run", "samples/mcp-router")
+	cmd.Dir, cmd.Env = repoRoot(), append(os.Environ(), "HTTP_PORT="+port)
+	out, err := cmd.CombinedOutput()
+	want := "samples/mcp-router/mcp-router.yaml:23:13: connectors[0].settings.port (connector \"api\"): port " + port +
+		" is in use by another program: set HTTP_PORT to another port ("
+	if err == nil || !strings.Contains(string(out), want) {
+		t.Fatalf("exit %v, want %q:\n%s", err, want, out)
 	}
 }

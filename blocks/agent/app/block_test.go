@@ -201,14 +201,14 @@ func TestThePrintedConfigIsTheEmbeddedOne(t *testing.T) {
 
 func printedConfigRuns(t *testing.T, dataDir string) {
 	file := filepath.Join(t.TempDir(), "octo-app.yaml")
-	if err := os.WriteFile(file, []byte(app.EmbeddedYAML(dataDir, 0)), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(app.EmbeddedYAML(dataDir, app.Ports{})), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	printed, err := config.Load(file, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	emb := app.EmbeddedWithConsole(dataDir, 0)
+	emb := app.EmbeddedWithConsole(dataDir, app.Ports{})
 	same := func(c *config.Config) string {
 		out := c.Service.Name
 		for _, cn := range c.Connectors {

@@ -26,6 +26,7 @@ import (
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/cli"
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/ports"
 	"github.com/octo-run/octo/runtime/printable"
 	"github.com/octo-run/octo/runtime/supervisor"
 )
@@ -43,7 +44,7 @@ type flags struct {
 	workspace, dataDir, approve, level string
 	allow, withoutApp, printConfig     bool
 	open, printURL                     bool
-	consolePort                        int
+	ports                              Ports
 	timeout, grace                     time.Duration
 	set                                map[string]bool // the flags given
 }
@@ -59,7 +60,8 @@ func parseFlags(env *cli.Env, args []string) (*flags, error) {
 	fs.DurationVar(&f.timeout, "approval-timeout", DefaultApprovalTimeout, "how long an agent's action waits for your answer before it is refused")
 	fs.DurationVar(&f.grace, "shutdown-timeout", 10*time.Second, "how long requests in flight may finish on SIGINT/SIGTERM")
 	fs.StringVar(&f.level, "log-level", "info", "log level: debug, info, warn or error")
-	fs.IntVar(&f.consolePort, "console-port", 0, "the console's port on 127.0.0.1; 0 takes a free one (printed at start)")
+	fs.IntVar(&f.ports.Console, "console-port", 0, "the console's port on 127.0.0.1; 0 takes a free one (printed at start)")
+	fs.IntVar(&f.ports.Agent, "agent-port", 0, "the port on 127.0.0.1 agents (octo mcp) connect to; 0 takes a free one. octo mcp finds it in agent.json either way: set one when a sandbox or firewall lets only a known port through")
 	fs.BoolVar(&f.open, "open", false, "open the console in the browser once it serves (or the running app's, when one runs)")
 	fs.BoolVar(&f.printURL, "print-url", false, "print the running app's console login link (a one-time link, made anew each time one is used) and exit; with --open, open it too")
 	fs.BoolVar(&f.printConfig, "print-config", false, "print the config octo app runs (the agent connector and the agent-tools block) and exit")
@@ -71,8 +73,13 @@ func parseFlags(env *cli.Env, args []string) (*flags, error) {
 	if f.set["approve"] && f.approve != appdata.ApproveChanges && f.approve != appdata.ApproveNever {
 		return nil, cli.Usagef("--approve is %q: use changes or never", f.approve)
 	}
-	if f.consolePort < 0 || f.consolePort > 65535 {
-		return nil, cli.Usagef("--console-port is %d: use 0 (any free port) to 65535", f.consolePort)
+	for name, port := range map[string]int{"console-port": f.ports.Console, "agent-port": f.ports.Agent} {
+		if port < 0 || port > 65535 {
+			return nil, cli.Usagef("--%s is %d: use 0 (any free port) to 65535", name, port)
+		}
+	}
+	if f.ports.Console != 0 && f.ports.Console == f.ports.Agent {
+		return nil, cli.Usagef("--console-port and --agent-port are both %d: the console and the agents need a port each", f.ports.Console)
 	}
 	if f.timeout <= 0 || f.grace <= 0 {
 		return nil, cli.Usagef("--approval-timeout and --shutdown-timeout must be positive")
@@ -91,7 +98,7 @@ func command(ctx context.Context, env *cli.Env, args []string) error {
 		return err
 	}
 	if f.printConfig {
-		_, err := io.WriteString(env.Stdout, EmbeddedYAML(dir, f.consolePort))
+		_, err := io.WriteString(env.Stdout, EmbeddedYAML(dir, f.ports))
 		return err
 	}
 	if f.printURL {
@@ -190,8 +197,8 @@ func serve(ctx context.Context, env *cli.Env, a *App, dir string, logger *slog.L
 		_ = release(sctx) // the last hold: closes the app
 		logger.Info("stopped")
 	}()
-	if err := sup.Start(ctx, unitName, EmbeddedWithConsole(dir, f.consolePort)); err != nil {
-		return err
+	if err := sup.Start(ctx, unitName, EmbeddedWithConsole(dir, f.ports)); err != nil {
+		return f.ports.taken(err)
 	}
 	a.StartSaved(ctx)
 	svc := sup.Service(unitName)
@@ -235,18 +242,41 @@ func printServing(w io.Writer, a *App, dataDir string, svc *runtime.Service) {
 // noEnv keeps the process environment out of the embedded config: it has no ${VAR}.
 func noEnv(string) (string, bool) { return "", false }
 
-// EmbeddedYAML is the config octo app runs on the data folder dir with the console on
-// consolePort (0: any free one), as a config file would say it (octo app --print-config):
+// Ports are the ports octo app serves on, each on 127.0.0.1; 0 takes a free one.
+type Ports struct {
+	Console, Agent int
+}
+
+// taken names the flag whose port another program holds when err says a port was taken: the
+// ports are octo app's flags, not lines of a file.
+func (p Ports) taken(err error) error {
+	if !ports.InUse(err) {
+		return err
+	}
+	for _, f := range []struct {
+		flag string
+		port int
+	}{{"--console-port", p.Console}, {"--agent-port", p.Agent}} {
+		if f.port != 0 && ports.Free(f.port, nil) != f.port {
+			return fmt.Errorf("%s %d is in use by another program: pick another (%d is free now), or leave the flag out for any free port", f.flag, f.port, ports.Free(f.port+1, nil))
+		}
+	}
+	return err
+}
+
+// EmbeddedYAML is the config octo app runs on the data folder dir on ports, as a config file
+// would say it (octo app --print-config):
 // saved to a file, `octo run --config` runs the same app, though with nobody to ask for
 // approvals but the console (the block then opens the App itself, without a prompt).
-func EmbeddedYAML(dir string, consolePort int) string {
-	return "# The config octo app runs: agents connect to the agent connector (127.0.0.1, a random port,\n" +
-		"# agent.json in the data folder) and each connection is an MCP session of the agent tools;\n" +
+func EmbeddedYAML(dir string, ports Ports) string {
+	return "# The config octo app runs: agents connect to the agent connector (127.0.0.1, a free port\n" +
+		"# unless port says one, told in agent.json in the data folder) and each connection is an MCP\n" +
+		"# session of the agent tools;\n" +
 		"# the console (the page and its API) is served on 127.0.0.1 by the console block.\n" +
 		"service: { name: octo app }\n" +
 		"connectors:\n" +
-		"  - { name: agent, type: agent, settings: { dataDir: " + quotedPath(dir) + " } }\n" +
-		"  - { name: console, type: http, settings: { " + consoleConnector(consolePort) + " } }\n" +
+		"  - { name: agent, type: agent, settings: { " + agentConnector(quotedPath(dir), ports.Agent) + " } }\n" +
+		"  - { name: console, type: http, settings: { " + consoleConnector(ports.Console) + " } }\n" +
 		"flows:\n" +
 		"  - name: agents\n" +
 		"    source: { connector: agent }\n" +
@@ -271,6 +301,12 @@ const consoleType = "console"
 
 func consoleConnector(port int) string { return "port: " + strconv.Itoa(port) + ", host: 127.0.0.1" }
 
+// agentConnector is the agent connector's settings, the data folder quoted as its document
+// reads it back.
+func agentConnector(quotedDir string, port int) string {
+	return "dataDir: " + quotedDir + ", port: " + strconv.Itoa(port)
+}
+
 // consolePaths routes every path of the console's page and API (the http connector matches
 // exact paths).
 func consolePaths() string {
@@ -284,28 +320,29 @@ func consolePaths() string {
 // Embedded is the agents' part of octo app's config, on the data folder dir: the agent
 // connector and the agent-tools flow (what a test of agents alone runs).
 func Embedded(dir string) *config.Config {
-	cfg := EmbeddedWithConsole(dir, 0)
+	cfg := EmbeddedWithConsole(dir, Ports{})
 	cfg.Connectors, cfg.Flows = cfg.Connectors[:1], cfg.Flows[:1]
 	return cfg
 }
 
 // EmbeddedWithConsole is the config of EmbeddedYAML, built in place (a test holds the two to
 // each other): what octo app runs.
-func EmbeddedWithConsole(dir string, consolePort int) *config.Config {
+func EmbeddedWithConsole(dir string, ports Ports) *config.Config {
 	const file = "octo app"
-	// (three documents parsed one by one: Parse reads one; yaml.v3 stays out of blocks)
+	// (documents parsed one by one: Parse reads one; yaml.v3 stays out of blocks)
 	settingsRoots, _ := config.Parse(file, []byte("dataDir: "+strconv.Quote(dir)+"\n"))
-	consoleRoots, _ := config.Parse(file, []byte("{ "+consoleConnector(consolePort)+" }\n"))
+	agentRoots, _ := config.Parse(file, []byte("{ "+agentConnector(strconv.Quote(dir), ports.Agent)+" }\n"))
+	consoleRoots, _ := config.Parse(file, []byte("{ "+consoleConnector(ports.Console)+" }\n"))
 	pathsRoots, _ := config.Parse(file, []byte("{ "+consolePaths()+" }\n"))
-	settings := settingsRoots[0] // the agent connector's and both blocks'
-	console, paths := consoleRoots[0], pathsRoots[0]
+	settings := settingsRoots[0] // both blocks'
+	agent, console, paths := agentRoots[0], consoleRoots[0], pathsRoots[0]
 	at := config.Where{File: file}
 	return &config.Config{
 		Files:     []string{file},
 		Service:   config.Service{Name: unitName, At: at, Node: settings},
 		Templates: map[string]*config.Template{},
 		Connectors: []*config.Connector{
-			{Name: "agent", Type: "agent", Settings: settings, At: at.Field("connectors"), Node: settings},
+			{Name: "agent", Type: "agent", Settings: agent, At: at.Field("connectors"), Node: agent},
 			{Name: "console", Type: "http", Settings: console, At: at.Field("connectors"), Node: console},
 		},
 		Flows: []*config.Flow{{

@@ -82,7 +82,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := runtime.NewService(app.EmbeddedWithConsole(f.dir, 0), runtime.Options{Shared: shared, Logger: logger})
+	svc, err := runtime.NewService(app.EmbeddedWithConsole(f.dir, app.Ports{}), runtime.Options{Shared: shared, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/octo-run/octo/runtime/cli"
+	"github.com/octo-run/octo/runtime/ports"
 	"github.com/octo-run/octo/runtime/reference"
 	"github.com/octo-run/octo/templates"
 )
@@ -60,7 +61,7 @@ func newRouter(env *cli.Env, starter, server, dir string, port int) error {
 	}
 	config := filepath.Join(dir, starter+".yaml")
 	if port == 0 {
-		port = cli.FreePort(defaultPort, nil)
+		port = ports.Free(defaultPort, nil)
 	}
 	if err := setPort(config, port); err != nil {
 		return err

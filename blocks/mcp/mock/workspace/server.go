@@ -10,8 +10,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/octo-run/octo/runtime/cli"
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/ports"
 	"github.com/octo-run/octo/runtime/printable"
 )
 
@@ -165,7 +165,7 @@ func nextPort(used map[int]bool) int {
 
 // NextPort returns the port a new saved server in dir should take: 3004, or the next one
 // neither a saved server nor another program on this machine uses.
-func NextPort(dir string) int { return cli.FreePort(DefaultPort, usedPorts(dir)) }
+func NextPort(dir string) int { return ports.Free(DefaultPort, usedPorts(dir)) }
 
 // usedPorts reports the ports the saved servers of dir take.
 func usedPorts(dir string) func(int) bool {
