@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/octo-run/octo/runtime"
-	"github.com/octo-run/octo/runtime/config"
 	"github.com/octo-run/octo/runtime/printable"
 )
 
@@ -93,8 +92,8 @@ func Main(ctx context.Context, env *Env, args []string) int {
 // explain is the text of a command's error for people: a config's problems each with the line
 // it points at and a caret under the column.
 func explain(err error) string {
-	if ds, ok := err.(config.Diags); ok {
-		return ds.Explain()
+	if ex, ok := err.(interface{ Explain() string }); ok { // config.Diags, or an error holding them
+		return ex.Explain()
 	}
 	return err.Error()
 }

@@ -50,3 +50,11 @@ func InUseError(at config.Position, port int) error {
 type inUse struct{ error }
 
 func (e inUse) Unwrap() []error { return []error{e.error, syscall.EADDRINUSE} }
+
+// Explain is the problem for people, with the line it points at (config.Diags.Explain).
+func (e inUse) Explain() string {
+	if ds, ok := e.error.(config.Diags); ok {
+		return ds.Explain()
+	}
+	return e.Error()
+}
