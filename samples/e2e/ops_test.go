@@ -391,7 +391,7 @@ flows:
 func TestTheAdminListenerNeverSharesTheServicePort(t *testing.T) {
 	port := strconv.Itoa(freePort(t))
 	code, out := runOctoEnv(t, []string{"HTTP_PORT=" + port}, "run", "--config", "samples/mcp-router", "--admin", "127.0.0.1:"+port)
-	if code == 0 || !strings.Contains(out, "address already in use") {
+	if code == 0 || !strings.Contains(out, "is in use by another program") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }
