@@ -189,11 +189,3 @@ func ParseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		args = args[1:]
 	}
 }
-
-// ShellQuote quotes s for a shell when it needs it, for commands printed to copy.
-func ShellQuote(s string) string {
-	if strings.ContainsAny(s, " '\"$`\\") {
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	return s
-}

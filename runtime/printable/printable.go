@@ -96,3 +96,12 @@ func Quote(s string) string {
 	}
 	return strconv.Quote(s)
 }
+
+// ShellQuote is s as one word for a POSIX shell, for commands printed to copy: as it is when
+// every character is one no shell treats specially, else single-quoted.
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -62,3 +62,20 @@ func TestEscapeTextKeepsLinesAndTabs(t *testing.T) {
 		t.Errorf("EscapeText = %q, want %q", got, want)
 	}
 }
+
+func TestShellQuoteKeepsOneWord(t *testing.T) {
+	for in, want := range map[string]string{
+		"weather-tools": "weather-tools",
+		"/tmp/a.b/c_d":  "/tmp/a.b/c_d",
+		"My mock":       "'My mock'",
+		"a;rm -rf ~":    "'a;rm -rf ~'",
+		"it's":          `'it'\''s'`,
+		"x*":            "'x*'",
+		"":              "''",
+		"$(id)":         "'$(id)'",
+	} {
+		if got := printable.ShellQuote(in); got != want {
+			t.Errorf("ShellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -14,7 +14,7 @@ import (
 	"github.com/octo-run/octo/blocks/agent/app"
 	"github.com/octo-run/octo/blocks/agent/appdata"
 	"github.com/octo-run/octo/blocks/mcp"
-	"github.com/octo-run/octo/runtime/cli"
+	"github.com/octo-run/octo/runtime/printable"
 )
 
 // stateView is everything the page shows besides traffic and a server's file.
@@ -49,11 +49,11 @@ func connectCommands(bin, dataDir string) []connectView {
 	var env map[string]string
 	var claudeEnv, codexEnv, geminiEnv string
 	if def, err := appdata.DataDir(""); err != nil || def != dataDir || os.Getenv(appdata.EnvDataDir) != "" {
-		kv := appdata.EnvDataDir + "=" + cli.ShellQuote(dataDir)
+		kv := appdata.EnvDataDir + "=" + printable.ShellQuote(dataDir)
 		env = map[string]string{appdata.EnvDataDir: dataDir}
 		claudeEnv, codexEnv, geminiEnv = " -e "+kv, " --env "+kv, " -e "+kv
 	}
-	q := cli.ShellQuote(bin)
+	q := printable.ShellQuote(bin)
 	server := map[string]any{"command": bin, "args": []string{"mcp"}}
 	if env != nil {
 		server["env"] = env

@@ -13,7 +13,7 @@ import (
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/runtime"
-	"github.com/octo-run/octo/runtime/cli"
+	"github.com/octo-run/octo/runtime/printable"
 )
 
 // Stream hands the core's event stream to the connector as a message body; the connector
@@ -136,6 +136,6 @@ var (
 // which has no URL.
 func Announce(logger *slog.Logger, name, url string) {
 	if url != "" {
-		logger.Info("MCP server ready", "url", url, "connect", "claude mcp add --transport http "+cli.ShellQuote(name)+" "+url)
+		logger.Info("MCP server ready", "url", url, "connect", "claude mcp add --transport http "+printable.ShellQuote(name)+" "+url)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/octo-run/octo/runtime/cli"
 	"github.com/octo-run/octo/runtime/ports"
+	"github.com/octo-run/octo/runtime/printable"
 	"github.com/octo-run/octo/runtime/reference"
 	"github.com/octo-run/octo/templates"
 )
@@ -77,7 +78,7 @@ func newRouter(env *cli.Env, starter, server, dir string, port int) error {
 	if err := reference.PointModeline(filepath.Join(dir, "tests", "tools.yaml"), "../"+reference.SchemaFile(testSchema)); err != nil {
 		return err
 	}
-	q := cli.ShellQuote(dir)
+	q := printable.ShellQuote(dir)
 	url := "http://localhost:" + strconv.Itoa(port) + "/mcp"
 	fmt.Fprintf(env.Stdout, "Wrote an MCP router flow in %s.\n\nRun it:\n  octo run %s\n\nTest it (the cases in tests/):\n  octo test %s\n\nMCP address:\n  %s (set HTTP_PORT to change the port)\n\nConnect Claude Code:\n  claude mcp add --transport http %s %s\n",
 		dir, q, q, url, server, url)

@@ -236,7 +236,7 @@ func printConnect(w io.Writer, dir, name, file string, port int) error {
 	byURL := map[string]any{"mcpServers": map[string]any{name: map[string]any{"url": url}}}
 	byCommand := map[string]any{"mcpServers": map[string]any{name: map[string]any{
 		"command": bin, "args": []string{"serve", absDir, name, "--stdio"}}}}
-	fmt.Fprintf(w, "Wrote %s (port %d).\n\nServe it:\n  %s serve %s\n\nMCP address:\n  %s\n", printable.Escape(file), port, bin, cli.ShellQuote(dir), url)
+	fmt.Fprintf(w, "Wrote %s (port %d).\n\nServe it:\n  %s serve %s\n\nMCP address:\n  %s\n", printable.Escape(file), port, bin, printable.ShellQuote(dir), url)
 	fmt.Fprintf(w, "\nmcpServers settings, over HTTP (while octo serve runs):\n%s\n", indentJSON(byURL))
 	fmt.Fprintf(w, "\nmcpServers settings, over stdio (the app starts octo itself):\n%s\n", indentJSON(byCommand))
 	return nil
