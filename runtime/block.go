@@ -62,6 +62,9 @@ type BlockSpec struct {
 	// would get the stream instead of a message, and the client would wait for answers never
 	// written. That is a build error at the later block.
 	StreamsOn []string
+	// KeepsBody says a block of this type passes the body on as it came (a log, a progress
+	// step): where the body's keys are known before it, they are after it too (see body.go).
+	KeepsBody bool
 	// Build compiles a block from its decoded settings: BlockFunc(build).
 	Build BlockBuilder
 }

@@ -46,24 +46,27 @@ func (bd *builder) report(node *yaml.Node, at Where, format string, args ...any)
 // list's address (flows.mcp.process), each block's is addr[i]. known is what
 // vars can hold before the first block; it returns what they can hold after
 // the last.
-func (bd *builder) buildProcess(blocks []*config.Block, flow, addr string, known varSet) (Block, varSet) {
+func (bd *builder) buildProcess(blocks []*config.Block, flow, addr string, known varSet, body *BodyKeys) (Block, varSet) {
 	p := make(pipeline, 0, len(blocks))
 	for i, cb := range blocks {
 		if i > 0 {
 			bd.checkFollows(blocks[i-1], cb)
 		}
-		b, after := bd.buildBlock(cb, flow, addr+"["+strconv.Itoa(i)+"]", known)
+		b, after := bd.buildBlock(cb, flow, addr+"["+strconv.Itoa(i)+"]", known, body)
 		if b != nil {
 			p = append(p, b)
 		}
 		known = after
+		if spec, ok := lookupBlock(cb.Type); !ok || !spec.KeepsBody {
+			body = nil // the block's answer is the body now: known only at run time
+		}
 	}
 	return p, known
 }
 
-// buildBlock builds one block, its expressions reading the vars of known;
-// it returns what vars can hold after it.
-func (bd *builder) buildBlock(cb *config.Block, flow, addr string, known varSet) (Block, varSet) {
+// buildBlock builds one block, its expressions reading the vars of known and the body's keys
+// (nil: any); it returns what vars can hold after it.
+func (bd *builder) buildBlock(cb *config.Block, flow, addr string, known varSet, body *BodyKeys) (Block, varSet) {
 	spec, ok := lookupBlock(cb.Type)
 	if !ok {
 		bd.report(cb.Node, cb.At.Field("type"), "%s", config.Unknown("block type", cb.Type, blockNames()))
@@ -78,7 +81,7 @@ func (bd *builder) buildBlock(cb *config.Block, flow, addr string, known varSet)
 			bd.report(f.KeyNode, cb.At.Field(f.Key), "unknown key %q: %s takes its options under settings", f.Key, cb.Type)
 		}
 	}
-	b := &Build{Type: cb.Type, Name: cb.Name, Flow: flow, At: cb.At, cb: cb, settingsOf: settingsOf{bd: bd}, addr: addr, vars: known}
+	b := &Build{Type: cb.Type, Name: cb.Name, Flow: flow, At: cb.At, cb: cb, settingsOf: settingsOf{bd: bd}, addr: addr, vars: known, body: body}
 	s, sets := bd.build(spec, b)
 	if spec.SharedByName && cb.Name != "" {
 		bd.byName[cb.Type+"\x00"+cb.Name] = named{cb: cb, step: s, sets: sets}
@@ -195,9 +198,10 @@ type Build struct {
 	At   Where
 	cb   *config.Block
 	settingsOf
-	addr     string // the block's address (Service.Instance)
-	vars     varSet // what vars can hold before the block
-	branches varSet // what the block's branches can set, for the blocks after it
+	addr     string    // the block's address (Service.Instance)
+	vars     varSet    // what vars can hold before the block
+	body     *BodyKeys // the keys the body can have before the block; nil: any
+	branches varSet    // what the block's branches can set, for the blocks after it
 }
 
 // Failed reports whether any problem has been reported so far in this build.

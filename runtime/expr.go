@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"reflect"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/octo-run/octo/runtime/config"
@@ -116,9 +118,22 @@ func (e *Expr) Eval(m *Message) (any, error) {
 	out, err := v.Run(e.program, env)
 	vmPool.Put(v)
 	if err != nil {
-		return nil, fmt.Errorf("expression %q: %w", e.src, err)
+		return nil, evalError(e.src, err)
 	}
 	return out, nil
+}
+
+// evalError is an expression that failed on the message it got (int("x"), a field of a
+// string): the server's fault, but its cause is the config's, so the client is told it in a
+// few words (expr-lang's message names types and the value at fault, never the expression's
+// other inputs), and the log gets the whole error.
+func evalError(src string, err error) error {
+	cause := err.Error()
+	if fe, ok := errors.AsType[*file.Error](err); ok {
+		cause = fe.Message
+	}
+	return &Error{Kind: KindInternal, Msg: fmt.Sprintf("expression %q failed: %s", src, cause),
+		Err: fmt.Errorf("expression %q: %w", src, err)}
 }
 
 var vmPool = sync.Pool{New: func() any { return new(vm.VM) }}
@@ -131,15 +146,16 @@ type ExprError struct {
 
 func (e *ExprError) Error() string { return e.Msg }
 
-// nameCollector notes the names an expression reads: the top-level ones, and each env variable
-// and var read by a name written in it (env.HOST, vars["jwt"]). expr-lang refuses a let that
-// would take the name env or vars, so these always are the message's.
+// nameCollector notes the names an expression reads: the top-level ones, and each env variable,
+// var and key of the body read by a name written in it (env.HOST, vars["jwt"], body.city).
+// expr-lang refuses a let that would take the name env, vars or body, so these always are the
+// message's.
 type nameCollector struct {
 	seen  map[string]bool
 	reads []read
 }
 
-// read is env.NAME or vars.NAME, the name starting at rune offset at of the source.
+// read is env.NAME, vars.NAME or body.NAME, the name starting at rune offset at of the source.
 type read struct {
 	root, name string
 	at         int
@@ -155,7 +171,7 @@ func (c *nameCollector) Visit(node *ast.Node) {
 	case *ast.MemberNode:
 		root, isIdent := n.Node.(*ast.IdentifierNode)
 		prop, isConst := n.Property.(*ast.StringNode)
-		if isIdent && isConst && (root.Value == "env" || root.Value == "vars") {
+		if isIdent && isConst && (root.Value == "env" || root.Value == "vars" || root.Value == "body") {
 			c.reads = append(c.reads, read{root: root.Value, name: prop.Value, at: prop.Location().From})
 		}
 	}

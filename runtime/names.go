@@ -92,6 +92,9 @@ type exprScope struct {
 	// vars is what vars can hold before the block; nil where that is not known (outside a
 	// flow), and vars.name is not checked.
 	vars *varSet
+	// body is the keys the body can have; nil where they are known only at run time, and
+	// body.name is not checked (see body.go).
+	body *BodyKeys
 }
 
 // check returns the first name of reads, in the order written, that sc says cannot be read, with
@@ -104,6 +107,8 @@ func (sc *exprScope) check(c *nameCollector) (read, string) {
 			return r, config.Undeclared(r.name, sc.declared)
 		case r.root == "vars" && sc.vars != nil && !sc.vars.has(r.name):
 			return r, unknownVar(r.name, sc.vars.names)
+		case r.root == "body" && !sc.body.has(r.name):
+			return r, sc.body.unknownKey(r.name)
 		}
 	}
 	return read{}, ""

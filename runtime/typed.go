@@ -56,17 +56,17 @@ type decoding struct {
 }
 
 // hook compiles the typed settings; it leaves every other type to the decoder.
-func (dc *decoding) hook(n *yaml.Node, at Where, v reflect.Value, tag reflect.StructTag) (config.Diags, bool) {
+func (dc *decoding) hook(n *yaml.Node, at Where, v reflect.Value, f config.HookField) (config.Diags, bool) {
 	var ds config.Diags
 	switch {
 	case v.Type() == exprType:
-		ds = compileText(dc, n, at, v, "an expression", compileExpr)
+		ds = compileText(dc, n, at, v, "an expression", f, compileExpr)
 	case v.Type() == templateType:
-		ds = compileText(dc, n, at, v, "a template (text)", compileTemplate)
+		ds = compileText(dc, n, at, v, "a template (text)", f, compileTemplate)
 	case v.Type() == resourceType:
-		ds = dc.resource(n, at, v)
+		ds = dc.resource(n, at, v, f)
 	case v.Type() == branchType:
-		ds = dc.branch(n, at, v, tag)
+		ds = dc.branch(n, at, v, f)
 	case v.CanAddr() && v.Addr().Type().Implements(unmarshalType):
 		ds = dc.json(n, at, v.Addr().Interface().(json.Unmarshaler))
 	default:
@@ -78,12 +78,12 @@ func (dc *decoding) hook(n *yaml.Node, at Where, v reflect.Value, tag reflect.St
 
 // compileText compiles the text of scalar n, as written, into v, reporting a problem inside it
 // at its line and column.
-func compileText[T any](dc *decoding, n *yaml.Node, at Where, v reflect.Value, want string,
+func compileText[T any](dc *decoding, n *yaml.Node, at Where, v reflect.Value, want string, f config.HookField,
 	compile func(config.Interpolation, *exprScope) (*T, error)) config.Diags {
 	if n.Kind != yaml.ScalarNode {
 		return config.Diags{config.TypeError(n, at, want)}
 	}
-	compiled, err := compile(dc.written(n), dc.names())
+	compiled, err := compile(dc.written(n), dc.names(f))
 	if err != nil {
 		return config.Diags{dc.textDiag(n, at, err)}
 	}
@@ -92,7 +92,7 @@ func compileText[T any](dc *decoding, n *yaml.Node, at Where, v reflect.Value, w
 }
 
 // resource compiles the template resource an alias names; errors inside it point at its file.
-func (dc *decoding) resource(n *yaml.Node, at Where, v reflect.Value) config.Diags {
+func (dc *decoding) resource(n *yaml.Node, at Where, v reflect.Value, f config.HookField) config.Diags {
 	if n.Kind != yaml.ScalarNode {
 		return config.Diags{config.TypeError(n, at, "the alias of a template resource")}
 	}
@@ -105,7 +105,7 @@ func (dc *decoding) resource(n *yaml.Node, at Where, v reflect.Value) config.Dia
 		known := slices.Sorted(maps.Keys(dc.bd.cfg.Templates))
 		return config.Diags{at.Diag(n, config.Unknown("template resource", alias, known))}
 	}
-	t, err := compileTemplate(plainText(res.Text), dc.names())
+	t, err := compileTemplate(plainText(res.Text), dc.names(f))
 	if err != nil {
 		var ee *ExprError
 		errors.As(err, &ee)
@@ -118,8 +118,9 @@ func (dc *decoding) resource(n *yaml.Node, at Where, v reflect.Value) config.Dia
 
 // branch builds a nested process list with the builder of the service, in the same flow. Its
 // blocks may read the vars set before its block, and those its field's vars tag names; what
-// they set, the blocks after its block may read.
-func (dc *decoding) branch(n *yaml.Node, at Where, v reflect.Value, tag reflect.StructTag) config.Diags {
+// they set, the blocks after its block may read. It starts with the body its settings describe
+// (a tool's arguments), or its block's where its field is tagged `body:"kept"`.
+func (dc *decoding) branch(n *yaml.Node, at Where, v reflect.Value, f config.HookField) config.Diags {
 	if dc.scope == nil {
 		return config.Diags{at.Diag(n, "a process list is built only in a flow")}
 	}
@@ -129,10 +130,17 @@ func (dc *decoding) branch(n *yaml.Node, at Where, v reflect.Value, tag reflect.
 	}
 	b := dc.scope.block
 	known := b.vars
-	if names := tag.Get(varsTag); names != "" {
+	if names := f.Tag.Get(varsTag); names != "" {
 		known = known.with(strings.Split(names, ",")...)
 	}
-	p, after := dc.bd.buildProcess(blocks, dc.scope.flow, b.within(at), known)
+	var body *BodyKeys // what a branch runs with is known only at run time, unless:
+	if f.Tag.Get(bodyTag) == "kept" {
+		body = b.body
+	}
+	if own, ok := describedBody(f); ok {
+		body = own
+	}
+	p, after := dc.bd.buildProcess(blocks, dc.scope.flow, b.within(at), known, body)
 	b.branches = b.branches.union(after)
 	v.Set(reflect.ValueOf(Branch{Block: p}))
 	return nil
@@ -164,12 +172,17 @@ func (dc *decoding) json(n *yaml.Node, at Where, u json.Unmarshaler) config.Diag
 	return nil
 }
 
-// names is what the expressions and templates of these settings may read by name: the declared
-// variables, and in a flow the vars set before their block.
-func (dc *decoding) names() *exprScope {
+// names is what the expression or template of field f may read by name: the declared
+// variables, in a flow the vars set before its block, and the body's keys where they are known
+// (its block's, or those its settings describe).
+func (dc *decoding) names(f config.HookField) *exprScope {
 	sc := &exprScope{env: dc.bd.env, declared: dc.bd.declared}
 	if dc.scope != nil {
 		sc.vars = &dc.scope.block.vars
+		sc.body = dc.scope.block.body
+	}
+	if own, ok := describedBody(f); ok {
+		sc.body = own
 	}
 	return sc
 }

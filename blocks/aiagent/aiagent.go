@@ -11,6 +11,7 @@ import (
 
 	"github.com/octo-run/octo/blocks/httprequest"
 	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/blocks/mcp/mcpflow"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -59,6 +60,9 @@ type ToolSettings struct {
 	mcp.ToolFields `yaml:",inline"`
 	Process        runtime.Branch `yaml:"process" octo:"required" doc:"The blocks that answer a call, run with the arguments as the body; a string body is the result's text, anything else its JSON."`
 }
+
+// Body is the arguments the model calls the tool with, as its inputSchema declares them.
+func (c *ToolSettings) Body() *runtime.BodyKeys { return mcpflow.Arguments(&c.ToolFields) }
 
 // SetsVars says the blocks after an ai-agent may read vars.agent.
 func (*Settings) SetsVars() []string { return []string{"agent"} }

@@ -18,7 +18,7 @@ func init() {
 		Doc: "Runs try with the message. When it succeeds its answer goes on; when it fails (with an " +
 			"error of a kind listed in on, by default any), catch runs instead, with the message as it came to the catch block (nothing the failed " +
 			"branch changed) and vars.error = {message, kind, block}: the text a caller may see " +
-			"(an internal error's is \"internal error\", its details go to the log), the kind " +
+			"(an internal error's is \"internal error\", or an expression's short cause; the details go to the log), the kind " +
 			"(invalid, not found, upstream, timeout, internal, ...) and the address of the block " +
 			"that failed (flows.api.process[0].try[1]). Its answer goes on as the flow's. A request " +
 			"cancelled, or a server stopping, is not caught. To fail after all, end catch with a fail.",
@@ -34,10 +34,10 @@ const ErrorVar = "error"
 
 // Settings are the catch block's settings, written beside its type.
 type Settings struct {
-	Try runtime.Branch `yaml:"try" octo:"required" doc:"The blocks to run."`
+	Try runtime.Branch `yaml:"try" octo:"required" body:"kept" doc:"The blocks to run."`
 	On  []string       `yaml:"on" enum:"internal,invalid,unauthorized,forbidden,not found,conflict,too large,unavailable,timeout,upstream" doc:"The kinds of error to catch; by default every kind. An error of another kind fails the flow as it is." example:"[upstream, timeout]"`
 	// The vars tag tells the build that the catch branch may read vars.error.
-	Catch runtime.Branch `yaml:"catch" octo:"required" vars:"error" doc:"The blocks to run when try fails, with vars.error: {message, kind, block}."`
+	Catch runtime.Branch `yaml:"catch" octo:"required" vars:"error" body:"kept" doc:"The blocks to run when try fails, with vars.error: {message, kind, block}."`
 }
 
 // Block runs a branch and handles its failure with another.

@@ -90,13 +90,13 @@ func TestCatchRunsWhenTryFailsWithTheErrorInVars(t *testing.T) {
 			t.Fatalf("catch saw the body %v, want the message as it came to the catch block", body)
 		}
 	})
-	t.Run("an internal error shows only its kind, and the log has its cause", func(t *testing.T) {
+	t.Run("an expression that failed shows its short cause, and the log has the whole error", func(t *testing.T) {
 		got, err := run(t, svc, `{"fail": "internal"}`)
 		if err != nil {
 			t.Fatal(err)
 		}
 		e := got["error"].(map[string]any)
-		if e["message"] != "internal error" || e["kind"] != "internal" || e["block"] != "flows.f.process[0].try[1].cases[1].process[0]" {
+		if e["message"] != `expression "body.fail + 1" failed: invalid operation: string + int` || e["kind"] != "internal" || e["block"] != "flows.f.process[0].try[1].cases[1].process[0]" {
 			t.Fatalf("vars.error %v", e)
 		}
 		if !strings.Contains(log.String(), "caught an error") || !strings.Contains(log.String(), "c.yaml:18:21: flows.f.process[0].try[1].cases[1].process[0] (set-payload)") {

@@ -16,8 +16,9 @@ func init() {
 		Doc: "Holds the message for a fixed time, then passes it on; a request cancelled meanwhile ends the wait. " +
 			"A wait of a second or more tells a caller that asked for progress (an MCP client calling an " +
 			"mcp-router tool with a progress token) how long it has waited, every second.",
-		Example: "type: delay\nsettings:\n  duration: 250ms\n",
-		Build:   runtime.BlockFunc(build),
+		Example:   "type: delay\nsettings:\n  duration: 250ms\n",
+		KeepsBody: true,
+		Build:     runtime.BlockFunc(build),
 	})
 }
 

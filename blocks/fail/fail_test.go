@@ -41,7 +41,7 @@ func TestFailEndsTheFlowWithItsMessageAndKind(t *testing.T) {
 	}{
 		{"the message is rendered and the kind is the one written", "missing", `{"city": "Atlantis"}`, runtime.KindNotFound, "no forecast for Atlantis"},
 		{"without a kind, the error is invalid input", "plain", `{}`, runtime.KindInvalid, "a city is required"},
-		{"a message that cannot be rendered fails as internal, saying nothing", "broken", `{"city": {"name": "x"}}`, runtime.KindInternal, "internal error"},
+		{"a message that cannot be rendered fails as internal, saying which expression failed", "broken", `{"city": {"name": "x"}}`, runtime.KindInternal, `expression " body.city.name + 1 " failed: invalid operation: string + int`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -30,6 +30,7 @@ func init() {
 		Example: "type: http-response\nsettings:\n  status: 201\n  headers:\n    Location: '/orders/{{ body.id }}'\n" +
 			"    Cache-Control: no-store\n",
 		Transports: []string{httpmsg.Transport},
+		KeepsBody:  true,
 		Build:      runtime.BlockFunc(build),
 	})
 }

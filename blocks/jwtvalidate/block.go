@@ -28,6 +28,7 @@ func init() {
 		Example: "type: jwt-validate\nsettings:\n  jwksUrl: https://login.example.net/.well-known/jwks.json\n" +
 			"  issuer: https://login.example.net/\n  audience: https://mcp.example.net/mcp\n  requiredScopes: [mcp:tools]\n",
 		Transports: []string{httpmsg.Transport},
+		KeepsBody:  true,
 		Build:      runtime.BlockFunc(buildBlock),
 	})
 }

@@ -15,8 +15,9 @@ func init() {
 		Summary: "logs a templated line (settings.message) at a level and passes the message on",
 		Doc: "Renders a template against the message and writes it to the service's log at a " +
 			"level, naming the flow and block; the message goes on unchanged.",
-		Example: "type: log\nsettings:\n  message: 'forecast asked for {{ body.city }}'\n  level: debug\n",
-		Build:   runtime.BlockFunc(build),
+		Example:   "type: log\nsettings:\n  message: 'forecast asked for {{ body.city }}'\n  level: debug\n",
+		KeepsBody: true,
+		Build:     runtime.BlockFunc(build),
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -55,7 +56,13 @@ func CompileSchema(text []byte) (*Schema, error) {
 	}
 	compiled, err := c.Compile(schemaURL)
 	if err != nil {
+		if es := metaschemaProblems(err, text); len(es) > 0 {
+			return nil, es
+		}
 		return nil, fmt.Errorf("schema: %s", strings.TrimPrefix(err.Error(), "jsonschema: "))
+	}
+	if es := misspeltKeywords(text); len(es) > 0 {
+		return nil, es
 	}
 	headers, err := paramHeaders(text)
 	if err != nil {
@@ -80,7 +87,9 @@ func checkObjectRoot(text []byte) error {
 		if typ == nil {
 			return errors.New(`schema root must have "type": "object"`)
 		}
-		return fmt.Errorf(`schema root must have "type": "object", got "type": %s`, typ)
+		es := SchemaErrors{{Pointer: "/type", Msg: fmt.Sprintf(`the root "type" must be "object" (MCP clients require it), not %s`, typ)}}
+		es.locate(text)
+		return es
 	}
 	return nil
 }
@@ -164,4 +173,37 @@ func plainJSON(v any) bool {
 		return true
 	}
 	return false
+}
+
+// PropertyNames lists the top-level properties a schema declares, sorted, when they are the
+// only keys an object that matches it has: false when it declares none, or allows others
+// (additionalProperties true or a schema, patternProperties, or properties brought in by
+// $ref, allOf, anyOf, oneOf, if, dependentSchemas or unevaluatedProperties). A client sends
+// what the schema lists, so a key outside it is a mistake where the list is complete.
+func (s *Schema) PropertyNames() ([]string, bool) {
+	if s == nil {
+		return nil, false
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(s.raw, &top) != nil {
+		return nil, false
+	}
+	for _, k := range []string{"patternProperties", "$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "if", "dependentSchemas", "unevaluatedProperties"} {
+		if _, open := top[k]; open {
+			return nil, false
+		}
+	}
+	if ap, ok := top["additionalProperties"]; ok && string(bytes.TrimSpace(ap)) != "false" {
+		return nil, false
+	}
+	var props map[string]json.RawMessage
+	if json.Unmarshal(top["properties"], &props) != nil || len(props) == 0 {
+		return nil, false
+	}
+	names := make([]string, 0, len(props))
+	for name := range props {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names, true
 }

@@ -19,8 +19,9 @@ func init() {
 			"(over Streamable HTTP as server-sent events before the result, over stdio as lines). " +
 			"Without such a caller it does nothing. The message goes on unchanged. Progress must " +
 			"grow from one report to the next within a call; a report that does not is dropped.",
-		Example: "type: progress\nsettings:\n  progress: '1'\n  total: '3'\n  message: 'looking up {{ body.city }}'\n",
-		Build:   runtime.BlockFunc(build),
+		Example:   "type: progress\nsettings:\n  progress: '1'\n  total: '3'\n  message: 'looking up {{ body.city }}'\n",
+		KeepsBody: true,
+		Build:     runtime.BlockFunc(build),
 	})
 }
 

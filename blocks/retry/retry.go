@@ -37,7 +37,7 @@ type Settings struct {
 	Backoff    time.Duration  `yaml:"backoff" default:"100ms" min:"0" max:"10s" doc:"The wait before the second attempt; it doubles for each one after, up to maxBackoff."`
 	MaxBackoff time.Duration  `yaml:"maxBackoff" default:"2s" min:"0" max:"1m" doc:"The longest wait between two attempts."`
 	On         []string       `yaml:"on" enum:"internal,invalid,unauthorized,forbidden,not found,conflict,too large,unavailable,timeout,upstream" doc:"The kinds of error to try again after; by default internal, unavailable, timeout and upstream." example:"[upstream, timeout]"`
-	Process    runtime.Branch `yaml:"process" octo:"required" doc:"The blocks to run, and run again."`
+	Process    runtime.Branch `yaml:"process" octo:"required" body:"kept" doc:"The blocks to run, and run again."`
 }
 
 // Block runs a branch until it succeeds, fails for good, or has run attempts times.

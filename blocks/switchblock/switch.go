@@ -33,13 +33,13 @@ func init() {
 // Settings are the switch block's settings, written beside its type.
 type Settings struct {
 	Cases   []Case         `yaml:"cases" octo:"required" doc:"The cases, tried in order; the first whose when is true runs."`
-	Default runtime.Branch `yaml:"default" doc:"The blocks to run when no case matches; without it the message goes on unchanged."`
+	Default runtime.Branch `yaml:"default" body:"kept" doc:"The blocks to run when no case matches; without it the message goes on unchanged."`
 }
 
 // Case is one branch of a switch and the expression that picks it.
 type Case struct {
 	When    runtime.Expr   `yaml:"when" octo:"required" doc:"An expression over body, vars, headers and env: true runs this case; false or null tries the next." example:"body.units == \"imperial\""`
-	Process runtime.Branch `yaml:"process" octo:"required" doc:"The blocks this case runs."`
+	Process runtime.Branch `yaml:"process" octo:"required" body:"kept" doc:"The blocks this case runs."`
 }
 
 // Block runs the first matching case's branch.

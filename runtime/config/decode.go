@@ -41,9 +41,18 @@ const (
 var Shapes = []Shape{ShapeString, ShapeNumber, ShapeBool, ShapeList, ShapeMapping}
 
 // Hook decodes the values of the types it claims itself (the runtime's typed settings, compiled
-// as they are decoded), returning false for a type it leaves to the decoder. tag is the struct
-// tag of the field v belongs to (the list's or map's, for an element), "" at the root.
-type Hook func(n *yaml.Node, at Where, v reflect.Value, tag reflect.StructTag) (Diags, bool)
+// as they are decoded), returning false for a type it leaves to the decoder. f is the field v
+// belongs to (the list's or map's, for an element); the zero HookField at the root.
+type Hook func(n *yaml.Node, at Where, v reflect.Value, f HookField) (Diags, bool)
+
+// HookField is the struct field a value being decoded belongs to: its tag, and the struct that holds
+// it (a pointer to it; invalid at the root). A struct's fields are decoded in the order they are
+// declared, whatever the order of the keys, so a field's hook can read the fields before it
+// (a tool's branch, its inputSchema).
+type HookField struct {
+	Tag reflect.StructTag
+	In  reflect.Value
+}
 
 // maxDepth bounds how deep Decode descends, so a hostile nesting ends with a diagnostic.
 const maxDepth = 1000
@@ -88,6 +97,7 @@ type Decoder struct {
 func (dc *Decoder) Decode(n *yaml.Node, out any, at Where) Diags {
 	d := &decoder{hook: dc.Hook, pos: dc.Positions, sources: dc.Sources, interpolated: dc.Interpolated}
 	d.decode(n, out, at)
+	d.diags.Sort() // in the order written, though fields are decoded in the order declared
 	return d.diags
 }
 
@@ -139,8 +149,8 @@ type decoder struct {
 	sources Sources
 	// interpolated is Decoder.Interpolated.
 	interpolated map[*yaml.Node]Interpolation
-	key          *yaml.Node        // the key of the value being decoded, for its position; nil for list items
-	tag          reflect.StructTag // the tag of the field being decoded, for the hook
+	key          *yaml.Node // the key of the value being decoded, for its position; nil for list items
+	field        HookField  // the field being decoded, for the hook
 }
 
 func (d *decoder) addf(n *yaml.Node, at Where, format string, args ...any) {
@@ -180,7 +190,7 @@ func (d *decoder) value(v reflect.Value, n *yaml.Node, at Where) {
 		return
 	}
 	if d.hook != nil {
-		if ds, ok := d.hook(n, at, v, d.tag); ok {
+		if ds, ok := d.hook(n, at, v, d.field); ok {
 			d.diags = append(d.diags, ds...)
 			return
 		}
@@ -261,9 +271,9 @@ func (d *decoder) list(v reflect.Value, n *yaml.Node, at Where) {
 		return
 	}
 	out := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
-	tag := d.tag
+	field := d.field
 	for i, item := range n.Content {
-		d.key, d.tag = nil, tag
+		d.key, d.field = nil, field
 		d.value(out.Index(i), item, at.Index(i))
 	}
 	v.Set(out)
@@ -308,11 +318,11 @@ func (d *decoder) mapping(v reflect.Value, n *yaml.Node, at Where) {
 	}
 	pairs := d.pairs(n, at)
 	out := reflect.MakeMapWithSize(t, len(pairs))
-	tag := d.tag
+	field := d.field
 	for _, p := range pairs {
 		elem := reflect.New(t.Elem()).Elem()
 		kat := at.Field(p.key.Value)
-		d.key, d.tag = p.key, tag
+		d.key, d.field = p.key, field
 		d.value(elem, p.val, kat)
 		out.SetMapIndex(reflect.ValueOf(p.key.Value).Convert(t.Key()), elem)
 		if d.pos != nil {
@@ -332,34 +342,44 @@ func (d *decoder) structure(v reflect.Value, n *yaml.Node, at Where) {
 	info := infoOf(v.Type())
 	applyDefaults(v)
 	seen := make([]bool, len(info.fields))
+	byField := make([]pair, len(info.fields))
 	for _, p := range d.pairs(n, at) {
-		key, kat := p.key.Value, at.Field(p.key.Value)
-		i, ok := info.byName[key]
+		i, ok := info.byName[p.key.Value]
 		if !ok {
-			d.addf(p.key, kat, "%s", Unknown("key", key, info.names))
+			d.addf(p.key, at.Field(p.key.Value), "%s", Unknown("key", p.key.Value, info.names))
 			continue
 		}
-		seen[i] = true
-		f := &info.fields[i]
-		fv := v.FieldByIndex(f.Index)
-		before := len(d.diags)
-		d.key, d.tag = p.key, f.Field.Tag
-		switch {
-		case f.Required && fv.Kind() == reflect.String:
-			d.requiredString(fv, p.val, kat, key)
-		case f.Required && isNull(p.val):
-			d.value(fv, p.val, kat) // for its position
-			d.addf(p.val, kat, "missing value for required key %q", key)
-		default:
-			d.value(fv, p.val, kat)
-		}
-		if len(d.diags) == before && !isNull(p.val) {
-			d.check(f, fv, p.val, kat)
+		seen[i], byField[i] = true, p
+	}
+	in := v.Addr()
+	for i, p := range byField {
+		if seen[i] {
+			d.field1(&info.fields[i], v, p, at, in)
 		}
 	}
-	d.key, d.tag = nil, ""
+	d.key, d.field = nil, HookField{}
 	d.absent(v, seen, n, at)
 	d.missing(info, seen, n, at)
+}
+
+// field1 decodes the value of one key of a struct into its field.
+func (d *decoder) field1(f *fieldInfo, v reflect.Value, p pair, at Where, in reflect.Value) {
+	key, kat := p.key.Value, at.Field(p.key.Value)
+	fv := v.FieldByIndex(f.Index)
+	before := len(d.diags)
+	d.key, d.field = p.key, HookField{Tag: f.Field.Tag, In: in}
+	switch {
+	case f.Required && fv.Kind() == reflect.String:
+		d.requiredString(fv, p.val, kat, key)
+	case f.Required && isNull(p.val):
+		d.value(fv, p.val, kat) // for its position
+		d.addf(p.val, kat, "missing value for required key %q", key)
+	default:
+		d.value(fv, p.val, kat)
+	}
+	if len(d.diags) == before && !isNull(p.val) {
+		d.check(f, fv, p.val, kat)
+	}
 }
 
 // requiredString decodes a required string key: null or empty text is reported, because an

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -22,16 +23,67 @@ type Position struct {
 	// where the decoder was given Config.Interpolated.
 	Vars  []string
 	style yaml.Style
-	src   []byte // the text of the file, when known (Sources.Position): see Inside
+	src   []byte     // the text of the file, when known (Sources.Position): see Inside
+	node  *yaml.Node // the value as written, for Pointer; nil when unknown
 }
 
 // NodePosition is the position of node n (which may be nil) at w.
 func NodePosition(n *yaml.Node, w Where) Position {
 	p := Position{At: w}
 	if n != nil {
-		p.Line, p.Col, p.style, p.Written = n.Line, n.Column, n.Style, true
+		p.Line, p.Col, p.style, p.Written, p.node = n.Line, n.Column, n.Style, true, n
 	}
 	return p
+}
+
+// Pointer is the position of the part of a JSON setting that JSON pointer ptr (RFC 6901:
+// /properties/city/type) names: where it was written when the setting is YAML, its path
+// extended either way. A setting written as JSON text keeps its own line and column (the
+// caller finds the part in the text: Inside), as does a pointer that goes past what was written.
+func (p Position) Pointer(ptr string) Position {
+	if ptr == "" {
+		return p
+	}
+	n := p.node
+	for _, seg := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+		i, err := strconv.Atoi(seg)
+		isIndex := err == nil && i >= 0 && (n == nil || n.Kind == yaml.SequenceNode)
+		if isIndex {
+			p.At = p.At.Index(i)
+		} else {
+			p.At = p.At.Field(seg)
+		}
+		var key *yaml.Node
+		switch {
+		case n != nil && n.Kind == yaml.MappingNode:
+			key, n = mappingEntry(n, seg)
+		case n != nil && isIndex && i < len(n.Content):
+			n = n.Content[i]
+		default:
+			n = nil
+		}
+		if n == nil {
+			p.node = nil // past what was written as YAML: the text's own line and column stay
+			continue
+		}
+		p.Line, p.Col, p.style, p.node, p.src = n.Line, n.Column, n.Style, n, nil
+		p.KeyLine, p.KeyCol = 0, 0
+		if key != nil {
+			p.KeyLine, p.KeyCol = key.Line, key.Column
+		}
+	}
+	return p
+}
+
+// mappingEntry is the key and value of mapping n whose key is k; nils when it has none.
+func mappingEntry(n *yaml.Node, k string) (key, val *yaml.Node) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == k {
+			return n.Content[i], n.Content[i+1]
+		}
+	}
+	return nil, nil
 }
 
 // Diag is a diagnostic at the setting's value.

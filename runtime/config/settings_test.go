@@ -316,7 +316,7 @@ func TestAHookDecodesTheTypesItClaims(t *testing.T) {
 		Other string     `yaml:"other"`
 		Many  []compiled `yaml:"many"`
 	}
-	hook := func(n *yaml.Node, at Where, v reflect.Value, _ reflect.StructTag) (Diags, bool) {
+	hook := func(n *yaml.Node, at Where, v reflect.Value, _ HookField) (Diags, bool) {
 		if v.Type() != reflect.TypeFor[compiled]() {
 			return nil, false
 		}

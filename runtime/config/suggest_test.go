@@ -22,6 +22,11 @@ func TestSuggest(t *testing.T) {
 		{"a short name with two edits is too far", "ab", []string{"cd"}, ""},
 		{"nothing is suggested from an empty list", "port", nil, ""},
 		{"an empty name gets nothing", "", keys, ""},
+		{"a word in another number is meant before a longer name it starts", "retry", []string{"retryBackoff", "retries", "retryNonIdempotent"}, "retries"},
+		{"a singular of -ies is found", "policy", []string{"policies", "police"}, "policies"},
+		{"a word of a camelCase name is found", "backoff", []string{"retries", "retryBackoff"}, "retryBackoff"},
+		{"a word of a kebab-case name is found", "agent", []string{"console-port", "agent-port"}, "agent-port"},
+		{"a typo still beats a word", "pot", []string{"port", "potLimit"}, "port"},
 		{"non-ASCII names are compared by letter", "größe", []string{"grösse", "größer"}, "größer"},
 	}
 	for _, tt := range tests {

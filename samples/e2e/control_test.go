@@ -116,8 +116,9 @@ flows:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if text, ok := res.Content[0].(*mcp.TextContent); !res.IsError || !ok || text.Text != `tool "total" failed: internal error` {
-		t.Fatalf("result %s, want only that the tool failed", jsonText(res))
+	const short = `tool "total" failed: expression "body.price * body.count" failed: invalid operation: string * int`
+	if text, ok := res.Content[0].(*mcp.TextContent); !res.IsError || !ok || text.Text != short {
+		t.Fatalf("result %s, want the short cause %s", jsonText(res), short)
 	}
 	p.waitCount(t, `msg="tool failed"`, 1)
 	want := []string{`tool=total kind=internal address=flows.mcp.process[0].tools[0].process[0].try[0] at=`,

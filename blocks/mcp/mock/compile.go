@@ -53,6 +53,13 @@ func compileCatalog(s *Settings, pos *config.Positions) (*catalog, config.Diags)
 }
 
 // problem reports a problem at a setting (a pointer into the settings).
+// schemaProblem reports the problem of the schema setting at field, at the part at fault.
+func (c *compiler) schemaProblem(field *mcp.SchemaSetting) {
+	mcp.ReportSchemaProblems(c.pos.Of(field), field.Err, func(at config.Position, msg string) {
+		c.problem(at, "%s", msg)
+	})
+}
+
 func (c *compiler) problem(field any, format string, args ...any) {
 	c.problems = append(c.problems, c.pos.Diag(field, format, args...))
 }

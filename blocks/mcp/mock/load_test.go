@@ -172,7 +172,7 @@ tools:
   - { name: b, result: x }`, `schema is not valid JSON`, 1, 0},
 		{"a schema that is not an object schema is left out", `
 tools:
-  - { name: a, result: x, inputSchema: '{"type": "string"}' }`, `schema root must have "type": "object"`, 0, 0},
+  - { name: a, result: x, inputSchema: '{"type": "string"}' }`, `the root "type" must be "object"`, 0, 0},
 		{"a bad template tag is reported at its column", `
 tools:
   - name: a
@@ -213,7 +213,7 @@ resources:
 tools:
   - name: a
     result: x
-    steps: [ { elicit: hi, schema: { type: string } } ]`, `schema root must have "type": "object"`, 0, 0},
+    steps: [ { elicit: hi, schema: { type: string } } ]`, `the root "type" must be "object"`, 0, 0},
 		{"an as name that shadows an argument is left out", `
 tools:
   - name: a

@@ -181,7 +181,7 @@ func (c *compiler) step(sc *stepConfig, r refs) (*step, bool) {
 		s.schema = json.RawMessage(`{"type":"object","properties":{}}`)
 		switch {
 		case sc.Schema.Err != nil:
-			c.problem(&sc.Schema, "%v", sc.Schema.Err)
+			c.schemaProblem(&sc.Schema)
 			ok = false
 		case sc.Schema.Schema != nil:
 			s.schema = sc.Schema.Raw()

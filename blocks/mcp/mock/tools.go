@@ -77,7 +77,7 @@ func (c *compiler) tool(tc *toolConfig) (*tool, bool) {
 	ok := true
 	for _, schema := range []*mcp.SchemaSetting{&tc.InputSchema, &tc.OutputSchema} {
 		if schema.Err != nil {
-			c.problem(schema, "%v", schema.Err)
+			c.schemaProblem(schema)
 			ok = false
 		}
 	}

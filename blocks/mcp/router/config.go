@@ -1,7 +1,10 @@
 package router
 
 import (
+	"slices"
+
 	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/blocks/mcp/mcpflow"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -42,4 +45,37 @@ type resourceSettings struct {
 type promptSettings struct {
 	mcp.PromptFields `yaml:",inline"`
 	Resource         runtime.TemplateResource `yaml:"resource" octo:"required" doc:"The alias of the template resource rendered, with the arguments as the body, as the prompt's one user message."`
+}
+
+// Body is a call's arguments: the properties the inputSchema declares, when it lists them all.
+func (c *toolSettings) Body() *runtime.BodyKeys { return mcpflow.Arguments(&c.ToolFields) }
+
+// Body is the prompt's arguments.
+func (c *promptSettings) Body() *runtime.BodyKeys {
+	names := make([]string, 0, len(c.Arguments))
+	for _, a := range c.Arguments {
+		if !slices.Contains(names, a.Name) {
+			names = append(names, a.Name)
+		}
+	}
+	return &runtime.BodyKeys{Names: names, What: "an argument of the prompt",
+		Fix: "declare it under arguments, or correct the name"}
+}
+
+// Body is the URI template's parameters; a fixed URI has none.
+func (c *resourceSettings) Body() *runtime.BodyKeys {
+	switch {
+	case (c.URI == "") == (c.URITemplate == ""):
+		return nil // reported: a resource needs exactly one of them
+	case c.URI != "":
+		return &runtime.BodyKeys{What: "a parameter of the resource",
+			Fix: "a fixed uri has none: use a uriTemplate with {name} in it"}
+	}
+	keys := &runtime.BodyKeys{What: "a parameter of the uriTemplate", Fix: "add {name} to the uriTemplate, or correct the name"}
+	t, err := mcp.ParseURITemplate(c.URITemplate)
+	if err != nil {
+		return nil // reported at the uriTemplate
+	}
+	keys.Names = t.Names()
+	return keys
 }

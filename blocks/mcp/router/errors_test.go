@@ -69,7 +69,7 @@ func init() {
 		Build: runtime.BlockFunc(func(*runtime.Build, *struct{}) (runtime.Block, error) { return panicking{}, nil })})
 }
 
-func TestABranchErrorReachesTheModelAsItsMessageAndABugOnlyAsFailed(t *testing.T) {
+func TestABranchErrorReachesTheModelAsItsCauseAndABugOnlyAsFailed(t *testing.T) {
 	port := runtimetest.FreePort(t)
 	log := &runtimetest.Buffer{}
 	runtimetest.StartConfig(t, fmt.Sprintf(failingTools, port), log)
@@ -84,8 +84,8 @@ func TestABranchErrorReachesTheModelAsItsMessageAndABugOnlyAsFailed(t *testing.T
 		{"a branch that succeeds answers", "lookup", "Lisbon", false, "found Lisbon"},
 		{"a fail block's message is the isError text", "lookup", "Atlantis", true, "no such city: Atlantis"},
 		{"a caught error failed again in the flow's words is the isError text", "caught", "x", true, "try again later (unavailable: the backend is busy)"},
-		{"an internal error tells the model only that the tool failed", "broken", "x", true, `tool "broken" failed: internal error`},
-		{"a block that panics is an internal error too", "crash", "x", true, `tool "crash" failed: internal error`},
+		{"an expression that fails on the arguments tells the model its short cause", "broken", "x", true, `tool "broken" failed: expression "body.city + 1" failed: invalid operation: string + int`},
+		{"a block that panics (a bug) tells the model only that the tool failed", "crash", "x", true, `tool "crash" failed: internal error`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

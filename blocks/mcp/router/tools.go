@@ -10,6 +10,7 @@ import (
 
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/config"
 	"github.com/octo-run/octo/runtime/jsonv"
 )
 
@@ -48,7 +49,9 @@ func buildTools(b *runtime.Build, confs []toolSettings) *tools {
 		}
 		for _, schema := range []*mcp.SchemaSetting{&c.InputSchema, &c.OutputSchema} {
 			if schema.Err != nil {
-				b.Errorf(schema, "%v", schema.Err)
+				mcp.ReportSchemaProblems(b.Positions().Of(schema), schema.Err, func(at config.Position, msg string) {
+					b.Errorf(at, "%s", msg)
+				})
 			}
 		}
 		t := &tool{def: c.Tool(), input: c.InputSchema.Schema, output: c.OutputSchema.Schema, branch: c.Process.Block, task: c.Task}
@@ -130,8 +133,9 @@ func (ts *tools) run(ctx context.Context, rc *mcp.RequestContext, t *tool, name 
 
 // failed is the result of a tool whose branch failed. An error of a kind the flow means (a
 // fail block, an API's answer, a timeout) has a client-safe message, which is the text the
-// model reads; an internal one (a bug, an unexpected failure) shows the model only that the
-// tool failed, and the log where: the block's address and its file:line:col.
+// model reads; an internal one shows the model that the tool failed, with its client-safe
+// cause where it has one (an expression that failed on the arguments) and "internal error"
+// where it has none (a bug), and the log where: the block's address and its file:line:col.
 func (ts *tools) failed(ctx context.Context, name string, err error) *mcp.CallToolResult {
 	e := runtime.ErrorOf(err)
 	if e.Kind.ServerFault() {
@@ -143,8 +147,8 @@ func (ts *tools) failed(ctx context.Context, name string, err error) *mcp.CallTo
 		}
 		ts.logger.ErrorContext(ctx, "tool failed", attrs...)
 	}
-	if e.Kind == runtime.KindInternal {
-		return errorResult(fmt.Sprintf("tool %q failed: internal error", name))
+	if e.Kind == runtime.KindInternal { // "internal error", or a cause the flow made safe to tell
+		return errorResult(fmt.Sprintf("tool %q failed: %s", name, e.Msg))
 	}
 	return errorResult(e.Msg)
 }
