@@ -36,6 +36,8 @@ type builder struct {
 	source    flowSource                   // the source of the flow being built
 	single    map[string]*config.Connector // the connector of each OnePerService type
 	observer  Observer                     // nil: nothing is observed
+	// types, while a branch is built, collects the types of the blocks in it (Branch.Holds).
+	types *[]string
 }
 
 func (bd *builder) report(node *yaml.Node, at Where, format string, args ...any) {
@@ -67,6 +69,9 @@ func (bd *builder) buildProcess(blocks []*config.Block, flow, addr string, known
 // buildBlock builds one block, its expressions reading the vars of known and the body's keys
 // (nil: any); it returns what vars can hold after it.
 func (bd *builder) buildBlock(cb *config.Block, flow, addr string, known varSet, body *BodyKeys) (Block, varSet) {
+	if bd.types != nil {
+		*bd.types = append(*bd.types, cb.Type)
+	}
 	spec, ok := lookupBlock(cb.Type)
 	if !ok {
 		bd.report(cb.Node, cb.At.Field("type"), "%s", config.Unknown("block type", cb.Type, blockNames()))

@@ -8,6 +8,11 @@ import "context"
 type Progress struct {
 	Progress, Total float64
 	Message         string
+	// Within says a block reports how far its own work has got (an http-request's seconds of
+	// its timeout, a delay's, an agent's turns), not a step of the flow: where the flow reports
+	// its steps itself (progress blocks), the listener places it between the last step and the
+	// next, so the caller hears one sequence on one scale.
+	Within bool
 }
 
 // ProgressReporter hears the progress of one run of a flow. The source of the run installs it

@@ -36,7 +36,12 @@ type TemplateResource struct {
 // Branch is a nested process list: a composite block's tool or route, run like a flow.
 type Branch struct {
 	Block
+	types []string // the types of its blocks, those of its blocks' branches too
 }
+
+// Holds reports whether a block of type blockType is in the branch, or in a branch of one of
+// its blocks: the router asks whether a tool reports its own steps (progress).
+func (b Branch) Holds(blockType string) bool { return slices.Contains(b.types, blockType) }
 
 var (
 	exprType     = reflect.TypeFor[Expr]()
@@ -140,9 +145,14 @@ func (dc *decoding) branch(n *yaml.Node, at Where, v reflect.Value, f config.Hoo
 	if own, ok := describedBody(f); ok {
 		body = own
 	}
+	outer, types := dc.bd.types, []string{}
+	dc.bd.types = &types
 	p, after := dc.bd.buildProcess(blocks, dc.scope.flow, b.within(at), known, body)
+	if dc.bd.types = outer; outer != nil {
+		*outer = append(*outer, types...)
+	}
 	b.branches = b.branches.union(after)
-	v.Set(reflect.ValueOf(Branch{Block: p}))
+	v.Set(reflect.ValueOf(Branch{Block: p, types: types}))
 	return nil
 }
 

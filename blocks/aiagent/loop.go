@@ -107,5 +107,5 @@ func (s *stepper) report(what string) {
 		return
 	}
 	s.n++
-	runtime.ReportProgress(s.ctx, runtime.Progress{Progress: s.n, Message: what})
+	runtime.ReportProgress(s.ctx, runtime.Progress{Within: true, Progress: s.n, Message: what})
 }

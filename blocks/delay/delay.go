@@ -56,7 +56,7 @@ func (d *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 			return m, nil
 		case <-tick:
 			waited := time.Since(start).Round(time.Second)
-			runtime.ReportProgress(ctx, runtime.Progress{Progress: waited.Seconds(), Total: d.d.Seconds(),
+			runtime.ReportProgress(ctx, runtime.Progress{Within: true, Progress: waited.Seconds(), Total: d.d.Seconds(),
 				Message: "waited " + waited.String() + " of " + d.d.String()})
 		case <-ctx.Done():
 			return nil, ctx.Err()

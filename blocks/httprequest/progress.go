@@ -21,7 +21,7 @@ type progress struct {
 
 // report tells the caller, if it asked, how far the call has got.
 func (p progress) report(ctx context.Context, message string) {
-	runtime.ReportProgress(ctx, runtime.Progress{Progress: p.blk.clock.now().Sub(p.start).Seconds(),
+	runtime.ReportProgress(ctx, runtime.Progress{Within: true, Progress: p.blk.clock.now().Sub(p.start).Seconds(),
 		Total: p.blk.timeout.Seconds(), Message: message})
 }
 

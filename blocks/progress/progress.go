@@ -17,8 +17,11 @@ func init() {
 		Doc: "Sends a progress notification to the caller of the flow when it asked for progress: an " +
 			"MCP client calling an mcp-router tool with a progress token gets notifications/progress " +
 			"(over Streamable HTTP as server-sent events before the result, over stdio as lines). " +
-			"Without such a caller it does nothing. The message goes on unchanged. Progress must " +
-			"grow from one report to the next within a call; a report that does not is dropped.",
+			"Without such a caller it does nothing. The message goes on unchanged. Its reports are the " +
+			"tool's steps (write them as whole numbers): what a delay, http-request, ai-agent or " +
+			"mcp-client of the same tool reports of its own wait is placed between the step before " +
+			"it and the next, with the steps' total, so the caller hears one growing sequence. A " +
+			"report that would not grow is dropped.",
 		Example:   "type: progress\nsettings:\n  progress: '1'\n  total: '3'\n  message: 'looking up {{ body.city }}'\n",
 		KeepsBody: true,
 		Build:     runtime.BlockFunc(build),

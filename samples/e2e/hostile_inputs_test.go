@@ -61,8 +61,9 @@ func TestAVariableIsAValueInJSONSchemas(t *testing.T) {
 		t.Setenv("DESC", "d")
 		t.Setenv("MAX", `5, "pattern": "^x"`)
 		code, out, _ := validate(t, dir)
-		want := filepath.Join(dir, "octo.yaml") + `:15:26: flows[0].process[0].tools[0].inputSchema (mcp-router): schema: ` +
-			`jsonschema mem:///input-schema.json compilation failed: '/properties/city/maxLength' does not validate`
+		// At the ${MAX} that stands for the value, in words.
+		want := filepath.Join(dir, "octo.yaml") + `:15:121: flows[0].process[0].tools[0].inputSchema.properties.city.maxLength (mcp-router): ` +
+			`"maxLength" must be an integer, not a string`
 		if code != 1 || !strings.HasPrefix(strings.TrimSpace(out), want) {
 			t.Fatalf("exit %d:\n%s\nwant exit 1 and a line starting\n%s", code, out, want)
 		}

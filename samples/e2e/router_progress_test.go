@@ -136,8 +136,8 @@ func TestGoSDKClientHearsProgressFromALongTool(t *testing.T) {
 		if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "Sales in Oslo are up 4%" {
 			t.Fatalf("tools/call = %s %v", jsonText(res), err)
 		}
-		want := []string{"r1 1/2 collecting the figures of Oslo", "r1 2/2 writing the report"}
-		if got := heard.wait(t, 2); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		want := []string{"r1 1/2 collecting the figures of Oslo", "r1 1.6/2 waited 1s of 1.5s", "r1 2/2 writing the report"}
+		if got := heard.wait(t, 3); strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("progress heard:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 		// Without a token, no progress: the answer is a plain result.

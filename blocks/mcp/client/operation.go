@@ -64,7 +64,7 @@ func (op operation) callTool(ctx context.Context, blk *Block, c *mcpclient.Clien
 	var opts mcpclient.CallOptions
 	if runtime.ProgressWanted(ctx) {
 		opts.Progress = func(p mcpclient.Progress) {
-			runtime.ReportProgress(ctx, runtime.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
+			runtime.ReportProgress(ctx, runtime.Progress{Within: true, Progress: p.Progress, Total: p.Total, Message: p.Message})
 		}
 	}
 	res, err := c.CallTool(ctx, op.tool, raw, opts)

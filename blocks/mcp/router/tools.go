@@ -21,6 +21,7 @@ type tool struct {
 	output *mcp.Schema // nil: plain text results
 	branch runtime.Block
 	task   string // "never", "optional" or "required" (toolSettings.Task)
+	steps  bool   // its branch reports its steps (a progress block)
 }
 
 var _ mcp.ToolParamHeaders = (*tools)(nil)
@@ -54,7 +55,8 @@ func buildTools(b *runtime.Build, confs []toolSettings) *tools {
 				})
 			}
 		}
-		t := &tool{def: c.Tool(), input: c.InputSchema.Schema, output: c.OutputSchema.Schema, branch: c.Process.Block, task: c.Task}
+		t := &tool{def: c.Tool(), input: c.InputSchema.Schema, output: c.OutputSchema.Schema, branch: c.Process.Block, task: c.Task,
+			steps: c.Process.Holds("progress")}
 		ts.byName[c.Name] = t
 		ts.list = append(ts.list, t.def)
 	}
@@ -116,7 +118,7 @@ func (ts *tools) CallTool(ctx context.Context, rc *mcp.RequestContext, name stri
 // run runs the tool's branch with the arguments as the body; as a task its rc has no notifier.
 func (ts *tools) run(ctx context.Context, rc *mcp.RequestContext, t *tool, name string, body any) (*mcp.CallToolResult, error) {
 	if rc.Notifier != nil && len(rc.ProgressToken) > 0 {
-		ctx = runtime.WithProgress(ctx, &reporter{rc: rc})
+		ctx = runtime.WithProgress(ctx, &reporter{rc: rc, steps: t.steps})
 	}
 	if rc.Notifier != nil && ts.logFloor >= 0 {
 		ctx = runtime.WithClientLogger(ctx, &clientLog{rc: rc, tool: name, floor: ts.logFloor})

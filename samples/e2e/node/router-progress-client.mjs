@@ -33,7 +33,7 @@ try {
   assert.equal(res.content[0].text, 'Sales in Oslo are up 4%');
   assert.deepEqual(
     heard.map((p) => `${p.progress}/${p.total} ${p.message} ${p.beforeResult}`),
-    ['1/2 collecting the figures of Oslo true', '2/2 writing the report true'],
+    ['1/2 collecting the figures of Oslo true', '1.6/2 waited 1s of 1.5s true', '2/2 writing the report true'],
   );
   await client.close();
   console.log(`ok: the TypeScript SDK heard ${heard.length} progress notifications before the result over ${mode}`);
