@@ -38,6 +38,10 @@ try {
   // Network failures are judged by status below (the YAML step's 422 is expected).
   page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) pageErrors.push(m.text()); });
   page.on('response', (r) => { if (r.status() >= 400 && r.status() !== 422) pageErrors.push(`${r.status()} ${r.url()}`); });
+  // A form save of a file with comments asks first (the starter's file has some): say yes, and
+  // keep what was asked.
+  const asked = [];
+  page.on('dialog', (d) => { asked.push(d.message()); d.accept(); });
   const shot = (name) => page.screenshot({ path: `${artifacts}/${name}.png`, fullPage: true });
 
   step('without the login link, the console says how to get in and shows nothing');
@@ -136,6 +140,47 @@ try {
   await calls.last().getByRole('button').click();
   await page.locator('#traffic-list pre.json:not([hidden])', { hasText: 'Porto' }).first().waitFor();
   await shot('traffic');
+
+  step('a schema written as a YAML mapping is shown as JSON, and Try it starts from it');
+  await page.evaluate(async () => { // as an editor would write it: a mapping, with a default
+    const call = async (tool, args) => {
+      const r = await fetch('/api/call', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ tool, arguments: args }) });
+      const out = await r.json();
+      if (!r.ok || out.isError) throw new Error(tool + ': ' + JSON.stringify(out));
+      return out;
+    };
+    const fields = JSON.parse((await call('get_server', { name: 'New server' })).text).fields;
+    fields.mcp.tools.find((t) => t.name === 'echo_city').inputSchema = { type: 'object', properties: { city: { type: 'string', default: 'Lisbon' }, days: { type: 'integer' } }, required: ['city'] };
+    await call('save_server', fields);
+  });
+  await page.getByRole('tab', { name: 'YAML' }).click();
+  await page.waitForFunction(() => /inputSchema:\s*\n\s+type: object/.test(document.querySelector('#yaml-text')?.value || ''));
+  await page.getByRole('tab', { name: 'Tools' }).click();
+  const echoForm = page.locator('fieldset.item', { has: page.locator('legend', { hasText: 'echo_city' }) });
+  const schemaBox = echoForm.getByLabel('Input schema (JSON Schema)');
+  const shown = await schemaBox.inputValue();
+  if (shown.includes('[object Object]') || JSON.parse(shown).properties.city.default !== 'Lisbon') throw new Error('the schema shows as ' + shown);
+  await page.getByRole('tab', { name: 'Try it' }).click();
+  await page.locator('#try-name').selectOption('echo_city');
+  const prefilled = JSON.parse(await page.getByLabel('Arguments (JSON)').inputValue());
+  if (prefilled.city !== 'Lisbon' || prefilled.days !== 0) throw new Error('Try it starts from ' + JSON.stringify(prefilled));
+  await page.locator('#try-run').click();
+  await page.locator('#try-result', { hasText: 'hello Lisbon' }).waitFor();
+
+  step('a form save of a file with comments asks first, and keeps the mapping a mapping');
+  await page.getByRole('tab', { name: 'YAML' }).click();
+  await page.waitForFunction(() => document.querySelector('#yaml-text')?.value.length > 0);
+  appendFileSync(`${workspace}/servers/New server.yaml`, '# a note of mine\n');
+  await page.waitForFunction(() => document.querySelector('#yaml-text').value.includes('# a note of mine'));
+  await page.getByRole('tab', { name: 'Tools' }).click();
+  await echoForm.getByLabel('Description').fill('Says hello to a city, by name.');
+  const askedBefore = asked.length;
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.locator('#notice').getByText(/Saved "New server"/).waitFor();
+  if (asked.length !== askedBefore + 1 || !asked[askedBefore].includes('drops its comments')) throw new Error('the form saved without asking: ' + JSON.stringify(asked));
+  await page.getByRole('tab', { name: 'YAML' }).click();
+  await page.waitForFunction(() => { const v = document.querySelector('#yaml-text').value;
+    return v.includes('by name.') && /inputSchema:\s*\n\s+type: object/.test(v); });
 
   step('set a workspace variable in the form');
   await page.getByRole('button', { name: 'Variables' }).click();

@@ -14,6 +14,26 @@ export function field(obj, spec, changed) {
   };
   let input;
   switch (spec.type) {
+    case 'json': { // a JSON Schema: JSON text, or a YAML mapping the file holds (shown as JSON)
+      const v = obj[spec.key];
+      const problem = h('small', { class: 'hint error', role: 'alert', hidden: true });
+      input = h('textarea', { id, class: 'code', rows: spec.rows || 4, spellcheck: false,
+        value: v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v, null, 2),
+        oninput: (e) => {
+          const text = e.target.value;
+          let parsed;
+          try { parsed = text.trim() ? JSON.parse(text) : undefined; problem.hidden = true; } catch (err) {
+            problem.textContent = 'Not JSON yet: ' + err.message;
+            problem.hidden = false;
+            set(text); // saved as written, and refused with the reason if it stays so
+            return;
+          }
+          // A mapping stays a mapping in the file; text stays text.
+          set(typeof v === 'object' && v !== null ? parsed : text);
+        } });
+      if (spec.placeholder) input.placeholder = spec.placeholder;
+      return h('div', { class: 'field' }, h('label', { for: id }, spec.label), input, hint(spec), problem);
+    }
     case 'textarea':
       input = h('textarea', { id, rows: spec.rows || 3, value: obj[spec.key] ?? '', spellcheck: false,
         oninput: (e) => set(e.target.value) });
@@ -84,7 +104,7 @@ export const toolSpec = {
     { key: 'name', label: 'Name', required: true, hint: 'What clients call.' },
     { key: 'title', label: 'Title', hint: 'A display name for people (optional).' },
     { key: 'description', label: 'Description', type: 'textarea', hint: 'What it does and when to use it: the model reads it.' },
-    { key: 'inputSchema', label: 'Input schema (JSON Schema)', type: 'textarea', placeholder: '{"type": "object", "properties": {}}' },
+    { key: 'inputSchema', label: 'Input schema (JSON Schema)', type: 'json', placeholder: '{"type": "object", "properties": {}}' },
     { key: 'result', label: 'Result', type: 'textarea', hint: 'The answer; {{args.name}} inserts an argument.' },
     { key: 'isError', label: 'Answer as a failed call', type: 'checkbox' },
     { key: 'delayMs', label: 'Delay (ms)', type: 'number' },

@@ -1,6 +1,6 @@
 // A server's page: its state and actions, and tabs for its tools, resources, prompts and
 // settings (forms), its file (YAML), how clients connect, Try it, and its traffic.
-import { tool } from './api.js';
+import { api, tool } from './api.js';
 import { startStop, rename, duplicate, remove } from './actions.js';
 import { h, replace, notice, copyButton } from './dom.js';
 import { field, list, toolSpec, resourceSpec, promptSpec, settingsFields } from './forms.js';
@@ -64,6 +64,13 @@ export function serverPage(app, root, name, tab) {
   function changed() { page.dirty = true; }
 
   async function save() {
+    // The form writes the whole file from its fields: what only the text holds (comments, a
+    // layout of one's own) would go. Say so first, and point at the YAML tab, which keeps it.
+    try {
+      const file = await api('GET', '/api/yaml?name=' + encodeURIComponent(name));
+      if (hasComments(file && file.yaml) && !window.confirm('Saving from the form rewrites servers/' + name +
+        '.yaml from its fields and drops its comments. Save anyway? (Edit it in the YAML tab to keep them.)')) return;
+    } catch { /* a file that cannot be read is saved as the form says */ }
     try {
       const r = await tool('save_server', page.fields);
       page.dirty = false;
@@ -133,6 +140,12 @@ export function serverPage(app, root, name, tab) {
   page.reload = reload;
   page.close = () => { if (page.sub && page.sub.close) page.sub.close(); };
   return page;
+}
+
+// hasComments reports whether YAML text holds a comment: a # at the start of a line, or after
+// a space outside quotes (a rough reading, erring towards asking).
+export function hasComments(text) {
+  return typeof text === 'string' && text.split('\n').some((line) => /^\s*#/.test(line) || /\s#/.test(line.replace(/"[^"]*"|'[^']*'/g, '')));
 }
 
 // clients is the Clients section: the address, the stdio command and mcpServers JSON.

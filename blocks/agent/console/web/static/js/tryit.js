@@ -3,6 +3,37 @@
 import { tool } from './api.js';
 import { h, replace } from './dom.js';
 
+// example is arguments that fit a tool's input schema (JSON text, or the object a YAML mapping
+// is): each property's default, first example, const or first enum value, else an empty value
+// of its type.
+export function example(schema) {
+  let s = schema || {};
+  if (typeof s === 'string') {
+    try { s = JSON.parse(s || '{}'); } catch { return {}; }
+  }
+  return sampleOf(s, 0);
+}
+
+function sampleOf(s, depth) {
+  if (!s || typeof s !== 'object') return '';
+  if ('default' in s) return s.default;
+  if (Array.isArray(s.examples) && s.examples.length) return s.examples[0];
+  if ('const' in s) return s.const;
+  if (Array.isArray(s.enum) && s.enum.length) return s.enum[0];
+  const type = Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : s.type;
+  switch (type) {
+    case 'integer': case 'number': return s.minimum ?? 0;
+    case 'boolean': return false;
+    case 'array': return [];
+    case 'string': return '';
+  }
+  if (type === 'object' || s.properties) {
+    if (depth > 4) return {};
+    return Object.fromEntries(Object.entries(s.properties || {}).map(([k, p]) => [k, sampleOf(p, depth + 1)]));
+  }
+  return '';
+}
+
 export function tryIt(app, panel, server, fields, reload) {
   const mcp = (fields && fields.mcp) || {};
   const kinds = {
@@ -26,9 +57,7 @@ export function tryIt(app, panel, server, fields, reload) {
   function sample() {
     if (kind.value === 'tool') {
       const t = (mcp.tools || []).find((x) => x.name === target.value);
-      let props = {};
-      try { props = JSON.parse(t.inputSchema || '{}').properties || {}; } catch { /* left empty */ }
-      args.value = JSON.stringify(Object.fromEntries(Object.keys(props).map((k) => [k, ''])), null, 2);
+      args.value = JSON.stringify(example(t && t.inputSchema), null, 2);
     } else if (kind.value === 'prompt') {
       const p = (mcp.prompts || []).find((x) => x.name === target.value);
       args.value = JSON.stringify(Object.fromEntries(((p && p.arguments) || []).map((a) => [a.name, ''])), null, 2);
