@@ -162,6 +162,8 @@ func (c *api) rel(file string) string {
 type callArgs struct {
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
+	// Progress asks for the answer as a stream with the call's progress first (callStream).
+	Progress bool `json:"progress"`
 }
 
 // callView is a tool's answer: its text, and the whole result.
@@ -179,6 +181,9 @@ func (c *api) call(ctx context.Context, r *request) reply {
 	var a callArgs
 	if err := args(r, &a); err != nil {
 		return fail(http.StatusBadRequest, err.Error())
+	}
+	if a.Progress {
+		return c.callStreamed(a)
 	}
 	res, err := c.runTool(ctx, a.Tool, a.Arguments)
 	if errors.Is(err, mcp.ErrUnknownTool) {

@@ -29,11 +29,12 @@ function step(name) {
 
 const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
 let agent = null;
+let page = null;
+const pageErrors = [];
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-  const page = await context.newPage();
+  page = await context.newPage();
   page.setDefaultTimeout(STEP);
-  const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
   // Network failures are judged by status below (the YAML step's 422 is expected).
   page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) pageErrors.push(m.text()); });
@@ -150,8 +151,16 @@ try {
       return out;
     };
     const fields = JSON.parse((await call('get_server', { name: 'New server' })).text).fields;
+    fields.mcp.tools.push({ name: 'slow_report', result: 'report ready', steps: [
+      { progress: 1, total: 2, message: 'collecting' }, { delayMs: 400 }, { progress: 2, total: 2, message: 'writing' }, { delayMs: 400 }] });
     fields.mcp.tools.find((t) => t.name === 'echo_city').inputSchema = { type: 'object', properties: { city: { type: 'string', default: 'Lisbon' }, days: { type: 'integer' } }, required: ['city'] };
     await call('save_server', fields);
+    // The running server takes the edit within a second of the file being written.
+    for (let i = 0; i < 100; i++) {
+      const r = JSON.parse((await call('call_server', { server: 'New server', tool: 'slow_report' })).text);
+      if (!r.error) break;
+      await new Promise((ok) => setTimeout(ok, 100));
+    }
   });
   await page.getByRole('tab', { name: 'YAML' }).click();
   await page.waitForFunction(() => /inputSchema:\s*\n\s+type: object/.test(document.querySelector('#yaml-text')?.value || ''));
@@ -166,6 +175,15 @@ try {
   if (prefilled.city !== 'Lisbon' || prefilled.days !== 0) throw new Error('Try it starts from ' + JSON.stringify(prefilled));
   await page.locator('#try-run').click();
   await page.locator('#try-result', { hasText: 'hello Lisbon' }).waitFor();
+
+  step('Try it shows a long call\'s progress as it comes');
+  await page.locator('#try-name').selectOption('slow_report');
+  await page.locator('#try-run').click();
+  await page.locator('#try-progress li', { hasText: '1 of 2: collecting' }).waitFor();
+  await page.locator('#try-result', { hasText: 'report ready' }).waitFor();
+  await page.locator('#try-progress li', { hasText: '2 of 2: writing' }).waitFor();
+  if (await page.locator('#try-bar').evaluate((b) => b.hidden || b.value !== 2 || b.max !== 2)) throw new Error('the progress bar is not 2 of 2');
+  await shot('server-try-progress');
 
   step('a form save of a file with comments asks first, and keeps the mapping a mapping');
   await page.getByRole('tab', { name: 'YAML' }).click();
@@ -283,6 +301,8 @@ try {
   console.log(`ok: ${steps.length} steps in chromium`);
 } catch (e) {
   console.error(`failed at step "${steps[steps.length - 1]}": ${e.stack || e}`);
+  if (pageErrors.length) console.error('the page logged errors:\n' + pageErrors.join('\n'));
+  if (page) await page.screenshot({ path: `${artifacts}/failed.png`, fullPage: true }).catch(() => {});
   process.exitCode = 1;
 } finally {
   if (agent) agent.stdin.end();

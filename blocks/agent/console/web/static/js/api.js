@@ -34,6 +34,44 @@ export async function tool(name, args) {
   return r;
 }
 
+// streamTool runs an agent tool as the user, hearing its progress: onProgress gets each
+// {progress, total, message} as the call reports it, then the answer is returned as tool's is.
+export async function streamTool(name, args, onProgress) {
+  const resp = await fetch('/api/call', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ tool: name, arguments: args || {}, progress: true }) });
+  if (!resp.ok) {
+    let body = null;
+    try { body = await resp.json(); } catch { /* not JSON */ }
+    throw new APIError(resp.status, body);
+  }
+  const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new APIError(502, { error: 'the call ended without an answer' });
+    buf += value;
+    let end;
+    while ((end = buf.indexOf('\n\n')) >= 0) {
+      const block = buf.slice(0, end);
+      buf = buf.slice(end + 2);
+      let ev = 'message';
+      let data = '';
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event: ')) ev = line.slice(7);
+        else if (line.startsWith('data: ')) data += line.slice(6);
+      }
+      const v = data ? JSON.parse(data) : null;
+      if (ev === 'progress') onProgress(v);
+      else if (ev === 'error') throw new APIError(v.status, v);
+      else if (ev === 'result') {
+        reader.cancel().catch(() => {});
+        if (v.isError) throw new APIError(422, { error: v.text });
+        return v;
+      }
+    }
+  }
+}
+
 // events opens the live stream with the filter q (an object of query parameters).
 export function events(q = {}) {
   const params = new URLSearchParams(Object.fromEntries(Object.entries(q).filter(([, v]) => v)));

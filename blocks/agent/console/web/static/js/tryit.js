@@ -1,6 +1,6 @@
 // Try it: call a tool, read a resource or get a prompt of the running server with octo's own
 // MCP client (the call_server agent tool, run as the user).
-import { tool } from './api.js';
+import { tool, streamTool } from './api.js';
 import { h, replace } from './dom.js';
 
 // example is arguments that fit a tool's input schema (JSON text, or the object a YAML mapping
@@ -11,7 +11,8 @@ export function example(schema) {
   if (typeof s === 'string') {
     try { s = JSON.parse(s || '{}'); } catch { return {}; }
   }
-  return sampleOf(s, 0);
+  const args = sampleOf({ type: 'object', ...s }, 0); // arguments are an object, whatever the schema omits
+  return args && typeof args === 'object' && !Array.isArray(args) ? args : {};
 }
 
 function sampleOf(s, depth) {
@@ -51,6 +52,8 @@ export function tryIt(app, panel, server, fields, reload) {
   const target = h('select', { id: 'try-name', onchange: sample });
   const args = h('textarea', { id: 'try-args', class: 'code', rows: 5, spellcheck: false });
   const out = h('pre', { id: 'try-result', class: 'result', tabindex: '0', 'aria-live': 'polite' });
+  const bar = h('progress', { id: 'try-bar', hidden: true });
+  const steps = h('ol', { id: 'try-progress', class: 'progress-steps', 'aria-live': 'polite' });
   function fillNames() {
     replace(target, kinds[kind.value].map((n) => h('option', { value: n }, n)));
   }
@@ -76,8 +79,17 @@ export function tryIt(app, panel, server, fields, reload) {
     }
     out.className = 'result';
     out.textContent = 'Calling…';
+    replace(steps);
+    bar.hidden = true;
+    // A tool's progress is shown as it comes: a bar when the server says of how much, and
+    // each step's line.
+    const heard = (p) => {
+      bar.hidden = false;
+      if (p.total > 0) { bar.max = p.total; bar.value = p.progress; } else bar.removeAttribute('value');
+      steps.append(h('li', {}, (p.total > 0 ? p.progress + ' of ' + p.total : String(p.progress)) + (p.message ? ': ' + p.message : '')));
+    };
     try {
-      const r = await tool('call_server', call);
+      const r = kind.value === 'tool' ? await streamTool('call_server', call, heard) : await tool('call_server', call);
       const answer = JSON.parse(r.text);
       out.className = 'result' + (answer.error || (answer.result && answer.result.isError) ? ' error' : '');
       out.textContent = JSON.stringify(answer.error || answer.result, null, 2);
@@ -91,7 +103,7 @@ export function tryIt(app, panel, server, fields, reload) {
     h('div', { class: 'field' }, h('label', { for: 'try-name' }, 'Name'), target),
     h('div', { class: 'field' }, h('label', { for: 'try-args' }, 'Arguments (JSON)'), args),
     h('div', { class: 'form-actions' }, h('button', { type: 'submit', class: 'primary', id: 'try-run' }, 'Run'))),
-  h('h3', {}, 'Answer'), out);
+  h('h3', {}, 'Progress'), bar, steps, h('h3', {}, 'Answer'), out);
   fillNames();
   sample();
   return null;
