@@ -38,6 +38,8 @@ func TestSettingsMistakesAreBuildErrors(t *testing.T) {
 			[]string{`8:16: ` + at + `url (http-request): the url's scheme and host must be written out before its first {{ tag }}`}},
 		{"a tag right after the host", "url: 'https://api.example.com{{ body.path }}'",
 			[]string{`8:16: ` + at + `url (http-request): the url's scheme and host must be written out before its first {{ tag }}`}},
+		{"a misspelt scheme before a tag", "url: 'htp//api.example.com/{{ body.id }}'",
+			[]string{`8:16: ` + at + `url (http-request): the url must start with http:// or https://`}},
 		{"a written-out scheme that is not http, before a tag", "url: 'ftp://files.example.com/{{ body.f }}'",
 			[]string{`8:16: ` + at + `url (http-request): the url must start with http:// or https://`}},
 		{"an accepted status that is no status", "url: http://x\n          acceptStatus: [404, 2xy, 700]",

@@ -231,14 +231,15 @@ func (r *request) addBody(m *runtime.Message, out *outgoing) error {
 	return nil
 }
 
-// parseURL accepts an absolute http or https URL; its error names no part of the URL, which may
-// hold a secret.
 // checkLead checks what every rendering of a url with tags starts with: the scheme and the
 // host, written out before the first tag, so that no caller's value can send the request, and
 // the credentials in its headers and query, to a host of its choosing.
 func checkLead(lead string) error {
 	scheme, rest, found := strings.Cut(lead, "://")
 	end := strings.IndexAny(rest, "/?#")
+	if !found && strings.TrimSpace(lead) != "" { // a scheme misspelt, or left out: htp//api, api.example.com/
+		return errors.New("the url must start with http:// or https://")
+	}
 	if !found || end < 0 {
 		return errors.New("the url's scheme and host must be written out before its first {{ tag }} (https://api.example.com/{{ body.id }}): " +
 			"a tag there would let a caller's value send the request, and its credentials, to another host; " +
@@ -248,6 +249,8 @@ func checkLead(lead string) error {
 	return err
 }
 
+// parseURL accepts an absolute http or https URL; its error names no part of the URL, which may
+// hold a secret.
 func parseURL(text string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(text))
 	if err != nil {

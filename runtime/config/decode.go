@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -449,8 +451,22 @@ func (d *decoder) pairs(n *yaml.Node, at Where) []pair {
 	return out
 }
 
+// typeErr reports n, written where want was expected. A value made from variables names them:
+// the fix is in the environment (or the variable's default), not at the line.
 func (d *decoder) typeErr(n *yaml.Node, at Where, want string) {
-	d.diags = append(d.diags, TypeError(n, at, want))
+	diag := TypeError(n, at, want)
+	if in, ok := d.interpolated[n]; ok {
+		var vars []string
+		for _, p := range in.Parts {
+			if p.Var != "" && !slices.Contains(vars, p.Var) {
+				vars = append(vars, p.Var)
+			}
+		}
+		if len(vars) > 0 {
+			diag.Msg += fmt.Sprintf("; it comes from %s: set %s to %s", in.Written, strings.Join(vars, " and "), want)
+		}
+	}
+	d.diags = append(d.diags, diag)
 }
 
 // indirectType strips pointers, so a nil *Settings still reports its required keys.

@@ -156,7 +156,12 @@ func (vs *vars) value(name string) (string, string) {
 	if v.Default != nil {
 		return *v.Default, ""
 	}
-	return "", fmt.Sprintf("variable %q is not set and has no default", name)
+	return "", NotSet(name)
+}
+
+// NotSet says that the declared variable name has no value, and how to give it one.
+func NotSet(name string) string {
+	return fmt.Sprintf("variable %q is not set and has no default: set it in the environment (octo test: a case's env or --env-file), or give it a default under env", name)
 }
 
 // Undeclared says that variable name is not declared, suggesting the closest of declared: the

@@ -124,7 +124,7 @@ func TestInterpolationErrors(t *testing.T) {
 		{"an undeclared variable far from all says to declare it", "      v: ${ZZZ}\n",
 			`c.yaml:8:10: connectors[0].settings.v (connector "api"): undeclared variable "ZZZ"; declare it under env`},
 		{"a declared variable with no value and no default is named", "      v: Bearer ${TOKEN}\n",
-			`c.yaml:8:10: connectors[0].settings.v (connector "api"): variable "TOKEN" is not set and has no default`},
+			`c.yaml:8:10: connectors[0].settings.v (connector "api"): variable "TOKEN" is not set and has no default: set it in the environment (octo test: a case's env or --env-file), or give it a default under env`},
 		{"every variable of a value is checked", "      v: ${A}-${B}\n",
 			"c.yaml:8:10: connectors[0].settings.v (connector \"api\"): undeclared variable \"A\"; declare it under env\n" +
 				"c.yaml:8:10: connectors[0].settings.v (connector \"api\"): undeclared variable \"B\"; declare it under env"},

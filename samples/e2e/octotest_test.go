@@ -249,7 +249,7 @@ flows:
     expect: { body: { token: "from file" } }
 `)
 	code, stdout, _ := env("test", "--config", dir)
-	if code != 1 || !strings.Contains(stdout, `variable "API_TOKEN" is not set and has no default`) {
+	if code != 1 || !strings.Contains(stdout, `variable "API_TOKEN" is not set and has no default: set it in the environment`) {
 		t.Errorf("a case without the variable: exit %d, want 1 naming API_TOKEN\n%s", code, stdout)
 	}
 	envFile := filepath.Join(t.TempDir(), "test.env")
