@@ -189,7 +189,7 @@ try {
   await page.getByRole('tab', { name: 'YAML' }).click();
   await page.waitForFunction(() => document.querySelector('#yaml-text')?.value.length > 0);
   appendFileSync(`${workspace}/servers/New server.yaml`, '# a note of mine\n');
-  await page.waitForFunction(() => document.querySelector('#yaml-text').value.includes('# a note of mine'));
+  await page.waitForFunction(() => document.querySelector('#yaml-text')?.value.includes('# a note of mine'));
   await page.getByRole('tab', { name: 'Tools' }).click();
   await echoForm.getByLabel('Description').fill('Says hello to a city, by name.');
   const askedBefore = asked.length;
@@ -197,7 +197,7 @@ try {
   await page.locator('#notice').getByText(/Saved "New server"/).waitFor();
   if (asked.length !== askedBefore + 1 || !asked[askedBefore].includes('drops its comments')) throw new Error('the form saved without asking: ' + JSON.stringify(asked));
   await page.getByRole('tab', { name: 'YAML' }).click();
-  await page.waitForFunction(() => { const v = document.querySelector('#yaml-text').value;
+  await page.waitForFunction(() => { const v = document.querySelector('#yaml-text')?.value || '';
     return v.includes('by name.') && /inputSchema:\s*\n\s+type: object/.test(v); });
 
   step('set a workspace variable in the form');
