@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lestrrat-go/jwx/v2/jwa"
+	"github.com/lestrrat-go/jwx/v3/jwa"
 
 	_ "github.com/octo-run/octo/blocks/setpayload"
 	octohttp "github.com/octo-run/octo/connectors/http"
@@ -114,7 +114,7 @@ func TestTheBlockAnswersEveryTokenWithTheExactStatusAndChallenge(t *testing.T) {
 		"audience":  sign(t, ec, claims(set("aud", "https://other.example/mcp")), nil),
 		"scope":     sign(t, ec, claims(set("scope", "inventory.write")), nil),
 		"none":      unsigned(t, map[string]any{"alg": "none", "kid": "ec-a"}, claims(nil), ""),
-		"hs256":     sign(t, testKey{kid: "rsa-a", alg: jwa.HS256, priv: rsaPEM}, claims(nil), nil),
+		"hs256":     sign(t, testKey{kid: "rsa-a", alg: jwa.HS256(), priv: rsaPEM}, claims(nil), nil),
 		"oversized": sign(t, ec, claims(set("pad", strings.Repeat("x", 9000))), nil),
 	}
 	bearer := func(name string) []string { return []string{"Authorization", "Bearer " + tokens[name]} }

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lestrrat-go/jwx/v2/jwa"
-	"github.com/lestrrat-go/jwx/v2/jwk"
-	"github.com/lestrrat-go/jwx/v2/jws"
+	"github.com/lestrrat-go/jwx/v3/jwa"
+	"github.com/lestrrat-go/jwx/v3/jwk"
+	"github.com/lestrrat-go/jwx/v3/jws"
 	"go.uber.org/goleak"
 )
 
@@ -66,12 +66,12 @@ func newECKey(t testing.TB, kid string) testKey {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return makeTestKey(t, kid, jwa.ES256, priv)
+	return makeTestKey(t, kid, jwa.ES256(), priv)
 }
 
 func newRSAKey(t testing.TB, kid string) testKey {
 	t.Helper()
-	return makeTestKey(t, kid, jwa.RS256, sharedRSA(t))
+	return makeTestKey(t, kid, jwa.RS256(), sharedRSA(t))
 }
 
 func makeTestKey(t testing.TB, kid string, alg jwa.SignatureAlgorithm, priv any) testKey {

@@ -9,8 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/lestrrat-go/jwx/v2/jwa"
-	"github.com/lestrrat-go/jwx/v2/jwk"
+	"github.com/lestrrat-go/jwx/v3/jwa"
+	"github.com/lestrrat-go/jwx/v3/jwk"
 )
 
 // FuzzValidate feeds arbitrary Authorization header values: none may panic, and none may pass,
@@ -65,8 +65,9 @@ func testdataKey(tb testing.TB) testKey {
 		tb.Fatal(err)
 	}
 	var raw any
-	if err := k.Raw(&raw); err != nil {
+	if err := jwk.Export(k, &raw); err != nil {
 		tb.Fatal(err)
 	}
-	return testKey{kid: k.KeyID(), alg: jwa.ES256, priv: raw}
+	kid, _ := k.KeyID()
+	return testKey{kid: kid, alg: jwa.ES256(), priv: raw}
 }

@@ -17,7 +17,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lestrrat-go/jwx/v2/jws"
+	"github.com/lestrrat-go/jwx/v3/jws"
 )
 
 // Validator checks bearer tokens; it is safe for concurrent use and must be closed.
@@ -180,18 +180,19 @@ type keyLookup struct {
 // public key and every other algorithm outside the list never reach a verifier.
 func (l *keyLookup) FetchKeys(ctx context.Context, sink jws.KeySink, sig *jws.Signature, _ *jws.Message) error {
 	h := sig.ProtectedHeaders()
-	l.kid = h.KeyID()
-	alg := string(h.Algorithm())
+	l.kid, _ = h.KeyID()
+	signed, _ := h.Algorithm()
+	alg := signed.String()
 	kind, ok := l.v.cfg.algs[alg]
 	switch {
 	case !ok:
 		l.reason = "algorithm not allowed"
 		return errRefused
-	case len(h.Critical()) > 0:
+	case hasCritical(h):
 		l.reason = "token has critical header parameters this server does not understand"
 		return errRefused
 	}
-	if _, ok := h.Get("b64"); ok {
+	if h.Has("b64") {
 		l.reason = "unencoded payload (b64) tokens are not accepted"
 		return errRefused
 	}
@@ -210,11 +211,17 @@ func (l *keyLookup) FetchKeys(ctx context.Context, sink jws.KeySink, sig *jws.Si
 	return errRefused
 }
 
+// hasCritical reports whether a token names critical header parameters (crit).
+func hasCritical(h jws.Headers) bool {
+	crit, ok := h.Critical()
+	return ok && len(crit) > 0
+}
+
 func (l *keyLookup) failureReason(err error) string {
 	switch {
 	case l.reason != "":
 		return l.reason
-	case jws.IsVerificationError(err):
+	case errors.Is(err, jws.VerificationError()):
 		return "signature invalid"
 	}
 	return "malformed token"

@@ -11,9 +11,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lestrrat-go/jwx/v2/jwa"
-	"github.com/lestrrat-go/jwx/v2/jwk"
-	"github.com/lestrrat-go/jwx/v2/jws"
+	"github.com/lestrrat-go/jwx/v3/jwa"
+	"github.com/lestrrat-go/jwx/v3/jwk"
+	"github.com/lestrrat-go/jwx/v3/jws"
 )
 
 const (
@@ -49,7 +49,9 @@ func (ix *keyIndex) offer(sink jws.KeySink, kid, alg string, kind keyKind) int {
 	send := func(list []verifyKey) {
 		for i := range list {
 			if list[i].fits(alg, kind) {
-				sink.Key(jwa.SignatureAlgorithm(alg), list[i].raw)
+				if sa, ok := jwa.LookupSignatureAlgorithm(alg); ok {
+					sink.Key(sa, list[i].raw)
+				}
 				n++
 			}
 		}
@@ -72,7 +74,8 @@ func indexKeys(set jwk.Set, algs map[string]keyKind) (*keyIndex, error) {
 		key, _ := set.Key(i)
 		vk, err := usableKey(key, algs)
 		if err != nil {
-			skipped = append(skipped, fmt.Sprintf("key %d (kid %q) %v", i, key.KeyID(), err))
+			kid, _ := key.KeyID()
+			skipped = append(skipped, fmt.Sprintf("key %d (kid %q) %v", i, kid, err))
 			continue
 		}
 		ix.byKid[vk.kid] = append(ix.byKid[vk.kid], vk)
@@ -89,11 +92,15 @@ func indexKeys(set jwk.Set, algs map[string]keyKind) (*keyIndex, error) {
 }
 
 func usableKey(key jwk.Key, algs map[string]keyKind) (verifyKey, error) {
-	vk := verifyKey{kid: key.KeyID(), alg: key.Algorithm().String()}
-	if use := key.KeyUsage(); use != "" && use != string(jwk.ForSignature) {
+	vk := verifyKey{}
+	vk.kid, _ = key.KeyID()
+	if alg, ok := key.Algorithm(); ok {
+		vk.alg = alg.String()
+	}
+	if use, _ := key.KeyUsage(); use != "" && use != jwk.ForSignature.String() {
 		return vk, fmt.Errorf("use is %q, not sig", use)
 	}
-	if ops := key.KeyOps(); len(ops) > 0 && !slices.Contains(ops, jwk.KeyOpVerify) {
+	if ops, _ := key.KeyOps(); len(ops) > 0 && !slices.Contains(ops, jwk.KeyOpVerify) {
 		return vk, errors.New("key_ops does not include verify")
 	}
 	kind, err := kindOf(key)
@@ -108,7 +115,7 @@ func usableKey(key jwk.Key, algs map[string]keyKind) (verifyKey, error) {
 	if err != nil {
 		return vk, fmt.Errorf("no public key: %w", err)
 	}
-	if err := pub.Raw(&vk.raw); err != nil {
+	if err := jwk.Export(pub, &vk.raw); err != nil {
 		return vk, fmt.Errorf("unusable key material: %w", err)
 	}
 	switch raw := vk.raw.(type) {
@@ -137,16 +144,20 @@ func fitsAny(vk verifyKey, algs map[string]keyKind) bool {
 func kindOf(key jwk.Key) (keyKind, error) {
 	kty := key.KeyType()
 	switch kty {
-	case jwa.RSA, jwa.OctetSeq:
+	case jwa.RSA(), jwa.OctetSeq():
 		return keyKind{kty: kty}, nil
-	case jwa.EC, jwa.OKP:
+	case jwa.EC(), jwa.OKP():
 		c, ok := key.(interface {
-			Crv() jwa.EllipticCurveAlgorithm
+			Crv() (jwa.EllipticCurveAlgorithm, bool)
 		})
 		if !ok {
 			return keyKind{}, fmt.Errorf("%s key without a curve", kty)
 		}
-		return keyKind{kty: kty, crv: c.Crv()}, nil
+		crv, ok := c.Crv()
+		if !ok {
+			return keyKind{}, fmt.Errorf("%s key without a curve", kty)
+		}
+		return keyKind{kty: kty, crv: crv}, nil
 	}
 	return keyKind{}, fmt.Errorf("unsupported key type %q", kty)
 }
@@ -186,9 +197,24 @@ func loadKeyFile(path string, c config) (*keyIndex, error) {
 func parseKeys(data []byte) (jwk.Set, error) {
 	data = bytes.TrimSpace(data)
 	if bytes.HasPrefix(data, []byte(pemBeginToken)) {
-		return jwk.Parse(data, jwk.WithPEM(true))
+		return parseSet(data, jwk.WithPEM(true))
 	}
-	return jwk.Parse(data)
+	return parseSet(data)
+}
+
+// parseSet parses a key set. The key library refuses a whole set for one key it will not use
+// (an RSA key under 2048 bits): a set that holds others too keeps those, as an identity
+// provider's JWKS with one legacy key must still verify; a set of such keys alone is refused
+// with the library's reason.
+func parseSet(data []byte, opts ...jwk.ParseOption) (jwk.Set, error) {
+	set, err := jwk.Parse(data, opts...)
+	if err == nil {
+		return set, nil
+	}
+	if rest, lenient := jwk.Parse(data, append(opts, jwk.WithIgnoreParseError(true))...); lenient == nil && rest.Len() > 0 {
+		return rest, nil
+	}
+	return nil, err
 }
 
 // refuseSecretsBeside rejects private asymmetric keys, and files mixing shared secrets with
@@ -197,7 +223,7 @@ func refuseSecretsBeside(set jwk.Set, path string) error {
 	var secret, public bool
 	for i := range set.Len() {
 		key, _ := set.Key(i)
-		if key.KeyType() == jwa.OctetSeq {
+		if key.KeyType() == jwa.OctetSeq() {
 			secret = true
 			continue
 		}
@@ -220,13 +246,13 @@ func checkHMACFit(set jwk.Set, c config) error {
 	}
 	hmac := ""
 	for _, alg := range c.Algorithms {
-		if c.algs[alg].kty == jwa.OctetSeq {
+		if c.algs[alg].kty == jwa.OctetSeq() {
 			hmac = alg
 			break
 		}
 	}
 	for i := range set.Len() {
-		if key, _ := set.Key(i); key.KeyType() != jwa.OctetSeq {
+		if key, _ := set.Key(i); key.KeyType() != jwa.OctetSeq() {
 			return fmt.Errorf("algorithms: %s needs a shared secret, but %s holds public (%s) keys", hmac, c.JWKSFile, key.KeyType())
 		}
 	}

@@ -18,9 +18,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lestrrat-go/jwx/v2/jwa"
-	"github.com/lestrrat-go/jwx/v2/jwk"
-	"github.com/lestrrat-go/jwx/v2/jws"
+	"github.com/lestrrat-go/jwx/v3/jwa"
+	"github.com/lestrrat-go/jwx/v3/jwk"
+	"github.com/lestrrat-go/jwx/v3/jws"
 )
 
 const defaultMintTTL = time.Hour
@@ -81,7 +81,7 @@ func Mint(o MintOptions) (string, error) {
 	}
 	kid := o.Kid
 	if kid == "" {
-		kid = key.KeyID()
+		kid, _ = key.KeyID()
 	}
 	return signCompact(payload, alg, key, kid)
 }
@@ -114,7 +114,7 @@ func signCompact(payload []byte, alg jwa.SignatureAlgorithm, key jwk.Key, kid st
 		}
 	}
 	var raw any
-	if err := key.Raw(&raw); err != nil {
+	if err := jwk.Export(key, &raw); err != nil {
 		return "", fmt.Errorf("keyFile: %w", err)
 	}
 	token, err := jws.Sign(payload, jws.WithKey(alg, raw, jws.WithProtectedHeaders(h)))
@@ -149,7 +149,7 @@ func loadSigningKey(path string) (jwk.Key, error) {
 		return nil, fmt.Errorf("keyFile: %s holds %d keys, want exactly one", path, set.Len())
 	}
 	key, _ := set.Key(0)
-	if key.KeyType() != jwa.OctetSeq {
+	if key.KeyType() != jwa.OctetSeq() {
 		if private, err := jwk.IsPrivateKey(key); err != nil || !private {
 			return nil, fmt.Errorf("keyFile: %s holds a public key; signing needs the private key", path)
 		}
@@ -159,22 +159,26 @@ func loadSigningKey(path string) (jwk.Key, error) {
 
 // signingAlgorithm honours the key's own alg, else picks the usual one for its type.
 func signingAlgorithm(key jwk.Key) (jwa.SignatureAlgorithm, error) {
+	var none jwa.SignatureAlgorithm
 	kind, err := kindOf(key)
 	if err != nil {
-		return "", err
+		return none, err
 	}
-	if pinned := key.Algorithm().String(); pinned != "" {
-		if signatureAlgorithms[pinned] != kind {
-			return "", fmt.Errorf("key alg %q does not fit a %s key", pinned, kind.kty)
+	if a, ok := key.Algorithm(); ok && a.String() != "" {
+		pinned := a.String()
+		sa, known := jwa.LookupSignatureAlgorithm(pinned)
+		if !known || signatureAlgorithms[pinned] != kind {
+			return none, fmt.Errorf("key alg %q does not fit a %s key", pinned, kind.kty)
 		}
-		return jwa.SignatureAlgorithm(pinned), nil
+		return sa, nil
 	}
 	for _, alg := range []string{"RS256", "ES256", "ES384", "ES512", "EdDSA", "HS256"} {
 		if signatureAlgorithms[alg] == kind {
-			return jwa.SignatureAlgorithm(alg), nil
+			sa, _ := jwa.LookupSignatureAlgorithm(alg)
+			return sa, nil
 		}
 	}
-	return "", fmt.Errorf("no signature algorithm for a %s %s key", kind.crv, kind.kty)
+	return none, fmt.Errorf("no signature algorithm for a %s %s key", kind.crv, kind.kty)
 }
 
 // KeyFileOptions describe a development key pair; see GenerateKeyFiles.
@@ -203,7 +207,7 @@ func GenerateKeyFiles(o KeyFileOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	priv, err := jwk.FromRaw(raw)
+	priv, err := jwk.Import(raw)
 	if err != nil {
 		return "", err
 	}
@@ -235,7 +239,8 @@ func GenerateKeyFiles(o KeyFileOptions) (string, error) {
 		_ = os.Remove(o.PrivateFile)
 		return "", err
 	}
-	return priv.KeyID(), nil
+	kid, _ := priv.KeyID()
+	return kid, nil
 }
 
 func generateKey(alg string) (any, error) {

@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lestrrat-go/jwx/v2/jwk"
+	"github.com/lestrrat-go/jwx/v3/jwk"
 )
 
 // keySet is the signing keys validators check tokens against: a key file read once, or a JWKS
@@ -172,7 +172,7 @@ func (r *remoteKeys) fetch(ctx context.Context) (jwk.Set, error) {
 	if len(body) > maxKeyBytes {
 		return nil, fmt.Errorf("%s answered more than %d bytes", r.url, maxKeyBytes)
 	}
-	set, err := jwk.Parse(body)
+	set, err := parseSet(body)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a JWKS: %w", r.url, err)
 	}

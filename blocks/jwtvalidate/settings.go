@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lestrrat-go/jwx/v2/jwa"
+	"github.com/lestrrat-go/jwx/v3/jwa"
 )
 
 // Settings configure a Validator; the yaml keys are the ones a jwt-validate block accepts.
@@ -76,13 +76,13 @@ type keyKind struct {
 
 // signatureAlgorithms is every JWS algorithm this package verifies; "none" is absent on purpose.
 var signatureAlgorithms = map[string]keyKind{
-	"RS256": {kty: jwa.RSA}, "RS384": {kty: jwa.RSA}, "RS512": {kty: jwa.RSA},
-	"PS256": {kty: jwa.RSA}, "PS384": {kty: jwa.RSA}, "PS512": {kty: jwa.RSA},
-	"ES256": {kty: jwa.EC, crv: jwa.P256},
-	"ES384": {kty: jwa.EC, crv: jwa.P384},
-	"ES512": {kty: jwa.EC, crv: jwa.P521},
-	"EdDSA": {kty: jwa.OKP, crv: jwa.Ed25519},
-	"HS256": {kty: jwa.OctetSeq}, "HS384": {kty: jwa.OctetSeq}, "HS512": {kty: jwa.OctetSeq},
+	"RS256": {kty: jwa.RSA()}, "RS384": {kty: jwa.RSA()}, "RS512": {kty: jwa.RSA()},
+	"PS256": {kty: jwa.RSA()}, "PS384": {kty: jwa.RSA()}, "PS512": {kty: jwa.RSA()},
+	"ES256": {kty: jwa.EC(), crv: jwa.P256()},
+	"ES384": {kty: jwa.EC(), crv: jwa.P384()},
+	"ES512": {kty: jwa.EC(), crv: jwa.P521()},
+	"EdDSA": {kty: jwa.OKP(), crv: jwa.Ed25519()},
+	"HS256": {kty: jwa.OctetSeq()}, "HS384": {kty: jwa.OctetSeq()}, "HS512": {kty: jwa.OctetSeq()},
 }
 
 // config is Settings after checking: defaults filled in and the allow-list indexed.
@@ -149,7 +149,7 @@ func (c *config) checkAlgorithms() error {
 			return fmt.Errorf("%s is listed twice", name)
 		}
 		c.algs[name] = kind
-		c.hmac = c.hmac || kind.kty == jwa.OctetSeq
+		c.hmac = c.hmac || kind.kty == jwa.OctetSeq()
 	}
 	if c.hmac && c.JWKSURL != "" {
 		return errors.New("hmac algorithms need a shared secret, which a jwksUrl never publishes")

@@ -3,7 +3,10 @@ package jwtvalidate
 import (
 	"crypto/rand"
 	"crypto/rsa"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lestrrat-go/jwx/v2/jwk"
+	"github.com/lestrrat-go/jwx/v3/jwk"
 	"gopkg.in/yaml.v3"
 )
 
@@ -37,7 +40,7 @@ func TestNewRefusesBadSettings(t *testing.T) {
 	}
 	failing, notJSON, empty := answering(500, "oops"), answering(200, "<html>"), answering(200, `{"keys":[]}`)
 	dir := t.TempDir()
-	weak := writeJWKS(t, dir, "weak.jwks", weakRSA(t))
+	weak := writeWeakRSA(t, dir)
 	short := filepath.Join(dir, "short.jwks")
 	if err := os.WriteFile(short, []byte(`{"keys":[{"kty":"oct","k":"c2VjcmV0c2VjcmV0"}]}`), 0o600); err != nil {
 		t.Fatal(err)
@@ -109,7 +112,7 @@ func TestNewRefusesBadSettings(t *testing.T) {
 		{"a shared secret under 32 bytes is refused", func(s *Settings) { s.JWKSFile, s.Algorithms = short, []string{"HS256"} },
 			[]string{"shared secret has 12 bytes, fewer than 32"}},
 		{"an RSA key under 2048 bits is refused", func(s *Settings) { s.JWKSFile, s.Algorithms = weak, []string{"RS256"} },
-			[]string{"rsa key has 1024 bits, fewer than 2048"}},
+			[]string{"rsa modulus too small: got 1024 bits, need at least 2048"}},
 		{"a jwks url answering 500 fails at start", func(s *Settings) { s.JWKSFile, s.JWKSURL = "", failing },
 			[]string{"jwksUrl: jwks endpoint " + failing + " answered 500 Internal Server Error"}},
 		{"a jwks url answering html fails at start", func(s *Settings) { s.JWKSFile, s.JWKSURL = "", notJSON },
@@ -135,16 +138,20 @@ func TestNewRefusesBadSettings(t *testing.T) {
 	}
 }
 
-func weakRSA(t *testing.T) jwk.Key {
+// writeWeakRSA writes a JWKS of a 1024-bit RSA public key, by hand: the key library will not
+// make a JWK of one, and a JWKS from elsewhere may still hold it.
+func writeWeakRSA(t *testing.T, dir string) string {
 	priv, err := rsa.GenerateKey(rand.Reader, 1024) //nolint:gosec // deliberately weak, to be refused
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := jwk.PublicKeyOf(priv)
-	if err != nil {
+	b64 := base64.RawURLEncoding.EncodeToString
+	jwks := fmt.Sprintf(`{"keys":[{"kty":"RSA","n":%q,"e":%q}]}`, b64(priv.N.Bytes()), b64(big.NewInt(int64(priv.E)).Bytes()))
+	path := filepath.Join(dir, "weak.jwks")
+	if err := os.WriteFile(path, []byte(jwks), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return k
+	return path
 }
 
 func writeJWKS(t *testing.T, dir, name string, keys ...jwk.Key) string {
@@ -228,5 +235,31 @@ func TestTheAlgorithmsEnumIsEveryVerifiedAlgorithm(t *testing.T) {
 	slices.Sort(enum)
 	if known := knownAlgorithms(); !slices.Equal(enum, known) {
 		t.Errorf("enum %v, verified %v", enum, known)
+	}
+}
+
+// A key set that holds one key the key library will not use (an RSA key under 2048 bits) keeps
+// the others: an identity provider's JWKS with a legacy key still verifies with its good ones.
+func TestAWeakKeyBesideGoodOnesLeavesTheGoodOnes(t *testing.T) {
+	dir := t.TempDir()
+	weak, err := os.ReadFile(writeWeakRSA(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile("testdata/es256-public.jwks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w, g struct{ Keys []json.RawMessage }
+	if json.Unmarshal(weak, &w) != nil || json.Unmarshal(good, &g) != nil {
+		t.Fatal("the fixtures are not key sets")
+	}
+	mixed, _ := json.Marshal(map[string]any{"keys": append(w.Keys, g.Keys...)})
+	path := filepath.Join(dir, "mixed.jwks")
+	if err := os.WriteFile(path, mixed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(fileSettings(func(s *Settings) { s.JWKSFile = path })); err != nil {
+		t.Fatalf("the good key was not kept: %v", err)
 	}
 }

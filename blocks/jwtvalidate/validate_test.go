@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lestrrat-go/jwx/v2/jwa"
+	"github.com/lestrrat-go/jwx/v3/jwa"
 )
 
 type validateCase struct {
@@ -50,7 +50,7 @@ func TestValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	rsaPubPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: rsaPub})
-	hmacWithPublicKey := testKey{kid: "rsa-a", alg: jwa.HS256, priv: rsaPubPEM}
+	hmacWithPublicKey := testKey{kid: "rsa-a", alg: jwa.HS256(), priv: rsaPubPEM}
 	valid := sign(t, ec, claims(nil), nil)
 
 	cases := []validateCase{
@@ -103,7 +103,7 @@ func TestValidate(t *testing.T) {
 		invalid("a token signed by a stranger under a known kid is refused",
 			bearer(sign(t, stranger, claims(nil), nil)), "signature invalid"),
 		invalid("an ES256 token naming the RSA key's kid is refused",
-			bearer(sign(t, testKey{kid: "rsa-a", alg: jwa.ES256, priv: ec.priv}, claims(nil), nil)), "no known key"),
+			bearer(sign(t, testKey{kid: "rsa-a", alg: jwa.ES256(), priv: ec.priv}, claims(nil), nil)), "no known key"),
 		invalid("a token with an unknown kid is refused", bearer(sign(t, unknown, claims(nil), nil)), "no known key"),
 		invalid("a token with critical headers is refused",
 			bearer(sign(t, ec, claims(nil), map[string]any{"crit": []string{"exp"}})), "critical header"),
