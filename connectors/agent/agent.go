@@ -29,8 +29,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
-	"github.com/octo-run/octo/blocks/agent/handshake"
+	"github.com/octo-run/octo/agentlink/appdata"
+	"github.com/octo-run/octo/agentlink/handshake"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/lograte"

@@ -16,8 +16,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
-	"github.com/octo-run/octo/blocks/agent/handshake"
+	"github.com/octo-run/octo/agentlink/appdata"
+	"github.com/octo-run/octo/agentlink/handshake"
 	"github.com/octo-run/octo/connectors/agent"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/runtimetest"

@@ -5,7 +5,7 @@ import (
 	"net"
 	"sync"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/agentlink/appdata"
 )
 
 // Stop removes agent.json (no bridge should dial a closing app), stops accepting, lets each

@@ -18,8 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
-	"github.com/octo-run/octo/blocks/agent/handshake"
+	"github.com/octo-run/octo/agentlink/appdata"
+	"github.com/octo-run/octo/agentlink/handshake"
 )
 
 // agentMockConfig serves a mock over the agent connector, with agent.json in DATA.

@@ -13,7 +13,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/agentlink/appdata"
 )
 
 // openPTY opens a pseudo-terminal pair: the side a program reads as its terminal, and ours.

@@ -15,8 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
-	"github.com/octo-run/octo/blocks/agent/handshake"
+	"github.com/octo-run/octo/agentlink/appdata"
+	"github.com/octo-run/octo/agentlink/handshake"
 )
 
 // appProc is a running `octo app` with what it printed.

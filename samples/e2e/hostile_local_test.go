@@ -15,7 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/agentlink/appdata"
 )
 
 // The hostile local user: another uid on the same machine (65534, nobody), which can reach

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/blocks/agent/agenttools"
 	"github.com/octo-run/octo/blocks/agent/app"
-	"github.com/octo-run/octo/blocks/agent/appdata"
 )
 
 // terminal answers the app's terminal prompt: each question it shows gets the next answer.

@@ -20,9 +20,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/blocks/agent/agenttools"
 	"github.com/octo-run/octo/blocks/agent/app"
-	"github.com/octo-run/octo/blocks/agent/appdata"
 	_ "github.com/octo-run/octo/blocks/all"
 	"github.com/octo-run/octo/blocks/mcp"
 	_ "github.com/octo-run/octo/connectors/all"

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/blocks/mcp"
 )
 

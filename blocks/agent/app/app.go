@@ -17,8 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/blocks/agent/agenttools"
-	"github.com/octo-run/octo/blocks/agent/appdata"
 	"github.com/octo-run/octo/blocks/mcp/mock"
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 )

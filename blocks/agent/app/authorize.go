@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/blocks/agent/agenttools"
-	"github.com/octo-run/octo/blocks/agent/appdata"
 )
 
 // What agents are told when the user's answer stops them (the error's text is the tool's).

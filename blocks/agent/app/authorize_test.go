@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/blocks/agent/agenttools"
 	"github.com/octo-run/octo/blocks/agent/app"
-	"github.com/octo-run/octo/blocks/agent/appdata"
 )
 
 // terminal is a Prompt on a pipe: the test types the user's answers.

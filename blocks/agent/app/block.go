@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mcpflow"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"

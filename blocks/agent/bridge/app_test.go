@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/blocks/agent/app"
-	"github.com/octo-run/octo/blocks/agent/appdata"
 	"github.com/octo-run/octo/blocks/mcp"
 	_ "github.com/octo-run/octo/connectors/agent"
 	"github.com/octo-run/octo/runtime"

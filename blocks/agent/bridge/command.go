@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/connectors/stdio"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/cli"

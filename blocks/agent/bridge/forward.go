@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
-	"github.com/octo-run/octo/blocks/agent/handshake"
+	"github.com/octo-run/octo/agentlink/appdata"
+	"github.com/octo-run/octo/agentlink/handshake"
 	"github.com/octo-run/octo/blocks/mcp"
 )
 

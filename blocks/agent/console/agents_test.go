@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
-	"github.com/octo-run/octo/blocks/agent/handshake"
+	"github.com/octo-run/octo/agentlink/appdata"
+	"github.com/octo-run/octo/agentlink/handshake"
 )
 
 // agent is an AI agent's bridge as the app sees it: the handshake, then MCP lines.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/blocks/agent/console/web"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
 )

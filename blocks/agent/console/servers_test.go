@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/agentlink/appdata"
 )
 
 type problemBody struct {

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/blocks/agent/agenttools"
 	"github.com/octo-run/octo/blocks/agent/app"
-	"github.com/octo-run/octo/blocks/agent/appdata"
 	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/runtime/printable"
 )

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/agentlink/appdata"
 )
 
 // The app parses a line from anyone who can connect: whatever it is, parseHello returns a nonce

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/agentlink/appdata"
 )
 
 // app is a real app side: a loopback listener whose connections go through Accept.

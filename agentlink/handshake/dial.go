@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/agentlink/appdata"
 )
 
 // Dial connects to the app that info (agent.json) describes on 127.0.0.1 and runs the bridge's

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/agentlink/appdata"
 )
 
 // fakeApp listens on loopback and answers each connection with script, which reads and writes

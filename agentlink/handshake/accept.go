@@ -6,7 +6,7 @@ import (
 	"net"
 	"time"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/agentlink/appdata"
 )
 
 // Accept runs the app's side of the handshake on conn, a connection a bridge opened to the app

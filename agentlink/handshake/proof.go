@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/octo-run/octo/blocks/agent/appdata"
+	"github.com/octo-run/octo/agentlink/appdata"
 )
 
 // Version names this handshake in the bridge's first line.
