@@ -54,6 +54,7 @@ export function tryIt(app, panel, server, fields, reload) {
   const out = h('pre', { id: 'try-result', class: 'result', tabindex: '0', 'aria-live': 'polite' });
   const bar = h('progress', { id: 'try-bar', hidden: true });
   const steps = h('ol', { id: 'try-progress', class: 'progress-steps', 'aria-live': 'polite' });
+  const progressHead = h('h3', { hidden: true }, 'Progress'); // shown once a call reports some
   function fillNames() {
     replace(target, kinds[kind.value].map((n) => h('option', { value: n }, n)));
   }
@@ -80,11 +81,11 @@ export function tryIt(app, panel, server, fields, reload) {
     out.className = 'result';
     out.textContent = 'Calling…';
     replace(steps);
-    bar.hidden = true;
+    bar.hidden = progressHead.hidden = true;
     // A tool's progress is shown as it comes: a bar when the server says of how much, and
     // each step's line.
     const heard = (p) => {
-      bar.hidden = false;
+      bar.hidden = progressHead.hidden = false;
       if (p.total > 0) { bar.max = p.total; bar.value = p.progress; } else bar.removeAttribute('value');
       steps.append(h('li', {}, (p.total > 0 ? p.progress + ' of ' + p.total : String(p.progress)) + (p.message ? ': ' + p.message : '')));
     };
@@ -103,7 +104,7 @@ export function tryIt(app, panel, server, fields, reload) {
     h('div', { class: 'field' }, h('label', { for: 'try-name' }, 'Name'), target),
     h('div', { class: 'field' }, h('label', { for: 'try-args' }, 'Arguments (JSON)'), args),
     h('div', { class: 'form-actions' }, h('button', { type: 'submit', class: 'primary', id: 'try-run' }, 'Run'))),
-  h('h3', {}, 'Progress'), bar, steps, h('h3', {}, 'Answer'), out);
+  progressHead, bar, steps, h('h3', {}, 'Answer'), out);
   fillNames();
   sample();
   return null;
