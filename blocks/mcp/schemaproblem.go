@@ -90,10 +90,12 @@ func metaschemaProblems(err error, text []byte) SchemaErrors {
 	if !ok {
 		return nil
 	}
+	var root any
+	_ = json.Unmarshal(text, &root) // it compiled as far as the metaschema: it is JSON
 	var out SchemaErrors
 	seen := map[string]bool{}
 	for _, leaf := range leaves(ve, nil) {
-		e := metaschemaProblem(leaf, text)
+		e := metaschemaProblem(leaf, root)
 		if !seen[e.Pointer] {
 			seen[e.Pointer] = true
 			out = append(out, e)
@@ -104,11 +106,11 @@ func metaschemaProblems(err error, text []byte) SchemaErrors {
 }
 
 // metaschemaProblem says in words what is wrong at one failure of the metaschema.
-func metaschemaProblem(leaf *jsonschema.ValidationError, text []byte) *SchemaError {
+func metaschemaProblem(leaf *jsonschema.ValidationError, schema any) *SchemaError {
 	ptr := strings.TrimPrefix(leaf.InstanceLocation, "#")
-	segs := pointerSegments(ptr)
+	segs := config.PointerSegments(ptr)
 	if typePtr, ok := typeKeyword(segs); ok {
-		if e := typeProblem(typePtr, valueAt(text, typePtr)); e != nil {
+		if e := typeProblem(typePtr, valueAt(schema, typePtr)); e != nil {
 			return e
 		}
 	}
@@ -160,8 +162,8 @@ func writtenStarts(text []byte) map[string]int {
 					return
 				}
 				key, _ := k.(string)
-				starts[ptr+joinPointer([]string{key})+"#key"] = keyAt
-				walk(ptr + joinPointer([]string{key}))
+				starts[ptr+joinPointer(key)+"#key"] = keyAt
+				walk(ptr + joinPointer(key))
 			}
 			_, _ = dec.Token()
 		case json.Delim('['):
@@ -222,20 +224,8 @@ func article(t string) string {
 	return "a " + t
 }
 
-// pointerSegments splits a JSON pointer into its unescaped segments.
-func pointerSegments(ptr string) []string {
-	if ptr == "" {
-		return nil
-	}
-	segs := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
-	for i, s := range segs {
-		segs[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
-	}
-	return segs
-}
-
 // joinPointer is the JSON pointer of segs.
-func joinPointer(segs []string) string {
+func joinPointer(segs ...string) string {
 	var b strings.Builder
 	for _, s := range segs {
 		b.WriteByte('/')
@@ -244,13 +234,9 @@ func joinPointer(segs []string) string {
 	return b.String()
 }
 
-// valueAt is the JSON value at ptr in text; nil when there is none.
-func valueAt(text []byte, ptr string) any {
-	var v any
-	if json.Unmarshal(text, &v) != nil {
-		return nil
-	}
-	for _, seg := range pointerSegments(ptr) {
+// valueAt is the value at ptr in the decoded JSON v; nil when there is none.
+func valueAt(v any, ptr string) any {
+	for _, seg := range config.PointerSegments(ptr) {
 		switch c := v.(type) {
 		case map[string]any:
 			v = c[seg]
@@ -282,7 +268,7 @@ func typeKeyword(segs []string) (string, bool) {
 	if n > 1 && slices.Contains(namedSchemas, segs[n-2]) {
 		return "", false // a property, definition... named type
 	}
-	return joinPointer(segs), true
+	return joinPointer(segs...), true
 }
 
 // Where a schema holds schemas: under these keywords, a mapping of them by name...
@@ -327,7 +313,7 @@ func misspeltIn(schema any, ptr string, out SchemaErrors) SchemaErrors {
 		return out
 	}
 	for _, k := range sortedKeys(obj) {
-		at := ptr + joinPointer([]string{k})
+		at := ptr + joinPointer(k)
 		if !slices.Contains(keywords, k) && !strings.HasPrefix(k, "x-") {
 			if s := config.Suggest(k, keywords); s != "" {
 				out = append(out, &SchemaError{Pointer: at, Key: true,
@@ -340,7 +326,7 @@ func misspeltIn(schema any, ptr string, out SchemaErrors) SchemaErrors {
 			switch {
 			case slices.Contains(namedSchemas, k):
 				for _, name := range sortedKeys(v) {
-					out = misspeltIn(v[name], at+joinPointer([]string{name}), out)
+					out = misspeltIn(v[name], at+joinPointer(name), out)
 				}
 			case slices.Contains(oneSchema, k):
 				out = misspeltIn(v, at, out)

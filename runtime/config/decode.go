@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -167,11 +166,7 @@ func (d *decoder) value(v reflect.Value, n *yaml.Node, at Where) {
 			p.KeyLine, p.KeyCol = d.key.Line, d.key.Column
 		}
 		if in, ok := d.interpolated[n]; ok {
-			for _, part := range in.Parts {
-				if part.Var != "" {
-					p.Vars = append(p.Vars, part.Var)
-				}
-			}
+			p.Vars = in.Vars()
 		}
 		d.pos.record(v, p)
 		if v.Kind() == reflect.Struct {
@@ -456,13 +451,7 @@ func (d *decoder) pairs(n *yaml.Node, at Where) []pair {
 func (d *decoder) typeErr(n *yaml.Node, at Where, want string) {
 	diag := TypeError(n, at, want)
 	if in, ok := d.interpolated[n]; ok {
-		var vars []string
-		for _, p := range in.Parts {
-			if p.Var != "" && !slices.Contains(vars, p.Var) {
-				vars = append(vars, p.Var)
-			}
-		}
-		if len(vars) > 0 {
+		if vars := in.Vars(); len(vars) > 0 {
 			diag.Msg += fmt.Sprintf("; it comes from %s: set %s to %s", in.Written, strings.Join(vars, " and "), want)
 		}
 	}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -30,6 +31,17 @@ func (in Interpolation) Value() string {
 		b.WriteString(p.Text)
 	}
 	return b.String()
+}
+
+// Vars names the variables the scalar was made from, each once, in the order written.
+func (in Interpolation) Vars() []string {
+	var out []string
+	for _, p := range in.Parts {
+		if p.Var != "" && !slices.Contains(out, p.Var) {
+			out = append(out, p.Var)
+		}
+	}
+	return out
 }
 
 // vars resolves `${NAME}` against the declared env variables.

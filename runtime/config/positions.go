@@ -45,8 +45,7 @@ func (p Position) Pointer(ptr string) Position {
 		return p
 	}
 	n := p.node
-	for _, seg := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+	for _, seg := range PointerSegments(ptr) {
 		i, err := strconv.Atoi(seg)
 		isIndex := err == nil && i >= 0 && (n == nil || n.Kind == yaml.SequenceNode)
 		if isIndex {
@@ -74,6 +73,19 @@ func (p Position) Pointer(ptr string) Position {
 		}
 	}
 	return p
+}
+
+// PointerSegments splits a JSON pointer (RFC 6901) into its segments, unescaped (~1 is /, ~0
+// is ~); none for "".
+func PointerSegments(ptr string) []string {
+	if ptr == "" {
+		return nil
+	}
+	segs := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	for i, s := range segs {
+		segs[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+	}
+	return segs
 }
 
 // mappingEntry is the key and value of mapping n whose key is k; nils when it has none.
