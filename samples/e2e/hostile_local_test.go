@@ -112,7 +112,8 @@ func TestAnotherLocalUserCannotUseTheConsole(t *testing.T) {
 		}
 	}
 	for _, post := range [][2]string{{"api/settings", `{"allow":true,"approve":"never"}`}, {"api/answer", `{"id":1,"answer":"always"}`},
-		{"api/call", `{"tool":"save_server","arguments":{"name":"x","kind":"mcp","port":0,"mcp":{}}}`}} {
+		{"api/call", `{"tool":"save_server","arguments":{"name":"x","kind":"mcp","port":0,"mcp":{}}}`},
+		{"api/call", `{"tool":"call_server","progress":true,"arguments":{"server":"x","tool":"t"}}`}} { // the streamed answer too
 		if out := asOtherUser(t, "post", base+post[0], post[1]); !strings.HasPrefix(out, "status 401\n") {
 			t.Errorf("POST /%s as another user:\n%s", post[0], out)
 		}
