@@ -2,10 +2,13 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"sync"
+
+	"github.com/octo-run/octo/runtime/config"
 )
 
 // Block processes messages. It is built once from its settings (everything
@@ -33,6 +36,21 @@ type Stopper interface {
 type Readier interface {
 	Ready(ctx context.Context) error
 }
+
+// Updater is implemented by blocks that take edited settings while they serve, keeping what they
+// hold (the mock keeps its MCP sessions and tells them what changed). On any reload — --watch,
+// SIGHUP, a workspace edit — a build that differs from the running one only in such blocks'
+// settings is handed to them (Service.UpdateFrom) instead of replacing the running build.
+// Update returns the items it left out (logged by the block), a config.Diags error when the
+// settings cannot be used (the running version keeps serving), or ErrRebuild when the edit
+// touched what only a new build changes.
+type Updater interface {
+	Update(Decoded) (left config.Diags, err error)
+}
+
+// ErrRebuild says an edit changed settings a running block cannot take in place: the service
+// is built anew.
+var ErrRebuild = errors.New("these settings change only when the block is built again")
 
 // BlockSpec registers a block type.
 type BlockSpec struct {

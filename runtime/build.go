@@ -32,6 +32,7 @@ type builder struct {
 	shared    *Shared
 	holder    Holder
 	instances map[string]any               // by address: Service.Instance
+	updatable []updatable                  // blocks that take edits in place, in build order
 	byName    map[string]named             // blocks of a SharedByName type, by type and name
 	source    flowSource                   // the source of the flow being built
 	single    map[string]*config.Connector // the connector of each OnePerService type
@@ -123,6 +124,9 @@ func (bd *builder) build(spec BlockSpec, b *Build) (_ Block, sets varSet) {
 		bd.lifecycle = append(bd.lifecycle, blk)
 	}
 	bd.instances[b.addr] = blk
+	if u, ok := blk.(Updater); ok {
+		bd.updatable = append(bd.updatable, updatable{addr: b.addr, block: u, decoded: Decoded{Settings: settings, Positions: b.pos}})
+	}
 	return bd.observe(&step{block: blk, typ: cb.Type, name: cb.Name, addr: b.addr, at: positionOf(cb)}, b), sets
 }
 

@@ -34,6 +34,10 @@ type Service struct {
 	lifecycle  []any
 	logger     *slog.Logger
 	instances  map[string]any // by address: see Instance
+	// what UpdateFrom compares: the config built, its variables' values, the updatable blocks
+	cfg       *config.Config
+	env       map[string]string
+	updatable []updatable
 
 	mu      sync.Mutex
 	started []any
@@ -99,6 +103,7 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 		return nil, bd.diags
 	}
 	svc.lifecycle, svc.instances = bd.lifecycle, bd.instances
+	svc.cfg, svc.env, svc.updatable = cfg, bd.env, bd.updatable
 	return svc, nil
 }
 

@@ -200,8 +200,9 @@ func (r *reloader) load() (*config.Config, error) {
 // per line at their file:line:col, and the running build keeps serving.
 func (r *reloader) reload(ctx context.Context, trigger string) {
 	cfg, err := r.load()
+	inPlace := false
 	if err == nil {
-		err = r.sup.Replace(ctx, r.path, cfg)
+		inPlace, err = r.sup.Replace(ctx, r.path, cfg)
 	}
 	if err != nil {
 		var ds config.Diags
@@ -217,6 +218,10 @@ func (r *reloader) reload(ctx context.Context, trigger string) {
 		return
 	}
 	r.reloaded(nil)
+	if inPlace { // only blocks' settings changed, and the blocks took them: sessions stay open
+		r.log.Info("reloaded in place", "service", cfg.Service.Name, "trigger", trigger)
+		return
+	}
 	r.log.Info("reloaded", "service", cfg.Service.Name, "trigger", trigger)
 }
 

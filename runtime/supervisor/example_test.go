@@ -54,7 +54,7 @@ flows:
 		return
 	}
 	ask()
-	if err := sup.Replace(ctx, "hello", configure("second")); err != nil {
+	if _, err := sup.Replace(ctx, "hello", configure("second")); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -1,19 +1,25 @@
 // Package supervisor runs units: named service configs (a flow config, one saved server of a
 // workspace), each served by one build of it at a time. Units start and stop on their own, and
-// a running unit is replaced by a new build of its config without closing its ports:
+// every reload of a unit (octo run --watch, SIGHUP, a workspace edit) is one call, Replace,
+// which serves the new config without closing the unit's ports:
 //
 //  1. the new config is built; a broken one is reported (file:line:col, every problem) and the
 //     running build keeps serving;
-//  2. the new build starts on what the unit holds in the supervisor's runtime.Shared table: an
+//  2. when the new build differs from the running one only in the settings of blocks that take
+//     edits in place (runtime.Updater: a mock keeps its MCP sessions and tells them what
+//     changed), those blocks are handed their new settings and nothing else changes
+//     (runtime.Service.UpdateFrom); otherwise
+//  3. the new build starts on what the unit holds in the supervisor's runtime.Shared table: an
 //     http connector takes its port over, so the port stays bound and every request from then
 //     on, kept-alive connections included, goes to the new routes; a JWKS cache is not fetched
 //     again. A build that fails to start gives everything back and the old one keeps serving;
-//  3. the old build stops in the background: requests it began finish on it, its event streams
+//  4. the old build stops in the background: requests it began finish on it, its event streams
 //     end, delivering first what they owe (runtime.Drainer), within Options.StopTimeout; then it
 //     lets go of what it shared.
 //
 // A unit served over stdio keeps its build: its session lives on standard input, which a new
-// build cannot take over (the replace fails and the running build keeps serving).
+// build cannot take over (an edit taken in place applies; any other replace fails and the
+// running build keeps serving).
 //
 // The commands (octo run, octo serve) and the app and console drive units through this API;
 // the supervisor knows nothing of files, signals or protocols.
@@ -126,18 +132,31 @@ func (s *Supervisor) Start(ctx context.Context, name string, cfg *config.Config)
 	return nil
 }
 
-// Replace builds cfg and has it serve the unit name in place of the running build, which then
-// stops in the background (see the package documentation). On any error the running build
-// keeps serving: a config that does not build comes back as config.Diags.
-func (s *Supervisor) Replace(ctx context.Context, name string, cfg *config.Config) error {
+// Replace builds cfg and has it serve the unit name: the running build takes it in place when
+// it can (inPlace), or the new build serves and the running one stops in the background (see
+// the package documentation). On any error the running build keeps serving: a config that
+// does not build, or whose settings a block refuses, comes back as config.Diags.
+func (s *Supervisor) Replace(ctx context.Context, name string, cfg *config.Config) (inPlace bool, err error) {
 	u, err := s.lock(name)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer u.mu.Unlock()
-	svc, err := s.start(ctx, u, cfg)
+	svc, err := s.build(u, cfg)
 	if err != nil {
-		return err
+		return false, err
+	}
+	s.mu.Lock()
+	running := u.svc
+	s.mu.Unlock()
+	if inPlace, err := running.UpdateFrom(svc); inPlace || err != nil {
+		if inPlace {
+			s.opts.Logger.Debug("the running build took the edit in place", "unit", u.name)
+		}
+		return inPlace, err
+	}
+	if err := svc.Start(ctx); err != nil {
+		return false, err
 	}
 	s.mu.Lock()
 	old := u.svc
@@ -152,7 +171,7 @@ func (s *Supervisor) Replace(ctx context.Context, name string, cfg *config.Confi
 		u.retired--
 		s.mu.Unlock()
 	}()
-	return nil
+	return false, nil
 }
 
 // Stop stops the unit name, letting its requests finish while ctx lasts, and waits for its
@@ -244,10 +263,15 @@ func (s *Supervisor) lock(name string) (*unit, error) {
 	return u, nil
 }
 
+// build builds cfg as a build of u.
+func (s *Supervisor) build(u *unit, cfg *config.Config) (*runtime.Service, error) {
+	return runtime.NewService(cfg, runtime.Options{Logger: s.opts.Logger, LookupEnv: s.opts.LookupEnv, Shared: s.shared, Unit: u.name,
+		Observer: s.opts.Observer})
+}
+
 // start builds cfg as a build of u and starts it.
 func (s *Supervisor) start(ctx context.Context, u *unit, cfg *config.Config) (*runtime.Service, error) {
-	svc, err := runtime.NewService(cfg, runtime.Options{Logger: s.opts.Logger, LookupEnv: s.opts.LookupEnv, Shared: s.shared, Unit: u.name,
-		Observer: s.opts.Observer})
+	svc, err := s.build(u, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ func TestAReplacedUnitAnswersFromItsNewBuildOnTheSamePort(t *testing.T) {
 	if got := get(t, url); got != `"one"` {
 		t.Fatalf("first build answered %s", got)
 	}
-	if err := sup.Replace(ctx, "app", load(t, answering(port, "two"))); err != nil {
+	if _, err := sup.Replace(ctx, "app", load(t, answering(port, "two"))); err != nil {
 		t.Fatal(err)
 	}
 	if got := get(t, url); got != `"two"` {
@@ -107,7 +107,7 @@ func TestABrokenConfigLeavesTheRunningBuildServing(t *testing.T) {
 		t.Fatal(err)
 	}
 	broken := strings.Replace(answering(port, "two"), `'"two"'`, `'"two" +'`, 1)
-	err := sup.Replace(ctx, "app", load(t, broken))
+	_, err := sup.Replace(ctx, "app", load(t, broken))
 	var ds config.Diags
 	if !errors.As(err, &ds) || !strings.Contains(err.Error(), "flow.yaml:7:") {
 		t.Fatalf("got %v, want diagnostics at the file's line", err)
@@ -126,7 +126,7 @@ func TestAStoppedUnitHoldsNothing(t *testing.T) {
 	if err := sup.Start(ctx, "app", load(t, answering(port, "one"))); err != nil {
 		t.Fatal(err)
 	}
-	if err := sup.Replace(ctx, "app", load(t, answering(port, "two"))); err != nil {
+	if _, err := sup.Replace(ctx, "app", load(t, answering(port, "two"))); err != nil {
 		t.Fatal(err)
 	}
 	if err := sup.Stop(ctx, "app"); err != nil {
@@ -157,7 +157,7 @@ func TestUnitsAreNamedOnce(t *testing.T) {
 		want error
 	}{
 		{"starting a running unit", sup.Start(ctx, "app", load(t, answering(0, "two"))), supervisor.ErrUnitExists},
-		{"replacing an unknown unit", sup.Replace(ctx, "nope", load(t, answering(0, "two"))), supervisor.ErrNoUnit},
+		{"replacing an unknown unit", second(sup.Replace(ctx, "nope", load(t, answering(0, "two")))), supervisor.ErrNoUnit},
 		{"stopping an unknown unit", sup.Stop(ctx, "nope"), supervisor.ErrNoUnit},
 	}
 	for _, c := range cases {
@@ -183,3 +183,6 @@ func TestTwoUnitsCannotServeOnePort(t *testing.T) {
 		t.Fatalf("units %+v", sup.Units())
 	}
 }
+
+// second is the error of a call that returns a value besides.
+func second[T any](_ T, err error) error { return err }

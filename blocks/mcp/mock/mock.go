@@ -2,7 +2,6 @@ package mock
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -239,13 +238,13 @@ func (s *Server) logProblems(ds config.Diags) {
 	}
 }
 
-// ErrRestart says an edit changed settings a running server cannot change
-// in place (serverName, version, instructions, path, cors, seed): build the
-// server anew.
-var ErrRestart = errors.New("these settings change only when the server is built again")
+// Update takes a reload's settings in place (see Server.Update): on any reload of the config
+// the block is in, its sessions stay open and hear what changed.
+func (b *Block) Update(d runtime.Decoded) (config.Diags, error) { return b.srv.Update(d) }
 
 var (
 	_ runtime.Block   = (*Block)(nil)
 	_ runtime.Starter = (*Block)(nil)
 	_ runtime.Stopper = (*Block)(nil)
+	_ runtime.Updater = (*Block)(nil)
 )

@@ -14,8 +14,9 @@ import (
 // lists differ, resources/updated for subscribed resources whose settings
 // changed. d holds the settings decoded (runtime.DecodeBlockSettings).
 // Settings that cannot be used come back as a config.Diags error and the
-// running version keeps serving; ErrRestart means the edit touched what only
-// a new build changes. problems are the items left out.
+// running version keeps serving; runtime.ErrRebuild means the edit touched
+// what only a new build changes (serverName, version, instructions, path,
+// cors, seed, limits, cache hints, task limits). problems are the items left out.
 func (s *Server) Update(d runtime.Decoded) (problems config.Diags, err error) {
 	set, ok := d.Settings.(*Settings)
 	if !ok {
@@ -26,7 +27,7 @@ func (s *Server) Update(d runtime.Decoded) (problems config.Diags, err error) {
 		return nil, ds
 	}
 	if !fixedOf(v.s, s.fallback).equal(s.fixed) {
-		return nil, ErrRestart
+		return nil, runtime.ErrRebuild
 	}
 	s.mu.Lock()
 	old := s.cat

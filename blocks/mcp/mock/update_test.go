@@ -136,8 +136,8 @@ func TestAnEditReachesConnectedClients(t *testing.T) {
 	})
 	t.Run("changing the instructions asks for a restart", func(t *testing.T) {
 		_, err := update(live, settingsNode(t, "instructions: new\n"+before), where)
-		if !errors.Is(err, mock.ErrRestart) {
-			t.Fatalf("err = %v, want ErrRestart", err)
+		if !errors.Is(err, runtime.ErrRebuild) {
+			t.Fatalf("err = %v, want ErrRebuild", err)
 		}
 	})
 }

@@ -73,17 +73,6 @@ func Live(svc *runtime.Service, mockAddr string) *mock.Server {
 	return nil
 }
 
-// update hands a saved server's edited settings to its running server; settings that cannot be
-// decoded come back as a config.Diags error, as mock.Server.Update's own problems do.
-func update(live *mock.Server, s *Server, vars map[string]string) (config.Diags, error) {
-	at := config.Where{File: s.File, Path: "mcp", Kind: mock.KindServer, Name: s.Name}
-	d, ds := runtime.DecodeBlockSettings("mcp-mock", settingsNode(s.mcp, vars), at)
-	if len(ds) > 0 {
-		return nil, ds
-	}
-	return live.Update(d)
-}
-
 func flow(name, connector string, src *yaml.Node, block *config.Block, at config.Where) *config.Flow {
 	return &config.Flow{
 		Name: name,

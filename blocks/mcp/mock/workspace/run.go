@@ -109,10 +109,9 @@ type runner struct {
 
 // running is one server that serves.
 type running struct {
-	srv  *Server
-	svc  *runtime.Service
-	live *mock.Server
-	url  string
+	srv *Server
+	svc *runtime.Service
+	url string
 }
 
 func newRunner(dir string, opts Options) (*runner, error) {
@@ -241,14 +240,14 @@ func find(all []*Server, want string) *Server {
 // start builds and starts one server as a unit of its own; problems are logged, kept for
 // States and returned.
 func (r *runner) start(ctx context.Context, s *Server) error {
-	cfg, mockAddr := Adapt(s, r.vars, r.opts.Transport)
+	cfg, _ := Adapt(s, r.vars, r.opts.Transport)
 	if err := r.sup.Start(ctx, s.File, cfg); err != nil {
 		r.reportErr(err, s)
 		r.broken[s.File] = s.data
 		r.problems[s.File] = problemText(err)
 		return err
 	}
-	rs := r.serving(s, mockAddr)
+	rs := r.serving(s)
 	r.running[s.File] = rs
 	delete(r.broken, s.File)
 	delete(r.problems, s.File)
@@ -257,9 +256,9 @@ func (r *runner) start(ctx context.Context, s *Server) error {
 }
 
 // serving is the server s as its unit's build serves it now.
-func (r *runner) serving(s *Server, mockAddr string) *running {
+func (r *runner) serving(s *Server) *running {
 	svc := r.sup.Service(s.File)
-	return &running{srv: s, svc: svc, live: Live(svc, mockAddr)}
+	return &running{srv: s, svc: svc}
 }
 
 // noEnv keeps the process environment out: workspace files use

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp/mock"
 	"github.com/octo-run/octo/runtime/config"
 	"github.com/octo-run/octo/runtime/watch"
 )
@@ -71,7 +70,7 @@ func (r *runner) poll(ctx context.Context, next func(map[string]watch.Stamp) (be
 	settingsFile := filepath.Join(r.dir, SettingsFile)
 	if now[settingsFile] != prev[settingsFile] && r.reloadSettings() {
 		for _, rs := range r.running {
-			r.apply(ctx, rs, rs.srv)
+			r.reload(ctx, rs, rs.srv)
 		}
 	}
 	for file := range r.problems {
@@ -173,52 +172,27 @@ func (r *runner) changed(ctx context.Context, file string) {
 	} else if !s.PortSet {
 		s.Port = rs.srv.Port
 	}
-	if s.Name != rs.srv.Name || s.Port != rs.srv.Port || s.Path != rs.srv.Path {
-		r.restart(ctx, rs, s)
-		return
-	}
-	r.apply(ctx, rs, s)
+	r.reload(ctx, rs, s)
 }
 
-// apply hands edited settings to the live server; what it cannot change in
-// place restarts it.
-func (r *runner) apply(ctx context.Context, rs *running, s *Server) {
-	if rs.live == nil {
-		r.restart(ctx, rs, s)
-		return
-	}
-	_, err := update(rs.live, s, r.vars)
-	var ds config.Diags
-	switch {
-	case errors.Is(err, mock.ErrRestart):
-		r.restart(ctx, rs, s)
-	case errors.As(err, &ds):
-		r.report(ds)
-		r.problems[s.File] = problemText(ds)
-		r.log.Error("edit not applied; the last good version keeps serving", "server", rs.srv.Name, "file", s.File)
-		r.edits.note(ds)
-	default:
-		rs.srv = s
-		r.edits.note(nil)
-	}
-}
-
-// restart replaces a running server with a new build of s through the supervisor: the new
-// build is built and started (on a new port, bound before the old one is let go) before the
-// old one stops, so a broken edit never stops it and a restart drops no request.
-func (r *runner) restart(ctx context.Context, old *running, s *Server) {
-	if r.opts.Transport == Stdio {
-		r.log.Error("this edit changes what a stdio server can only change when started again; restart it",
-			"server", old.srv.Name, "file", s.File)
-		r.edits.note(errStdioRestart)
-		return
-	}
-	cfg, mockAddr := Adapt(s, r.vars, r.opts.Transport)
-	if err := r.sup.Replace(ctx, s.File, cfg); err != nil {
+// reload has the supervisor serve the edited s in place of rs: the running server takes an
+// edit of its settings in place, keeping its sessions and telling them what changed, and any
+// other edit (a name, port or path, what a server takes only when built again) starts a new
+// build (on a new port, bound before the old one is let go) before the old one stops, so a
+// broken edit never stops it and a restart drops no request.
+func (r *runner) reload(ctx context.Context, old *running, s *Server) {
+	cfg, _ := Adapt(s, r.vars, r.opts.Transport)
+	inPlace, err := r.sup.Replace(ctx, s.File, cfg)
+	if err != nil {
 		var ds config.Diags
-		if errors.As(err, &ds) {
+		switch {
+		case errors.As(err, &ds):
 			r.report(ds)
-		} else {
+		case r.opts.Transport == Stdio: // the new build could not take the session's streams over
+			r.log.Error("this edit changes what a stdio server can only change when started again; restart it",
+				"server", old.srv.Name, "file", s.File)
+			err = errStdioRestart
+		default:
 			r.log.Error("server not restarted: "+err.Error(), "server", s.Name, "file", s.File)
 		}
 		r.problems[s.File] = problemText(err)
@@ -226,10 +200,14 @@ func (r *runner) restart(ctx context.Context, old *running, s *Server) {
 		r.edits.note(err)
 		return
 	}
-	rs := r.serving(s, mockAddr)
+	rs := r.serving(s)
 	r.running[s.File] = rs
-	r.log.Info("server restarted to apply the edit", "server", s.Name, "file", s.File)
-	r.announce(rs)
+	if inPlace {
+		rs.url = old.url
+	} else {
+		r.log.Info("server restarted to apply the edit", "server", s.Name, "file", s.File)
+		r.announce(rs)
+	}
 	r.edits.note(nil)
 }
 
