@@ -7,6 +7,7 @@ import (
 
 	_ "github.com/octo-run/octo/blocks/all"     // the standard blocks, with their commands
 	_ "github.com/octo-run/octo/connectors/all" // the standard connectors
+	_ "github.com/octo-run/octo/ops"            // octo run --admin: health, readiness, metrics
 	"github.com/octo-run/octo/runtime/cli"
 )
 

@@ -4,7 +4,7 @@
 //
 // The app listens on 127.0.0.1 on a random port and writes the port, the token (32 random
 // bytes) and an instance id (16 random bytes, new at every start) to agent.json, which only the
-// user can read (blocks/agent/appdata). Any local process can connect to the port; only one that
+// user can read (agentlink/appdata). Any local process can connect to the port; only one that
 // can read the file can pass. Every line is a JSON object of at most MaxLine bytes, and the whole
 // exchange must end within Timeout, else the connection is closed.
 //

@@ -1,7 +1,7 @@
 // Package agent is the agent connector: the octo app's endpoint for AI agent bridges (`octo mcp`).
 // It listens on 127.0.0.1 on a random port, writes the port and a fresh token to agent.json in
-// the data folder (blocks/agent/appdata) when it starts and removes it when it stops, runs the
-// mutual HMAC handshake (blocks/agent/handshake) on every connection, and then serves each
+// the data folder (agentlink/appdata) when it starts and removes it when it stops, runs the
+// mutual HMAC handshake (agentlink/handshake) on every connection, and then serves each
 // authenticated connection as a line session of its one flow: the same events as the stdio
 // connector (a *stdiomsg.Event: Opened, each Line, Ended; lines up to maxLineBytes, a longer
 // one a Line marked TooLong), with the connection's number in Event.Session. What the flow

@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/octo-run/octo/ops"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 	"github.com/octo-run/octo/runtime/supervisor"
@@ -79,7 +78,7 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 			return errStdioFolder
 		}
 		return f.Run(ctx, *path, FolderRun{Logger: logger, Grace: *grace, Observer: adm.observer(), Reloaded: adm.reloaded,
-			Serving: func() { adm.setState(ops.StateReady) }, Stopping: func() { adm.setState(ops.StateStopping) }})
+			Serving: adm.serving, Stopping: adm.stopping})
 	}
 	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: env.LookupEnv, StopTimeout: *grace, Observer: adm.observer()})
 	r := &reloader{path: *path, lookup: env.LookupEnv, sup: sup, log: logger, files: &watch.Settler{Settle: settleTime}, stdio: *stdio, reloaded: adm.reloaded}
@@ -92,7 +91,7 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		svc := sup.Service(*path)
-		adm.setState(ops.StateReady) // before the line that says so: a probe then finds it ready
+		adm.serving() // before the line that says so: a probe then finds it ready
 		logger.Info("service started", "service", svc.Name)
 		connectors := make([]string, len(cfg.Connectors))
 		for i, c := range cfg.Connectors {
@@ -104,7 +103,7 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 			connectors = []string{r.stdioName}
 		}
 		r.serve(ctx, reload, *watchFiles, inputEnded(ctx, svc, connectors))
-		adm.setState(ops.StateStopping)
+		adm.stopping()
 		logger.Info("shutting down", "grace", grace.String())
 		sctx, cancel := context.WithTimeout(context.Background(), *grace)
 		defer cancel()

@@ -6,7 +6,7 @@
 //
 // It owns the agent's side of that conversation: what the agent is told when the app cannot
 // be reached, progress while the app starts, cancellation passed on at once. The protocol is
-// blocks/mcp's, the data folder and handshake blocks/agent/appdata's and handshake's, the tools
+// blocks/mcp's, the data folder and handshake agentlink/appdata's and handshake's, the tools
 // blocks/agent/agenttools', the app blocks/agent/app's; the stdio connector moves the lines.
 package bridge
 
