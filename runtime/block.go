@@ -80,6 +80,12 @@ type BlockSpec struct {
 	// would get the stream instead of a message, and the client would wait for answers never
 	// written. That is a build error at the later block.
 	StreamsOn []string
+	// AnswersExchange says the block answers its flow's source itself, beyond the body: an
+	// HTTP status and headers (http-response), a whole reply (mcp-router, oauth-metadata). A
+	// branch whose blocks' answer is something else (a tool's process, whose body becomes the
+	// tool's result: its field is tagged answers:"…") refuses such a block at build, as what
+	// it sets would be lost.
+	AnswersExchange bool
 	// KeepsBody says a block of this type passes the body on as it came (a log, a progress
 	// step): where the body's keys are known before it, they are after it too (see body.go).
 	KeepsBody bool

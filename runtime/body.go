@@ -17,6 +17,10 @@ import (
 // block, what the body holds is known only at run time and nothing is checked. A typo that
 // would render an empty string, or send an API an empty value, is a build error instead.
 
+// answersTag is the struct tag of a Branch field whose blocks' answer is not their flow's
+// exchange but what the tag names ("the tool's result"): see BlockSpec.AnswersExchange.
+const answersTag = "answers"
+
 // bodyTag is the struct tag of a Branch field saying what its blocks start with: "kept", the
 // body its block got.
 const bodyTag = "body"

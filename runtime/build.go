@@ -37,6 +37,8 @@ type builder struct {
 	source    flowSource                   // the source of the flow being built
 	single    map[string]*config.Connector // the connector of each OnePerService type
 	observer  Observer                     // nil: nothing is observed
+	// answers, while a branch tagged answers:"…" is built, is what its blocks answer with.
+	answers string
 	// types, while a branch is built, collects the types of the blocks in it (Branch.Holds).
 	types *[]string
 }
@@ -79,6 +81,7 @@ func (bd *builder) buildBlock(cb *config.Block, flow, addr string, known varSet,
 		return nil, anyVars // what it would set is not known
 	}
 	bd.checkTransport(spec, cb)
+	bd.checkAnswers(spec, cb)
 	if s, sets, ok := bd.sharedByName(spec, cb, addr); ok {
 		return s, known.union(sets)
 	}

@@ -34,6 +34,17 @@ func (bd *builder) checkTransport(spec BlockSpec, cb *config.Block) {
 		strings.Join(spec.Transports, " or "), src.connector, src.typ)
 }
 
+// checkAnswers reports cb when it answers its flow's exchange itself in a branch whose answer
+// is something else (BlockSpec.AnswersExchange): a tool branch's http-response would add its
+// headers to the MCP answer of the call and lose its status.
+func (bd *builder) checkAnswers(spec BlockSpec, cb *config.Block) {
+	if bd.answers == "" || !spec.AnswersExchange {
+		return
+	}
+	bd.report(cb.Node, cb.At.Field("type"), "answers the flow's exchange itself, but the blocks of this process answer with %s, not an HTTP reply: "+
+		"what it sets would be lost; leave it out, or end the call with a fail block", bd.answers)
+}
+
 // checkFollows reports cb when the block before it answers this flow's source with a stream
 // (BlockSpec.StreamsOn): cb would get that stream, and the client would wait for ever.
 func (bd *builder) checkFollows(prev, cb *config.Block) {

@@ -145,9 +145,13 @@ func (dc *decoding) branch(n *yaml.Node, at Where, v reflect.Value, f config.Hoo
 	if own, ok := describedBody(f); ok {
 		body = own
 	}
-	outer, types := dc.bd.types, []string{}
+	outer, types, answers := dc.bd.types, []string{}, dc.bd.answers
 	dc.bd.types = &types
+	if a := f.Tag.Get(answersTag); a != "" {
+		dc.bd.answers = a
+	}
 	p, after := dc.bd.buildProcess(blocks, dc.scope.flow, b.within(at), known, body)
+	dc.bd.answers = answers
 	if dc.bd.types = outer; outer != nil {
 		*outer = append(*outer, types...)
 	}

@@ -58,7 +58,7 @@ type Settings struct {
 // ToolSettings declare one tool as a router's tool is declared; the MCP-only keys are refused.
 type ToolSettings struct {
 	mcp.ToolFields `yaml:",inline"`
-	Process        runtime.Branch `yaml:"process" octo:"required" doc:"The blocks that answer a call, run with the arguments as the body; a string body is the result's text, anything else its JSON."`
+	Process        runtime.Branch `yaml:"process" octo:"required" answers:"the tool's result" doc:"The blocks that answer a call, run with the arguments as the body; a string body is the result's text, anything else its JSON."`
 }
 
 // Body is the arguments the model calls the tool with, as its inputSchema declares them.

@@ -26,12 +26,14 @@ func init() {
 			"connector owns (Content-Length, Transfer-Encoding, Connection and the other hop-by-hop " +
 			"headers) are refused, as is a value holding a line break: when written, at build; when " +
 			"rendered, the flow fails as internal and the log says which header. An error that " +
-			"ends the flow is answered with its kind's status instead.",
+			"ends the flow is answered with its kind's status instead. A tool's process (mcp-router, " +
+			"ai-agent) answers with the tool's result, not an HTTP reply, so it refuses the block at build.",
 		Example: "type: http-response\nsettings:\n  status: 201\n  headers:\n    Location: '/orders/{{ body.id }}'\n" +
 			"    Cache-Control: no-store\n",
-		Transports: []string{httpmsg.Transport},
-		KeepsBody:  true,
-		Build:      runtime.BlockFunc(build),
+		Transports:      []string{httpmsg.Transport},
+		AnswersExchange: true,
+		KeepsBody:       true,
+		Build:           runtime.BlockFunc(build),
 	})
 }
 

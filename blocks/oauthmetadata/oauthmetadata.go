@@ -27,8 +27,9 @@ func init() {
 			"root /.well-known/oauth-protected-resource.",
 		Example: "type: oauth-metadata\nsettings:\n  resource: https://mcp.example.net/mcp\n" +
 			"  authorizationServers: [https://login.example.net/]\n  scopesSupported: [mcp:tools]\n",
-		Transports: []string{httpmsg.Transport},
-		Build:      runtime.BlockFunc(build),
+		Transports:      []string{httpmsg.Transport},
+		AnswersExchange: true,
+		Build:           runtime.BlockFunc(build),
 	})
 }
 

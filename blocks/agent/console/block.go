@@ -36,9 +36,10 @@ func init() {
 			"session cookie a one-time login link is traded for: the link is written to console.json in the data " +
 			"folder (readable by the user only) once the console serves, and printed by octo app and octo app " +
 			"--print-url. octo app routes every console path (web.Paths) to it.",
-		Example:    "type: console\nsettings:\n  dataDir: ./octo-data\n",
-		Transports: []string{httpmsg.Transport},
-		Build:      runtime.BlockFunc(buildBlock),
+		Example:         "type: console\nsettings:\n  dataDir: ./octo-data\n",
+		Transports:      []string{httpmsg.Transport},
+		AnswersExchange: true,
+		Build:           runtime.BlockFunc(buildBlock),
 	})
 }
 

@@ -28,10 +28,11 @@ func init() {
 			"      description: The current weather in a city\n" +
 			"      inputSchema: '{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}}'\n" +
 			"      result: '{\"city\": \"{{args.city}}\", \"forecast\": \"sunny\"}'\n",
-		SharedByName: true,
-		Transports:   []string{httpmsg.Transport, stdiomsg.Transport},
-		StreamsOn:    []string{stdiomsg.Transport},
-		Build:        runtime.BlockFunc(build),
+		SharedByName:    true,
+		Transports:      []string{httpmsg.Transport, stdiomsg.Transport},
+		AnswersExchange: true,
+		StreamsOn:       []string{stdiomsg.Transport},
+		Build:           runtime.BlockFunc(build),
 	})
 }
 

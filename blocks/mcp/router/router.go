@@ -32,10 +32,11 @@ func init() {
 		Example: "type: mcp-router\nname: weather\ntools:\n  - name: forecast\n    description: The forecast for a city\n" +
 			"    inputSchema: '{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}'\n" +
 			"    process:\n      - type: set-payload\n        settings: { value: '{\"city\": body.city, \"summary\": \"Sunny\"}' }\n",
-		Composite:  true,
-		Transports: []string{httpmsg.Transport, stdiomsg.Transport},
-		StreamsOn:  []string{stdiomsg.Transport},
-		Build:      runtime.BlockFunc(build),
+		Composite:       true,
+		Transports:      []string{httpmsg.Transport, stdiomsg.Transport},
+		AnswersExchange: true,
+		StreamsOn:       []string{stdiomsg.Transport},
+		Build:           runtime.BlockFunc(build),
 	})
 }
 
