@@ -37,6 +37,15 @@ type Readier interface {
 	Ready(ctx context.Context) error
 }
 
+// HeaderReader is implemented by blocks that read request headers of their own (an MCP block
+// reads Mcp-Session-Id, Mcp-Method and the Mcp-Param headers its tools mirror): a connector
+// answering a browser's CORS preflight lets them through for the block's flow (Flow.Headers).
+// It is asked at each preflight, so a block that takes edits in place answers with its
+// current list.
+type HeaderReader interface {
+	ReadsHeaders() []string
+}
+
 // Updater is implemented by blocks that take edited settings while they serve, keeping what they
 // hold (the mock keeps its MCP sessions and tells them what changed). On any reload — --watch,
 // SIGHUP, a workspace edit — a build that differs from the running one only in such blocks'

@@ -33,6 +33,7 @@ type builder struct {
 	holder    Holder
 	instances map[string]any               // by address: Service.Instance
 	updatable []updatable                  // blocks that take edits in place, in build order
+	readers   []HeaderReader               // the HeaderReader blocks of the flow being built
 	byName    map[string]named             // blocks of a SharedByName type, by type and name
 	source    flowSource                   // the source of the flow being built
 	single    map[string]*config.Connector // the connector of each OnePerService type
@@ -127,6 +128,9 @@ func (bd *builder) build(spec BlockSpec, b *Build) (_ Block, sets varSet) {
 		bd.lifecycle = append(bd.lifecycle, blk)
 	}
 	bd.instances[b.addr] = blk
+	if r, ok := blk.(HeaderReader); ok {
+		bd.readers = append(bd.readers, r)
+	}
 	if u, ok := blk.(Updater); ok {
 		bd.updatable = append(bd.updatable, updatable{addr: b.addr, block: u, decoded: Decoded{Settings: settings, Positions: b.pos}})
 	}

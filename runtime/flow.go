@@ -17,6 +17,23 @@ type Flow struct {
 	process Block
 	logger  *slog.Logger
 	probe   Probe // nil: not observed
+	readers []HeaderReader
+}
+
+// Headers lists the request headers the flow's blocks read of their own (HeaderReader), each
+// once, in the order they declare them: what a CORS preflight for the flow allows.
+func (f *Flow) Headers() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range f.readers {
+		for _, h := range r.ReadsHeaders() {
+			if key := strings.ToLower(h); !seen[key] {
+				seen[key] = true
+				out = append(out, h)
+			}
+		}
+	}
+	return out
 }
 
 // Logger returns the flow's logger (it carries the flow's name).

@@ -63,7 +63,11 @@ func (bd *builder) sharedByName(spec BlockSpec, cb *config.Block, addr string) (
 		return nil, anyVars, true
 	}
 	if first.step != nil {
-		bd.instances[addr] = first.step.(*step).block
+		blk := first.step.(*step).block
+		bd.instances[addr] = blk
+		if r, ok := blk.(HeaderReader); ok { // the flow sharing it reads its headers too
+			bd.readers = append(bd.readers, r)
+		}
 	}
 	return first.step, first.sets, true
 }

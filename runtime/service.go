@@ -85,7 +85,9 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 		addr := "flows." + fc.Name
 		bd.instances[addr] = flow
 		bd.source = sourceOf(fc, specs)
+		bd.readers = nil
 		flow.process, _ = bd.buildProcess(fc.Process, fc.Name, addr+".process", varSet{}, nil) // a source sets no vars; its body is any
+		flow.readers = bd.readers
 		conn, ok := byName[fc.Source.Connector]
 		if !ok || len(bd.diags) > before {
 			continue // the config or connector build already said why

@@ -292,3 +292,16 @@ func headerText(h http.Header, key string) (text string, sent bool, e *Error) {
 	}
 	return string(b), true, nil
 }
+
+// RequestHeaders are the request headers an MCP client sends over HTTP besides Content-Type and
+// Authorization, with the Mcp-Param headers of schemas' mirrored arguments: what a browser's
+// CORS preflight must allow for a 2026-07-28 client to reach the server (runtime.HeaderReader).
+func RequestHeaders(schemas ...*Schema) []string {
+	out := []string{HeaderSessionID, HeaderProtocolVersion, "Last-Event-ID", HeaderMethod, HeaderName}
+	for _, s := range schemas {
+		for _, p := range s.ParamHeaders() {
+			out = append(out, HeaderParamPrefix+p.Name)
+		}
+	}
+	return out
+}

@@ -27,13 +27,14 @@ import (
 //     literal cannot be rebound, and a loopback name cannot be an attacker's.
 //
 // `cors: true` allows every Origin, `cors: [origins]` allows those; both answer browser
-// preflights and expose Mcp-Session-Id and WWW-Authenticate. `allowedHosts` adds the names
+// preflights (allowing Content-Type, Authorization and the headers the path's flow reads: an MCP
+// block's, its tools' Mcp-Param headers included) and expose Mcp-Session-Id and WWW-Authenticate. `allowedHosts` adds the names
 // clients use to reach the server (a DNS name, a reverse proxy's public name, a NAT address),
 // `allowedHosts: ["*"]` turns the Host check off.
 
 const (
 	corsAllowMethods  = "GET, POST, DELETE, OPTIONS"
-	corsAllowHeaders  = "Content-Type, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID"
+	corsAllowHeaders  = "Content-Type, Authorization" // and what the path's flow reads: allowHeaders
 	corsExposeHeaders = "Mcp-Session-Id, WWW-Authenticate"
 	corsMaxAge        = "7200" // seconds; the most Chromium honours
 )
@@ -232,7 +233,7 @@ func (c *Connector) screen(w http.ResponseWriter, r *http.Request) bool {
 		h := w.Header()
 		setCORS(h, origins[0])
 		h.Set("Access-Control-Allow-Methods", corsAllowMethods)
-		h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
+		h.Set("Access-Control-Allow-Headers", c.allowHeaders(r.URL.Path))
 		h.Set("Access-Control-Max-Age", corsMaxAge)
 		w.WriteHeader(http.StatusNoContent)
 		return false
@@ -253,6 +254,22 @@ func (c *Connector) screen(w http.ResponseWriter, r *http.Request) bool {
 		writeError(w, http.StatusForbidden, "origin "+clip(origin)+" is not allowed (add it to the connector's cors setting)")
 		return false
 	}
+}
+
+// allowHeaders is what a preflight for path allows a browser to send: Content-Type and
+// Authorization, and the headers the blocks of the path's flow read (runtime.HeaderReader: an
+// MCP block's Mcp-Session-Id, Mcp-Method, Mcp-Name and its tools' Mcp-Param headers), asked
+// now, so a mock's live edit is seen.
+func (c *Connector) allowHeaders(path string) string {
+	rt, ok := c.routes[path]
+	if !ok {
+		return corsAllowHeaders
+	}
+	own := rt.flow.Headers()
+	if len(own) == 0 {
+		return corsAllowHeaders
+	}
+	return corsAllowHeaders + ", " + strings.Join(own, ", ")
 }
 
 func setCORS(h http.Header, origin string) {

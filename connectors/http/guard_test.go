@@ -88,7 +88,7 @@ var (
 	preflightAnswer = map[string]string{
 		"Access-Control-Allow-Origin":  "https://app.example.com",
 		"Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS",
-		"Access-Control-Allow-Headers": "Content-Type, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID",
+		"Access-Control-Allow-Headers": "Content-Type, Authorization",
 		"Access-Control-Max-Age":       "7200",
 	}
 )

@@ -29,21 +29,7 @@ const chromiumPath = "/usr/bin/chromium"
 // arriving live in the traffic panel, and a real agent's (`octo mcp`) save_server approved on
 // the Agents page. Screenshots of each main page are kept in .build/artifacts/console/.
 func TestTheConsoleInChromium(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is not on PATH (it is part of the machine spec): %v", err)
-	}
-	browser := os.Getenv("CHROMIUM")
-	if browser == "" {
-		browser = chromiumPath
-	}
-	if _, err := os.Stat(browser); err != nil {
-		t.Fatalf("chromium is not installed at %s: run `make test` (its browser-deps target installs Debian's chromium): %v", browser, err)
-	}
-	dir := filepath.Join(repoRoot(), "samples", "e2e", "browser")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "playwright-core", "package.json")); errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("playwright-core is not installed in %s: run `make test` (its browser-deps target runs npm ci there)", dir)
-	}
+	node, browser, dir := chromiumScripts(t)
 	data, ws := t.TempDir(), filepath.Join(t.TempDir(), "mocks")
 	url := consoleURL(t, data, ws)
 	artifacts := filepath.Join(repoRoot(), ".build", "artifacts", "console")
@@ -69,6 +55,28 @@ func TestTheConsoleInChromium(t *testing.T) {
 			t.Errorf("screenshot %s missing: %v", shot, err)
 		}
 	}
+}
+
+// chromiumScripts finds what runs the scripts of samples/e2e/browser: node, Debian's chromium
+// and the folder with playwright-core installed; a test fails, saying what to run, without them.
+func chromiumScripts(t *testing.T) (node, browser, dir string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is not on PATH (it is part of the machine spec): %v", err)
+	}
+	browser = os.Getenv("CHROMIUM")
+	if browser == "" {
+		browser = chromiumPath
+	}
+	if _, err := os.Stat(browser); err != nil {
+		t.Fatalf("chromium is not installed at %s: run `make test` (its browser-deps target installs Debian's chromium): %v", browser, err)
+	}
+	dir = filepath.Join(repoRoot(), "samples", "e2e", "browser")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "playwright-core", "package.json")); errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("playwright-core is not installed in %s: run `make test` (its browser-deps target runs npm ci there)", dir)
+	}
+	return node, browser, dir
 }
 
 var (

@@ -239,13 +239,25 @@ func (s *Server) logProblems(ds config.Diags) {
 	}
 }
 
+// ReadsHeaders lists the request headers an MCP client of the mock sends, those its tools
+// mirror now included: a browser's preflight lets them through (runtime.HeaderReader).
+func (b *Block) ReadsHeaders() []string {
+	tools := b.srv.prov.current().tools
+	schemas := make([]*mcp.Schema, len(tools))
+	for i, t := range tools {
+		schemas[i] = t.input
+	}
+	return mcp.RequestHeaders(schemas...)
+}
+
 // Update takes a reload's settings in place (see Server.Update): on any reload of the config
 // the block is in, its sessions stay open and hear what changed.
 func (b *Block) Update(d runtime.Decoded) (config.Diags, error) { return b.srv.Update(d) }
 
 var (
-	_ runtime.Block   = (*Block)(nil)
-	_ runtime.Starter = (*Block)(nil)
-	_ runtime.Stopper = (*Block)(nil)
-	_ runtime.Updater = (*Block)(nil)
+	_ runtime.Block        = (*Block)(nil)
+	_ runtime.Starter      = (*Block)(nil)
+	_ runtime.Stopper      = (*Block)(nil)
+	_ runtime.Updater      = (*Block)(nil)
+	_ runtime.HeaderReader = (*Block)(nil)
 )

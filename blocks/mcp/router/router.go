@@ -50,6 +50,8 @@ type Block struct {
 	// url reports where clients reach the flow (runtime.Build.SourceURL); Ready prints it.
 	url    func() string
 	logger *slog.Logger
+	// headers are the request headers its clients send (ReadsHeaders), fixed at build.
+	headers []string
 }
 
 func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
@@ -85,8 +87,12 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 	if f.MaxResponseBytes != nil {
 		s.MaxResponseBytes = *f.MaxResponseBytes
 	}
+	var schemas []*mcp.Schema // of the tools' arguments, some mirrored in Mcp-Param headers
 	if len(f.Tools) > 0 {
 		ts := buildTools(b, f.Tools)
+		for _, t := range ts.list {
+			schemas = append(schemas, ts.byName[t.Name].input)
+		}
 		if ts.tasks() { // declared only then: server/discover reports what the block serves
 			s.Tasks = mcp.NewTasks(f.Tasks.Limits())
 		}
@@ -113,8 +119,13 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 		return nil, err
 	}
 	st := mcp.NewStateful(s, mcp.StatefulOptions{AllowBatch: true})
-	return &Block{server: s, st: st, stdio: mcpflow.NewStdio(st), url: b.SourceURL(), logger: b.Logger()}, nil
+	return &Block{server: s, st: st, stdio: mcpflow.NewStdio(st), url: b.SourceURL(), logger: b.Logger(),
+		headers: mcp.RequestHeaders(schemas...)}, nil
 }
+
+// ReadsHeaders lists the request headers an MCP client of the router sends, those its tools
+// mirror included: a browser's preflight lets them through (runtime.HeaderReader).
+func (r *Block) ReadsHeaders() []string { return r.headers }
 
 // Ready says, once the service serves, where clients reach the server and how to register
 // it with one: the line a new user looks for first.
