@@ -8,14 +8,23 @@ BROWSER := samples/e2e/browser
 CONFORMANCE := samples/conformance/node
 FUZZTIME ?= 10s
 
-.PHONY: build test unit e2e lint bench fuzz fuzz-short interop-deps browser-deps conformance conformance-deps docs cases clean
+.PHONY: build test allocs unit e2e lint bench fuzz fuzz-short interop-deps browser-deps conformance conformance-deps docs cases clean
 
 build:
 	$(GO) build -o $(BIN) .
 
 test: interop-deps browser-deps build
 	$(GO) test -race -count=1 ./...
+	$(MAKE) --no-print-directory allocs
 	$(MAKE) --no-print-directory fuzz-short
+
+# The allocation guards (Test…AllocationsDoNotGrow) skip under -race, whose detector allocates
+# on its own: they run here, without it. The pass fails when it finds none to run.
+allocs:
+	@out=$$($(GO) test -count=1 -run 'AllocationsDoNotGrow' -v ./... 2>&1) || { echo "$$out"; exit 1; }; \
+	n=$$(echo "$$out" | grep -c '^--- PASS: Test.*AllocationsDoNotGrow'); \
+	echo "allocation guards: $$n passed without -race"; \
+	[ "$$n" -ge 2 ] || { echo "$$out"; echo "allocs: expected at least 2 allocation guards to run"; exit 1; }
 
 # The TypeScript SDK client for interop tests, from the npm registry.
 interop-deps:
