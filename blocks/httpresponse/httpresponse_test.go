@@ -74,10 +74,8 @@ func post(t *testing.T, url, body string) answer {
 }
 
 func TestTheFlowAnswersWithTheStatusAndHeadersItSets(t *testing.T) {
-	port := runtimetest.FreePort(t)
 	log := &runtimetest.Buffer{}
-	runtimetest.StartConfig(t, fmt.Sprintf(config, port), log)
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	_, base := runtimetest.Serve(t, fmt.Sprintf(config, 0), "api", log)
 	defer http.DefaultClient.CloseIdleConnections()
 
 	t.Run("a literal status and headers, one rendered from the body", func(t *testing.T) {

@@ -57,3 +57,17 @@ func RunFlow(t testing.TB, svc *runtime.Service, name string, msg *runtime.Messa
 	defer cancel()
 	return f.Run(ctx, msg)
 }
+
+// Serve starts text as StartConfig does and returns the base URL (http://host:port) its http
+// connector named connector serves at. Write `port: 0` in text: the connector binds a port
+// the kernel picks and holds it from then on, so no other test can take it in between, as it
+// can a FreePort's.
+func Serve(t testing.TB, text, connector string, log io.Writer) (*runtime.Service, string) {
+	t.Helper()
+	svc := StartConfig(t, text, log)
+	c, ok := svc.Connector(connector).(interface{ Addr() string })
+	if !ok || c.Addr() == "" {
+		t.Fatalf("connector %q serves no address", connector)
+	}
+	return svc, "http://" + c.Addr()
+}

@@ -70,10 +70,9 @@ func init() {
 }
 
 func TestABranchErrorReachesTheModelAsItsCauseAndABugOnlyAsFailed(t *testing.T) {
-	port := runtimetest.FreePort(t)
 	log := &runtimetest.Buffer{}
-	runtimetest.StartConfig(t, fmt.Sprintf(failingTools, port), log)
-	cs := runtimetest.ConnectMCP(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", port), nil)
+	_, base := runtimetest.Serve(t, fmt.Sprintf(failingTools, 0), "api", log)
+	cs := runtimetest.ConnectMCP(t, base+"/mcp", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cases := []struct {

@@ -33,8 +33,7 @@ const routeCall = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name
 // The router checks a 2026-07-28 call's Mcp-Param headers against the arguments as the mock
 // does: matching (plain or base64) is served, missing or different is HTTP 400, -32020.
 func TestRouterChecksParamHeaders(t *testing.T) {
-	port := runtimetest.FreePort(t)
-	post := startConfig(t, port, fmt.Sprintf(mirroringRouter, port))
+	post := startConfig(t, fmt.Sprintf(mirroringRouter, 0))
 	std := []string{"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "route"}
 	for _, tt := range []struct {
 		name   string

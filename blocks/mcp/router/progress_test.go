@@ -52,12 +52,11 @@ func TestStepsAndABlocksWaitAreOneGrowingSequenceWithOneTotal(t *testing.T) {
 		_, _ = w.Write([]byte(`{"ok": true}`))
 	}))
 	defer slow.Close()
-	port := runtimetest.FreePort(t)
-	runtimetest.StartConfig(t, fmt.Sprintf(stepsAndAWait, port, slow.URL), nil)
+	_, base := runtimetest.Serve(t, fmt.Sprintf(stepsAndAWait, 0, slow.URL), "api", nil)
 	// Read off the wire, in the order sent: a client library may hand notifications to its
 	// handlers on goroutines of their own.
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sync","arguments":{},"_meta":{"progressToken":"p1"}}}`
-	req, _ := http.NewRequest("POST", fmt.Sprintf("http://127.0.0.1:%d/mcp", port), strings.NewReader(call))
+	req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(call))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("MCP-Protocol-Version", "2025-06-18")

@@ -29,14 +29,14 @@ flows:
 // startRouter serves a router with extra settings and returns a function posting a body
 // with headers (name, value, ...) that gives the status and body of the answer.
 func startRouter(t *testing.T, extra string) func(body string, header ...string) (int, string) {
-	port := runtimetest.FreePort(t)
-	return startConfig(t, port, fmt.Sprintf(revisionsRouter, port, extra))
+	return startConfig(t, fmt.Sprintf(revisionsRouter, 0, extra))
 }
 
-// startConfig serves config, whose http connector listens on port, as startRouter does.
-func startConfig(t *testing.T, port int, config string) func(body string, header ...string) (int, string) {
-	runtimetest.StartConfig(t, config, &runtimetest.Buffer{})
-	return poster(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+// startConfig serves config, whose http connector api listens on port 0, at /mcp, as
+// startRouter does.
+func startConfig(t *testing.T, config string) func(body string, header ...string) (int, string) {
+	_, base := runtimetest.Serve(t, config, "api", &runtimetest.Buffer{})
+	return poster(t, base+"/mcp")
 }
 
 // poster returns a function posting a body with headers (name, value, ...) to url that gives

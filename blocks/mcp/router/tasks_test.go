@@ -50,9 +50,8 @@ func TestRouterToolRunsAsATask(t *testing.T) {
 	if _, body := post(taskCall("server/discover", `"x":1`, true), "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover"); strings.Contains(body, "extensions") {
 		t.Fatalf("a router without task tools declares tasks: %s", body)
 	}
-	port := runtimetest.FreePort(t)
-	runtimetest.StartConfig(t, fmt.Sprintf(taskingRouter, port, "50ms"), &runtimetest.Buffer{})
-	post = poster(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+	_, base := runtimetest.Serve(t, fmt.Sprintf(taskingRouter, 0, "50ms"), "api", &runtimetest.Buffer{})
+	post = poster(t, base+"/mcp")
 	headers := func(method, name string) []string {
 		return []string{"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", method, "Mcp-Name", name}
 	}
@@ -81,9 +80,8 @@ func TestRouterToolRunsAsATask(t *testing.T) {
 // A router's tasks end when it stops: a branch waiting an hour does not hold Stop up.
 func TestRouterTasksStopWithTheService(t *testing.T) {
 	before := goleak.IgnoreCurrent()
-	port := runtimetest.FreePort(t)
-	svc := runtimetest.StartConfig(t, fmt.Sprintf(taskingRouter, port, "1h"), &runtimetest.Buffer{})
-	post := poster(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+	svc, base := runtimetest.Serve(t, fmt.Sprintf(taskingRouter, 0, "1h"), "api", &runtimetest.Buffer{})
+	post := poster(t, base+"/mcp")
 	_, body := post(taskCall("tools/call", `"name":"report"`, true), "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "report")
 	if !strings.Contains(body, `"resultType":"task"`) {
 		t.Fatalf("as a task: %s", body)
