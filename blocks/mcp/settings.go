@@ -136,3 +136,18 @@ func (f *PromptFields) RepeatedArguments() []*ArgumentFields {
 }
 
 var _ json.Unmarshaler = (*SchemaSetting)(nil)
+
+// ToolNameProblem says why name breaks the 2025-11-25 tool naming guidance (1 to 128 of
+// A-Z a-z 0-9 _ - .), "" when it keeps to it: some clients drop every tool of a server that
+// lists one such name, so the router refuses it and the mock leaves the tool out.
+func ToolNameProblem(name string) string {
+	ok := name != "" && len(name) <= 128
+	for i := 0; ok && i < len(name); i++ {
+		ch := name[i]
+		ok = ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '_' || ch == '-' || ch == '.'
+	}
+	if ok {
+		return ""
+	}
+	return fmt.Sprintf("tool name %q would confuse clients: use 1 to 128 of A-Z a-z 0-9 _ - . (no spaces)", name)
+}

@@ -32,8 +32,8 @@ func (c *compiler) tools(cat *catalog, confs []toolConfig) {
 		if !tc.Enabled {
 			continue
 		}
-		if !validToolName(tc.Name) {
-			c.problem(&tc.Name, "tool name %q would confuse clients: use 1 to 128 of A-Z a-z 0-9 _ - . (no spaces); this tool is left out", tc.Name)
+		if problem := mcp.ToolNameProblem(tc.Name); problem != "" {
+			c.problem(&tc.Name, "%s; this tool is left out", problem)
 			continue
 		}
 		if f, dup := first[tc.Name]; dup {
@@ -49,21 +49,6 @@ func (c *compiler) tools(cat *catalog, confs []toolConfig) {
 		cat.toolByName[t.def.Name] = t
 		cat.toolList = append(cat.toolList, t.def)
 	}
-}
-
-// validToolName follows the 2025-11-25 naming guidance; names outside it
-// make some clients drop every tool of the server.
-func validToolName(name string) bool {
-	if name == "" || len(name) > 128 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		ch := name[i]
-		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '_' || ch == '-' || ch == '.') {
-			return false
-		}
-	}
-	return true
 }
 
 func (c *compiler) tool(tc *toolConfig) (*tool, bool) {

@@ -39,6 +39,10 @@ func buildTools(b *runtime.Build, confs []toolSettings) *tools {
 	ts := &tools{byName: make(map[string]*tool, len(confs)), logger: b.Logger(), logFloor: -1}
 	for i := range confs {
 		c := &confs[i]
+		if problem := mcp.ToolNameProblem(c.Name); problem != "" {
+			b.Errorf(&c.Name, "%s", problem)
+			continue
+		}
 		if _, dup := ts.byName[c.Name]; dup {
 			b.Errorf(&c.Name, "duplicate tool name %q", c.Name)
 			continue
