@@ -8,7 +8,7 @@ import (
 	"github.com/octo-run/octo/runtime"
 )
 
-// statuses answer each kind of runtime.Error; README's http connector section has the table.
+// statuses answer each kind of runtime.Error; docs/guides/config.md has the table.
 var statuses = [...]int{
 	runtime.KindInternal:     http.StatusInternalServerError,
 	runtime.KindInvalid:      http.StatusBadRequest,

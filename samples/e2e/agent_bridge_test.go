@@ -225,7 +225,7 @@ func TestAgentBridgeNegotiatesVersionsAndListsNoResources(t *testing.T) {
 // The README's check, pasted into a shell with octo on the PATH: the first answer names octo,
 // the second lists the tools, and the pipe ends as its input does.
 func TestReadmeAgentBridgeCheck(t *testing.T) {
-	section := readmeSection(t, "AI agents")
+	section := docSection(t, "AI agents")
 	_, block, ok := strings.Cut(section, "```sh\nprintf")
 	if !ok {
 		t.Fatal(`the "AI agents" section has no printf check`)

@@ -17,7 +17,7 @@ import (
 // router tool over it. Its curl lines answer as printed (status included), the answers carry
 // the headers the flow sets, and the Go SDK client reads a fail block's message as isError text.
 func TestReadmeControlFlowAnswersWithStatusesHeadersAndErrors(t *testing.T) {
-	section := readmeSection(t, "Branch, handle errors and shape the answer")
+	section := docSection(t, "Branch, handle errors and shape the answer")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "octo.yaml"), []byte(readmeConfig(t, section)), 0o644); err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ func runHTTPAPISample(t *testing.T) string {
 // sentence included), the progress line with the stream printed, and the stdio pipe with its
 // two lines.
 func TestReadmeHTTPAPISampleAnswersAsPrinted(t *testing.T) {
-	section := readmeSection(t, httpAPISection)
+	section := docSection(t, httpAPISection)
 	base := runHTTPAPISample(t)
 
 	t.Run("the curl lines", func(t *testing.T) {

@@ -30,7 +30,7 @@ func readmeConfig(t *testing.T, section string) string {
 // whose branch is an http-request to a JSON API served by another flow of the same config. Its
 // curl lines answer as printed, and the Go SDK client calls both tools.
 func TestReadmeToolCallsAnHTTPAPI(t *testing.T) {
-	section := readmeSection(t, "Call an HTTP API from a tool")
+	section := docSection(t, "Call an HTTP API from a tool")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "octo.yaml"), []byte(readmeConfig(t, section)), 0o644); err != nil {
 		t.Fatal(err)

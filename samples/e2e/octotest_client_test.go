@@ -72,7 +72,7 @@ func TestOctoTestScriptsTheClientsAnswers(t *testing.T) {
 // The README's example of a client that answers ("Test a config") passes on the calendar mock,
 // over HTTP and over stdio.
 func TestTheREADMEClientExamplePasses(t *testing.T) {
-	section := readmeSection(t, "Test a config")
+	section := docSection(t, "Test a config")
 	_, example, ok := strings.Cut(section, "# samples/calendar-mock/tests/signin.yaml\n")
 	if !ok {
 		t.Fatal(`the "Test a config" section has no calendar-mock example`)

@@ -179,8 +179,8 @@ func writeFile(t *testing.T, name, text string) {
 // the README prints it (durations aside).
 func TestReadmeTestsAConfig(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "weather-api")
-	writeFile(t, filepath.Join(dir, "octo.yaml"), readmeConfig(t, readmeSection(t, "Call an HTTP API from a tool")))
-	section := readmeSection(t, "Test a config")
+	writeFile(t, filepath.Join(dir, "octo.yaml"), readmeConfig(t, docSection(t, "Call an HTTP API from a tool")))
+	section := docSection(t, "Test a config")
 	writeFile(t, filepath.Join(dir, "tests", "tools.yaml"), readmeConfig(t, section))
 	_, transcript, _ := strings.Cut(section, "bin/octo test --config weather-api\n")
 	transcript, _, _ = strings.Cut(transcript, "```")

@@ -411,7 +411,7 @@ func runOctoEnv(t *testing.T, env []string, args ...string) (int, string) {
 // The README's "Health and metrics" lines, run against the sample it names: each curl line's
 // printed answer comes back (a grep of /metrics: exactly the lines printed).
 func TestReadmeHealthAndMetricsLinesAnswerAsPrinted(t *testing.T) {
-	section := readmeSection(t, "Health and metrics")
+	section := docSection(t, "Health and metrics")
 	if !strings.Contains(section, "HTTP_PORT=8080 bin/octo run --config samples/mcp-router --admin 127.0.0.1:9090") {
 		t.Fatal("the section no longer runs the router sample with --admin 127.0.0.1:9090")
 	}

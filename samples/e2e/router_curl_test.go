@@ -99,19 +99,34 @@ type readmeTranscript struct {
 	header           []string // name, value, … from -H 'Name: value'
 }
 
-// readmeSection is the text of the README's "## title" section.
-func readmeSection(t *testing.T, title string) string {
+// docSection is the text of the README's "## title" section or, once a task has moved to
+// docs/guides/, of the guide titled "# title" (the whole file under its heading): the tests that
+// run the docs' transcripts find them wherever they are.
+func docSection(t *testing.T, title string) string {
 	t.Helper()
 	readme, err := os.ReadFile(filepath.Join(repoRoot(), "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(readme), "\n## "+title+"\n")
-	if !ok {
-		t.Fatalf("README.md has no %q section", title)
+	if _, section, ok := strings.Cut(string(readme), "\n## "+title+"\n"); ok {
+		section, _, _ = strings.Cut(section, "\n## ")
+		return section
 	}
-	section, _, _ = strings.Cut(section, "\n## ")
-	return section
+	guides, err := filepath.Glob(filepath.Join(repoRoot(), "docs", "guides", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range guides {
+		guide, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if section, ok := strings.CutPrefix(string(guide), "# "+title+"\n"); ok {
+			return section
+		}
+	}
+	t.Fatalf("neither README.md nor docs/guides/ has a section titled %q", title)
+	return ""
 }
 
 // curlTranscripts reads every `curl -s localhost:8080/PATH -d '…'` line of a
@@ -172,14 +187,14 @@ func curlHeaders(text string) (path string, header []string, ok bool) {
 // the older revisions use.
 func TestReadmeNewestRevisionTranscriptsAreWhatTheSampleAnswers(t *testing.T) {
 	base, _ := runSample(t, "mcp-router")
-	checkCurlTranscripts(t, base, readmeSection(t, "MCP 2026-07-28 on the same URL"), 3)
+	checkCurlTranscripts(t, base, docSection(t, "MCP 2026-07-28 on the same URL"), 3)
 }
 
 // routerTranscripts reads the README's "An MCP server in one command"
 // section.
 func routerTranscripts(t *testing.T) []readmeTranscript {
 	t.Helper()
-	return curlTranscripts(t, readmeSection(t, "An MCP server in one command"), 10)
+	return curlTranscripts(t, docSection(t, "An MCP server in one command"), 10)
 }
 
 // The README prints what the server answers: each curl line is sent as curl

@@ -27,7 +27,7 @@ func readmeProgressConfig(t *testing.T) (dir, section string) {
 // its own.
 func readmeSectionConfig(t *testing.T, title string) (dir, section string) {
 	t.Helper()
-	section = readmeSection(t, title)
+	section = docSection(t, title)
 	dir = t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "octo.yaml"), []byte(readmeConfig(t, section)), 0o644); err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ import (
 func readmeStdioConfig(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	cfg := readmeConfig(t, readmeSection(t, "Serve a router over stdio"))
+	cfg := readmeConfig(t, docSection(t, "Serve a router over stdio"))
 	if err := os.WriteFile(filepath.Join(dir, "octo.yaml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func connectStdio(t *testing.T, ctx context.Context, client *mcp.Client, env []s
 
 // The README's pipe: its printf lines go in, and the lines printed under it come out, exactly.
 func TestReadmeStdioPipeAnswersAsPrinted(t *testing.T) {
-	section := readmeSection(t, "Serve a router over stdio")
+	section := docSection(t, "Serve a router over stdio")
 	in, env, args, want := readmePipe(t, section)
 	if len(in) != 2 || len(want) != 2 || len(args) == 0 || len(env) != 0 {
 		t.Fatalf("the README pipe has %d lines in, %d answers and args %q", len(in), len(want), args)
@@ -127,7 +127,7 @@ func TestRunStdioKeepsTheOtherFlowsServing(t *testing.T) {
 
 	t.Run("the tool calls the API flow on http", func(t *testing.T) {
 		dir := t.TempDir()
-		cfg := readmeConfig(t, readmeSection(t, "Call an HTTP API from a tool"))
+		cfg := readmeConfig(t, docSection(t, "Call an HTTP API from a tool"))
 		if err := os.WriteFile(filepath.Join(dir, "octo.yaml"), []byte(cfg), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +186,7 @@ func runStdioClientScript(t *testing.T, node, dir string, args ...string) {
 // a request before initialize each get their JSON-RPC error, and the session goes on.
 func TestTheRouterOverStdioAnswersBadLinesAndGoesOn(t *testing.T) {
 	dir := t.TempDir()
-	cfg := strings.Replace(readmeConfig(t, readmeSection(t, "Serve a router over stdio")),
+	cfg := strings.Replace(readmeConfig(t, docSection(t, "Serve a router over stdio")),
 		"{ name: io, type: stdio }", "{ name: io, type: stdio, settings: { maxLineBytes: 300 } }", 1)
 	if err := os.WriteFile(filepath.Join(dir, "octo.yaml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)

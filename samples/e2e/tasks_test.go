@@ -55,7 +55,7 @@ func TestReadmeTasksTranscriptIsWhatTheMockAnswers(t *testing.T) {
 	url := serveConformance(t)
 	const prefix, placeholder = "curl -s localhost:3010", "<task id>"
 	times := regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`)
-	lines := strings.Split(readmeSection(t, "MCP 2026-07-28 on the same URL"), "\n")
+	lines := strings.Split(docSection(t, "MCP 2026-07-28 on the same URL"), "\n")
 	id, sent := "", 0
 	for i, line := range lines {
 		rest, ok := strings.CutPrefix(line, prefix)

@@ -15,7 +15,7 @@ import (
 // ```yaml block, saved as flow.yaml, makes `octo validate --config flow.yaml` print the ```text
 // block after it, exactly.
 func TestReadmeValidateExamplesPrintAsShown(t *testing.T) {
-	section := readmeSection(t, "Find mistakes before you run")
+	section := docSection(t, "Find mistakes before you run")
 	blocks := strings.Split(section, "```yaml\n")[1:]
 	if len(blocks) < 2 {
 		t.Fatalf("found %d yaml examples, want 2", len(blocks))
