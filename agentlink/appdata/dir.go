@@ -1,9 +1,10 @@
 // Package appdata owns the octo app's data folder: where it is, and the files in it that the app
 // and the agent bridge (`octo mcp`) share. agent.json says where the running app listens for
 // agents and holds the secret both sides prove they know (see agentlink/handshake);
-// settings.yaml keeps the user's choices (the last workspace, whether agents may act); three lock
-// files let one bridge at a time start the app (start.lock), one app at a time serve the
-// folder (app.lock), and one process at a time change saved server files (write.lock).
+// settings.yaml keeps the user's choices (the last workspace, whether agents may act); two lock
+// files let one bridge at a time start the app (start.lock) and one app at a time serve the
+// folder (app.lock). (Writes to a workspace take turns through the workspace's own lock:
+// workspace.Lock.)
 //
 // agent.json is a secret: it is written readable by the user only (0600, to a temporary file
 // renamed into place, so a reader never sees half of it), and a reader refuses it when it is a

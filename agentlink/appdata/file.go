@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+
+	"github.com/octo-run/octo/runtime/filelock"
 )
 
 // ErrUnsafe marks a file refused because someone other than the user could have read or
 // written it: a symbolic link, not a regular file, or open to the group or others.
-var ErrUnsafe = errors.New("unsafe file")
+var ErrUnsafe = filelock.ErrUnsafe
 
 // mkdirPrivate makes the data folder, readable by the user only, if it is missing, and checks
 // that it is the user's own: octo trusts what is in it (the agents' token, the settings that

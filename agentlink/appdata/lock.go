@@ -5,26 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/octo-run/octo/runtime/filelock"
 )
 
 // Lock files in the data folder.
 const (
-	LockFile      = "start.lock" // a bridge holds it while it starts the app
-	AppLockFile   = "app.lock"   // the app holds it while it serves agents
-	WriteLockFile = "write.lock" // a process holds it while it changes saved server files
+	LockFile    = "start.lock" // a bridge holds it while it starts the app
+	AppLockFile = "app.lock"   // the app holds it while it serves agents
 )
 
 // ErrAppRunning is LockApp's error when another app holds the folder.
 var ErrAppRunning = errors.New("another octo app is running")
 
-// lockPoll is how often a waiting lock tries again while another process holds it.
-const lockPoll = 25 * time.Millisecond
-
 // Lock is a held lock of the data folder; Unlock lets it go.
-type Lock struct{ f *os.File }
+type Lock = filelock.Lock
 
 // LockStart takes the start lock of the data folder dir, waiting while another process (or
 // another Lock in this one) holds it, until ctx ends. A bridge holds it from finding no app until
@@ -35,29 +32,12 @@ func LockStart(ctx context.Context, dir string) (*Lock, error) {
 	return waitLock(ctx, dir, LockFile, "the start lock")
 }
 
-// LockWrite takes the write lock of the data folder dir, waiting while another process (or
-// another Lock in this one) holds it, until ctx ends. Whoever changes the saved server files of
-// the workspace the folder's app serves holds it meanwhile (agenttools.Tools.Writing): the app,
-// and a bridge working without it, so two saves in two processes cannot both take the same
-// free port or name.
-func LockWrite(ctx context.Context, dir string) (*Lock, error) {
-	return waitLock(ctx, dir, WriteLockFile, "the write lock")
-}
-
-// waitLock locks dir/name, trying again every lockPoll while another holds it, until ctx ends.
-// Polling rather than a blocking lock call: a blocked call cannot be given up when ctx ends.
+// waitLock locks dir/name, trying again while another holds it, until ctx ends.
 func waitLock(ctx context.Context, dir, name, what string) (*Lock, error) {
-	for {
-		l, err := tryLockFile(dir, name)
-		if l != nil || err != nil {
-			return l, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("waiting for %s in %s: %w", what, dir, context.Cause(ctx))
-		case <-time.After(lockPoll):
-		}
+	if err := mkdirPrivate(dir); err != nil {
+		return nil, err
 	}
+	return filelock.Wait(ctx, filepath.Join(dir, name), what, mine)
 }
 
 // LockApp takes the app lock of the data folder dir, which the app holds while it serves agents
@@ -97,48 +77,8 @@ func tryLockFile(dir, name string) (*Lock, error) {
 	if err := mkdirPrivate(dir); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, name)
-	// A fresh descriptor each try: a lock held through another descriptor of this process
-	// makes this one wait too (as flock does, but not every system's lock).
-	// O_NOFOLLOW: a symbolic link planted at the name would make the lock create its target.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
-	if err != nil {
-		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, fmt.Errorf("the lock %s: %w: a symbolic link (remove it)", path, ErrUnsafe)
-		}
-		return nil, fmt.Errorf("opening the lock %s: %w", path, err)
-	}
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-	case !fi.Mode().IsRegular():
-		err = fmt.Errorf("the lock %s: %w: %s", path, ErrUnsafe, describe(fi.Mode()))
-	default:
-		if err = notMine(fi); err != nil {
-			err = fmt.Errorf("the lock %s: %w", path, err)
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	held, err := tryLock(f)
-	if held {
-		return &Lock{f: f}, nil
-	}
-	f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("taking the lock %s: %w", path, err)
-	}
-	return nil, nil
+	return filelock.Try(filepath.Join(dir, name), mine)
 }
 
-// Unlock lets the lock go. The file stays: removing it would let a waiter lock a file that a
-// newcomer then creates anew beside it.
-func (l *Lock) Unlock() error {
-	if err := unlock(l.f); err != nil {
-		l.f.Close()
-		return err
-	}
-	return l.f.Close()
-}
+// mine refuses a lock file of the data folder that another user owns.
+func mine(_ string, fi fs.FileInfo) error { return notMine(fi) }

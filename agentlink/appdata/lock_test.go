@@ -130,43 +130,17 @@ func TestLockAppLetsOneAppServeAFolder(t *testing.T) {
 	again.Unlock()
 }
 
-// The write lock waits like the start lock, and apart from it: holding one never holds up the
-// other.
-func TestLockWriteWaitsForItsHolderOnly(t *testing.T) {
-	dir := t.TempDir()
-	start, err := LockStart(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer start.Unlock()
-	w, err := LockWrite(context.Background(), dir)
-	if err != nil {
-		t.Fatalf("LockWrite while the start lock is held: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	if _, err := LockWrite(ctx, dir); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "write lock") {
-		t.Fatalf("a second LockWrite: %v, want the deadline, naming the write lock", err)
-	}
-	w.Unlock()
-	again, err := LockWrite(context.Background(), dir)
-	if err != nil {
-		t.Fatalf("LockWrite after Unlock: %v", err)
-	}
-	again.Unlock()
-}
-
 // A symbolic link planted at a lock's name is refused, and its target is not created: a lock
 // taken by root would otherwise create (or truncate) whatever file the link names.
 func TestALockRefusesASymbolicLinkAtItsName(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(t.TempDir(), "created-by-the-lock")
-	if err := os.Symlink(target, filepath.Join(dir, WriteLockFile)); err != nil {
+	if err := os.Symlink(target, filepath.Join(dir, LockFile)); err != nil {
 		t.Fatal(err)
 	}
-	_, err := LockWrite(context.Background(), dir)
+	_, err := LockStart(context.Background(), dir)
 	if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "a symbolic link") {
-		t.Fatalf("LockWrite = %v, want it refused as a symbolic link", err)
+		t.Fatalf("LockStart = %v, want it refused as a symbolic link", err)
 	}
 	if _, err := os.Lstat(target); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("the link's target was created: %v", err)

@@ -8,9 +8,6 @@ import (
 	"syscall"
 )
 
-// noFollow makes opening a lock file refuse a symbolic link at its name.
-const noFollow = syscall.O_NOFOLLOW
-
 // ownerOf is the user id owning the file fi describes; ok false when the system does not say.
 func ownerOf(fi fs.FileInfo) (uid int, ok bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)

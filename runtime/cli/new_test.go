@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"net"
 	"os"
@@ -8,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	"github.com/octo-run/octo/runtime/ports"
 )
 
@@ -91,6 +94,33 @@ func TestNewWritesStarters(t *testing.T) {
 		}
 		if code, _, errs := runCLI("new", "mcp-api", t.TempDir(), "--port", "70000"); code != 2 || !strings.Contains(errs, "--port 70000 is not a port") {
 			t.Fatalf("a bad port: exit %d %s", code, errs)
+		}
+	})
+	t.Run("a mock server waits while another process writes to the workspace", func(t *testing.T) {
+		ws := filepath.Join(t.TempDir(), "mocks")
+		held, err := workspace.Lock(context.Background(), ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan string, 1)
+		go func() {
+			code, _, errs := runCLI("new", "mcp-mock", ws, "A")
+			done <- strconv.Itoa(code) + " " + errs
+		}()
+		select {
+		case got := <-done:
+			t.Fatalf("octo new finished (%s) while another process writes", got)
+		case <-time.After(300 * time.Millisecond):
+		}
+		if _, err := os.Stat(workspace.ServerFile(ws, "A")); err == nil {
+			t.Fatal("the server's file was written while another process writes")
+		}
+		held.Unlock()
+		if got := <-done; got != "0 " {
+			t.Fatalf("after the other process let go: exit %s", got)
+		}
+		if _, err := os.Stat(workspace.ServerFile(ws, "A")); err != nil {
+			t.Fatal(err)
 		}
 	})
 	bad := []struct{ name, want string }{

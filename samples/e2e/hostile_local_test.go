@@ -187,7 +187,7 @@ func TestAgentsAreServedWhileAnotherUserFloodsTheAgentPort(t *testing.T) {
 }
 
 // Another user makes the data folder before the owner does (a shared /tmp, a guessed
-// OCTO_DATA_DIR) and plants a write.lock that links to a file of the owner's. octo app refuses
+// OCTO_DATA_DIR) and plants an app.lock that links to a file of the owner's. octo app refuses
 // the folder, saying whose it is, and creates nothing through the link; a folder of the
 // owner's own that others may write in is refused too.
 func TestADataFolderAnotherUserMadeIsRefused(t *testing.T) {
@@ -196,7 +196,7 @@ func TestADataFolderAnotherUserMadeIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	dataDir, target := filepath.Join(home, "data"), filepath.Join(home, "owners-file")
-	for _, step := range [][]string{{"mkdir", dataDir}, {"symlink", target, filepath.Join(dataDir, appdata.WriteLockFile)}} {
+	for _, step := range [][]string{{"mkdir", dataDir}, {"symlink", target, filepath.Join(dataDir, appdata.AppLockFile)}} {
 		if out := asOtherUser(t, step...); strings.TrimSpace(out) != "ok" {
 			t.Fatalf("the other user's %s: %s", step[0], out)
 		}

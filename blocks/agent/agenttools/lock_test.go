@@ -1,8 +1,8 @@
 package agenttools_test
 
-// Saves in two processes on one data folder: the app and a bridge working without it, or two
-// such bridges. The other process is this test binary run again (lockPeer), holding the same
-// data folder and workspace through the real app.
+// Saves in two processes on one workspace: the app and a bridge working without it, two such
+// bridges, or two apps with data folders of their own. The other process is this test binary
+// run again (lockPeer), holding the workspace through the real app.
 
 import (
 	"bufio"
@@ -93,7 +93,7 @@ func lockPeer() {
 		}
 		fmt.Println("done")
 	case "hold":
-		_ = a.Tools().Writing(ctx, func() {
+		_ = a.Tools().Writing(ctx, func(*workspace.Writer) {
 			fmt.Println("held")
 			_, _ = in.ReadString('\n')
 		})
@@ -123,11 +123,12 @@ func saveServer(ctx context.Context, tools *agenttools.Tools, name string) (*mcp
 }
 
 // Two processes saving into one workspace at once take turns: every server is saved, each on
-// a port of its own (without the data folder's lock, both read the folder, pick the same free
-// port, and one file is then left out as a clash).
+// a port of its own (without the workspace's write lock, both read the folder, pick the same
+// free port, and one file is then left out as a clash). The other process has a data folder
+// of its own: the lock goes with the workspace, not with the app.
 func TestSavesInTwoProcessesTakeTurns(t *testing.T) {
 	a, ws := openApp(t, appdata.Agents{Allow: true, Approve: appdata.ApproveNever}, app.Options{}, nil)
-	p := startPeer(t, "save", a.DataDir(), ws)
+	p := startPeer(t, "save", t.TempDir(), ws)
 	if _, err := io.WriteString(p.in, "go\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -161,19 +162,19 @@ func TestASaveWaitsForAnotherProcessAndSaysWhyWhenItGivesUp(t *testing.T) {
 	}
 	p.expect(t, "held")
 
-	impatient := agenttools.New(a, agenttools.Options{DataDir: a.DataDir(), LockWait: 200 * time.Millisecond})
+	impatient := agenttools.New(a, agenttools.Options{LockWait: 200 * time.Millisecond})
 	res, err := saveServer(context.Background(), impatient, "Weather mock")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.IsError || !strings.Contains(res.Content[0].Text, "another octo process on this data folder") ||
+	if !res.IsError || !strings.Contains(res.Content[0].Text, "is still writing to this workspace") ||
 		!strings.Contains(res.Content[0].Text, "nothing was changed") {
 		t.Fatalf("a save while another process writes: %v %q, want a failure saying why", res.IsError, res.Content[0].Text)
 	}
 	if _, err := os.Stat(workspace.ServerFile(ws, "Weather mock")); err == nil {
 		t.Fatal("the save that gave up wrote its file")
 	}
-	if err := impatient.Writing(context.Background(), func() { t.Error("Writing ran while another process writes") }); err == nil {
+	if err := impatient.Writing(context.Background(), func(*workspace.Writer) { t.Error("Writing ran while another process writes") }); err == nil {
 		t.Fatal("Writing while another process writes: no error")
 	}
 

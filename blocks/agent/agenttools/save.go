@@ -60,13 +60,13 @@ type draft struct {
 
 // drafted is what a save writes; res says why it would not be saved (checked as serving it
 // would check it), nil when it would.
-func (t *Tools) drafted(s *saving) (d draft, res *mcp.CallToolResult) {
-	dir := t.host.Workspace()
+func (t *Tools) drafted(w *workspace.Writer, s *saving) (d draft, res *mcp.CallToolResult) {
+	dir := w.Dir()
 	file, existing, err := t.saveTarget(s.Name)
 	if err != nil {
 		return draft{}, errResult(err)
 	}
-	d = draft{file: file, existing: existing, port: t.savePort(dir, file, existing, s.Port)}
+	d = draft{file: file, existing: existing, port: savePort(w, file, existing, s.Port)}
 	if d.text, err = s.draft.Text(d.port); err != nil {
 		return draft{}, errResult(err)
 	}
@@ -183,31 +183,30 @@ func plural(n int, what string) string {
 // checkSave says why the save would not be saved, checked with no other save running (the
 // port it would take is free then); nil when it would be.
 func (t *Tools) checkSave(ctx context.Context, s *saving) *mcp.CallToolResult {
-	unlock, err := t.lockWrites(ctx)
+	w, unlock, err := t.lockWrites(ctx)
 	if err != nil {
 		return errResult(err)
 	}
 	defer unlock()
-	_, res := t.drafted(s)
+	_, res := t.drafted(w, s)
 	return res
 }
 
 // save writes the server's file, checked again once no other save runs.
 func (t *Tools) save(ctx context.Context, s *saving) *mcp.CallToolResult {
-	unlock, err := t.lockWrites(ctx)
+	w, unlock, err := t.lockWrites(ctx)
 	if err != nil {
 		return errResult(err)
 	}
 	defer unlock()
-	dir := t.host.Workspace()
-	d, res := t.drafted(s)
+	d, res := t.drafted(w, s)
 	if res != nil {
 		return res
 	}
-	if err := t.writeSchema(dir); err != nil {
+	if err := writeSchema(w.Dir()); err != nil {
 		return errResult(err)
 	}
-	if err := workspace.WriteServer(dir, d.file, d.text); err != nil {
+	if err := w.WriteServer(d.file, d.text); err != nil {
 		return errResult(fmt.Errorf("could not write %s: %w", t.rel(d.file), err))
 	}
 	lines := []string{fmt.Sprintf("Saved %q to %s (port %d).", s.Name, t.rel(d.file), d.port)}
@@ -241,24 +240,24 @@ func (t *Tools) saveTarget(name string) (file string, existing *ServerState, err
 
 // savePort is the port written in the file: the one asked for, else the one the server has,
 // else the one `octo new mcp-mock` would pick.
-func (t *Tools) savePort(dir, file string, existing *ServerState, asked *int) int {
+func savePort(w *workspace.Writer, file string, existing *ServerState, asked *int) int {
 	if asked != nil {
 		return *asked
 	}
 	if existing != nil {
-		servers, _ := workspace.ReadAll(dir)
+		servers, _ := workspace.ReadAll(w.Dir())
 		for _, s := range servers {
 			if filepath.Clean(s.File) == filepath.Clean(file) {
 				return s.Port
 			}
 		}
 	}
-	return workspace.NextPort(dir)
+	return w.NextPort()
 }
 
 // writeSchema writes the saved server schema the modeline names, when the workspace lacks it,
 // as `octo new mcp-mock` does.
-func (t *Tools) writeSchema(dir string) error {
+func writeSchema(dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, reference.SchemaFile(workspace.ServerSchema))); err == nil {
 		return nil
 	}

@@ -191,7 +191,7 @@ func (t *Tools) readServer(s ServerState) savedServer {
 
 func (t *Tools) deleteServer(c Call) (op, error) {
 	o, err := t.onServer(c, DeleteServer, func(ctx context.Context, s ServerState) *mcp.CallToolResult {
-		unlock, err := t.lockWrites(ctx)
+		w, unlock, err := t.lockWrites(ctx)
 		if err != nil {
 			return errResult(err)
 		}
@@ -203,7 +203,7 @@ func (t *Tools) deleteServer(c Call) (op, error) {
 			}
 			stopped = " It was running and is stopped."
 		}
-		if err := workspace.RemoveServer(t.host.Workspace(), s.File); err != nil {
+		if err := w.RemoveServer(s.File); err != nil {
 			return errResult(fmt.Errorf("could not delete %s: %w", t.rel(s.File), err))
 		}
 		return textResult(fmt.Sprintf("Deleted %q (%s).%s", s.Name, t.rel(s.File), stopped))

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 )
 
 // Tools runs the agent tools over a host; share one between every caller of the host (each
@@ -18,28 +18,27 @@ import (
 type Tools struct {
 	host Host
 	opts Options
-	// writing makes each save or delete check and change the servers folder alone in this
-	// process, so two saves cannot both take the same free port or name; the data folder's
-	// write lock does the same between processes.
+	// writing makes each save or delete check and change the workspace alone in this process,
+	// so two saves cannot both take the same free port or name; the workspace's write lock
+	// (workspace.Lock) does the same between processes.
 	writing sync.Mutex
 }
 
-// DefaultLockWait is how long a save or delete waits for another process's to end.
+// DefaultLockWait is how long a save or delete waits for another writer of the workspace.
 const DefaultLockWait = 30 * time.Second
 
 // Options tune New.
 type Options struct {
-	// DataDir is the data folder (appdata.DataDir) whose write lock every save and delete
-	// holds, so that another process serving the same folder (the app, or a bridge working
-	// without it) does not change the servers folder at the same time; "" takes no file lock.
-	DataDir string
-	// LockWait bounds the wait for that lock; 0 means DefaultLockWait.
+	// LockWait bounds the wait for the workspace's write lock, which every save and delete
+	// holds so that another process writing to the same workspace (octo new mcp-mock, another
+	// app, an agent's bridge working without it) does not change it at the same time; 0 means
+	// DefaultLockWait.
 	LockWait time.Duration
 }
 
 // errWriteBusy is the cause of a wait for the write lock that ran out of time.
-var errWriteBusy = errors.New("another octo process on this data folder (the app, or an agent's bridge working without it) " +
-	"is still saving or deleting a server; nothing was changed, try again")
+var errWriteBusy = errors.New("another octo process (the app, octo new, or an agent's bridge working without the app) " +
+	"is still writing to this workspace; nothing was changed, try again")
 
 // New returns the tools acting on host.
 func New(host Host, opts Options) *Tools {
@@ -49,37 +48,34 @@ func New(host Host, opts Options) *Tools {
 	return &Tools{host: host, opts: opts}
 }
 
-// Writing runs write with the servers folder to itself, as a save or a delete has it: for a
-// caller that writes server files itself (the console), so that a name or port it picks is not
-// picked by a save at the same time, here or in another process. write must not call the
-// tools. It fails, without running write, when another process kept the folder past the wait
-// (Options.LockWait) or ctx ended first.
-func (t *Tools) Writing(ctx context.Context, write func()) error {
-	unlock, err := t.lockWrites(ctx)
+// Writing runs write with the workspace to itself, as a save or a delete has it: for a caller
+// that writes workspace files itself (the console), through w, so that a name or port it picks
+// is not picked by a save at the same time, here or in another process. write must not call
+// the tools. It fails, without running write, when another process kept the workspace past
+// the wait (Options.LockWait) or ctx ended first.
+func (t *Tools) Writing(ctx context.Context, write func(w *workspace.Writer)) error {
+	w, unlock, err := t.lockWrites(ctx)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	write()
+	write(w)
 	return nil
 }
 
-// lockWrites takes this process's write lock, then the data folder's, and returns what lets
-// both go.
-func (t *Tools) lockWrites(ctx context.Context) (unlock func(), err error) {
+// lockWrites takes this process's write lock, then the workspace's, and returns the writer
+// and what lets both go.
+func (t *Tools) lockWrites(ctx context.Context) (w *workspace.Writer, unlock func(), err error) {
 	t.writing.Lock()
-	if t.opts.DataDir == "" {
-		return t.writing.Unlock, nil
-	}
 	ctx, cancel := context.WithTimeoutCause(ctx, t.opts.LockWait, errWriteBusy)
 	defer cancel()
-	l, err := appdata.LockWrite(ctx, t.opts.DataDir)
+	w, err = workspace.Lock(ctx, t.host.Workspace())
 	if err != nil {
 		t.writing.Unlock()
-		return nil, err
+		return nil, nil, err
 	}
-	return func() {
-		_ = l.Unlock() // the system lets go of it with the file anyway
+	return w, func() {
+		_ = w.Unlock() // the system lets go of it with the file anyway
 		t.writing.Unlock()
 	}, nil
 }

@@ -96,7 +96,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	}
 	a := &App{opts: opts, dir: dir, log: opts.Logger, settings: settings, always: map[string]bool{},
 		store: NewStore(opts.TrafficEntries, opts.TrafficBytes), started: &startedFile{dir: opts.DataDir}}
-	a.tools = agenttools.New(a, agenttools.Options{DataDir: opts.DataDir})
+	a.tools = agenttools.New(a, agenttools.Options{})
 	if settings.Workspace != dir && !opts.Headless {
 		if err := a.UpdateSettings(func(s *appdata.Settings) { s.Workspace = dir }); err != nil {
 			return nil, err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/octo-run/octo/blocks/agent/app"
 	"github.com/octo-run/octo/blocks/agent/console/web"
+	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/runtime"
 )
@@ -50,6 +51,9 @@ type reply struct {
 
 type handler func(ctx context.Context, r *request) reply
 
+// writeHandler is a handler that writes workspace files, through w (see api.writes).
+type writeHandler func(ctx context.Context, r *request, w *workspace.Writer) reply
+
 // route is one API path: a handler per method.
 type route map[string]handler
 
@@ -76,8 +80,8 @@ func (c *api) table() map[string]route {
 		"/api/delete":         {"POST": c.delete},
 		"/api/undo":           {"POST": c.writes(c.undoDelete)},
 		"/api/tool-enabled":   {"POST": c.toolEnabled},
-		"/api/workspace-yaml": {"GET": c.getWorkspaceYAML, "PUT": c.putWorkspaceYAML},
-		"/api/variables":      {"GET": c.getVariables, "POST": c.saveVariables},
+		"/api/workspace-yaml": {"GET": c.getWorkspaceYAML, "PUT": c.writes(c.putWorkspaceYAML)},
+		"/api/variables":      {"GET": c.getVariables, "POST": c.writes(c.saveVariables)},
 		"/api/traffic":        {"GET": c.traffic},
 		"/api/traffic/clear":  {"POST": c.clearTraffic},
 		"/api/traffic/export": {"GET": c.exportTraffic},
@@ -88,11 +92,12 @@ func (c *api) table() map[string]route {
 	}
 }
 
-// writes runs h, which writes server files itself, while no agent tool saves or deletes
-// (agenttools.Tools.Writing): a name or port it picks is not taken by a save meanwhile.
-func (c *api) writes(h handler) handler {
+// writes runs h, which writes workspace files itself, holding the workspace's write lock
+// (agenttools.Tools.Writing): a name or port it picks is not taken meanwhile by an agent's
+// save, another console or octo new.
+func (c *api) writes(h writeHandler) handler {
 	return func(ctx context.Context, r *request) (out reply) {
-		if err := c.app.Tools().Writing(ctx, func() { out = h(ctx, r) }); err != nil {
+		if err := c.app.Tools().Writing(ctx, func(w *workspace.Writer) { out = h(ctx, r, w) }); err != nil {
 			return fail(http.StatusServiceUnavailable, err.Error())
 		}
 		return out

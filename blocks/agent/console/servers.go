@@ -97,24 +97,23 @@ func (c *api) getYAML(_ context.Context, r *request) reply {
 }
 
 // putYAML replaces a server's file with the body (text), when it has no problem.
-func (c *api) putYAML(_ context.Context, r *request) reply {
+func (c *api) putYAML(_ context.Context, r *request, w *workspace.Writer) reply {
 	s, refused := c.saved(r.ex.Query().Get("name"))
 	if refused != nil {
 		return *refused
 	}
-	return c.writeChecked(s.File, r.body, http.StatusOK)
+	return c.writeChecked(w, s.File, r.body, http.StatusOK)
 }
 
 // writeChecked writes text as the server file when serving it would have no problem: else
 // 422 with every problem at its line.
-func (c *api) writeChecked(file string, text []byte, status int) reply {
-	dir := c.app.Workspace()
-	srv, ds := workspace.CheckServer(dir, file, text, "")
+func (c *api) writeChecked(w *workspace.Writer, file string, text []byte, status int) reply {
+	srv, ds := workspace.CheckServer(w.Dir(), file, text, "")
 	if len(ds) > 0 {
 		return reply{status: http.StatusUnprocessableEntity,
 			value: problem{Error: fmt.Sprintf("not saved: %s has %d problem(s)", c.rel(file), len(ds)), Problems: c.issues(ds)}}
 	}
-	if err := workspace.WriteServer(dir, file, text); err != nil {
+	if err := w.WriteServer(file, text); err != nil {
 		return failf(http.StatusInternalServerError, "could not write %s: %v", c.rel(file), err)
 	}
 	return reply{status: status, value: map[string]string{"name": srv.Name, "file": c.rel(file)}}
@@ -122,14 +121,13 @@ func (c *api) writeChecked(file string, text []byte, status int) reply {
 
 // newServer writes a server from the starter, named "New server" (or the first free "New
 // server N"), on the next free port.
-func (c *api) newServer(_ context.Context, r *request) reply {
+func (c *api) newServer(_ context.Context, r *request, w *workspace.Writer) reply {
 	var a struct {
 		Name string `json:"name"`
 	}
 	if err := args(r, &a); err != nil {
 		return fail(http.StatusBadRequest, err.Error())
 	}
-	dir := c.app.Workspace()
 	name := a.Name
 	if name == "" {
 		name = c.freeName("New server")
@@ -140,23 +138,23 @@ func (c *api) newServer(_ context.Context, r *request) reply {
 	if _, taken := c.findServer(name); taken {
 		return failf(http.StatusConflict, "a server is called %s already", quoteLog(name))
 	}
-	text, err := templates.RenderMockServer(templates.MockServer{Name: name, Port: workspace.NextPort(dir)})
+	text, err := templates.RenderMockServer(templates.MockServer{Name: name, Port: w.NextPort()})
 	if err != nil {
 		return fail(http.StatusInternalServerError, err.Error())
 	}
-	if err := reference.WriteSchemas(dir, "server", "workspace", "test"); err != nil { // the starter's modeline names them
+	if err := reference.WriteSchemas(w.Dir(), "server", "workspace", "test"); err != nil { // the starter's modeline names them
 		return failf(http.StatusInternalServerError, "could not write the schemas: %v", err)
 	}
-	return c.writeNew(name, text)
+	return c.writeNew(w, name, text)
 }
 
 // writeNew writes text as the new file of the server name.
-func (c *api) writeNew(name string, text []byte) reply {
-	file := workspace.ServerFile(c.app.Workspace(), name)
+func (c *api) writeNew(w *workspace.Writer, name string, text []byte) reply {
+	file := workspace.ServerFile(w.Dir(), name)
 	if _, err := os.Lstat(file); err == nil {
 		return failf(http.StatusConflict, "%s exists already", c.rel(file))
 	}
-	return c.writeChecked(file, text, http.StatusCreated)
+	return c.writeChecked(w, file, text, http.StatusCreated)
 }
 
 // freeName is base, else the first of "base 2", "base 3"… no saved server or file has.
@@ -197,7 +195,7 @@ type renameArgs struct {
 }
 
 // rename moves a server to the file of its new name, stopping and starting it when it runs.
-func (c *api) rename(ctx context.Context, r *request) reply {
+func (c *api) rename(ctx context.Context, r *request, w *workspace.Writer) reply {
 	var a renameArgs
 	if err := args(r, &a); err != nil {
 		return fail(http.StatusBadRequest, err.Error())
@@ -222,7 +220,8 @@ func (c *api) rename(ctx context.Context, r *request) reply {
 	}
 	// Checked first, as the file that takes the old one's place (its own port is no clash):
 	// a refused rename leaves the server as it was, running if it ran.
-	dir, file := c.app.Workspace(), workspace.ServerFile(c.app.Workspace(), a.To)
+	dir := w.Dir()
+	file := workspace.ServerFile(dir, a.To)
 	if _, err := os.Lstat(file); err == nil {
 		return failf(http.StatusConflict, "%s exists already", c.rel(file))
 	}
@@ -235,11 +234,11 @@ func (c *api) rename(ctx context.Context, r *request) reply {
 			return failf(http.StatusConflict, "could not stop %s to rename it: %v", quoteLog(s.Name), err)
 		}
 	}
-	if err := workspace.WriteServer(dir, file, text); err != nil {
+	if err := w.WriteServer(file, text); err != nil {
 		c.startAgain(ctx, s)
 		return failf(http.StatusInternalServerError, "not renamed: could not write %s: %v", c.rel(file), err)
 	}
-	if err := workspace.RemoveServer(dir, s.File); err != nil {
+	if err := w.RemoveServer(s.File); err != nil {
 		return failf(http.StatusInternalServerError, "renamed, but the old file stays: %v", err)
 	}
 	if s.Running {
@@ -261,7 +260,7 @@ func (c *api) startAgain(ctx context.Context, s agenttools.ServerState) {
 }
 
 // duplicate copies a server under "<name> copy", on the next free port.
-func (c *api) duplicate(_ context.Context, r *request) reply {
+func (c *api) duplicate(_ context.Context, r *request, w *workspace.Writer) reply {
 	s, refused := c.namedServer(r)
 	if refused != nil {
 		return *refused
@@ -273,12 +272,12 @@ func (c *api) duplicate(_ context.Context, r *request) reply {
 	name := c.freeName(s.Name + " copy")
 	text, err := withKey(text, nameLine, "name", name)
 	if err == nil {
-		text, err = withKey(text, portLine, "port", workspace.NextPort(c.app.Workspace()))
+		text, err = withKey(text, portLine, "port", w.NextPort())
 	}
 	if err != nil {
 		return fail(http.StatusUnprocessableEntity, err.Error())
 	}
-	return c.writeNew(name, text)
+	return c.writeNew(w, name, text)
 }
 
 // toolArgs switch one tool of a server on or off.

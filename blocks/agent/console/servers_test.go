@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/octo-run/octo/agentlink/appdata"
+	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 )
 
 type problemBody struct {
@@ -171,36 +171,52 @@ func TestSettingsAreSaved(t *testing.T) {
 	}
 }
 
-// The console's own writes take the data folder's write lock too: while another process (here
-// a lock of its own) changes the servers, making a new one waits, and goes through once it
-// lets go.
+// The console's own writes take the workspace's write lock: while another process (here a
+// lock of its own) writes to the workspace, making a server, saving workspace.yaml or the
+// variables waits, and goes through once it lets go.
 func TestTheConsoleWaitsForAnotherProcessWriting(t *testing.T) {
-	f := newFixture(t)
-	held, err := appdata.LockWrite(context.Background(), f.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	answered := make(chan int, 1)
-	go func() {
-		status, _ := f.do("POST", "/api/new", map[string]any{})
-		answered <- status
-	}()
-	select {
-	case status := <-answered:
-		t.Fatalf("a new server was made (%d) while another process writes", status)
-	case <-time.After(300 * time.Millisecond):
-	}
-	if _, err := os.Stat(filepath.Join(f.ws, "servers", "New server.yaml")); err == nil {
-		t.Fatal("the new server's file was written while another process writes")
-	}
-	held.Unlock()
-	select {
-	case status := <-answered:
-		if status != http.StatusCreated {
-			t.Fatalf("making a new server after the other process let go: %d", status)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("making a new server did not go through after the other process let go")
+	for _, c := range []struct {
+		name, method, path string
+		body               any
+		file               string // what the call writes
+		status             int
+	}{
+		{"a new server", "POST", "/api/new", map[string]any{}, "servers/New server.yaml", http.StatusCreated},
+		{"workspace.yaml", "PUT", "/api/workspace-yaml", "variables: {city: Paris}\n", "workspace.yaml", http.StatusOK},
+		{"the variables", "POST", "/api/variables", map[string]any{"variables": map[string]string{"city": "Paris"}}, "workspace.yaml", http.StatusOK},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t)
+			held, err := workspace.Lock(context.Background(), f.ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answered := make(chan int, 1)
+			go func() {
+				status, _ := f.do(c.method, c.path, c.body)
+				answered <- status
+			}()
+			select {
+			case status := <-answered:
+				t.Fatalf("%s answered %d while another process writes", c.path, status)
+			case <-time.After(300 * time.Millisecond):
+			}
+			if _, err := os.Stat(filepath.Join(f.ws, c.file)); err == nil {
+				t.Fatalf("%s was written while another process writes", c.file)
+			}
+			held.Unlock()
+			select {
+			case status := <-answered:
+				if status != c.status {
+					t.Fatalf("%s after the other process let go: %d, want %d", c.path, status, c.status)
+				}
+			case <-time.After(15 * time.Second):
+				t.Fatalf("%s did not go through after the other process let go", c.path)
+			}
+			if _, err := os.Stat(filepath.Join(f.ws, c.file)); err != nil {
+				t.Fatalf("%s not written: %v", c.file, err)
+			}
+		})
 	}
 }
 

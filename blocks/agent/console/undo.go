@@ -55,7 +55,7 @@ func (c *api) delete(ctx context.Context, r *request) reply {
 }
 
 // undoDelete writes a deleted server's file back, unless its file was taken meanwhile.
-func (c *api) undoDelete(_ context.Context, r *request) reply {
+func (c *api) undoDelete(_ context.Context, r *request, w *workspace.Writer) reply {
 	var a struct {
 		Undo string `json:"undo"`
 	}
@@ -76,7 +76,7 @@ func (c *api) undoDelete(_ context.Context, r *request) reply {
 	if _, err := os.Lstat(d.file); err == nil {
 		return failf(http.StatusConflict, "%s exists again; it is left as it is", c.rel(d.file))
 	}
-	if err := workspace.WriteServer(c.app.Workspace(), d.file, d.text); err != nil {
+	if err := w.WriteServer(d.file, d.text); err != nil {
 		return failf(http.StatusInternalServerError, "could not write %s back: %v", c.rel(d.file), err)
 	}
 	return reply{status: http.StatusCreated, value: map[string]string{"name": d.name, "file": c.rel(d.file)}}
@@ -93,13 +93,13 @@ func (c *api) getWorkspaceYAML(context.Context, *request) reply {
 
 // putWorkspaceYAML checks the body as workspace.yaml (read in a folder of its own) and writes
 // it when it has no problem.
-func (c *api) putWorkspaceYAML(_ context.Context, r *request) reply {
-	return c.writeWorkspaceYAML(r.body)
+func (c *api) putWorkspaceYAML(_ context.Context, r *request, w *workspace.Writer) reply {
+	return c.writeWorkspaceYAML(w, r.body)
 }
 
 // writeWorkspaceYAML writes text as workspace.yaml when it has no problem: else 422 with every
 // problem at its line.
-func (c *api) writeWorkspaceYAML(text []byte) reply {
+func (c *api) writeWorkspaceYAML(w *workspace.Writer, text []byte) reply {
 	tmp, err := os.MkdirTemp("", "octo-console-")
 	if err != nil {
 		return fail(http.StatusInternalServerError, err.Error())
@@ -115,30 +115,8 @@ func (c *api) writeWorkspaceYAML(text []byte) reply {
 		return reply{status: http.StatusUnprocessableEntity,
 			value: problem{Error: "not saved: " + workspace.SettingsFile + " has problems", Problems: c.issues(ds)}}
 	}
-	file := filepath.Join(c.app.Workspace(), workspace.SettingsFile)
-	if err := replaceFile(file, text); err != nil {
+	if err := w.WriteSettings(text); err != nil {
 		return failf(http.StatusInternalServerError, "could not write %s: %v", workspace.SettingsFile, err)
 	}
 	return ok(map[string]string{"file": workspace.SettingsFile})
-}
-
-// replaceFile writes data over file through a temporary file renamed over it, so the
-// workspace's watcher never reads half of it.
-func replaceFile(file string, data []byte) error {
-	if fi, err := os.Lstat(file); err == nil && !fi.Mode().IsRegular() {
-		return os.ErrExist // a link or a device is not replaced
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), file)
 }

@@ -44,7 +44,7 @@ func (c *api) getVariables(context.Context, *request) reply {
 }
 
 // saveVariables writes the form's values as workspace.yaml, checked as the YAML view's text is.
-func (c *api) saveVariables(_ context.Context, r *request) reply {
+func (c *api) saveVariables(_ context.Context, r *request, w *workspace.Writer) reply {
 	var v variablesView
 	if err := args(r, &v); err != nil {
 		return fail(http.StatusBadRequest, err.Error())
@@ -62,7 +62,7 @@ func (c *api) saveVariables(_ context.Context, r *request) reply {
 	if err != nil {
 		return fail(http.StatusBadRequest, err.Error())
 	}
-	return c.writeWorkspaceYAML(append([]byte(variablesHead), text...))
+	return c.writeWorkspaceYAML(w, append([]byte(variablesHead), text...))
 }
 
 // blankName says which name of v is empty or only spaces ("" when none is): YAML would take

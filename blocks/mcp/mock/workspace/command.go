@@ -144,20 +144,26 @@ func newStarter(env *cli.Env, args []string, opts cli.NewOptions) error {
 
 // newMockServer writes servers/<name>.yaml (and workspace.yaml for a new
 // workspace) and says how to connect MCP clients. Port 0 picks one: 3004, or the next
-// port neither a saved server nor another program uses.
+// port neither a saved server nor another program uses. It holds the workspace's write lock
+// from the name's check to the write, so a console or an agent saving at the same time never
+// takes the same name or port.
 func newMockServer(env *cli.Env, dir, name string, port int) error {
 	if err := checkServerName(name); err != nil {
 		return err
 	}
-	file := filepath.Join(dir, ServersDir, name+".yaml")
-	if _, err := os.Stat(file); err == nil {
-		return fmt.Errorf("%s already exists; pick another name or edit it", file)
-	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+	ctx, cancel := context.WithTimeoutCause(context.Background(), newLockWait, errNewBusy)
+	defer cancel()
+	w, err := Lock(ctx, dir)
+	if err != nil {
 		return err
 	}
+	defer w.Unlock()
+	file := ServerFile(dir, name)
+	if _, err := os.Lstat(file); err == nil {
+		return fmt.Errorf("%s already exists; pick another name or edit it", file)
+	}
 	settings := filepath.Join(dir, SettingsFile)
-	if _, err := os.Stat(settings); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(settings); errors.Is(err, fs.ErrNotExist) {
 		if err := writeStarterFile("mcp-mock", SettingsFile, settings); err != nil {
 			return err
 		}
@@ -166,7 +172,7 @@ func newMockServer(env *cli.Env, dir, name string, port int) error {
 		return err
 	}
 	if port == 0 {
-		port = NextPort(dir)
+		port = w.NextPort()
 	} else if usedPorts(dir)(port) {
 		return fmt.Errorf("--port %d: a saved server of %s uses it already", port, dir)
 	}
@@ -174,7 +180,7 @@ func newMockServer(env *cli.Env, dir, name string, port int) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(file, text, 0o644); err != nil {
+	if err := w.WriteServer(file, text); err != nil {
 		return err
 	}
 	if err := writeStarterTests(dir, name, port); err != nil {
@@ -182,6 +188,12 @@ func newMockServer(env *cli.Env, dir, name string, port int) error {
 	}
 	return printConnect(env.Stdout, dir, name, file, port)
 }
+
+// newLockWait bounds how long octo new waits for another writer of the workspace.
+const newLockWait = 30 * time.Second
+
+// errNewBusy is the cause of a wait for the write lock that ran out of time.
+var errNewBusy = errors.New("another octo (the app, its console or an agent) is writing to this workspace; try again when it is done")
 
 // writeStarterTests writes tests/<name>.yaml, the starter's octo test cases, unless a file of
 // that name is there already (the user's own cases are never overwritten).

@@ -92,48 +92,6 @@ func checkServer(dir, file, replaces string, text []byte, environment string) (*
 	return s, nil
 }
 
-// WriteServer writes text as the saved server file `file` of the workspace dir: into a hidden
-// temporary file beside it (never read as a server), then renamed over it, so the workspace's
-// watcher never serves half of it. A file outside the servers folder is refused.
-func WriteServer(dir, file string, text []byte) error {
-	folder, err := serversFolder(dir, file)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(folder, 0o755); err != nil {
-		return err
-	}
-	if real, err := filepath.EvalSymlinks(folder); err != nil || !inside(dir, real) {
-		return fmt.Errorf("%s leads outside the workspace; nothing is written there", folder)
-	}
-	tmp, err := os.CreateTemp(folder, ".saving-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // once renamed, there is nothing left to remove
-	if _, err := tmp.Write(text); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), file)
-}
-
-// RemoveServer removes the saved server file `file` of the workspace dir (a symbolic link
-// itself, never what it leads to).
-func RemoveServer(dir, file string) error {
-	if _, err := serversFolder(dir, file); err != nil {
-		return err
-	}
-	return os.Remove(file)
-}
-
 // serversFolder returns the servers folder of dir that file must lie directly in.
 func serversFolder(dir, file string) (string, error) {
 	folder := filepath.Join(dir, ServersDir)

@@ -2,10 +2,7 @@ package workspace_test
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,55 +47,6 @@ func TestCheckServerGivesTheMessagesTheSavedFileWould(t *testing.T) {
 	})
 }
 
-func TestWriteServerReplacesTheFileWhole(t *testing.T) {
-	dir := t.TempDir()
-	file := workspace.ServerFile(dir, "A")
-	for _, text := range []string{"name: A\n", "name: A\nport: 3009\n"} {
-		if err := workspace.WriteServer(dir, file, []byte(text)); err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(file)
-		if err != nil || string(got) != text {
-			t.Fatalf("%q %v, want %q", got, err, text)
-		}
-	}
-	entries, _ := os.ReadDir(filepath.Join(dir, "servers"))
-	if len(entries) != 1 {
-		t.Fatalf("the servers folder holds %d files, want the one written (no temporary left)", len(entries))
-	}
-	if err := workspace.RemoveServer(dir, file); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(file); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("still there: %v", err)
-	}
-}
-
-func TestWriteServerWritesOnlyInTheServersFolder(t *testing.T) {
-	dir := t.TempDir()
-	for _, file := range []string{filepath.Join(dir, "A.yaml"), filepath.Join(dir, "servers", "sub", "A.yaml"), filepath.Join(t.TempDir(), "servers", "A.yaml")} {
-		if err := workspace.WriteServer(dir, file, []byte("name: A\n")); err == nil {
-			t.Errorf("%s was written", file)
-		}
-		if err := workspace.RemoveServer(dir, file); err == nil {
-			t.Errorf("%s was removed", file)
-		}
-	}
-	t.Run("a servers folder that leads outside", func(t *testing.T) {
-		outside, dir := t.TempDir(), t.TempDir()
-		if err := os.Symlink(outside, filepath.Join(dir, "servers")); err != nil {
-			t.Fatal(err)
-		}
-		err := workspace.WriteServer(dir, workspace.ServerFile(dir, "A"), []byte("name: A\n"))
-		if err == nil || !strings.Contains(err.Error(), "leads outside the workspace") {
-			t.Fatalf("error %v", err)
-		}
-		if entries, _ := os.ReadDir(outside); len(entries) != 0 {
-			t.Fatalf("%d files written outside", len(entries))
-		}
-	})
-}
-
 // An agent saves a server and starts it at once, before the watcher has taken the new file as
 // settled: the server keeps serving while the file settles, though other edits settle meanwhile.
 func TestAServerStartedBeforeItsFileSettledKeepsServing(t *testing.T) {
@@ -117,7 +65,7 @@ func TestAServerStartedBeforeItsFileSettledKeepsServing(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"workspace.yaml": "variables: {a: b}\n"})
 	time.Sleep(100 * time.Millisecond)
 	file := workspace.ServerFile(dir, "New")
-	if err := workspace.WriteServer(dir, file, []byte("name: New\nport: 0\n")); err != nil {
+	if err := lock(t, dir).WriteServer(file, []byte("name: New\nport: 0\n")); err != nil {
 		t.Fatal(err)
 	}
 	st, err := rn.Start(ctx, "New")

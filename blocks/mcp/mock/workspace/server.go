@@ -11,7 +11,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/octo-run/octo/runtime/config"
-	"github.com/octo-run/octo/runtime/ports"
 	"github.com/octo-run/octo/runtime/printable"
 )
 
@@ -162,10 +161,6 @@ func nextPort(used map[int]bool) int {
 	}
 	return p
 }
-
-// NextPort returns the port a new saved server in dir should take: 3004, or the next one
-// neither a saved server nor another program on this machine uses.
-func NextPort(dir string) int { return ports.Free(DefaultPort, usedPorts(dir)) }
 
 // usedPorts reports the ports the saved servers of dir take.
 func usedPorts(dir string) func(int) bool {

@@ -187,7 +187,7 @@ func TestServersWithoutAPortGetTheNextFreeOne(t *testing.T) {
 			t.Errorf("problems %q lack %q", text, want)
 		}
 	}
-	if p := NextPort(dir); p != 3007 {
+	if p := (&Writer{dir: dir}).NextPort(); p != 3007 {
 		t.Errorf("NextPort = %d, want 3007", p)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package appdata
+package filelock
 
 import (
 	"errors"
@@ -11,3 +11,5 @@ import (
 func tryLock(*os.File) (bool, error) { return false, errors.ErrUnsupported }
 
 func unlock(*os.File) error { return errors.ErrUnsupported }
+
+const noFollow = 0

@@ -1,6 +1,6 @@
 //go:build windows
 
-package appdata
+package filelock
 
 import (
 	"errors"
@@ -43,3 +43,6 @@ func unlock(f *os.File) error {
 	}
 	return nil
 }
+
+// noFollow is 0: opening a file follows a link there, and the folder's place keeps others out.
+const noFollow = 0

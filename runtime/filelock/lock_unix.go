@@ -1,6 +1,6 @@
 //go:build unix
 
-package appdata
+package filelock
 
 import (
 	"errors"
@@ -18,3 +18,6 @@ func tryLock(f *os.File) (bool, error) {
 }
 
 func unlock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// noFollow makes opening a lock file refuse a symbolic link at its name.
+const noFollow = syscall.O_NOFOLLOW
