@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // mcpClient speaks MCP as a client does: the initialize handshake, then requests, over the

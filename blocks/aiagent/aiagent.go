@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/octo-run/octo/blocks/httprequest"
-	"github.com/octo-run/octo/blocks/mcp"
-	"github.com/octo-run/octo/blocks/mcp/mcpflow"
+	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -62,7 +62,7 @@ type ToolSettings struct {
 }
 
 // Body is the arguments the model calls the tool with, as its inputSchema declares them.
-func (c *ToolSettings) Body() *runtime.BodyKeys { return mcpflow.Arguments(&c.ToolFields) }
+func (c *ToolSettings) Body() *runtime.BodyKeys { return mcpmsg.Arguments(&c.ToolFields) }
 
 // SetsVars says the blocks after an ai-agent may read vars.agent.
 func (*Settings) SetsVars() []string { return []string{"agent"} }

@@ -14,7 +14,7 @@
 // stream as the stdio connector does and closes the connections.
 //
 // It knows nothing of MCP: a flow running mcp-mock, mcp-router or the app's agent-tools block
-// (through blocks/mcp/mcpflow) gives the lines their meaning.
+// (through blocks/mcp/mcpmsg) gives the lines their meaning.
 package agent
 
 import (

@@ -4,7 +4,7 @@
 // Decode, so a number means the same wherever it goes.
 //
 // It sits beside the runtime, which owns message bodies, but imports only
-// the standard library: blocks/mcp, which must not know the runtime, decodes
+// the standard library: mcp, which must not know the runtime, decodes
 // with it too.
 package jsonv
 

@@ -1,7 +1,7 @@
 // Package lines reads newline-framed input with a bound on the line length: the framing of the
 // stdio and agent connectors (through stdiomsg) and of the MCP client's stdio and SSE streams.
 //
-// It sits beside the runtime but imports only the standard library: blocks/mcp/mcpclient, which
+// It sits beside the runtime but imports only the standard library: mcp/client, which
 // must not know the runtime, reads its lines with it too.
 package lines
 

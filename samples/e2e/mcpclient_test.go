@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp/mcpclient"
+	"github.com/octo-run/octo/mcp/client"
 )
 
 // octo's own MCP client drives the built binary: the mock over stdio (as
@@ -18,7 +18,7 @@ func TestOctoClientUsesTheMockOverStdio(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var stderr bytes.Buffer
-	c, err := mcpclient.Dial(ctx, mcpclient.Options{
+	c, err := client.Dial(ctx, client.Options{
 		Command: []string{octoBin, "serve", "samples/weather-mock", "Weather mock", "--stdio"},
 		Dir:     repoRoot(), Stderr: &stderr,
 	})
@@ -28,7 +28,7 @@ func TestOctoClientUsesTheMockOverStdio(t *testing.T) {
 	if init := c.InitializeResult(); init.ServerInfo.Name != "Weather mock" || init.Instructions == "" {
 		t.Fatalf("initialize = %+v", init)
 	}
-	res, err := c.CallTool(ctx, "get_weather", json.RawMessage(`{"city":"Oslo"}`), mcpclient.CallOptions{})
+	res, err := c.CallTool(ctx, "get_weather", json.RawMessage(`{"city":"Oslo"}`), client.CallOptions{})
 	if err != nil || res.Content[0].Text != `{"city": "Oslo", "forecast": "sunny", "temperatureC": 21}` {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -43,7 +43,7 @@ func TestOctoClientUsesTheMockOverStdio(t *testing.T) {
 	t.Run("a slow call is cancelled on the pipe", func(t *testing.T) {
 		cctx, ccancel := context.WithTimeout(ctx, 200*time.Millisecond)
 		defer ccancel()
-		if _, err := c.CallTool(cctx, "slow_report", nil, mcpclient.CallOptions{}); err == nil {
+		if _, err := c.CallTool(cctx, "slow_report", nil, client.CallOptions{}); err == nil {
 			t.Fatal("the call was not cancelled")
 		}
 		if err := c.Ping(ctx); err != nil {
@@ -66,12 +66,12 @@ func TestOctoClientUsesTheRouterOverHTTPAndStdio(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	base, _ := runSample(t, "mcp-router")
-	for name, o := range map[string]mcpclient.Options{
+	for name, o := range map[string]client.Options{
 		"http":  {URL: base + "/mcp"},
 		"stdio": {Command: []string{octoBin, "run", "--config", "samples/mcp-router", "--stdio"}, Dir: repoRoot()},
 	} {
 		t.Run(name, func(t *testing.T) {
-			c, err := mcpclient.Dial(ctx, o)
+			c, err := client.Dial(ctx, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +79,7 @@ func TestOctoClientUsesTheRouterOverHTTPAndStdio(t *testing.T) {
 			if init := c.InitializeResult(); init.ServerInfo.Name != "weather-tools" || init.ProtocolVersion != routerVersion {
 				t.Fatalf("initialize = %+v", init)
 			}
-			res, err := c.CallTool(ctx, "forecast", json.RawMessage(`{"city":"Paris"}`), mcpclient.CallOptions{})
+			res, err := c.CallTool(ctx, "forecast", json.RawMessage(`{"city":"Paris"}`), client.CallOptions{})
 			if err != nil || res.IsError || string(res.StructuredContent.(json.RawMessage)) != `{"city":"Paris","summary":"Sunny, 24C"}` {
 				t.Fatalf("%+v %v", res, err)
 			}
@@ -96,18 +96,18 @@ func TestMCPClientSampleCallsTheMockThroughTheRouter(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	base, p := runSample(t, "mcp-client")
-	c, err := mcpclient.Dial(ctx, mcpclient.Options{URL: base + "/mcp"})
+	c, err := client.Dial(ctx, client.Options{URL: base + "/mcp"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close(ctx)
 	for range 3 {
-		res, err := c.CallTool(ctx, "plan_day", json.RawMessage(`{"city":"Oslo"}`), mcpclient.CallOptions{})
+		res, err := c.CallTool(ctx, "plan_day", json.RawMessage(`{"city":"Oslo"}`), client.CallOptions{})
 		if err != nil || res.IsError || !strings.Contains(res.Content[0].Text, `"source":"Weather mock"`) {
 			t.Fatalf("%+v %v\n%s", res, err, p.Log())
 		}
 	}
-	report, err := c.CallTool(ctx, "station_report", json.RawMessage(`{"station":"Bergen"}`), mcpclient.CallOptions{})
+	report, err := c.CallTool(ctx, "station_report", json.RawMessage(`{"station":"Bergen"}`), client.CallOptions{})
 	if err != nil || report.Content[0].Text != "Station Bergen: 21 °C" {
 		t.Fatalf("%+v %v", report, err)
 	}

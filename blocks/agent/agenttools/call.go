@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
-	"github.com/octo-run/octo/blocks/mcp/mcpclient"
+	"github.com/octo-run/octo/mcp"
+	mcpclient "github.com/octo-run/octo/mcp/client"
 )
 
 // callArgs are call_server's arguments.

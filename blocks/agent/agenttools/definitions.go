@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime/reference"
 )
 

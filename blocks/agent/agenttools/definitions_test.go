@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime"
 )
 

@@ -24,8 +24,8 @@ import (
 	"github.com/octo-run/octo/blocks/agent/agenttools"
 	"github.com/octo-run/octo/blocks/agent/app"
 	_ "github.com/octo-run/octo/blocks/all"
-	"github.com/octo-run/octo/blocks/mcp"
 	_ "github.com/octo-run/octo/connectors/all"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime/runtimetest"
 )
 

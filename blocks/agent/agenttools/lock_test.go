@@ -19,8 +19,8 @@ import (
 	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/blocks/agent/agenttools"
 	"github.com/octo-run/octo/blocks/agent/app"
-	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
+	"github.com/octo-run/octo/mcp"
 )
 
 // peerEnv hands the other process its part: "save" or "hold", the data folder, the workspace.

@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime/config"
 	"github.com/octo-run/octo/runtime/printable"
 	"github.com/octo-run/octo/runtime/reference"

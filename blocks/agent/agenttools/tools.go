@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
+	"github.com/octo-run/octo/mcp"
 )
 
 // Tools runs the agent tools over a host; share one between every caller of the host (each

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // gate is a Host for the authorization and argument tests only: it records what it is asked

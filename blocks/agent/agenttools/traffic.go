@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // trafficArgs are get_traffic's arguments.

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/octo-run/octo/agentlink/appdata"
-	"github.com/octo-run/octo/blocks/mcp"
-	"github.com/octo-run/octo/blocks/mcp/mcpflow"
+	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/cli"
 )
@@ -63,7 +63,7 @@ type Block struct {
 	app     *App
 	release runtime.Release
 	st      *mcp.Stateful
-	stdio   *mcpflow.Stdio
+	stdio   *mcpmsg.Stdio
 }
 
 func buildBlock(b *runtime.Build, s *Settings) (runtime.Block, error) {
@@ -99,7 +99,7 @@ func (b *Block) Start(ctx context.Context) error {
 	}
 	st := mcp.NewStateful(srv, mcp.StatefulOptions{AllowBatch: true})
 	b.mu.Lock()
-	b.app, b.release, b.st, b.stdio = a, release, st, mcpflow.NewStdio(st)
+	b.app, b.release, b.st, b.stdio = a, release, st, mcpmsg.NewStdio(st)
 	b.mu.Unlock()
 	return nil
 }

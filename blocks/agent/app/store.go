@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/octo-run/octo/blocks/agent/agenttools"
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // The traffic store's default bounds: whichever is reached first drops the oldest entries.

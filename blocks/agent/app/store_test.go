@@ -8,7 +8,7 @@ import (
 
 	"github.com/octo-run/octo/blocks/agent/agenttools"
 	"github.com/octo-run/octo/blocks/agent/app"
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 func event(method string, body int) mcp.TrafficEvent {

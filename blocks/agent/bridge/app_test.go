@@ -11,8 +11,8 @@ import (
 
 	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/blocks/agent/app"
-	"github.com/octo-run/octo/blocks/mcp"
 	_ "github.com/octo-run/octo/connectors/agent"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime"
 )
 

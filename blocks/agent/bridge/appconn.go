@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
+	"github.com/octo-run/octo/mcp"
 )
 
 // appConn is the bridge's MCP client session with the app, over one connection that passed

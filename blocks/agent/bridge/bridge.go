@@ -6,7 +6,7 @@
 //
 // It owns the agent's side of that conversation: what the agent is told when the app cannot
 // be reached, progress while the app starts, cancellation passed on at once. The protocol is
-// blocks/mcp's, the data folder and handshake agentlink/appdata's and handshake's, the tools
+// mcp's, the data folder and handshake agentlink/appdata's and handshake's, the tools
 // blocks/agent/agenttools', the app blocks/agent/app's; the stdio connector moves the lines.
 package bridge
 
@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/octo-run/octo/blocks/agent/agenttools"
-	"github.com/octo-run/octo/blocks/mcp"
-	"github.com/octo-run/octo/blocks/mcp/mcpflow"
+	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/cli"
 )
@@ -55,7 +55,7 @@ const startTimeout = 30 * time.Second
 // Block is a built agent-bridge: one stateful MCP server whose stdio session is the agent.
 type Block struct {
 	st    *mcp.Stateful
-	stdio *mcpflow.Stdio
+	stdio *mcpmsg.Stdio
 	fwd   *forwarder
 }
 
@@ -69,7 +69,7 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 		return nil, err
 	}
 	st := mcp.NewStateful(srv, mcp.StatefulOptions{AllowBatch: true, BatchInEveryVersion: true})
-	return &Block{st: st, stdio: mcpflow.NewStdio(st), fwd: fwd}, nil
+	return &Block{st: st, stdio: mcpmsg.NewStdio(st), fwd: fwd}, nil
 }
 
 // newServer is the bridge's MCP server: its own tool list and prompts, empty resource lists

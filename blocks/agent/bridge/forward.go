@@ -11,7 +11,7 @@ import (
 
 	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/agentlink/handshake"
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // forwarder hands the agent's tool calls to the app. It keeps one connection for every call of

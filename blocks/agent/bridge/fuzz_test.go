@@ -8,7 +8,7 @@ import (
 	"net"
 	"testing"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // Whatever the app sends, the bridge's reader neither panics nor blocks: responses reach the

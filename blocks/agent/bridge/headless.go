@@ -7,7 +7,7 @@ import (
 	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/blocks/agent/agenttools"
 	"github.com/octo-run/octo/blocks/agent/app"
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // headless runs the tools in this process, on the workspace the app had open last, while the

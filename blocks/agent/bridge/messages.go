@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // What the agent is told when a call cannot reach the app, word for word as the product's

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // prompts are the bridge's two prompts: jobs an agent can be asked to do with octo's tools,

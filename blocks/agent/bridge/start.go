@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/octo-run/octo/agentlink/appdata"
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // EnvApp names the program to start as the app instead of `octo app` from this binary (for

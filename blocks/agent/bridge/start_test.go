@@ -15,7 +15,7 @@ import (
 
 	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/agentlink/handshake"
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // These tests run the bridge's MCP server in-process on a stdio session, with real programs as

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // tools lists agenttools' definitions itself and hands every call of a listed tool to the app

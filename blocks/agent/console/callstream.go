@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/octo-run/octo/blocks/agent/agenttools"
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime"
 )
 

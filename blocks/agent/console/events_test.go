@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // heapInUse is the live heap after a collection.

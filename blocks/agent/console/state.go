@@ -13,7 +13,7 @@ import (
 	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/blocks/agent/agenttools"
 	"github.com/octo-run/octo/blocks/agent/app"
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime/printable"
 )
 

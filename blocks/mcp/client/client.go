@@ -1,6 +1,6 @@
 // Package client is the mcp-client block: a flow calls a tool, reads a resource or gets a
 // prompt on another MCP server (Streamable HTTP, legacy HTTP+SSE, or a stdio command), through
-// octo's MCP client (blocks/mcp/mcpclient). One initialized session per server is shared,
+// octo's MCP client (mcp/client). One initialized session per server is shared,
 // through the runtime's resource table, by every block and message that names the same
 // server, and dialled again when it breaks. It knows MCP as a client only; serving MCP is the
 // router's and the mock's.

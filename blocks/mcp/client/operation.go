@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/octo-run/octo/blocks/mcp"
-	"github.com/octo-run/octo/blocks/mcp/mcpclient"
+	"github.com/octo-run/octo/mcp"
+	mcpclient "github.com/octo-run/octo/mcp/client"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/jsonv"
 )

@@ -15,8 +15,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp/mcpclient"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
+	mcpclient "github.com/octo-run/octo/mcp/client"
 	"github.com/octo-run/octo/runtime"
 )
 

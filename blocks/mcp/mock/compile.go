@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime/config"
 )
 

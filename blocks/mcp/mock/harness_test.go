@@ -14,9 +14,9 @@ import (
 	"go.uber.org/goleak"
 
 	_ "github.com/octo-run/octo/blocks/all"
-	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock"
 	_ "github.com/octo-run/octo/connectors/all"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 	"github.com/octo-run/octo/runtime/runtimetest"

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/octo-run/octo/blocks/mcp"
-	"github.com/octo-run/octo/blocks/mcp/mcpflow"
+	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -66,7 +66,7 @@ func reply(m *runtime.Message, ex *httpmsg.Exchange, r mcp.StreamReply) *runtime
 	}
 	switch {
 	case r.Stream != nil:
-		m.SetStream(mcpflow.Stream{S: r.Stream})
+		m.SetStream(mcpmsg.Stream{S: r.Stream})
 	case r.Body == nil && r.Status == http.StatusOK:
 		m.SetRaw([]byte{}) // an empty 200 (DELETE), not "null"
 	case r.Body == nil:

@@ -3,7 +3,7 @@ package mock
 import (
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // limitSettings are the server's limits on sessions and requests, beside

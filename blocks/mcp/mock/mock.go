@@ -6,11 +6,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
-	"github.com/octo-run/octo/blocks/mcp/mcpflow"
+	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
@@ -75,7 +75,7 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 // Ready says where clients reach a flow config's mock and how to register it with one.
 func (b *Block) Ready(context.Context) error {
 	if b.url != nil {
-		mcpflow.Announce(b.logger, b.srv.name, b.url())
+		mcpmsg.Announce(b.logger, b.srv.name, b.url())
 	}
 	return nil
 }
@@ -112,7 +112,7 @@ type Server struct {
 	running  bool
 	problems config.Diags
 	cat      *catalog
-	stdio    *mcpflow.Stdio // the stdio session, served from the stdio connector's events
+	stdio    *mcpmsg.Stdio // the stdio session, served from the stdio connector's events
 }
 
 // fixedSettings are the settings a running server cannot change in place:
@@ -188,7 +188,7 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 		return nil, config.Diags{pos.Root().Diag(err.Error())}
 	}
 	srv.st = mcp.NewStateful(srv.core, opts)
-	srv.stdio = mcpflow.NewStdio(srv.st)
+	srv.stdio = mcpmsg.NewStdio(srv.st)
 	return srv, nil
 }
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime/config"
 )
 

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"sync/atomic"
 
-	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
+	"github.com/octo-run/octo/mcp"
 )
 
 // provider serves tools, resources and prompts from the current catalog.

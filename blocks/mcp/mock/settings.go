@@ -1,7 +1,7 @@
 package mock
 
 import (
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // Settings are the mcp-mock block's settings: in a workspace, the `mcp:` section of a saved

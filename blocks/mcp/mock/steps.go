@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime/config"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime/config"
 )
 

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // notifyWithin bounds how long a completion notification waits for room on a session's

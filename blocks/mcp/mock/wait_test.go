@@ -9,7 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // progressSink records the progress values a call reports, as its client

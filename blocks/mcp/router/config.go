@@ -3,8 +3,8 @@ package router
 import (
 	"slices"
 
-	"github.com/octo-run/octo/blocks/mcp"
-	"github.com/octo-run/octo/blocks/mcp/mcpflow"
+	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -48,7 +48,7 @@ type promptSettings struct {
 }
 
 // Body is a call's arguments: the properties the inputSchema declares, when it lists them all.
-func (c *toolSettings) Body() *runtime.BodyKeys { return mcpflow.Arguments(&c.ToolFields) }
+func (c *toolSettings) Body() *runtime.BodyKeys { return mcpmsg.Arguments(&c.ToolFields) }
 
 // Body is the prompt's arguments.
 func (c *promptSettings) Body() *runtime.BodyKeys {

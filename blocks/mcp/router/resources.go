@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime"
 )
 

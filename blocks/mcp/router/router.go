@@ -1,6 +1,6 @@
 // Package router is the mcp-router block: a stateless MCP server whose tools
 // are flow branches and whose resources and prompts are template resources.
-// The protocol itself lives in blocks/mcp; this package only builds the
+// The protocol itself lives in mcp; this package only builds the
 // providers from YAML and adapts runtime messages to mcp.ServeStateless.
 package router
 
@@ -9,10 +9,10 @@ import (
 	"encoding/json"
 	"log/slog"
 
-	"github.com/octo-run/octo/blocks/mcp"
-	"github.com/octo-run/octo/blocks/mcp/mcpflow"
+	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -46,7 +46,7 @@ type Block struct {
 	// Over stdio the pipe is one session of the same server: initialize first, then calls run
 	// at once, and notifications/cancelled reaches them.
 	st    *mcp.Stateful
-	stdio *mcpflow.Stdio
+	stdio *mcpmsg.Stdio
 	// url reports where clients reach the flow (runtime.Build.SourceURL); Ready prints it.
 	url    func() string
 	logger *slog.Logger
@@ -119,7 +119,7 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 		return nil, err
 	}
 	st := mcp.NewStateful(s, mcp.StatefulOptions{AllowBatch: true})
-	return &Block{server: s, st: st, stdio: mcpflow.NewStdio(st), url: b.SourceURL(), logger: b.Logger(),
+	return &Block{server: s, st: st, stdio: mcpmsg.NewStdio(st), url: b.SourceURL(), logger: b.Logger(),
 		headers: mcp.RequestHeaders(schemas...)}, nil
 }
 
@@ -130,7 +130,7 @@ func (r *Block) ReadsHeaders() []string { return r.headers }
 // Ready says, once the service serves, where clients reach the server and how to register
 // it with one: the line a new user looks for first.
 func (r *Block) Ready(context.Context) error {
-	mcpflow.Announce(r.logger, r.server.Info.Name, r.url())
+	mcpmsg.Announce(r.logger, r.server.Info.Name, r.url())
 	return nil
 }
 
@@ -189,7 +189,7 @@ func (r *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 	}
 	switch {
 	case resp.Stream != nil:
-		m.SetStream(mcpflow.Stream{S: resp.Stream})
+		m.SetStream(mcpmsg.Stream{S: resp.Stream})
 	case len(resp.Body) == 0:
 		m.ClearBody()
 	default:

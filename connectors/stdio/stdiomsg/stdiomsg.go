@@ -2,7 +2,7 @@
 // session it is, and which session. The stdio connector serves one session, over standard input
 // and output (Session 0); the agent connector (connectors/agent) one per authenticated
 // connection, numbered from 1. The connectors set it and frame the lines with ReadLine and
-// OneLine; a block that keeps sessions (mcp-mock, mcp-router, through blocks/mcp/mcpflow) reads
+// OneLine; a block that keeps sessions (mcp-mock, mcp-router, through blocks/mcp/mcpmsg) reads
 // it. The runtime never imports it.
 package stdiomsg
 

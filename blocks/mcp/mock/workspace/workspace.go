@@ -10,7 +10,7 @@
 // stopped changing, so a half-written file is never served.
 //
 // It owns the folder format and the serving of many servers; it must not
-// know the MCP protocol (blocks/mcp) nor what a server's settings mean
+// know the MCP protocol (mcp) nor what a server's settings mean
 // (blocks/mcp/mock): it hands the `mcp:` section over as it was written.
 // Workspace files use {{variables}}, never ${ENV}: they are not interpolated.
 package workspace

@@ -1,8 +1,8 @@
-// Package mcpflow is what the MCP blocks share to serve the protocol core (blocks/mcp) through
+// Package mcpmsg is what the MCP blocks share to serve the protocol core (mcp) through
 // runtime messages: the core's event streams as message streams, and stdio sessions fed by a
 // line connector's events (stdio's one session, the agent connector's one per connection).
 // The core knows nothing of the runtime; the connectors nothing of MCP.
-package mcpflow
+package mcpmsg
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/octo-run/octo/blocks/mcp"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/printable"
 )

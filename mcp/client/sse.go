@@ -1,4 +1,4 @@
-package mcpclient
+package client
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // legacySSE is the 2024-11-05 HTTP+SSE transport (mcp-protocol.md §7.3):

@@ -1,4 +1,4 @@
-package mcpclient
+package client
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // conn is one transport's way of moving messages. What the server sends

@@ -1,4 +1,4 @@
-package mcpclient
+package client
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // listener is a conn that can open a stream for what the server sends on its own (list

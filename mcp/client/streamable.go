@@ -1,4 +1,4 @@
-package mcpclient
+package client
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // streamable is the Streamable HTTP transport (mcp-protocol.md §7.2): each

@@ -1,4 +1,4 @@
-package mcpclient_test
+package client_test
 
 import (
 	"bufio"
@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
-	"github.com/octo-run/octo/blocks/mcp/mcpclient"
+	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/client"
 )
 
 // fakeStdioEnv makes the test binary a scripted stdio server (fakeStdio)
@@ -81,8 +81,8 @@ func fakeStdio(mode string) int {
 	return 0
 }
 
-func stdioOptions(mode string) mcpclient.Options {
-	return mcpclient.Options{Command: []string{os.Args[0]}, Env: []string{fakeStdioEnv + "=" + mode},
+func stdioOptions(mode string) client.Options {
+	return client.Options{Command: []string{os.Args[0]}, Env: []string{fakeStdioEnv + "=" + mode},
 		MaxMessageBytes: 64 << 10}
 }
 
@@ -91,7 +91,7 @@ func TestStdioSkipsGarbageAndAnswersServerRequests(t *testing.T) {
 	if c.InitializeResult().ServerInfo.Name != "fake-stdio" {
 		t.Fatalf("%+v", c.InitializeResult())
 	}
-	res, err := c.CallTool(testCtx(t), "any", nil, mcpclient.CallOptions{})
+	res, err := c.CallTool(testCtx(t), "any", nil, client.CallOptions{})
 	want := `"r1" json-rpc error -32601: Method not found: this client does not serve roots/list`
 	if err != nil || res.Content[0].Text != want {
 		t.Fatalf("%+v %v", res, err)
@@ -100,13 +100,13 @@ func TestStdioSkipsGarbageAndAnswersServerRequests(t *testing.T) {
 
 func TestStdioProcessThatDiesFailsItsCallsWithItsStderr(t *testing.T) {
 	c := dial(t, stdioOptions("crash"))
-	_, err := c.CallTool(testCtx(t), "any", nil, mcpclient.CallOptions{})
-	if !errors.Is(err, mcpclient.ErrClosed) || !strings.Contains(err.Error(), "exit status 3") ||
+	_, err := c.CallTool(testCtx(t), "any", nil, client.CallOptions{})
+	if !errors.Is(err, client.ErrClosed) || !strings.Contains(err.Error(), "exit status 3") ||
 		!strings.Contains(err.Error(), "boom: the database is gone") {
 		t.Fatalf("err = %v", err)
 	}
 	<-c.Done()
-	if err := c.Ping(testCtx(t)); !errors.Is(err, mcpclient.ErrClosed) {
+	if err := c.Ping(testCtx(t)); !errors.Is(err, client.ErrClosed) {
 		t.Fatalf("ping after the end: %v", err)
 	}
 }
@@ -114,7 +114,7 @@ func TestStdioProcessThatDiesFailsItsCallsWithItsStderr(t *testing.T) {
 func TestStdioCloseEndsAStubbornProcess(t *testing.T) {
 	for _, mode := range []string{"stubborn", "deaf"} {
 		t.Run(mode, func(t *testing.T) {
-			c, err := mcpclient.Dial(testCtx(t), stdioOptions(mode))
+			c, err := client.Dial(testCtx(t), stdioOptions(mode))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +130,7 @@ func TestStdioCloseEndsAStubbornProcess(t *testing.T) {
 }
 
 func TestStdioCommandThatCannotStart(t *testing.T) {
-	_, err := mcpclient.Dial(testCtx(t), mcpclient.Options{Command: []string{"/nonexistent/mcp-server"}})
+	_, err := client.Dial(testCtx(t), client.Options{Command: []string{"/nonexistent/mcp-server"}})
 	if err == nil || !strings.Contains(err.Error(), "starting /nonexistent/mcp-server") {
 		t.Fatalf("err = %v", err)
 	}
@@ -141,7 +141,7 @@ func TestAStdioServerGetsOnlyTheEnvironmentItNeeds(t *testing.T) {
 	o := stdioOptions("env")
 	o.Env = append(o.Env, "GIVEN=yes")
 	c := dial(t, o)
-	res, err := c.CallTool(testCtx(t), "env", nil, mcpclient.CallOptions{})
+	res, err := c.CallTool(testCtx(t), "env", nil, client.CallOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,11 @@
-package mcpclient
+package client
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // Ping asks the server to answer at once.

@@ -1,4 +1,4 @@
-package mcpclient
+package client
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // stdio runs the server as a child process: one JSON-RPC message per line

@@ -1,4 +1,4 @@
-package mcpclient
+package client
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // ErrProtocol is wrapped by every error about an answer that breaks the

@@ -1,7 +1,7 @@
-package mcpflow
+package mcpmsg
 
 import (
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime"
 )
 

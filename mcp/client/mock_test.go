@@ -1,4 +1,4 @@
-package mcpclient_test
+package client_test
 
 import (
 	"context"
@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
-	"github.com/octo-run/octo/blocks/mcp/mcpclient"
+	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/client"
 	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 // exercise runs what every transport must do against the mock.
-func exercise(t *testing.T, c *mcpclient.Client, log *runtimetest.Buffer) {
+func exercise(t *testing.T, c *client.Client, log *runtimetest.Buffer) {
 	ctx := testCtx(t)
 	t.Run("initialize names the server and its instructions", func(t *testing.T) {
 		init := c.InitializeResult()
@@ -45,13 +45,13 @@ func exercise(t *testing.T, c *mcpclient.Client, log *runtimetest.Buffer) {
 		}
 	})
 	t.Run("a tool call answers with its text", func(t *testing.T) {
-		res, err := c.CallTool(ctx, "get_weather", json.RawMessage(`{"city":"Oslo"}`), mcpclient.CallOptions{})
+		res, err := c.CallTool(ctx, "get_weather", json.RawMessage(`{"city":"Oslo"}`), client.CallOptions{})
 		if err != nil || res.IsError || res.Content[0].Text != `{"city": "Oslo", "forecast": "sunny"}` {
 			t.Fatalf("%+v %v", res, err)
 		}
 	})
 	t.Run("structured content comes as JSON text", func(t *testing.T) {
-		res, err := c.CallTool(ctx, "structured", nil, mcpclient.CallOptions{})
+		res, err := c.CallTool(ctx, "structured", nil, client.CallOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,13 +60,13 @@ func exercise(t *testing.T, c *mcpclient.Client, log *runtimetest.Buffer) {
 		}
 	})
 	t.Run("a failed tool is an isError result, not an error", func(t *testing.T) {
-		res, err := c.CallTool(ctx, "broken", nil, mcpclient.CallOptions{})
+		res, err := c.CallTool(ctx, "broken", nil, client.CallOptions{})
 		if err != nil || !res.IsError || res.Content[0].Text != "the upstream is down" {
 			t.Fatalf("%+v %v", res, err)
 		}
 	})
 	t.Run("an unknown tool is a typed JSON-RPC error", func(t *testing.T) {
-		_, err := c.CallTool(ctx, "nope", nil, mcpclient.CallOptions{})
+		_, err := c.CallTool(ctx, "nope", nil, client.CallOptions{})
 		var rpc *mcp.Error
 		if !errors.As(err, &rpc) || rpc.Code != mcp.CodeInvalidParams || !strings.HasPrefix(err.Error(), "tools/call: ") {
 			t.Fatalf("err = %v", err)
@@ -75,9 +75,9 @@ func exercise(t *testing.T, c *mcpclient.Client, log *runtimetest.Buffer) {
 	t.Run("progress reaches the callback", func(t *testing.T) {
 		var (
 			mu  sync.Mutex
-			got []mcpclient.Progress
+			got []client.Progress
 		)
-		res, err := c.CallTool(ctx, "report", nil, mcpclient.CallOptions{Progress: func(p mcpclient.Progress) {
+		res, err := c.CallTool(ctx, "report", nil, client.CallOptions{Progress: func(p client.Progress) {
 			mu.Lock()
 			got = append(got, p)
 			mu.Unlock()
@@ -87,13 +87,13 @@ func exercise(t *testing.T, c *mcpclient.Client, log *runtimetest.Buffer) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		want := []mcpclient.Progress{{Progress: 1, Total: 2, Message: "first half"}, {Progress: 2, Total: 2, Message: "second half"}}
+		want := []client.Progress{{Progress: 1, Total: 2, Message: "first half"}, {Progress: 2, Total: 2, Message: "second half"}}
 		if !slices.Equal(got, want) {
 			t.Fatalf("progress = %+v", got)
 		}
 	})
 	t.Run("the client declares no elicitation, so the mock does not ask", func(t *testing.T) {
-		res, err := c.CallTool(ctx, "ask_user", nil, mcpclient.CallOptions{})
+		res, err := c.CallTool(ctx, "ask_user", nil, client.CallOptions{})
 		if err != nil || !res.IsError || !strings.Contains(res.Content[0].Text, "did not declare") {
 			t.Fatalf("%+v %v", res, err)
 		}
@@ -131,7 +131,7 @@ func exercise(t *testing.T, c *mcpclient.Client, log *runtimetest.Buffer) {
 		cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 		defer cancel()
 		start := time.Now()
-		_, err := c.CallTool(cctx, "slow", nil, mcpclient.CallOptions{})
+		_, err := c.CallTool(cctx, "slow", nil, client.CallOptions{})
 		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second ||
 			strings.Contains(err.Error(), "client's timeout") {
 			t.Fatalf("err = %v after %s", err, time.Since(start))
@@ -145,7 +145,7 @@ func exercise(t *testing.T, c *mcpclient.Client, log *runtimetest.Buffer) {
 
 func TestStreamableHTTP(t *testing.T) {
 	base, log := startMock(t)
-	c := dial(t, mcpclient.Options{URL: base + "/mcp", Transport: mcpclient.TransportStreamable})
+	c := dial(t, client.Options{URL: base + "/mcp", Transport: client.TransportStreamable})
 	exercise(t, c, log)
 	if err := c.Close(testCtx(t)); err != nil {
 		t.Fatal(err)
@@ -155,7 +155,7 @@ func TestStreamableHTTP(t *testing.T) {
 
 func TestAutoOnAStreamableEndpoint(t *testing.T) {
 	base, log := startMock(t)
-	c := dial(t, mcpclient.Options{URL: base + "/mcp"})
+	c := dial(t, client.Options{URL: base + "/mcp"})
 	exercise(t, c, log)
 	if strings.Contains(log.String(), "transport=sse") {
 		t.Fatal("auto used the legacy transport on a Streamable HTTP endpoint")
@@ -164,7 +164,7 @@ func TestAutoOnAStreamableEndpoint(t *testing.T) {
 
 func TestLegacySSE(t *testing.T) {
 	base, log := startMock(t)
-	c := dial(t, mcpclient.Options{URL: base + "/sse", Transport: mcpclient.TransportSSE})
+	c := dial(t, client.Options{URL: base + "/sse", Transport: client.TransportSSE})
 	exercise(t, c, log)
 	if err := c.Close(testCtx(t)); err != nil {
 		t.Fatal(err)
@@ -175,14 +175,14 @@ func TestLegacySSE(t *testing.T) {
 func TestAutoFallsBackToLegacySSE(t *testing.T) {
 	base, log := startMock(t)
 	// The mock's /sse answers a POST with 405, as a legacy-only server does.
-	exercise(t, dial(t, mcpclient.Options{URL: base + "/sse"}), log)
+	exercise(t, dial(t, client.Options{URL: base + "/sse"}), log)
 	log.WaitFor(t, "transport=sse kind=session-opened")
 }
 
 // One session carries many calls at once, on every transport, each answered to its caller.
 func TestConcurrentCallsShareOneSession(t *testing.T) {
 	base, log := startMock(t)
-	for _, o := range []mcpclient.Options{{URL: base + "/mcp"}, {URL: base + "/sse", Transport: mcpclient.TransportSSE}} {
+	for _, o := range []client.Options{{URL: base + "/mcp"}, {URL: base + "/sse", Transport: client.TransportSSE}} {
 		t.Run(string(o.Transport)+" "+o.URL[len(base):], func(t *testing.T) {
 			c := dial(t, o)
 			ctx := testCtx(t)
@@ -193,7 +193,7 @@ func TestConcurrentCallsShareOneSession(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					city := fmt.Sprintf("city-%d", i)
-					res, err := c.CallTool(ctx, "get_weather", json.RawMessage(`{"city":"`+city+`"}`), mcpclient.CallOptions{})
+					res, err := c.CallTool(ctx, "get_weather", json.RawMessage(`{"city":"`+city+`"}`), client.CallOptions{})
 					if err == nil && !strings.Contains(res.Content[0].Text, `"`+city+`"`) {
 						err = fmt.Errorf("call for %s answered %q", city, res.Content[0].Text)
 					}

@@ -1,4 +1,4 @@
-package mcpclient_test
+package client_test
 
 import (
 	"context"
@@ -12,15 +12,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
-	"github.com/octo-run/octo/blocks/mcp/mcpclient"
+	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/client"
 )
 
 // callFails dials f, calls a tool and returns the call's error.
-func callFails(t *testing.T, o mcpclient.Options) error {
+func callFails(t *testing.T, o client.Options) error {
 	t.Helper()
 	c := dial(t, o)
-	_, err := c.CallTool(testCtx(t), "any", nil, mcpclient.CallOptions{})
+	_, err := c.CallTool(testCtx(t), "any", nil, client.CallOptions{})
 	if err == nil {
 		t.Fatal("the call succeeded")
 	}
@@ -74,8 +74,8 @@ func TestHostileAnswersArePreciseErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t, tc.answer)
-			err := callFails(t, mcpclient.Options{URL: f.url(), MaxMessageBytes: 1 << 20})
-			if !errors.Is(err, mcpclient.ErrProtocol) {
+			err := callFails(t, client.Options{URL: f.url(), MaxMessageBytes: 1 << 20})
+			if !errors.Is(err, client.ErrProtocol) {
 				t.Errorf("not ErrProtocol: %v", err)
 			}
 			for _, w := range tc.want {
@@ -93,8 +93,8 @@ func TestAnHTTPErrorCarriesStatusBodyAndJSONRPCError(t *testing.T) {
 		w.WriteHeader(http.StatusInternalServerError)
 		_, _ = w.Write(mcp.AppendError(nil, m.ID, mcp.NewError(mcp.CodeInternalError, "database down")))
 	})
-	err := callFails(t, mcpclient.Options{URL: f.url()})
-	var he *mcpclient.HTTPError
+	err := callFails(t, client.Options{URL: f.url()})
+	var he *client.HTTPError
 	var rpc *mcp.Error
 	if !errors.As(err, &he) || he.Status != 500 || !errors.As(err, &rpc) || rpc.Message != "database down" {
 		t.Fatalf("err = %v", err)
@@ -108,8 +108,8 @@ func TestAPlainHTTPErrorQuotesItsBody(t *testing.T) {
 	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, _ mcp.Message) {
 		http.Error(w, strings.Repeat("busy ", 200), http.StatusServiceUnavailable)
 	})
-	err := callFails(t, mcpclient.Options{URL: f.url()})
-	var he *mcpclient.HTTPError
+	err := callFails(t, client.Options{URL: f.url()})
+	var he *client.HTTPError
 	if !errors.As(err, &he) || he.Status != 503 || len(he.Body) > 520 || !strings.HasSuffix(he.Body, "…") {
 		t.Fatalf("err = %v", err)
 	}
@@ -120,7 +120,7 @@ func TestAHangingServerTimesOutAndIsToldSo(t *testing.T) {
 		<-r.Context().Done()
 	})
 	start := time.Now()
-	err := callFails(t, mcpclient.Options{URL: f.url(), Timeout: 300 * time.Millisecond})
+	err := callFails(t, client.Options{URL: f.url(), Timeout: 300 * time.Millisecond})
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no answer within 300ms (the client's timeout)") {
 		t.Fatalf("err = %v", err)
 	}
@@ -139,7 +139,7 @@ func TestAServerThatNeverAnswersInitializeTimesOut(t *testing.T) {
 		_, _ = io.Copy(io.Discard, r.Body) // the server sees the client leave only once the body is read
 		<-r.Context().Done()
 	})
-	_, err := mcpclient.Dial(testCtx(t), mcpclient.Options{URL: f.url(), Timeout: 200 * time.Millisecond})
+	_, err := client.Dial(testCtx(t), client.Options{URL: f.url(), Timeout: 200 * time.Millisecond})
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.HasPrefix(err.Error(), "initialize: no answer within 200ms") {
 		t.Fatalf("err = %v", err)
 	}
@@ -156,8 +156,8 @@ func TestCredentialsRefusedDoNotFallBackToSSE(t *testing.T) {
 		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="x"`)
 		http.Error(w, "no token", http.StatusUnauthorized)
 	})
-	_, err := mcpclient.Dial(testCtx(t), mcpclient.Options{URL: f.url()})
-	var he *mcpclient.HTTPError
+	_, err := client.Dial(testCtx(t), client.Options{URL: f.url()})
+	var he *client.HTTPError
 	if !errors.As(err, &he) || he.Status != 401 || he.Body != "no token" || f.gets != 0 {
 		t.Fatalf("err = %v, GETs %d", err, f.gets)
 	}
@@ -167,11 +167,11 @@ func TestAnExpiredSessionIsRenewedOnce(t *testing.T) {
 	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m mcp.Message) {
 		result(w, m, `{"content":[{"type":"text","text":"ok"}]}`)
 	})
-	c := dial(t, mcpclient.Options{URL: f.url()})
+	c := dial(t, client.Options{URL: f.url()})
 	f.mu.Lock()
 	f.expired = 1 // the server forgets session-1
 	f.mu.Unlock()
-	res, err := c.CallTool(testCtx(t), "any", nil, mcpclient.CallOptions{})
+	res, err := c.CallTool(testCtx(t), "any", nil, client.CallOptions{})
 	if err != nil || res.Content[0].Text != "ok" || f.count("initialize") != 2 {
 		t.Fatalf("%v %v, initialize %d times", res, err, f.count("initialize"))
 	}
@@ -179,7 +179,7 @@ func TestAnExpiredSessionIsRenewedOnce(t *testing.T) {
 		f.mu.Lock()
 		f.expired = 1000
 		f.mu.Unlock()
-		_, err := c.CallTool(testCtx(t), "any", nil, mcpclient.CallOptions{})
+		_, err := c.CallTool(testCtx(t), "any", nil, client.CallOptions{})
 		if err == nil || f.count("initialize") > 4 {
 			t.Fatalf("%v, initialize %d times", err, f.count("initialize"))
 		}
@@ -202,13 +202,13 @@ func TestListsFollowCursorsAndRefuseLoops(t *testing.T) {
 		}
 		result(w, m, pages[p.Cursor])
 	})
-	c := dial(t, mcpclient.Options{URL: f.url()})
+	c := dial(t, client.Options{URL: f.url()})
 	tools, err := c.ListTools(testCtx(t))
 	if err != nil || len(tools) != 3 || tools[2].Name != "c" {
 		t.Fatalf("%+v %v", tools, err)
 	}
 	start = "l"
-	if _, err := c.ListTools(testCtx(t)); !errors.Is(err, mcpclient.ErrProtocol) || !strings.Contains(err.Error(), `repeated the cursor "l"`) {
+	if _, err := c.ListTools(testCtx(t)); !errors.Is(err, client.ErrProtocol) || !strings.Contains(err.Error(), `repeated the cursor "l"`) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -228,10 +228,10 @@ func TestServerRequestsAndNotificationsInAnSSEAnswer(t *testing.T) {
 	})
 	changed := make(chan string, 1)
 	notes := make(chan string, 1)
-	c := dial(t, mcpclient.Options{URL: f.url(),
+	c := dial(t, client.Options{URL: f.url(),
 		OnListChanged:  func(list string) { changed <- list },
 		OnNotification: func(method string, params json.RawMessage) { notes <- method + " " + string(params) }})
-	if _, err := c.CallTool(testCtx(t), "any", nil, mcpclient.CallOptions{}); err != nil {
+	if _, err := c.CallTool(testCtx(t), "any", nil, client.CallOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := <-changed; got != "tools" {
@@ -279,8 +279,8 @@ func TestAnUnknownProtocolVersionIsRefused(t *testing.T) {
 		}
 		writeJSON(w, []byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"1999-01-01","capabilities":{},"serverInfo":{"name":"old","version":"1"}}}`))
 	})
-	_, err := mcpclient.Dial(testCtx(t), mcpclient.Options{URL: f.url()})
-	if !errors.Is(err, mcpclient.ErrProtocol) || !strings.Contains(err.Error(), `the server answered protocol version "1999-01-01"`) {
+	_, err := client.Dial(testCtx(t), client.Options{URL: f.url()})
+	if !errors.Is(err, client.ErrProtocol) || !strings.Contains(err.Error(), `the server answered protocol version "1999-01-01"`) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -296,7 +296,7 @@ func TestTheGETStreamCarriesListChangesAndServerRequests(t *testing.T) {
 		<-r.Context().Done()
 	}
 	changed := make(chan string, 1)
-	c := dial(t, mcpclient.Options{URL: f.url(), OnListChanged: func(list string) { changed <- list }})
+	c := dial(t, client.Options{URL: f.url(), OnListChanged: func(list string) { changed <- list }})
 	if got := <-sessions; got != "session-1" {
 		t.Fatalf("the GET stream carried session %q", got)
 	}
@@ -321,9 +321,9 @@ func TestTheGETStreamCarriesListChangesAndServerRequests(t *testing.T) {
 
 func TestNoGETStreamWithoutCallbacksOr405(t *testing.T) {
 	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m mcp.Message) { result(w, m, `{}`) })
-	c := dial(t, mcpclient.Options{URL: f.url()})
+	c := dial(t, client.Options{URL: f.url()})
 	_ = c.Ping(testCtx(t))
-	c2 := dial(t, mcpclient.Options{URL: f.url(), OnListChanged: func(string) {}})
+	c2 := dial(t, client.Options{URL: f.url(), OnListChanged: func(string) {}})
 	_ = c2.Ping(testCtx(t))
 	gets := func() int {
 		f.mu.Lock()
@@ -343,7 +343,7 @@ func TestNoGETStreamWithoutCallbacksOr405(t *testing.T) {
 
 func TestConcurrentRequestsOnAnExpiredSessionRenewItOnce(t *testing.T) {
 	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m mcp.Message) { result(w, m, `{}`) })
-	c := dial(t, mcpclient.Options{URL: f.url()})
+	c := dial(t, client.Options{URL: f.url()})
 	f.mu.Lock()
 	f.expired = 1
 	f.mu.Unlock()
@@ -387,7 +387,7 @@ func TestLegacyStreamsThatCannotBeUsed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(tc.stream))
 			defer srv.Close()
-			_, err := mcpclient.Dial(testCtx(t), mcpclient.Options{URL: srv.URL + "/sse", Transport: mcpclient.TransportSSE,
+			_, err := client.Dial(testCtx(t), client.Options{URL: srv.URL + "/sse", Transport: client.TransportSSE,
 				Timeout: 300 * time.Millisecond})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v\nwant %s", err, tc.want)
@@ -409,7 +409,7 @@ func TestTheProtocolVersionHeaderFollowsInitialize(t *testing.T) {
 		mu.Unlock()
 		inner.ServeHTTP(w, r)
 	})
-	c := dial(t, mcpclient.Options{URL: f.url()})
+	c := dial(t, client.Options{URL: f.url()})
 	if err := c.Ping(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mcpclient_test
+package client_test
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"go.uber.org/goleak"
 
 	_ "github.com/octo-run/octo/blocks/all"
-	"github.com/octo-run/octo/blocks/mcp/mcpclient"
 	_ "github.com/octo-run/octo/connectors/all"
+	"github.com/octo-run/octo/mcp/client"
 	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
@@ -98,9 +98,9 @@ func testCtx(t testing.TB) context.Context {
 }
 
 // dial connects and closes the client when the test ends.
-func dial(t testing.TB, o mcpclient.Options) *mcpclient.Client {
+func dial(t testing.TB, o client.Options) *client.Client {
 	t.Helper()
-	c, err := mcpclient.Dial(testCtx(t), o)
+	c, err := client.Dial(testCtx(t), o)
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}

@@ -1,4 +1,4 @@
-package mcpflow_test
+package mcpmsg_test
 
 import (
 	"context"
@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
-	"github.com/octo-run/octo/blocks/mcp/mcpflow"
+	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime"
 )
 
-func newStdio(t *testing.T) *mcpflow.Stdio {
+func newStdio(t *testing.T) *mcpmsg.Stdio {
 	t.Helper()
 	s := &mcp.Server{Info: mcp.Implementation{Name: "t", Version: "1"}}
 	if err := s.Check(); err != nil {
@@ -22,10 +22,10 @@ func newStdio(t *testing.T) *mcpflow.Stdio {
 	}
 	st := mcp.NewStateful(s, mcp.StatefulOptions{})
 	t.Cleanup(func() { st.Close() })
-	return mcpflow.NewStdio(st)
+	return mcpmsg.NewStdio(st)
 }
 
-func event(t *testing.T, p *mcpflow.Stdio, kind stdiomsg.Kind, session uint64, line string) (*runtime.Message, error) {
+func event(t *testing.T, p *mcpmsg.Stdio, kind stdiomsg.Kind, session uint64, line string) (*runtime.Message, error) {
 	t.Helper()
 	var body []byte
 	if line != "" {
@@ -36,7 +36,7 @@ func event(t *testing.T, p *mcpflow.Stdio, kind stdiomsg.Kind, session uint64, l
 	return p.Process(context.Background(), m, &ev)
 }
 
-func open(t *testing.T, p *mcpflow.Stdio, session uint64) runtime.Stream {
+func open(t *testing.T, p *mcpmsg.Stdio, session uint64) runtime.Stream {
 	t.Helper()
 	m, err := event(t, p, stdiomsg.Opened, session, "")
 	if err != nil || m.Stream() == nil {

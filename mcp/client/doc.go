@@ -3,7 +3,7 @@
 // transport or a stdio child process, initializes a session and calls its
 // tools, resources and prompts.
 //
-// It speaks the protocol with the core's types (blocks/mcp: Message, ID,
+// It speaks the protocol with the core's types (mcp: Message, ID,
 // Error, Tool, CallToolResult, Content, …) and must not know about the octo
 // runtime, flows or YAML: the mcp-client block and the agent bridge's
 // call_server tool adapt to it. What a server sends back is untrusted: every
@@ -11,4 +11,4 @@
 // is timed out (Options.Timeout), and a failure is a typed error: *HTTPError
 // for an HTTP status, *mcp.Error (wrapped) for a JSON-RPC error, and
 // ErrProtocol for an answer that breaks the protocol.
-package mcpclient
+package client

@@ -1,4 +1,4 @@
-package mcpclient
+package client
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // Transport names how the client reaches the server.

@@ -1,4 +1,4 @@
-package mcpclient
+package client
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // Progress is one notifications/progress of a call.

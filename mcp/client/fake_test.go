@@ -1,4 +1,4 @@
-package mcpclient_test
+package client_test
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/octo-run/octo/blocks/mcp"
+	"github.com/octo-run/octo/mcp"
 )
 
 // fake is a real HTTP server scripted by a test: it answers initialize and
