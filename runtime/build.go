@@ -91,7 +91,7 @@ func (bd *builder) buildBlock(cb *config.Block, flow, addr string, known varSet,
 			bd.report(f.KeyNode, cb.At.Field(f.Key), "unknown key %q: %s takes its options under settings", f.Key, cb.Type)
 		}
 	}
-	b := &Build{Type: cb.Type, Name: cb.Name, Flow: flow, At: cb.At, cb: cb, settingsOf: settingsOf{bd: bd}, addr: addr, vars: known, body: body}
+	b := &Build{Type: cb.Type, Name: cb.Name, Flow: flow, At: cb.At, cb: cb, settingsOf: newSettingsOf(bd), addr: addr, vars: known, body: body}
 	s, sets := bd.build(spec, b)
 	if spec.SharedByName && cb.Name != "" {
 		bd.byName[cb.Type+"\x00"+cb.Name] = named{cb: cb, step: s, sets: sets}
@@ -111,16 +111,14 @@ func (bd *builder) build(spec BlockSpec, b *Build) (_ Block, sets varSet) {
 		return nil, sets
 	}
 	blk, err := spec.Build.build(b, settings)
-	if err != nil {
-		var ds config.Diags
-		if errors.As(err, &ds) {
-			bd.diags = append(bd.diags, ds...)
-		} else {
-			bd.report(cb.Node, cb.At, "%v", err)
-		}
+	switch {
+	case err != nil:
+		bd.fail(cb.Node, cb.At, err)
 		return nil, sets
-	}
-	if len(bd.diags) > before || blk == nil {
+	case blk == nil:
+		bd.report(cb.Node, cb.At, "block type %s built no block and returned no error (a bug in the block: its build must return b.Err())", cb.Type)
+		return nil, sets
+	case len(bd.diags) > before: // a problem reported, yet a block returned: the problem wins
 		return nil, sets
 	}
 	switch blk.(type) {
@@ -173,9 +171,13 @@ type branchScope struct {
 // settingsOf is what a block's, connector's and source's build share: decoding their settings
 // and reporting problems at the fields they concern.
 type settingsOf struct {
-	bd  *builder
-	pos *Positions
+	bd    *builder
+	pos   *Positions
+	first int // how many problems the service build had before this one began
 }
+
+// newSettingsOf begins the build of one block's, connector's or source's settings.
+func newSettingsOf(bd *builder) settingsOf { return settingsOf{bd: bd, first: len(bd.diags)} }
 
 // decode decodes node (nil: nothing written, positioned at owner) into a new value of spec's
 // type, compiling its typed settings. Problems are reported; ok is false when the settings'
@@ -198,8 +200,45 @@ func (so *settingsOf) decode(spec *SettingsSpec, node *yaml.Node, at Where, owne
 
 // Errorf reports a problem at a setting: field is a pointer into the decoded settings (&s.Port,
 // &s.Tools[i], a pointer field's value) or a Position; nil is the settings themselves.
-func (so *settingsOf) Errorf(field any, format string, args ...any) {
+//
+// It returns an error for the build function to return when the problem ends the build
+// (return nil, b.Errorf(…)): the problem is told once, where it was reported. A build that
+// goes on to report more returns b.Err() at its end.
+func (so *settingsOf) Errorf(field any, format string, args ...any) error {
 	so.bd.diags = append(so.bd.diags, so.pos.Diag(field, format, args...))
+	return so.Err()
+}
+
+// Err returns nil while nothing is wrong with these settings (decoding them included), else the
+// error their build function returns: a build's failures take one way out, its error result,
+// and the problems it carries are those already reported.
+func (so *settingsOf) Err() error {
+	if len(so.bd.diags) == so.first {
+		return nil
+	}
+	return &reported{diags: so.bd.diags[so.first:len(so.bd.diags):len(so.bd.diags)]}
+}
+
+// reported is the error Errorf and Err return: its problems are in the build's diagnostics
+// already, so the builder, finding it in a build function's result, adds nothing.
+type reported struct{ diags config.Diags }
+
+func (r *reported) Error() string { return r.diags.Error() }
+
+// fail reports what a build function (or a connector's Attach) returned: nothing more for
+// problems it reported, the problems of a config.Diags, else the error at the item.
+func (bd *builder) fail(node *yaml.Node, at Where, err error) {
+	var (
+		r  *reported
+		ds config.Diags
+	)
+	switch {
+	case errors.As(err, &r):
+	case errors.As(err, &ds):
+		bd.diags = append(bd.diags, ds...)
+	default:
+		bd.report(node, at, "%v", err)
+	}
 }
 
 // Positions tells where each decoded setting was written.
@@ -219,9 +258,6 @@ type Build struct {
 	body     *BodyKeys // the keys the body can have before the block; nil: any
 	branches varSet    // what the block's branches can set, for the blocks after it
 }
-
-// Failed reports whether any problem has been reported so far in this build.
-func (b *Build) Failed() bool { return len(b.bd.diags) > 0 }
 
 // Logger returns a logger naming the flow and block.
 func (b *Build) Logger() *slog.Logger {

@@ -42,18 +42,22 @@ func (bd *builder) buildConnector(cc *config.Connector) (conn Connector, spec Co
 	if !bd.onePerService(cc, spec) {
 		return nil, spec, false
 	}
-	cb := &ConnectorBuild{Name: cc.Name, At: cc.At, settingsOf: settingsOf{bd: bd}}
+	cb := &ConnectorBuild{Name: cc.Name, At: cc.At, settingsOf: newSettingsOf(bd)}
 	before := len(bd.diags)
 	settings, ok := cb.decode(spec.Settings(), cc.Settings, cc.At.Field("settings"), cc.Node, nil)
 	if !ok {
 		return nil, spec, false
 	}
 	conn, err := spec.Build.build(cb, settings)
-	if err != nil {
-		bd.report(cc.Node, cc.At, "%v", err)
+	switch {
+	case err != nil:
+		bd.fail(cc.Node, cc.At, err)
+		return nil, spec, false
+	case conn == nil:
+		bd.report(cc.Node, cc.At, "connector type %s built no connector and returned no error (a bug in the connector: its build must return c.Err())", cc.Type)
 		return nil, spec, false
 	}
-	return conn, spec, len(bd.diags) == before && conn != nil
+	return conn, spec, len(bd.diags) == before
 }
 
 // onePerService reports a second connector of a OnePerService type, at its type.
@@ -82,13 +86,13 @@ func (bd *builder) onePerService(cc *config.Connector, spec ConnectorSpec) bool 
 // attach decodes a flow's source settings into the connector's Source type and attaches the
 // flow; problems are reported.
 func (bd *builder) attach(conn Connector, spec ConnectorSpec, fc *config.Flow, flow *Flow) {
-	src := &SourceBuild{Flow: fc.Name, At: fc.Source.At, settingsOf: settingsOf{bd: bd}}
+	src := &SourceBuild{Flow: fc.Name, At: fc.Source.At, settingsOf: newSettingsOf(bd)}
 	settings, ok := src.decode(spec.Source, fc.Source.Settings, fc.Source.At.Field("settings"), fc.Source.Node, nil)
 	if !ok {
 		return
 	}
 	src.settings = settings
 	if err := conn.Attach(src, flow); err != nil {
-		bd.report(fc.Source.Node, fc.Source.At, "%v", err)
+		bd.fail(fc.Source.Node, fc.Source.At, err)
 	}
 }

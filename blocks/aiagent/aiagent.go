@@ -90,8 +90,8 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 		toolWait: s.ToolTimeout, json: s.Result == "json", shared: b.Shared(), byName: map[string]*tool{}}
 	blk.provider = buildProvider(b, s)
 	blk.tools = buildTools(b, s, blk.byName)
-	if b.Failed() {
-		return nil, nil
+	if err := b.Err(); err != nil {
+		return nil, err
 	}
 	return blk, nil
 }

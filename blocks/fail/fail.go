@@ -41,8 +41,7 @@ type Block struct {
 func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	kind, ok := runtime.KindNamed(s.Kind)
 	if !ok { // the enum has been checked: a kind it lists that the runtime lacks is a bug here
-		b.Errorf(&s.Kind, "unknown error kind %q", s.Kind)
-		return nil, nil
+		return nil, b.Errorf(&s.Kind, "unknown error kind %q", s.Kind)
 	}
 	return &Block{message: &s.Message, kind: kind}, nil
 }

@@ -93,8 +93,8 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	blk.accept = buildAccept(b, s)
 	blk.into = buildInto(b, s)
 	blk.client = buildClientSpec(b, s)
-	if b.Failed() {
-		return nil, nil
+	if err := b.Err(); err != nil {
+		return nil, err
 	}
 	return blk, nil
 }

@@ -75,8 +75,8 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 		b.Errorf(nil, "an http-response needs a status or headers")
 	}
 	blk.headers = buildHeaders(b, s.Headers)
-	if b.Failed() {
-		return nil, nil
+	if err := b.Err(); err != nil {
+		return nil, err
 	}
 	return blk, nil
 }

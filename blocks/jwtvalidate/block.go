@@ -68,9 +68,8 @@ func buildBlock(b *runtime.Build, settings *Settings) (runtime.Block, error) {
 		derived, err := MetadataURL(s.Audience)
 		if err != nil && checkAudience(s.Audience) == nil {
 			pos := b.Positions()
-			b.Errorf(withPath(pos.Of(&settings.Audience), pos.Of(&settings.ResourceMetadataURL)),
+			return nil, b.Errorf(withPath(pos.Of(&settings.Audience), pos.Of(&settings.ResourceMetadataURL)),
 				"resourceMetadataUrl is required when audience is not this server's URL (%v)", err)
-			return nil, nil
 		}
 		s.ResourceMetadataURL = derived
 	}
@@ -80,14 +79,12 @@ func buildBlock(b *runtime.Build, settings *Settings) (runtime.Block, error) {
 			// An audience problem is already reported; the URL derived from it says nothing new.
 			err = withoutKey(err, "resourceMetadataUrl")
 		}
-		ReportSettingErrors(b, settings, err)
-		return nil, nil
+		return nil, ReportSettingErrors(b, settings, err)
 	}
 	if c.JWKSFile != "" {
 		// Read now as well as at Start, so `octo validate` finds a missing or unusable key file.
 		if _, err := loadKeyFile(c.JWKSFile, c); err != nil {
-			b.Errorf(&settings.JWKSFile, "%v", err)
-			return nil, nil
+			return nil, b.Errorf(&settings.JWKSFile, "%v", err)
 		}
 	}
 	s.Logger = b.Logger()
@@ -104,7 +101,7 @@ func withPath(at, other runtime.Position) runtime.Position {
 // ReportSettingErrors reports each *SettingError joined in err at the line of its key in
 // settings (a pointer to the decoded settings struct), and anything else at the settings; blocks
 // built on this package's checks share it.
-func ReportSettingErrors(b *runtime.Build, settings any, err error) {
+func ReportSettingErrors(b *runtime.Build, settings any, err error) error {
 	errs := []error{err}
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = joined.Unwrap()
@@ -120,6 +117,7 @@ func ReportSettingErrors(b *runtime.Build, settings any, err error) {
 		}
 		b.Errorf(b.Positions().Key(settings, se.Key), "%v", se.Err)
 	}
+	return b.Err()
 }
 
 func withoutKey(err error, key string) error {

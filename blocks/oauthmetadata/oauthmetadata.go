@@ -44,8 +44,7 @@ type Block struct {
 func build(b *runtime.Build, md *jwtvalidate.Metadata) (runtime.Block, error) {
 	body, err := md.JSON()
 	if err != nil {
-		jwtvalidate.ReportSettingErrors(b, md, err)
-		return nil, nil
+		return nil, jwtvalidate.ReportSettingErrors(b, md, err)
 	}
 	return &Block{body: body}, nil
 }

@@ -53,7 +53,7 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	blk := &Block{branch: s.Process.Block, attempts: s.Attempts, backoff: s.Backoff, max: s.MaxBackoff,
 		on: runtime.KindsNamed(s.On), log: b.Logger()}
 	if s.MaxBackoff < s.Backoff {
-		b.Errorf(&s.MaxBackoff, "maxBackoff %v is shorter than backoff %v", s.MaxBackoff, s.Backoff)
+		return nil, b.Errorf(&s.MaxBackoff, "maxBackoff %v is shorter than backoff %v", s.MaxBackoff, s.Backoff)
 	}
 	return blk, nil
 }

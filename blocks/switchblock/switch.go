@@ -50,16 +50,15 @@ type Block struct {
 
 func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	if len(s.Cases) == 0 {
-		b.Errorf(&s.Cases, "a switch needs at least one case")
-		return nil, nil
+		return nil, b.Errorf(&s.Cases, "a switch needs at least one case")
 	}
 	for i := range s.Cases {
 		if t := s.Cases[i].When.Type(); t != nil && t.Kind() != reflect.Bool {
 			b.Errorf(&s.Cases[i].When, "when gives %s, not true or false; compare it (== ...) to pick a case", t)
 		}
 	}
-	if b.Failed() {
-		return nil, nil
+	if err := b.Err(); err != nil {
+		return nil, err
 	}
 	return &Block{cases: s.Cases, other: s.Default.Block}, nil
 }

@@ -93,8 +93,7 @@ func build(b *runtime.ConnectorBuild, s *Settings) (runtime.Connector, error) {
 	if dir == "" {
 		var err error
 		if dir, err = appdata.DataDir(""); err != nil {
-			b.Errorf(&s.DataDir, "%v", err)
-			return nil, nil
+			return nil, b.Errorf(&s.DataDir, "%v", err)
 		}
 	}
 	return &Connector{name: b.Name, dir: dir, set: *s, logger: b.Logger(), refusals: lograte.New(time.Second),

@@ -32,9 +32,10 @@ type settings struct {
 }
 
 // check compiles the guard and the limits, reporting what they refuse.
-func (s *settings) check(b *runtime.ConnectorBuild) bool {
-	ok := s.compileLimits()
-	return s.compileGuard(b) && ok
+func (s *settings) compile(b *runtime.ConnectorBuild) error {
+	s.compileLimits()
+	s.compileGuard(b)
+	return b.Err()
 }
 
 // sourceSettings are a flow source's settings on an http connector.
@@ -50,8 +51,8 @@ type routed struct {
 	field *string
 }
 
-// routes lists the source's paths, reporting a missing, doubled or
-// malformed one; nil when any is wrong.
+// routes lists the source's paths, reporting a missing, doubled or malformed one (the
+// source's Err then says so).
 func (s *sourceSettings) routes(src *runtime.SourceBuild) []routed {
 	var out []routed
 	switch {
@@ -68,23 +69,17 @@ func (s *sourceSettings) routes(src *runtime.SourceBuild) []routed {
 		src.Errorf(nil, `missing required key "path" (or "paths", a list)`)
 		return nil
 	}
-	ok := true
 	for _, r := range out {
 		if !strings.HasPrefix(r.path, "/") {
 			src.Errorf(r.field, "path %q must start with /", r.path)
-			ok = false
 		}
-	}
-	if !ok {
-		return nil
 	}
 	return out
 }
 
-// check spells the methods, which the decoder matched in any case, as HTTP does.
-func (s *sourceSettings) check(*runtime.SourceBuild) bool {
+// spellMethods spells the methods, which the decoder matched in any case, as HTTP does.
+func (s *sourceSettings) spellMethods() {
 	for i, m := range s.Methods {
 		s.Methods[i] = strings.ToUpper(m)
 	}
-	return true
 }

@@ -65,32 +65,27 @@ func (c *corsSetting) Shape(s config.Shape) (any, string) {
 	return nil, "expected true, false or a list of origins such as [https://app.example.com]"
 }
 
-// compileGuard checks the guard settings and builds s.guard.
-func (s *settings) compileGuard(b *runtime.ConnectorBuild) bool {
+// compileGuard checks the guard settings, reporting each problem, and builds s.guard.
+func (s *settings) compileGuard(b *runtime.ConnectorBuild) {
 	g := &guard{anyOrigin: s.Cors.any, cors: s.Cors.any || len(s.Cors.origins) > 0}
-	ok := s.compileOrigins(b, g)
-	ok = s.compileHosts(b, g) && ok
+	s.compileOrigins(b, g)
+	s.compileHosts(b, g)
 	s.guard = g
-	return ok
 }
 
-func (s *settings) compileOrigins(b *runtime.ConnectorBuild, g *guard) bool {
-	ok := true
+func (s *settings) compileOrigins(b *runtime.ConnectorBuild, g *guard) {
 	g.origins = make(map[string]bool, len(s.Cors.origins))
 	for i, o := range s.Cors.origins {
 		norm, err := normaliseOrigin(o)
 		if err != nil {
 			b.Errorf(&s.Cors.origins[i], "%v", err)
-			ok = false
 			continue
 		}
 		g.origins[norm] = true
 	}
-	return ok
 }
 
-func (s *settings) compileHosts(b *runtime.ConnectorBuild, g *guard) bool {
-	ok := true
+func (s *settings) compileHosts(b *runtime.ConnectorBuild, g *guard) {
 	g.hosts = make(map[string]bool, len(s.AllowedHosts))
 	for i, h := range s.AllowedHosts {
 		if h == "*" {
@@ -100,12 +95,10 @@ func (s *settings) compileHosts(b *runtime.ConnectorBuild, g *guard) bool {
 		name, valid := allowedHostName(h)
 		if !valid {
 			b.Errorf(&s.AllowedHosts[i], "%q is not a host name: give the name alone, without scheme or port, or \"*\" to turn the check off", h)
-			ok = false
 			continue
 		}
 		g.hosts[name] = true
 	}
-	return ok
 }
 
 // normaliseOrigin turns a configured origin into the form browsers send: lowercase

@@ -80,8 +80,8 @@ type route struct {
 }
 
 func build(b *runtime.ConnectorBuild, s *settings) (runtime.Connector, error) {
-	if !s.check(b) {
-		return nil, nil
+	if err := s.compile(b); err != nil {
+		return nil, err
 	}
 	c := &Connector{name: b.Name, settings: *s, portAt: b.Positions().Of(&s.Port), logger: b.Logger(), routes: map[string]*route{}, firstPath: map[string]string{},
 		shared: b.Shared(), holder: b.Holder(), idle: make(chan struct{}), obs: newObservers(b)}
@@ -92,9 +92,10 @@ func build(b *runtime.ConnectorBuild, s *settings) (runtime.Connector, error) {
 // Attach routes a flow's source path (and methods) to it.
 func (c *Connector) Attach(src *runtime.SourceBuild, flow *runtime.Flow) error {
 	s := src.Settings().(*sourceSettings)
+	s.spellMethods()
 	paths := s.routes(src)
-	if !s.check(src) || paths == nil {
-		return nil
+	if err := src.Err(); err != nil {
+		return err
 	}
 	for _, p := range paths {
 		if prev, dup := c.routes[p.path]; dup {
@@ -110,7 +111,7 @@ func (c *Connector) Attach(src *runtime.SourceBuild, flow *runtime.Flow) error {
 			c.firstPath[flow.Name] = p.path
 		}
 	}
-	return nil
+	return src.Err()
 }
 
 // URLOf is the URL of the flow's first path, once the connector listens: runtime.Locator.

@@ -47,10 +47,9 @@ type limits struct {
 }
 
 // compileLimits builds s.limits from the limit settings, whose tags keep them positive.
-func (s *settings) compileLimits() bool {
+func (s *settings) compileLimits() {
 	s.limits = &limits{bodyTimeout: s.BodyTimeout, bodyDeadline: s.BodyDeadline, maxInFlight: int64(s.MaxInFlight), maxStreams: int64(s.MaxStreams),
 		clientStreams: newClientCounts(s.MaxStreamsPerClient)}
-	return true
 }
 
 // readBody reads the whole request body: at most maxBodyBytes, with no more than bodyTimeout

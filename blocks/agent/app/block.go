@@ -69,8 +69,7 @@ type Block struct {
 func buildBlock(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	dir, err := appdata.DataDir(s.DataDir)
 	if err != nil {
-		b.Errorf(&s.DataDir, "%s", err.Error())
-		return nil, nil
+		return nil, b.Errorf(&s.DataDir, "%s", err.Error())
 	}
 	if s.Workspace != "" && !filepath.IsAbs(s.Workspace) && b.At.File != "" {
 		s.Workspace = filepath.Join(filepath.Dir(b.At.File), s.Workspace)

@@ -63,8 +63,7 @@ type Block struct {
 func buildBlock(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	dir, err := appdata.DataDir(s.DataDir)
 	if err != nil {
-		b.Errorf(&s.DataDir, "%s", err.Error())
-		return nil, nil
+		return nil, b.Errorf(&s.DataDir, "%s", err.Error())
 	}
 	return &Block{dataDir: dir, shared: b.Shared(), logger: b.Logger, addr: b.SourceAddr()}, nil
 }

@@ -78,8 +78,8 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	blk := &Block{args: s.Arguments, result: s.Result, timeout: s.Server.Timeout}
 	blk.op = buildOperation(b, s)
 	blk.server = buildServer(b, s)
-	if b.Failed() {
-		return nil, nil
+	if err := b.Err(); err != nil {
+		return nil, err
 	}
 	return blk, nil
 }

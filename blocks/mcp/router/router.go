@@ -56,8 +56,7 @@ type Block struct {
 
 func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 	if len(f.Tools)+len(f.Resources)+len(f.Prompts) == 0 {
-		b.Errorf(nil, "an mcp-router needs at least one tool, resource or prompt")
-		return nil, nil
+		return nil, b.Errorf(nil, "an mcp-router needs at least one tool, resource or prompt")
 	}
 	name := f.ServerName
 	if name == "" {
@@ -111,8 +110,9 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 	if len(f.Prompts) > 0 {
 		s.Prompts = buildPrompts(b, f.Prompts)
 	}
-	if b.Failed() {
-		return nil, nil
+	if err := b.Err(); err != nil {
+		s.Tasks.Close()
+		return nil, err
 	}
 	if err := s.Check(); err != nil {
 		s.Tasks.Close()
