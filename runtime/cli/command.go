@@ -4,13 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"sync"
-	"time"
-
-	"github.com/octo-run/octo/runtime"
 )
 
 // Command is one of octo's subcommands. The package that owns what a command does registers it
@@ -46,38 +42,10 @@ type NewOptions struct {
 	Port int
 }
 
-// ConfigFolder runs and validates a --config path that is not a flow config but a config
-// adapter's folder (a workspace of saved mock servers); the adapter registers it.
-type ConfigFolder struct {
-	Name string
-	// Is reports whether path is such a folder.
-	Is func(path string) bool
-	// Run serves the folder until ctx ends (`octo run --config`).
-	Run func(ctx context.Context, path string, run FolderRun) error
-	// Validate builds it without serving and says what is fine (`octo validate --config`).
-	Validate func(env *Env, path string) error
-}
-
-// FolderRun is what `octo run` hands a config folder's Run besides its path.
-type FolderRun struct {
-	Logger *slog.Logger
-	// Grace is --shutdown-timeout.
-	Grace time.Duration
-	// Observer measures every build (--admin); nil measures nothing.
-	Observer runtime.Observer
-	// Reloaded, when set, hears the outcome of each reload of the folder's files (--admin:
-	// octo_reloads_total and /readyz's lastReload); nil means applied.
-	Reloaded func(err error)
-	// Serving and Stopping, when set, hear that the folder serves (what could start has
-	// started) and that it stops (a signal came): /readyz follows them.
-	Serving, Stopping func()
-}
-
 var registry struct {
 	sync.Mutex
 	commands []Command
 	starters []Starter
-	folders  []ConfigFolder
 }
 
 // RegisterCommand adds a command; registering a name twice is a programming error and panics.
@@ -105,16 +73,6 @@ func RegisterStarter(s Starter) {
 	}
 	registry.starters = append(registry.starters, s)
 	slices.SortFunc(registry.starters, func(a, b Starter) int { return strings.Compare(a.Name, b.Name) })
-}
-
-// RegisterConfigFolder adds a kind of config folder to `octo run` and `octo validate`.
-func RegisterConfigFolder(f ConfigFolder) {
-	registry.Lock()
-	defer registry.Unlock()
-	if f.Is == nil || f.Run == nil || f.Validate == nil {
-		panic(fmt.Sprintf("cli: config folder %q registered without Is, Run or Validate", f.Name))
-	}
-	registry.folders = append(registry.folders, f)
 }
 
 // commands lists the registered commands in the order help shows them. The new command's
@@ -147,19 +105,6 @@ func starters() []Starter {
 	registry.Lock()
 	defer registry.Unlock()
 	return slices.Clone(registry.starters)
-}
-
-// folderOf returns the config folder kind path is, if any.
-func folderOf(path string) (ConfigFolder, bool) {
-	registry.Lock()
-	folders := slices.Clone(registry.folders)
-	registry.Unlock()
-	for _, f := range folders {
-		if f.Is(path) {
-			return f, true
-		}
-	}
-	return ConfigFolder{}, false
 }
 
 // usageError marks a usage mistake: the message is printed with the usage and the exit code

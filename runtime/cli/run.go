@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"maps"
 	"os"
 	"os/signal"
 	"slices"
@@ -15,8 +14,9 @@ import (
 
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/printable"
+	"github.com/octo-run/octo/runtime/reload"
 	"github.com/octo-run/octo/runtime/supervisor"
-	"github.com/octo-run/octo/runtime/watch"
 )
 
 // load reads and builds a config without starting it, with stdio as `run --stdio` serves it;
@@ -58,7 +58,7 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	var lf logFlags
 	lf.register(fs)
 	grace := fs.Duration("shutdown-timeout", 10*time.Second, "how long to let in-flight requests finish on SIGINT/SIGTERM, and on the replaced config after a reload")
-	watchFiles := fs.Bool("watch", false, "reload the config when its files change (SIGHUP reloads it too)")
+	watchFiles := fs.Bool("watch", false, "reload the config when its files change (SIGHUP reloads it too); a workspace's files are always followed")
 	stdio := stdioFlag(fs)
 	adminAddr := fs.String("admin", "", "serve /healthz, /readyz and Prometheus /metrics on this address (host:port, or a port on 127.0.0.1); off when empty")
 	if err := ParseConfig(fs, args, path); err != nil {
@@ -73,165 +73,140 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer adm.close()
-	if f, ok := folderOf(*path); ok {
+	r := &run{path: *path, log: logger, adm: adm, grace: *grace, watch: *watchFiles,
+		sup: supervisor.New(supervisor.Options{Logger: logger, LookupEnv: env.LookupEnv, StopTimeout: *grace, Observer: adm.observer()})}
+	if spec, ok := runtime.AdapterOf(*path); ok {
 		if *stdio {
 			return errStdioFolder
 		}
-		return f.Run(ctx, *path, FolderRun{Logger: logger, Grace: *grace, Observer: adm.observer(), Reloaded: adm.reloaded,
-			Serving: adm.serving, Stopping: adm.stopping})
+		src, err := spec.Open(*path, runtime.AdapterOptions{Logger: logger})
+		if err != nil {
+			return lf.plain(err)
+		}
+		r.src, r.watch = teller(src, logger), true
+	} else {
+		r.flow = &flowSource{path: *path, lookup: env.LookupEnv, log: logger, stdio: *stdio}
+		r.src = r.flow
 	}
-	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: env.LookupEnv, StopTimeout: *grace, Observer: adm.observer()})
-	r := &reloader{path: *path, lookup: env.LookupEnv, sup: sup, log: logger, files: &watch.Settler{Settle: settleTime}, stdio: *stdio, reloaded: adm.reloaded}
-	cfg, err := r.load()
-	if err != nil {
-		return lf.plain(err)
-	}
-	return lf.plain(UntilSignalled(ctx, logger, func(ctx context.Context, reload <-chan struct{}) error {
-		if err := sup.Start(ctx, *path, cfg); err != nil {
-			return err
-		}
-		svc := sup.Service(*path)
-		adm.serving() // before the line that says so: a probe then finds it ready
-		logger.Info("service started", "service", svc.Name)
-		connectors := make([]string, len(cfg.Connectors))
-		for i, c := range cfg.Connectors {
-			connectors[i] = c.Name
-		}
-		if r.stdioName != "" {
-			// The client ends the session by closing its end of the pipe; flows on other
-			// connectors (an API the tools call) end with it.
-			connectors = []string{r.stdioName}
-		}
-		r.serve(ctx, reload, *watchFiles, inputEnded(ctx, svc, connectors))
-		adm.stopping()
-		logger.Info("shutting down", "grace", grace.String())
-		sctx, cancel := context.WithTimeout(context.Background(), *grace)
-		defer cancel()
-		if err := sup.Close(sctx); err != nil {
-			logger.Warn("shutdown was not clean", "err", err)
-		}
-		logger.Info("stopped")
-		return nil
-	}))
+	return lf.plain(UntilSignalled(ctx, logger, r.serve))
 }
 
 // How often --watch looks at the config's files, and how long an edit must stay the same
 // before it is applied (a file an editor is still writing is never loaded half written).
 const (
-	pollEvery  = 300 * time.Millisecond
-	settleTime = 500 * time.Millisecond
+	pollEvery  = reload.DefaultPoll
+	settleTime = reload.DefaultSettle
 )
 
-// reloader applies edits of a running config through the supervisor.
-type reloader struct {
-	path      string // the config, also the name of its unit
-	lookup    func(string) (string, bool)
-	sup       *supervisor.Supervisor
-	log       *slog.Logger
-	files     *watch.Settler
-	templates []string        // template files of the config last loaded
-	stdio     bool            // --stdio: serve the router's flow on standard input and output
-	stdioName string          // the connector that does
-	reloaded  func(err error) // hears each reload's outcome (the admin listener)
+// run is `octo run` serving a config: a flow config (flow set) or an adapter's folder, its
+// units on the one supervisor, reloaded by the one reload loop.
+type run struct {
+	path  string
+	log   *slog.Logger
+	adm   *admin
+	grace time.Duration
+	watch bool
+	sup   *supervisor.Supervisor
+	src   reload.Source
+	flow  *flowSource // nil for an adapter's folder
 }
 
-// serve reloads the config on each receive from reload and, with watchFiles, on each settled
-// edit, until ctx ends or ended is closed.
-func (r *reloader) serve(ctx context.Context, reload <-chan struct{}, watchFiles bool, ended <-chan struct{}) {
-	var tick <-chan time.Time
-	if watchFiles {
-		t := time.NewTicker(pollEvery)
-		defer t.Stop()
-		tick = t.C
+// serve serves the config until ctx ends, reload asking for reloads (SIGHUP).
+func (r *run) serve(ctx context.Context, reloads <-chan struct{}) error {
+	poll := pollEvery
+	if !r.watch {
+		poll = -1
+	}
+	f := reload.New(r.sup, r.src, reload.Options{Group: r.path, Poll: poll, Settle: settleTime, Reload: reloads, Reloaded: r.adm.reloaded})
+	first := f.Start(ctx)
+	if err := r.firstErr(first); err != nil {
+		_ = r.sup.Close(context.Background()) // what started, if anything, stops at once
+		return err
+	}
+	defer r.stop()
+	r.adm.serving() // before the line that says so: a probe then finds it ready
+	var ended <-chan struct{}
+	if r.flow != nil {
+		svc := r.sup.Service(r.path)
+		r.log.Info("service started", "service", svc.Name)
+		ended = inputEnded(ctx, svc, r.connectors(first.Outcomes[0].Unit.Config))
+	}
+	if r.watch {
 		r.log.Info("watching the config files for edits", "config", r.path)
 	}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ended:
-			r.log.Info("nothing left to serve: the input ended or the output stalled")
-			return
-		case <-reload:
-			r.reload(ctx, "SIGHUP")
-		case <-tick:
-			r.poll(ctx)
-		}
+	f.Run(ctx, ended)
+	if ended != nil && ctx.Err() == nil {
+		r.log.Info("nothing left to serve: the input ended or the output stalled")
 	}
+	r.adm.stopping()
+	return nil
 }
 
-// watched lists the files the config is made of now: its YAML files, and the template
-// resources of the version last loaded.
-func (r *reloader) watched() []string {
-	files, _ := config.Files(r.path)
-	return append(files, r.templates...)
+// firstErr is why the first reading serves nothing: a flow config's problems, or its build's
+// failure; for a folder, whose problems are logged, that nothing could start.
+func (r *run) firstErr(first reload.Report) error {
+	if slices.ContainsFunc(first.Outcomes, func(o supervisor.Outcome) bool { return o.Serving }) {
+		return nil
+	}
+	if r.flow == nil {
+		return errors.New("nothing could be started; the problems are listed above")
+	}
+	if err := first.Err(); err != nil {
+		return err
+	}
+	return errors.New("nothing to serve")
 }
 
-// poll reloads once an edit of the config's files has settled.
-func (r *reloader) poll(ctx context.Context) {
-	if _, _, changed := r.files.Next(watch.Stat(r.watched())); changed {
-		r.reload(ctx, "edit")
+// connectors are those whose end ends the process: the stdio connector that serves the session
+// (a client ends it by closing its end; flows on other connectors end with it), else all.
+func (r *run) connectors(cfg *config.Config) []string {
+	if r.flow.stdioName != "" {
+		return []string{r.flow.stdioName}
 	}
-}
-
-// load reads the config, and takes its files as they were read as the version applied: the
-// YAML files are stamped before they are read, so an edit made meanwhile is seen by the next
-// poll.
-func (r *reloader) load() (*config.Config, error) {
-	files, _ := config.Files(r.path)
-	yamls := watch.Stat(files)
-	cfg, err := config.Load(r.path, r.lookup)
-	if err == nil && r.stdio {
-		r.stdioName, err = ServeOnStdio(cfg)
-	} else if err == nil {
-		r.stdioName = ownStdio(cfg)
+	out := make([]string, len(cfg.Connectors))
+	for i, c := range cfg.Connectors {
+		out[i] = c.Name
 	}
-	if err == nil {
-		r.templates = templateFiles(cfg)
-	}
-	stamps := watch.Stat(r.templates)
-	maps.Copy(stamps, yamls)
-	r.files.Reset(stamps)
-	return cfg, err
-}
-
-// reload loads the config again and has it replace the running build. Problems are logged, one
-// per line at their file:line:col, and the running build keeps serving.
-func (r *reloader) reload(ctx context.Context, trigger string) {
-	cfg, err := r.load()
-	inPlace := false
-	if err == nil {
-		inPlace, err = r.sup.Replace(ctx, r.path, cfg)
-	}
-	if err != nil {
-		var ds config.Diags
-		if errors.As(err, &ds) {
-			for _, d := range ds {
-				r.log.Error(d.String())
-			}
-		} else {
-			r.log.Error(err.Error())
-		}
-		r.reloaded(err) // before the line that says so: a probe that follows the log finds it
-		r.log.Error("not reloaded: the running config keeps serving", "trigger", trigger)
-		return
-	}
-	r.reloaded(nil)
-	if inPlace { // only blocks' settings changed, and the blocks took them: sessions stay open
-		r.log.Info("reloaded in place", "service", cfg.Service.Name, "trigger", trigger)
-		return
-	}
-	r.log.Info("reloaded", "service", cfg.Service.Name, "trigger", trigger)
-}
-
-// templateFiles lists the template resources cfg reads.
-func templateFiles(cfg *config.Config) []string {
-	out := make([]string, 0, len(cfg.Templates))
-	for _, t := range cfg.Templates {
-		out = append(out, t.File)
-	}
-	slices.Sort(out)
 	return out
+}
+
+// stop stops every unit, letting requests finish within the grace time.
+func (r *run) stop() {
+	r.log.Info("shutting down", "grace", r.grace.String())
+	sctx, cancel := context.WithTimeout(context.Background(), r.grace)
+	defer cancel()
+	if err := r.sup.Close(sctx); err != nil {
+		r.log.Warn("shutdown was not clean", "err", err)
+	}
+	r.log.Info("stopped")
+}
+
+// teller gives a source that says nothing of its units the plain words of a unit's life.
+func teller(src runtime.UnitSource, log *slog.Logger) reload.Source {
+	if s, ok := src.(reload.Source); ok {
+		return s
+	}
+	return plainTeller{src, log}
+}
+
+// plainTeller says what became of each unit of a source that has no words of its own.
+type plainTeller struct {
+	runtime.UnitSource
+	log *slog.Logger
+}
+
+func (t plainTeller) Tell(r reload.Report) {
+	for _, d := range r.Problems {
+		t.log.Error(d.String())
+	}
+	for _, o := range r.Outcomes {
+		switch {
+		case o.Action == supervisor.Failed:
+			t.log.Error("unit not served: "+o.Err.Error(), "unit", o.Unit.Title())
+		case o.Action != supervisor.Kept:
+			t.log.Info("unit "+o.Action.String(), "unit", o.Unit.Title())
+		}
+	}
 }
 
 // errStoppedAtOnce ends a command whose graceful stop a second signal cut short.
@@ -315,11 +290,18 @@ func cmdValidate(_ context.Context, env *Env, args []string) error {
 	if err := ParseConfig(fs, args, path); err != nil {
 		return err
 	}
-	if f, ok := folderOf(*path); ok {
+	if spec, ok := runtime.AdapterOf(*path); ok {
 		if *stdio {
 			return errStdioFolder
 		}
-		return f.Validate(env, *path)
+		names, ds := spec.Validate(*path)
+		if len(ds) > 0 {
+			return ds.Err()
+		}
+		for _, n := range names {
+			fmt.Fprintf(env.Stdout, "%s: %s: ok\n", printable.Escape(*path), printable.Escape(n))
+		}
+		return nil
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if _, _, err := load(*path, env, logger, *stdio); err != nil {

@@ -58,14 +58,20 @@ type Supervisor struct {
 	opts   Options
 	shared *runtime.Shared
 
-	mu    sync.Mutex
-	units map[string]*unit
+	mu     sync.Mutex
+	units  map[string]*unit
+	failed map[string]failure // by unit name: the version Sync last failed to serve, and why
+	closed bool               // Close began: no unit starts any more
 }
 
 // unit is one named config and the build that serves it.
 type unit struct {
-	name string
-	mu   sync.Mutex // held by Start, Replace and Stop of the unit
+	name  string
+	label string
+	group string     // the Sync that declares it; "" for units started by hand
+	mu    sync.Mutex // held by Start, Replace and Stop of the unit
+
+	version string // of the config serving, as Sync was told
 
 	// under the supervisor's mu, for Units
 	svc     *runtime.Service
@@ -94,6 +100,7 @@ type Status struct {
 var (
 	ErrNoUnit     = errors.New("no such unit")
 	ErrUnitExists = errors.New("a unit of that name runs already")
+	ErrClosed     = errors.New("the supervisor is closing")
 )
 
 // New returns a supervisor with no units.
@@ -104,18 +111,27 @@ func New(opts Options) *Supervisor {
 	if opts.StopTimeout <= 0 {
 		opts.StopTimeout = 10 * time.Second
 	}
-	return &Supervisor{opts: opts, shared: runtime.NewShared(), units: map[string]*unit{}}
+	return &Supervisor{opts: opts, shared: runtime.NewShared(), units: map[string]*unit{}, failed: map[string]failure{}}
 }
 
 // Start builds cfg and starts it as the unit name. ctx reaches the connectors' Start (stdio
 // streams, for instance). A config that does not build comes back as config.Diags.
 func (s *Supervisor) Start(ctx context.Context, name string, cfg *config.Config) error {
+	return s.startUnit(ctx, &unit{name: name}, cfg)
+}
+
+// startUnit starts cfg as the new unit u.
+func (s *Supervisor) startUnit(ctx context.Context, u *unit, cfg *config.Config) error {
+	name := u.name
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return fmt.Errorf("unit %q: %w", name, ErrClosed)
+	}
 	if _, ok := s.units[name]; ok {
 		s.mu.Unlock()
 		return fmt.Errorf("unit %q: %w", name, ErrUnitExists)
 	}
-	u := &unit{name: name}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	s.units[name] = u
@@ -142,6 +158,11 @@ func (s *Supervisor) Replace(ctx context.Context, name string, cfg *config.Confi
 		return false, err
 	}
 	defer u.mu.Unlock()
+	return s.replace(ctx, u, cfg)
+}
+
+// replace is Replace on the unit u, whose lock the caller holds.
+func (s *Supervisor) replace(ctx context.Context, u *unit, cfg *config.Config) (inPlace bool, err error) {
 	svc, err := s.build(u, cfg)
 	if err != nil {
 		return false, err
@@ -191,9 +212,10 @@ func (s *Supervisor) Stop(ctx context.Context, name string) error {
 	return err
 }
 
-// Close stops every unit, as Stop does, at once.
+// Close stops every unit, as Stop does, at once; no unit starts after it began.
 func (s *Supervisor) Close(ctx context.Context) error {
 	s.mu.Lock()
+	s.closed = true
 	names := make([]string, 0, len(s.units))
 	for name := range s.units {
 		names = append(names, name)

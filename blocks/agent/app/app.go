@@ -21,6 +21,7 @@ import (
 	"github.com/octo-run/octo/blocks/agent/agenttools"
 	"github.com/octo-run/octo/blocks/mcp/mock"
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
+	"github.com/octo-run/octo/runtime/supervisor"
 )
 
 // DefaultApprovalTimeout is how long an action waits for the user's approval.
@@ -49,6 +50,9 @@ type Options struct {
 	Logger                       *slog.Logger
 	// Poll is how often the workspace's files are checked for edits (workspace.Options.Poll).
 	Poll time.Duration
+	// Supervisor runs the workspace's servers, a unit each, beside the app's own units (octo
+	// app's console and agents); nil gives the workspace one of its own.
+	Supervisor *supervisor.Supervisor
 }
 
 // App is an open workspace with its servers, traffic, settings, approvals and agents.
@@ -56,7 +60,7 @@ type App struct {
 	opts      Options
 	dir       string // the workspace, absolute
 	log       *slog.Logger
-	runner    *workspace.Runner
+	servers   *workspace.Servers
 	store     *Store
 	tools     *agenttools.Tools // the one set of tools over this app, whoever calls
 	started   *startedFile
@@ -102,16 +106,20 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 			return nil, err
 		}
 	}
-	a.runner, err = workspace.NewRunner(dir, workspace.Options{Manual: true, Logger: opts.Logger, Poll: opts.Poll,
-		Tap: &mock.TrafficTap{Observe: a.store.Observe}})
+	a.servers, err = workspace.NewServers(dir, workspace.Options{Manual: true, Logger: opts.Logger, Poll: opts.Poll,
+		Tap: &mock.TrafficTap{Observe: a.store.Observe}, Supervisor: opts.Supervisor})
 	if err != nil {
 		return nil, err
 	}
 	watchCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	if err := a.servers.Begin(watchCtx); err != nil {
+		stop()
+		return nil, err
+	}
 	a.stopWatch, a.watching = stop, make(chan struct{})
 	go func() {
 		defer close(a.watching)
-		_ = a.runner.Watch(watchCtx)
+		a.servers.Follow(watchCtx)
 	}()
 	return a, nil
 }
@@ -163,7 +171,7 @@ func (a *App) StartSaved(ctx context.Context) {
 		return
 	}
 	for _, name := range names {
-		if _, err := a.runner.Start(ctx, name); err != nil {
+		if _, err := a.servers.Start(ctx, name); err != nil {
 			a.log.Error("saved server not started: "+err.Error(), "server", name)
 		}
 	}
@@ -175,7 +183,7 @@ func (a *App) StartSaved(ctx context.Context) {
 func (a *App) Close(context.Context) error {
 	a.stopWatch()
 	<-a.watching
-	a.runner.Close()
+	a.servers.Close()
 	return nil
 }
 
@@ -203,7 +211,7 @@ func (a *App) Store() *Store { return a.store }
 
 // States implements agenttools.Host.
 func (a *App) States() []agenttools.ServerState {
-	sts := a.runner.States()
+	sts := a.servers.States()
 	out := make([]agenttools.ServerState, len(sts))
 	for i, st := range sts {
 		out[i] = hostState(st)
@@ -218,7 +226,7 @@ func hostState(st workspace.State) agenttools.ServerState {
 // Start implements agenttools.Host: the server is marked started, so the app starts it again
 // when it next opens the workspace (not in a headless copy, which marks nothing).
 func (a *App) Start(ctx context.Context, name string) (agenttools.ServerState, error) {
-	st, err := a.runner.Start(ctx, name)
+	st, err := a.servers.Start(ctx, name)
 	if err != nil {
 		return hostState(st), err
 	}
@@ -232,7 +240,7 @@ func (a *App) Start(ctx context.Context, name string) (agenttools.ServerState, e
 
 // Stop implements agenttools.Host, unmarking the server.
 func (a *App) Stop(ctx context.Context, name string) error {
-	st, err := a.runner.Stop(ctx, name)
+	st, err := a.servers.Stop(ctx, name)
 	if err != nil {
 		return err
 	}

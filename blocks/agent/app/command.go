@@ -122,14 +122,17 @@ func command(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		return showRunning(env, dir, f)
 	}
+	// One supervisor for the whole process: the console and agents' unit, and a unit for each
+	// saved server the workspace serves.
+	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: noEnv, StopTimeout: f.grace})
 	pending := NewPending() // the console's questions; the terminal is asked too when there is one
 	a, err := Open(ctx, Options{DataDir: dir, Workspace: f.workspace, Approver: Either(pending, terminalApprover(env)),
-		Pending: pending, ApprovalTimeout: f.timeout, Logger: logger})
+		Pending: pending, ApprovalTimeout: f.timeout, Logger: logger, Supervisor: sup})
 	if err != nil {
 		return err
 	}
 	return cli.UntilSignalled(ctx, logger, func(ctx context.Context, _ <-chan struct{}) error {
-		return serve(ctx, env, a, dir, logger, f)
+		return serve(ctx, env, sup, a, dir, logger, f)
 	})
 }
 
@@ -179,10 +182,9 @@ func terminalApprover(env *cli.Env) Approver {
 	return NewPrompt(in, env.Stderr)
 }
 
-// serve runs the embedded config with a (closed when it ends) until ctx ends.
-func serve(ctx context.Context, env *cli.Env, a *App, dir string, logger *slog.Logger, f *flags) error {
+// serve runs the embedded config on sup with a (closed when it ends) until ctx ends.
+func serve(ctx context.Context, env *cli.Env, sup *supervisor.Supervisor, a *App, dir string, logger *slog.Logger, f *flags) error {
 	grace := f.grace
-	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: noEnv, StopTimeout: grace})
 	_, release, err := runtime.Acquire(sup.Shared(), SharedKey(dir), func() (*App, error) { return a, nil })
 	if err != nil {
 		_ = a.Close(ctx)

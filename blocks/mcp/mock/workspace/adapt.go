@@ -3,8 +3,6 @@ package workspace
 import (
 	"maps"
 	"path/filepath"
-	"slices"
-	"strconv"
 
 	"gopkg.in/yaml.v3"
 
@@ -53,13 +51,9 @@ func Adapt(s *Server, vars map[string]string, t Transport) (cfg *config.Config, 
 	}
 	cfg.Connectors = []*config.Connector{{
 		Name: "http", Type: "http", At: at.Field("port"), Node: portNode(s),
-		Settings: connectorSettings(s),
+		Settings: config.Encode(listen{Port: s.Port, Host: "127.0.0.1", CORS: s.CORS}, portNode(s)),
 	}}
-	paths := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: s.mcp.Line, Column: s.mcp.Column}
-	for _, p := range []string{s.Path, mock.SSEPath, mock.MessagesPath} {
-		paths.Content = append(paths.Content, strNode(p, s.mcp))
-	}
-	src := mapping("paths", paths)
+	src := config.Encode(map[string][]string{"paths": {s.Path, mock.SSEPath, mock.MessagesPath}}, s.mcp)
 	cfg.Flows = []*config.Flow{flow("mcp", "http", src, block, at)}
 	return cfg, "flows.mcp.process[0]"
 }
@@ -105,26 +99,18 @@ func settingsNode(mcpNode *yaml.Node, vars map[string]string) *yaml.Node {
 		out.Content = append(out.Content, k, v)
 	}
 	if varsKey == nil {
-		varsKey = strNode("variables", mcpNode)
+		varsKey = config.Encode("variables", mcpNode)
 	}
-	vm := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: varsKey.Line, Column: varsKey.Column}
-	for _, k := range slices.Sorted(maps.Keys(merged)) {
-		vm.Content = append(vm.Content, strNode(k, varsKey), strNode(merged[k], varsKey))
-	}
-	out.Content = append(out.Content, varsKey, vm)
+	out.Content = append(out.Content, varsKey, config.Encode(merged, varsKey))
 	return out
 }
 
-// connectorSettings listen on loopback at the server's port; the
-// connector's guard then keeps other hosts and origins out unless cors.
-func connectorSettings(s *Server) *yaml.Node {
-	n := mapping("port", intNode(s.Port, portNode(s)), "host", strNode("127.0.0.1", s.root))
-	if s.CORS {
-		cors := strNode("true", value(s.mcp, "cors"))
-		cors.Tag, cors.Style = "!!bool", 0
-		n.Content = append(n.Content, strNode("cors", cors), cors)
-	}
-	return n
+// listen is the http connector's settings for a saved server: loopback at the server's port,
+// so the connector's guard keeps other hosts and origins out unless cors.
+type listen struct {
+	Port int    `yaml:"port"`
+	Host string `yaml:"host"`
+	CORS bool   `yaml:"cors,omitempty"`
 }
 
 func portNode(s *Server) *yaml.Node {
@@ -132,29 +118,4 @@ func portNode(s *Server) *yaml.Node {
 		return v
 	}
 	return s.root
-}
-
-func mapping(kv ...any) *yaml.Node {
-	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	for i := 0; i+1 < len(kv); i += 2 {
-		val := kv[i+1].(*yaml.Node)
-		n.Content = append(n.Content, strNode(kv[i].(string), val), val)
-	}
-	return n
-}
-
-// strNode and intNode make scalars positioned at near, so a problem with a
-// generated value still points into the user's file.
-func strNode(s string, near *yaml.Node) *yaml.Node {
-	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle}
-	if near != nil {
-		n.Line, n.Column = near.Line, near.Column
-	}
-	return n
-}
-
-func intNode(i int, near *yaml.Node) *yaml.Node {
-	n := strNode(strconv.Itoa(i), near)
-	n.Tag, n.Style = "!!int", 0
-	return n
 }

@@ -1,8 +1,8 @@
 package workspace
 
-// The workspace's commands: `octo serve`, `octo new mcp-mock`, and `octo run` and
-// `octo validate` on a workspace folder. They register with the command line from init, so
-// the engine's cli holds no knowledge of workspaces.
+// The workspace's commands: `octo serve` and `octo new mcp-mock`. They register with the
+// command line from init, so the engine's cli holds no knowledge of workspaces (`octo run` and
+// `octo validate` reach a workspace folder through its config adapter, workspace.go).
 
 import (
 	"context"
@@ -33,7 +33,6 @@ func init() {
 	s := templates.Lookup("mcp-mock")
 	cli.RegisterStarter(cli.Starter{Name: s.Name, Summary: s.Summary, Usage: s.Usage, Args: `WORKSPACE "NAME"`,
 		Makes: "a mock server in a workspace", Write: newStarter})
-	cli.RegisterConfigFolder(cli.ConfigFolder{Name: "workspace", Is: Is, Run: runFolder, Validate: validateFolder})
 }
 
 // serve is `octo serve`: it serves the saved MCP servers of a workspace.
@@ -76,32 +75,6 @@ func serve(ctx context.Context, env *cli.Env, args []string) error {
 		opts.Reload = reload
 		return Run(ctx, dir, opts)
 	}))
-}
-
-// runFolder is `octo run --config <workspace>`: the same servers, logged
-// like any service.
-func runFolder(ctx context.Context, dir string, run cli.FolderRun) error {
-	logger := run.Logger
-	err := cli.UntilSignalled(ctx, logger, func(ctx context.Context, reload <-chan struct{}) error {
-		return Run(ctx, dir, Options{Logger: logger, StopTimeout: run.Grace, Reload: reload,
-			Observer: run.Observer, Reloaded: run.Reloaded, Serving: run.Serving, Stopping: run.Stopping})
-	})
-	if err == nil {
-		logger.Info("stopped")
-	}
-	return workspaceErr(err)
-}
-
-// validateFolder is `octo validate --config <workspace>`.
-func validateFolder(env *cli.Env, dir string) error {
-	names, ds := Validate(dir, "")
-	if len(ds) > 0 {
-		return ds.Err()
-	}
-	for _, n := range names {
-		fmt.Fprintf(env.Stdout, "%s: %s: ok\n", printable.Escape(dir), printable.Escape(n))
-	}
-	return nil
 }
 
 // workspaceErr says that the reasons are in the log above.

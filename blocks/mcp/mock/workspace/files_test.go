@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/octo-run/octo/runtime/reload"
 	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
@@ -106,26 +107,26 @@ type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time { return c.t }
 
-// halfRunner serves dir with polling left to the test and time from c.
-func halfRunner(t *testing.T, dir string, c *clock) (*runner, context.Context) {
+// halfServed serves dir with polling left to the test and time from c.
+func halfServed(t *testing.T, dir string, c *clock) (*Servers, context.Context) {
 	t.Helper()
 	log := &runtimetest.Buffer{}
-	r, err := newRunner(dir, Options{Poll: -1, Settle: time.Second, Logger: slog.New(slog.NewTextHandler(log, nil))})
+	sv, err := NewServers(dir, Options{Logger: slog.New(slog.NewTextHandler(log, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.files.Clock = c.now
+	sv.f = reload.New(sv.sup, sv.src, reload.Options{Group: sv.group, Poll: -1, Settle: time.Second, Clock: c.now})
 	ctx := context.Background()
-	if err := r.startSelected(ctx); err != nil {
+	if err := sv.Begin(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		r.stopAll()
+		sv.Close()
 		if t.Failed() {
 			t.Logf("log:\n%s", log.String())
 		}
 	})
-	return r, ctx
+	return sv, ctx
 }
 
 func TestAHalfWrittenFileIsNeverServed(t *testing.T) {
@@ -135,8 +136,8 @@ func TestAHalfWrittenFileIsNeverServed(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, map[string]string{"servers/S.yaml": before})
 	c := &clock{time.Now()}
-	r, ctx := halfRunner(t, dir, c)
-	cs := runtimetest.ConnectMCP(t, r.running[filepath.Join(dir, "servers", "S.yaml")].url, nil)
+	sv, ctx := halfServed(t, dir, c)
+	cs := runtimetest.ConnectMCP(t, sv.src.serving[filepath.Join(dir, "servers", "S.yaml")].url, nil)
 	file := filepath.Join(dir, "servers", "S.yaml")
 
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_TRUNC, 0)
@@ -158,7 +159,7 @@ func TestAHalfWrittenFileIsNeverServed(t *testing.T) {
 	}
 	for _, s := range steps {
 		s.act()
-		r.poll(ctx, r.files.Next)
+		sv.f.Poll(ctx)
 		if got := strings.Join(runtimetest.ToolNames(t, cs), ","); got != s.tools {
 			t.Fatalf("%s: tools %s, want %s", s.name, got, s.tools)
 		}
@@ -169,7 +170,7 @@ func TestAFIFOAmongTheServersDoesNotBlockTheWatch(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, map[string]string{"servers/S.yaml": "name: S\nport: 0\nmcp:\n  tools: [ { name: a, result: x } ]\n"})
 	c := &clock{time.Now()}
-	r, ctx := halfRunner(t, dir, c)
+	sv, ctx := halfServed(t, dir, c)
 	if err := syscall.Mkfifo(filepath.Join(dir, "servers", "pipe.yaml"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func TestAFIFOAmongTheServersDoesNotBlockTheWatch(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		for range 3 {
-			r.poll(ctx, r.files.Next)
+			sv.f.Poll(ctx)
 			c.t = c.t.Add(2 * time.Second)
 		}
 		close(done)
@@ -189,7 +190,7 @@ func TestAFIFOAmongTheServersDoesNotBlockTheWatch(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("polling blocked on a FIFO")
 	}
-	if len(r.running) != 1 {
-		t.Fatalf("%d servers run", len(r.running))
+	if n := len(sv.sup.Units()); n != 1 {
+		t.Fatalf("%d servers run", n)
 	}
 }

@@ -51,14 +51,17 @@ func TestCheckServerGivesTheMessagesTheSavedFileWould(t *testing.T) {
 // settled: the server keeps serving while the file settles, though other edits settle meanwhile.
 func TestAServerStartedBeforeItsFileSettledKeepsServing(t *testing.T) {
 	dir := t.TempDir()
-	rn, err := workspace.NewRunner(dir, workspace.Options{Manual: true, Poll: 10 * time.Millisecond, Settle: 300 * time.Millisecond,
+	rn, err := workspace.NewServers(dir, workspace.Options{Manual: true, Poll: 10 * time.Millisecond, Settle: 300 * time.Millisecond,
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { _ = rn.Watch(ctx); close(done) }()
+	if err := rn.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	go func() { rn.Follow(ctx); close(done) }()
 	defer func() { cancel(); <-done; rn.Close() }()
 	time.Sleep(30 * time.Millisecond) // the watcher has looked at the folder without the files
 	// Another edit that settles while the new file has not.

@@ -57,6 +57,11 @@ func init() {
 			{Name: "workspace", Pattern: SettingsFile, Doc: "The workspace's variables and named environments (optional).", Settings: runtime.SettingsOf[Settings]()},
 			{Name: "server", Pattern: ServersDir + "/*.yaml", Doc: "One saved server: its name, port and mcp-mock settings.", Settings: runtime.SettingsOf[fileSettings]()},
 		},
+		Is: Is,
+		Open: func(path string, o runtime.AdapterOptions) (runtime.UnitSource, error) {
+			return Open(path, Options{Logger: o.Logger})
+		},
+		Validate: func(path string) ([]string, config.Diags) { return Validate(path, "") },
 	})
 }
 

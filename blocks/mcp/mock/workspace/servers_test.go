@@ -42,17 +42,20 @@ func (tp *tapped) has(want string) bool {
 	return false
 }
 
-func newManual(t *testing.T, dir string, tap *mock.TrafficTap) *workspace.Runner {
+func newManual(t *testing.T, dir string, tap *mock.TrafficTap) *workspace.Servers {
 	t.Helper()
 	log := &runtimetest.Buffer{}
-	rn, err := workspace.NewRunner(dir, workspace.Options{Manual: true, Poll: 20 * time.Millisecond, Settle: -1,
+	rn, err := workspace.NewServers(dir, workspace.Options{Manual: true, Poll: 20 * time.Millisecond, Settle: -1,
 		Logger: slog.New(slog.NewTextHandler(log, nil)), Tap: tap})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { _ = rn.Watch(ctx); close(done) }()
+	if err := rn.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	go func() { rn.Follow(ctx); close(done) }()
 	t.Cleanup(func() {
 		cancel()
 		<-done
@@ -64,7 +67,7 @@ func newManual(t *testing.T, dir string, tap *mock.TrafficTap) *workspace.Runner
 	return rn
 }
 
-func stateOf(t *testing.T, rn *workspace.Runner, name string) workspace.State {
+func stateOf(t *testing.T, rn *workspace.Servers, name string) workspace.State {
 	t.Helper()
 	for _, st := range rn.States() {
 		if st.Name == name {
