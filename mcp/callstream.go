@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // This file is the one case where a stateless server answers a POST with a stream: a tools/call
@@ -20,7 +22,7 @@ const ContentTypeSSE = "text/event-stream"
 // streamsCall reports whether a stateless POST holding the request m asks for its answer as a
 // stream: a tools/call whose params._meta has a progressToken, from a client whose Accept
 // names text/event-stream itself (a wildcard such as curl's */* is not taken as asking).
-func streamsCall(m *Message, h http.Header) bool {
+func streamsCall(m *jsonrpc.Message, h http.Header) bool {
 	if m.Method != "tools/call" || !namesSSE(h) {
 		return false
 	}
@@ -54,7 +56,7 @@ func namesSSE(h http.Header) bool {
 // when the server stops, and the call is then answered so), its notifications are events, and
 // its answer the last one. A reader that goes (Close) cancels the call. Logs less severe than
 // logLevels[minLevel] are dropped (0 lets every one through).
-func (s *Server) serveStream(ctx context.Context, m *Message, rc RequestContext, size, minLevel int) HTTPResponse {
+func (s *Server) serveStream(ctx context.Context, m *jsonrpc.Message, rc RequestContext, size, minLevel int) HTTPResponse {
 	ctx, cancel := context.WithCancel(ctx)
 	q := newQueue("", cancel)
 	// The stream ends by itself once the call is answered; a stopping server cancels ctx.
@@ -89,7 +91,7 @@ func (n *streamNotifier) Notify(ctx context.Context, method string, params any) 
 	if p, ok := params.(logParams); ok && n.minLevel > 0 && slices.Index(logLevels, p.Level) < n.minLevel {
 		return nil
 	}
-	msg, err := EncodeNotification(method, params)
+	msg, err := jsonrpc.EncodeNotification(method, params)
 	if err != nil {
 		return err
 	}

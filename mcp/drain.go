@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // This file is how a stateful server stops without leaving a client in
@@ -13,7 +15,7 @@ import (
 
 // errShuttingDown answers a request the server stopped, or did not start,
 // because it is shutting down.
-var errShuttingDown = NewError(CodeInternalError, "Internal error: the server is shutting down")
+var errShuttingDown = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the server is shutting down")
 
 // shuttingDown reports whether ctx ended because the server is shutting
 // down: its cause is the server's ShutdownCause.

@@ -1,6 +1,11 @@
 package mcp
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
+	"github.com/octo-run/octo/mcp/jsonrpc"
+)
 
 // CodeURLElicitationRequired (2025-11-25 only; 2026-07-28 keeps the code reserved) answers a
 // request that cannot go on until the user has completed the URL-mode elicitations listed in
@@ -17,9 +22,9 @@ const (
 // missingCapability is the -32021 of a request that needs the client capability name (dotted
 // for a sub-capability) to serve method; inner is what requiredCapabilities holds under its
 // first part.
-func missingCapability(name, method string, inner any) *Error {
+func missingCapability(name, method string, inner any) *jsonrpc.Error {
 	top, _, _ := strings.Cut(name, ".")
-	return &Error{Code: CodeMissingCapability,
+	return &jsonrpc.Error{Code: CodeMissingCapability,
 		Message: "Missing required client capability: " + name + " (for " + method + ")",
 		Data:    map[string]any{"requiredCapabilities": map[string]any{top: inner}}}
 }
@@ -30,7 +35,7 @@ func elicitMode(method string, params []byte) string {
 		return ""
 	}
 	if v, ok := member(params, "mode"); ok {
-		if mode, ok := unquote(v); ok {
+		if mode, ok := jsonscan.Unquote(v); ok {
 			return mode
 		}
 	}

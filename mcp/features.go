@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // SessionFeatures are the per-session methods a stateful server can answer
@@ -60,7 +63,7 @@ func sessionOf(rc *RequestContext, method string) (*ServerSession, error) {
 
 // HandleSetLevel serves logging/setLevel: it stores the level on the session
 // and answers {}; an unknown level is -32602 (mcp-protocol.md §6.1).
-func HandleSetLevel(_ context.Context, req *Request, rc *RequestContext) (any, error) {
+func HandleSetLevel(_ context.Context, req *jsonrpc.Request, rc *RequestContext) (any, error) {
 	s, err := sessionOf(rc, req.Method)
 	if err != nil {
 		return nil, err
@@ -79,7 +82,7 @@ func HandleSetLevel(_ context.Context, req *Request, rc *RequestContext) (any, e
 // (mcp-router): with a session it is HandleSetLevel; without one there is nothing to keep, so
 // it checks the level (-32602 for an unknown one) and answers {}, and what each request is sent
 // stays what the server itself lets through.
-func HandleSetLevelAnywhere(ctx context.Context, req *Request, rc *RequestContext) (any, error) {
+func HandleSetLevelAnywhere(ctx context.Context, req *jsonrpc.Request, rc *RequestContext) (any, error) {
 	if rc != nil && rc.Session != nil {
 		return HandleSetLevel(ctx, req, rc)
 	}
@@ -88,7 +91,7 @@ func HandleSetLevelAnywhere(ctx context.Context, req *Request, rc *RequestContex
 }
 
 // levelParam is the place of params.level among logLevels.
-func levelParam(req *Request) (int, error) {
+func levelParam(req *jsonrpc.Request) (int, error) {
 	raw, _ := member(req.Params, "level")
 	level, perr := stringParam(raw, "level", true)
 	if perr != nil {
@@ -110,7 +113,7 @@ func LogLevelName(i int) string { return logLevels[i] }
 
 // HandleSubscribe serves resources/subscribe: it adds uri to the session's
 // subscriptions (ResourceUpdated then reaches it) and answers {}.
-func HandleSubscribe(_ context.Context, req *Request, rc *RequestContext) (any, error) {
+func HandleSubscribe(_ context.Context, req *jsonrpc.Request, rc *RequestContext) (any, error) {
 	s, uri, err := subscription(req, rc)
 	if err != nil {
 		return nil, err
@@ -129,7 +132,7 @@ func HandleSubscribe(_ context.Context, req *Request, rc *RequestContext) (any, 
 
 // HandleUnsubscribe serves resources/unsubscribe and answers {}, subscribed
 // or not.
-func HandleUnsubscribe(_ context.Context, req *Request, rc *RequestContext) (any, error) {
+func HandleUnsubscribe(_ context.Context, req *jsonrpc.Request, rc *RequestContext) (any, error) {
 	s, uri, err := subscription(req, rc)
 	if err != nil {
 		return nil, err
@@ -140,7 +143,7 @@ func HandleUnsubscribe(_ context.Context, req *Request, rc *RequestContext) (any
 	return nil, nil
 }
 
-func subscription(req *Request, rc *RequestContext) (*ServerSession, string, error) {
+func subscription(req *jsonrpc.Request, rc *RequestContext) (*ServerSession, string, error) {
 	s, err := sessionOf(rc, req.Method)
 	if err != nil {
 		return nil, "", err
@@ -157,7 +160,7 @@ var emptyCompletion = json.RawMessage(`{"completion":{"values":[],"hasMore":fals
 
 // HandleEmptyCompletion serves completion/complete with no suggestions,
 // after checking the request's shape (ref and argument, -32602 otherwise).
-func HandleEmptyCompletion(_ context.Context, req *Request, _ *RequestContext) (any, error) {
+func HandleEmptyCompletion(_ context.Context, req *jsonrpc.Request, _ *RequestContext) (any, error) {
 	if _, err := ReadCompletion(req); err != nil {
 		return nil, err
 	}
@@ -172,14 +175,14 @@ type Completion struct {
 }
 
 // ReadCompletion reads a completion/complete request; a malformed one is -32602.
-func ReadCompletion(req *Request) (Completion, error) {
+func ReadCompletion(req *jsonrpc.Request) (Completion, error) {
 	var c Completion
 	ref, ok := member(req.Params, "ref")
 	if !ok || ref[0] != '{' {
 		return c, invalidParams(`missing "ref" object`)
 	}
 	rawType, _ := member(ref, "type")
-	c.RefType, _ = unquote(rawType)
+	c.RefType, _ = jsonscan.Unquote(rawType)
 	key := "name"
 	switch c.RefType {
 	case "ref/prompt":
@@ -189,15 +192,15 @@ func ReadCompletion(req *Request) (Completion, error) {
 		return c, invalidParams(`"ref.type" must be "ref/prompt" or "ref/resource"`)
 	}
 	raw, _ := member(ref, key)
-	c.Ref, _ = unquote(raw)
+	c.Ref, _ = jsonscan.Unquote(raw)
 	arg, ok := member(req.Params, "argument")
 	if !ok || arg[0] != '{' {
 		return c, invalidParams(`missing "argument" object`)
 	}
 	raw, _ = member(arg, "name")
-	c.Argument, _ = unquote(raw)
+	c.Argument, _ = jsonscan.Unquote(raw)
 	raw, _ = member(arg, "value")
-	c.Value, _ = unquote(raw)
+	c.Value, _ = jsonscan.Unquote(raw)
 	return c, nil
 }
 
@@ -242,7 +245,7 @@ func (s *ServerSession) wantsLog(params any, msg []byte) bool {
 	} else {
 		p, _ := member(msg, "params")
 		raw, _ := member(p, "level")
-		level, _ = unquote(raw)
+		level, _ = jsonscan.Unquote(raw)
 	}
 	i := slices.Index(logLevels, level)
 	return i < 0 || i >= floor

@@ -7,6 +7,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
+	"github.com/octo-run/octo/mcp/schema"
+	"github.com/octo-run/octo/mcp/uritemplate"
 )
 
 // The providers below are small, real implementations of the provider
@@ -15,11 +19,11 @@ import (
 var weatherSchema = `{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer","minimum":1}},"required":["city"]}`
 
 type testTools struct {
-	weather *Schema
+	weather *schema.Schema
 }
 
 func newTestTools(t testing.TB) *testTools {
-	s, err := CompileSchema([]byte(weatherSchema))
+	s, err := schema.Compile([]byte(weatherSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,17 +84,17 @@ func (p *testTools) CallTool(ctx context.Context, rc *RequestContext, name strin
 	case "fail":
 		return nil, errors.New("backend down")
 	case "rpcfail":
-		return nil, NewError(-32000, "quota exceeded")
+		return nil, jsonrpc.NewError(-32000, "quota exceeded")
 	}
 	return nil, fmt.Errorf("tool %q: %w", name, ErrUnknownTool)
 }
 
 type testResources struct {
-	city *URITemplate
+	city *uritemplate.Template
 }
 
 func newTestResources(t testing.TB) *testResources {
-	tpl, err := ParseURITemplate("weather://{city}/today")
+	tpl, err := uritemplate.Parse("weather://{city}/today")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +165,7 @@ func newRouterServer(t testing.TB) *Server {
 type recorder struct{ sent []string }
 
 func (r *recorder) Notify(_ context.Context, method string, params any) error {
-	b, err := EncodeNotification(method, params)
+	b, err := jsonrpc.EncodeNotification(method, params)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // HeaderProtocolVersion is the header a client sends after initialize with the
@@ -52,7 +54,7 @@ var (
 	// Full slice expressions: a caller appending to a header value gets a copy.
 	jsonContentType = []string{"application/json"}[:1:1]
 	allowPost       = []string{http.MethodPost}[:1:1]
-	notAllowedBody  = AppendError(nil, ID{}, NewError(CodeInvalidRequest,
+	notAllowedBody  = jsonrpc.AppendError(nil, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 		"Method not allowed: this MCP endpoint is stateless and accepts POST only"))
 )
 
@@ -77,14 +79,14 @@ func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPRespons
 	if s.modernRequest(in) {
 		return s.serveModern(ctx, in)
 	}
-	msgs, batch, perr := Decode(in.Body)
+	msgs, batch, perr := jsonrpc.Decode(in.Body)
 	if perr != nil {
-		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, perr))
+		return jsonResponse(http.StatusBadRequest, jsonrpc.AppendError(nil, jsonrpc.ID{}, perr))
 	}
 	version, announced := headerVersion(in.Header)
 	if announced && !s.versions().Speaks(version) && !(!batch && isInitialize(&msgs[0])) {
-		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, &Error{
-			Code: CodeInvalidRequest,
+		return jsonResponse(http.StatusBadRequest, jsonrpc.AppendError(nil, jsonrpc.ID{}, &jsonrpc.Error{
+			Code: jsonrpc.CodeInvalidRequest,
 			Message: "Bad Request: unsupported " + HeaderProtocolVersion + " \"" + version +
 				"\"; this server speaks " + s.versions().List(),
 			Data: map[string]any{"supported": s.versions().Supported, "requested": version},
@@ -98,11 +100,11 @@ func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPRespons
 		return s.serveOne(ctx, &msgs[0], rc, len(in.Body), in.Detach)
 	}
 	if !batchable(version) {
-		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, NewError(CodeInvalidRequest,
+		return jsonResponse(http.StatusBadRequest, jsonrpc.AppendError(nil, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", version)))
 	}
 	if err := s.checkBatch(len(msgs)); err != nil {
-		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, err))
+		return jsonResponse(http.StatusBadRequest, jsonrpc.AppendError(nil, jsonrpc.ID{}, err))
 	}
 	rc.budget = s.newBudget(len(in.Body))
 	return s.serveBatch(ctx, msgs, rc)
@@ -116,7 +118,9 @@ func headerVersion(h http.Header) (string, bool) {
 	return v[0], true
 }
 
-func isInitialize(m *Message) bool { return m.Kind == KindRequest && m.Method == "initialize" }
+func isInitialize(m *jsonrpc.Message) bool {
+	return m.Kind == jsonrpc.KindRequest && m.Method == "initialize"
+}
 
 func jsonResponse(status int, body []byte) HTTPResponse {
 	return HTTPResponse{Status: status, ContentType: ContentTypeJSON, Body: body}
@@ -129,11 +133,11 @@ func accepted() HTTPResponse {
 // serveOne answers a body of size bytes holding one message; detach is HTTPRequest.Detach. Its answer is
 // held to the budget directly: nothing shares it, so the common call does
 // not pay for a budget.
-func (s *Server) serveOne(ctx context.Context, m *Message, rc RequestContext, size int, detach func(any) any) HTTPResponse {
+func (s *Server) serveOne(ctx context.Context, m *jsonrpc.Message, rc RequestContext, size int, detach func(any) any) HTTPResponse {
 	switch m.Kind {
-	case KindInvalid:
-		return jsonResponse(http.StatusBadRequest, AppendError(nil, m.ID, m.Error))
-	case KindRequest:
+	case jsonrpc.KindInvalid:
+		return jsonResponse(http.StatusBadRequest, jsonrpc.AppendError(nil, m.ID, m.Error))
+	case jsonrpc.KindRequest:
 		if streamsCall(m, rc.Header) {
 			if detach != nil {
 				rc.Caller = detach(rc.Caller)
@@ -143,7 +147,7 @@ func (s *Server) serveOne(ctx context.Context, m *Message, rc RequestContext, si
 		resp := s.Handle(ctx, &m.Request, &rc)
 		msg := s.answer(&rc, m.ID, resp, size)
 		return jsonResponse(http.StatusOK, msg)
-	case KindNotification:
+	case jsonrpc.KindNotification:
 		s.Handle(ctx, &m.Request, &rc)
 	}
 	// A stateless server never sends requests, so a client's response has
@@ -153,25 +157,25 @@ func (s *Server) serveOne(ctx context.Context, m *Message, rc RequestContext, si
 
 // serveBatch answers a 2025-03-26 batch in order: an array with one answer per
 // request or invalid entry, or 202 when there is nothing to answer.
-func (s *Server) serveBatch(ctx context.Context, msgs []Message, base RequestContext) HTTPResponse {
+func (s *Server) serveBatch(ctx context.Context, msgs []jsonrpc.Message, base RequestContext) HTTPResponse {
 	out := []byte{'['}
 	for i := range msgs {
 		m := &msgs[i]
 		rc := base
 		switch {
-		case m.Kind == KindInvalid:
-			out = AppendError(out, m.ID, m.Error)
+		case m.Kind == jsonrpc.KindInvalid:
+			out = jsonrpc.AppendError(out, m.ID, m.Error)
 		case isInitialize(m):
-			out = AppendError(out, m.ID, NewError(CodeInvalidRequest,
+			out = jsonrpc.AppendError(out, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 				"Invalid Request: initialize must not be part of a batch"))
-		case m.Kind == KindRequest:
+		case m.Kind == jsonrpc.KindRequest:
 			// Answered one after another, so only the answers that fit stay.
 			start := len(out)
-			out = AppendResponse(out, s.Handle(ctx, &m.Request, &rc))
+			out = jsonrpc.AppendResponse(out, s.Handle(ctx, &m.Request, &rc))
 			if refused, ok := rc.fitAnswer(m.ID, out[start:]); !ok {
 				out = append(out[:start], refused...)
 			}
-		case m.Kind == KindNotification:
+		case m.Kind == jsonrpc.KindNotification:
 			s.Handle(ctx, &m.Request, &rc)
 			continue
 		default:

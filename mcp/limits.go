@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"sync/atomic"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // Limits on what one POST body or stdio line may ask of a server. A 4 MiB
@@ -46,9 +48,9 @@ func (s *Server) checkLimits() error {
 
 // checkBatch refuses a batch of n messages when it is longer than the server
 // takes; the whole batch gets this one error, as its messages were not read.
-func (s *Server) checkBatch(n int) *Error {
+func (s *Server) checkBatch(n int) *jsonrpc.Error {
 	if max := s.maxBatch(); n > max {
-		return NewError(CodeInvalidRequest,
+		return jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Invalid Request: a batch of %d messages is over the limit of %d (maxBatch); send fewer messages per request", n, max)
 	}
 	return nil
@@ -109,7 +111,7 @@ func (b *budget) give(n int64) {
 
 // overBudget is the error an answer gets when it does not fit in the budget;
 // size is 0 when the answer was refused before it was built.
-func (b *budget) overBudget(size int64) *Error {
+func (b *budget) overBudget(size int64) *jsonrpc.Error {
 	what := "the answer"
 	if size > 0 {
 		what += " (" + strconv.FormatInt(size, 10) + " bytes)"
@@ -118,7 +120,7 @@ func (b *budget) overBudget(size int64) *Error {
 	if b.scaled {
 		why = "twice the request's size, which is more than maxResponseBytes"
 	}
-	return NewError(CodeInternalError,
+	return jsonrpc.NewError(jsonrpc.CodeInternalError,
 		"Internal error: %s does not fit in the %d bytes allowed for the answers to one request (%s)", what, b.limit, why)
 }
 
@@ -143,7 +145,7 @@ func (rc *RequestContext) Reserve(n int) error {
 // fitAnswer charges the encoded answer msg to the request's budget, counting
 // what the provider reserved. When it does not fit it returns an error
 // answer for the same id (which costs nothing) and false.
-func (rc *RequestContext) fitAnswer(id ID, msg []byte) ([]byte, bool) {
+func (rc *RequestContext) fitAnswer(id jsonrpc.ID, msg []byte) ([]byte, bool) {
 	b := rc.budget
 	if b == nil {
 		return msg, true
@@ -159,5 +161,23 @@ func (rc *RequestContext) fitAnswer(id ID, msg []byte) ([]byte, bool) {
 		return msg, true
 	}
 	b.give(reserved)
-	return AppendError(nil, id, b.overBudget(int64(len(msg)))), false
+	return jsonrpc.AppendError(nil, id, b.overBudget(int64(len(msg)))), false
+}
+
+// answer is the encoded response to a request: its result framed in place when the tool made
+// a frame for it, else copied behind the envelope; an answer over the request's answer budget
+// becomes the error that says so.
+func (s *Server) answer(rc *RequestContext, id jsonrpc.ID, resp jsonrpc.Response, size int) []byte {
+	var msg []byte
+	if f := rc.framed; f != nil && resp.Error == nil && f.Frames(resp.Result) {
+		msg = f.Response(id)
+	} else {
+		// {"jsonrpc":"2.0","id":…,"result":…}: 33 bytes around the id and the result.
+		msg = jsonrpc.AppendResponse(make([]byte, 0, len(resp.Result)+len(id.String())+40), resp)
+	}
+	if limit, scaled := s.answerLimit(size); int64(len(msg)) > limit {
+		b := &budget{limit: limit, scaled: scaled}
+		msg = jsonrpc.AppendError(nil, id, b.overBudget(int64(len(msg))))
+	}
+	return msg
 }

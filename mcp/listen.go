@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/http"
 	"sync"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // This file is 2026-07-28's subscriptions/listen: in place of a session's GET stream and
@@ -61,7 +63,7 @@ func (l *listener) wants(kind string) bool {
 // request in), honouring of its filter what the server declares. More streams than the cap is
 // 503. The stream opens with the acknowledgement, then the current state of each task it
 // listens to.
-func (s *Server) listen(m *Message, meta []byte, in HTTPRequest) HTTPResponse {
+func (s *Server) listen(m *jsonrpc.Message, meta []byte, in HTTPRequest) HTTPResponse {
 	ls := s.listeners
 	if ls == nil {
 		return modernError(m.ID, methodNotFound(m.Method))
@@ -72,7 +74,7 @@ func (s *Server) listen(m *Message, meta []byte, in HTTPRequest) HTTPResponse {
 	if err := json.Unmarshal(m.Params, &p); err != nil || p.Notifications == nil {
 		return modernError(m.ID, invalidParams("subscriptions/listen needs a notifications object"))
 	}
-	l := &listener{id: json.RawMessage(m.ID.raw), owner: requester(in.Header, in.Vars)}
+	l := &listener{id: json.RawMessage(m.ID.String()), owner: requester(in.Header, in.Vars)}
 	f, e := s.honoured(*p.Notifications, meta, l.owner)
 	if e != nil {
 		return modernError(m.ID, e)
@@ -81,13 +83,13 @@ func (s *Server) listen(m *Message, meta []byte, in HTTPRequest) HTTPResponse {
 	for _, id := range f.TaskIDs {
 		l.tasks[id] = true
 	}
-	ack, _ := EncodeNotification("notifications/subscriptions/acknowledged", struct {
+	ack, _ := jsonrpc.EncodeNotification("notifications/subscriptions/acknowledged", struct {
 		Meta          map[string]json.RawMessage `json:"_meta"`
 		Notifications subscriptionFilter         `json:"notifications"`
 	}{map[string]json.RawMessage{MetaSubscriptionID: l.id}, l.filter})
 	if !ls.add(l, ack) {
-		return jsonResponse(http.StatusServiceUnavailable, AppendError(nil, m.ID,
-			NewError(-32000, "Service unavailable: too many subscriptions/listen streams")))
+		return jsonResponse(http.StatusServiceUnavailable, jsonrpc.AppendError(nil, m.ID,
+			jsonrpc.NewError(-32000, "Service unavailable: too many subscriptions/listen streams")))
 	}
 	if len(l.tasks) > 0 {
 		s.Tasks.snapshot(l)
@@ -116,7 +118,7 @@ func (ls *listeners) add(l *listener, ack []byte) bool {
 // honoured narrows a filter to what the server declares it can announce: of its taskIds, the
 // live tasks owner may see. Asking for tasks without declaring the tasks extension is -32021;
 // more than maxListenTaskIDs task ids is -32602.
-func (s *Server) honoured(f subscriptionFilter, meta []byte, owner string) (subscriptionFilter, *Error) {
+func (s *Server) honoured(f subscriptionFilter, meta []byte, owner string) (subscriptionFilter, *jsonrpc.Error) {
 	c := s.Capabilities
 	f.ToolsListChanged = f.ToolsListChanged && c.ToolsListChanged && s.Tools != nil
 	f.PromptsListChanged = f.PromptsListChanged && c.PromptsListChanged && s.Prompts != nil
@@ -160,7 +162,7 @@ func (ls *listeners) send(method string, params map[string]any, match func(*list
 		for k, v := range params {
 			p[k] = v
 		}
-		if msg, err := EncodeNotification(method, p); err == nil {
+		if msg, err := jsonrpc.EncodeNotification(method, p); err == nil {
 			if errors.Is(l.q.push(context.Background(), "message", msg, false), errQueueFull) {
 				ls.drop(l)
 			}

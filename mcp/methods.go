@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // params holds the raw members the core methods read; absent ones are nil.
@@ -14,13 +17,13 @@ type params struct {
 
 // readParams picks the known members out of a params object in one pass and
 // records params._meta.progressToken in rc.
-func readParams(raw json.RawMessage, rc *RequestContext) (params, *Error) {
+func readParams(raw json.RawMessage, rc *RequestContext) (params, *jsonrpc.Error) {
 	var p params
-	if isNull(raw) {
+	if jsonscan.IsNull(raw) {
 		return p, nil
 	}
-	ok := eachMember(raw, func(key, val []byte) bool {
-		switch string(keyText(key)) {
+	ok := jsonscan.EachMember(raw, func(key, val []byte) bool {
+		switch string(jsonscan.KeyText(key)) {
 		case "name":
 			p.name = val
 		case "arguments":
@@ -45,11 +48,11 @@ func readParams(raw json.RawMessage, rc *RequestContext) (params, *Error) {
 // progressToken returns _meta.progressToken if it is a string or an integer.
 func progressToken(meta []byte) json.RawMessage {
 	var tok json.RawMessage
-	eachMember(meta, func(key, val []byte) bool {
-		if string(keyText(key)) != "progressToken" {
+	jsonscan.EachMember(meta, func(key, val []byte) bool {
+		if string(jsonscan.KeyText(key)) != "progressToken" {
 			return true
 		}
-		if _, err := parseID(val); err == nil {
+		if _, err := jsonrpc.ParseID(val); err == nil {
 			tok = json.RawMessage(val)
 		}
 		return false
@@ -58,27 +61,27 @@ func progressToken(meta []byte) json.RawMessage {
 }
 
 // stringParam reads a string member; null counts as absent.
-func stringParam(raw []byte, name string, required bool) (string, *Error) {
-	if isNull(raw) {
+func stringParam(raw []byte, name string, required bool) (string, *jsonrpc.Error) {
+	if jsonscan.IsNull(raw) {
 		if required {
 			return "", invalidParams("missing %q", name)
 		}
 		return "", nil
 	}
-	s, ok := unquote(raw)
+	s, ok := jsonscan.Unquote(raw)
 	if !ok {
-		return "", invalidParams("%q must be a string, got %s", name, jsonKind(raw))
+		return "", invalidParams("%q must be a string, got %s", name, jsonscan.Kind(raw))
 	}
 	return s, nil
 }
 
 // objectParam reads an object member; absent or null is {}.
-func objectParam(raw []byte, name string) (json.RawMessage, *Error) {
-	if isNull(raw) {
-		return emptyObject, nil
+func objectParam(raw []byte, name string) (json.RawMessage, *jsonrpc.Error) {
+	if jsonscan.IsNull(raw) {
+		return jsonrpc.EmptyObject, nil
 	}
 	if raw[0] != '{' {
-		return nil, invalidParams("%q must be an object, got %s", name, jsonKind(raw))
+		return nil, invalidParams("%q must be an object, got %s", name, jsonscan.Kind(raw))
 	}
 	return raw, nil
 }
@@ -128,7 +131,7 @@ func listPage[T any](s *Server, slot int, key string, p params, rc *RequestConte
 	out = append(out, list...)
 	if next != "" {
 		out = append(out, `,"nextCursor":`...)
-		out = appendString(out, next)
+		out = jsonscan.AppendString(out, next)
 	}
 	out = append(out, '}')
 	if cache {
@@ -162,7 +165,7 @@ func (s *Server) tools(ctx context.Context, method string, p params, rc *Request
 		if s.UnknownTool == UnknownToolAsResult {
 			res, err = ToolError("Unknown tool: "+name), nil
 		} else {
-			return nil, NewError(CodeInvalidParams, "Unknown tool: %s", name)
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown tool: %s", name)
 		}
 	} else if s.Probes != nil {
 		rc.tool = s.toolSlot(name) // a tool the server has: its name is the config's, fit for a label
@@ -184,10 +187,10 @@ func (s *Server) toolAnswer(name string, res *CallToolResult, rc *RequestContext
 		r.Content = c
 		res = &r
 	}
-	if size := res.plainSize(); size >= frameFrom {
-		if f, ok := newFrame(rc.RequestID, size, res.appendPlain); ok {
+	if size := res.plainSize(); size >= jsonrpc.FrameFrom {
+		if f, ok := jsonrpc.NewFrame(rc.RequestID, size, res.appendPlain); ok {
 			rc.framed = f
-			return f.result, nil
+			return f.Result(), nil
 		}
 	} else if b, ok := res.appendPlain(make([]byte, 0, size)); ok {
 		return b, nil
@@ -221,7 +224,7 @@ func (s *Server) resources(ctx context.Context, method string, p params, rc *Req
 	// An empty answer is not "found": the protocol forbids answering an
 	// unknown resource with empty contents.
 	if errors.Is(err, ErrResourceNotFound) || (err == nil && len(contents) == 0) {
-		return nil, &Error{Code: CodeResourceNotFound, Message: "Resource not found", Data: map[string]string{"uri": uri}}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeResourceNotFound, Message: "Resource not found", Data: map[string]string{"uri": uri}}
 	}
 	if err != nil {
 		return nil, err
@@ -257,7 +260,7 @@ func (s *Server) prompts(ctx context.Context, method string, p params, rc *Reque
 		return nil, err
 	}
 	if prompt == nil {
-		return nil, NewError(CodeInvalidParams, "Unknown prompt: %s", name)
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", name)
 	}
 	for _, a := range prompt.Arguments {
 		if _, ok := args[a.Name]; a.Required && !ok {
@@ -266,7 +269,7 @@ func (s *Server) prompts(ctx context.Context, method string, p params, rc *Reque
 	}
 	res, err := s.Prompts.GetPrompt(ctx, rc, name, args)
 	if errors.Is(err, ErrUnknownPrompt) {
-		return nil, NewError(CodeInvalidParams, "Unknown prompt: %s", name)
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", name)
 	}
 	if err != nil {
 		return nil, err
@@ -283,17 +286,17 @@ func (s *Server) prompts(ctx context.Context, method string, p params, rc *Reque
 }
 
 // promptArguments reads prompts/get arguments: an object of strings.
-func promptArguments(raw []byte) (map[string]string, *Error) {
+func promptArguments(raw []byte) (map[string]string, *jsonrpc.Error) {
 	obj, perr := objectParam(raw, "arguments")
 	if perr != nil {
 		return nil, perr
 	}
 	args := map[string]string{}
-	eachMember(obj, func(key, val []byte) bool {
-		k := string(keyText(key))
-		v, ok := unquote(val)
+	jsonscan.EachMember(obj, func(key, val []byte) bool {
+		k := string(jsonscan.KeyText(key))
+		v, ok := jsonscan.Unquote(val)
 		if !ok {
-			perr = invalidParams("argument %q must be a string, got %s", k, jsonKind(val))
+			perr = invalidParams("argument %q must be a string, got %s", k, jsonscan.Kind(val))
 			return false
 		}
 		args[k] = v

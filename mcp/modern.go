@@ -8,6 +8,9 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // This file serves the stateless revision, 2026-07-28, beside the older ones on the same
@@ -89,13 +92,13 @@ func (s *Server) modernRequest(in HTTPRequest) bool {
 
 // requestVersion is the revision a sessionless request came with, for the traffic log: its
 // MCP-Protocol-Version header, else its params._meta's protocol version.
-func requestVersion(h http.Header, m *Message) string {
+func requestVersion(h http.Header, m *jsonrpc.Message) string {
 	if v, ok := headerVersion(h); ok {
 		return v
 	}
 	meta, _ := member(m.Params, "_meta")
 	raw, _ := member(meta, MetaProtocolVersion)
-	v, _ := unquote(raw)
+	v, _ := jsonscan.Unquote(raw)
 	return v
 }
 
@@ -108,25 +111,25 @@ func (v Versions) supportedVersions() []string {
 // serveModern answers one 2026-07-28 POST: one request, checked against its headers, then
 // served as the stateless server serves any request; errors keep the request's id.
 func (s *Server) serveModern(ctx context.Context, in HTTPRequest) HTTPResponse {
-	msgs, batch, perr := Decode(in.Body)
+	msgs, batch, perr := jsonrpc.Decode(in.Body)
 	switch {
 	case perr != nil:
-		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, perr))
+		return jsonResponse(http.StatusBadRequest, jsonrpc.AppendError(nil, jsonrpc.ID{}, perr))
 	case batch:
-		return jsonResponse(http.StatusBadRequest, AppendError(nil, ID{}, NewError(CodeInvalidRequest,
+		return jsonResponse(http.StatusBadRequest, jsonrpc.AppendError(nil, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Invalid Request: JSON-RPC batches are not part of protocol version %s", Version20260728)))
 	}
 	m := &msgs[0]
 	switch m.Kind {
-	case KindInvalid:
-		return jsonResponse(http.StatusBadRequest, AppendError(nil, m.ID, m.Error))
-	case KindRequest:
+	case jsonrpc.KindInvalid:
+		return jsonResponse(http.StatusBadRequest, jsonrpc.AppendError(nil, m.ID, m.Error))
+	case jsonrpc.KindRequest:
 	default: // a notification or a stray response: nothing to answer
 		return accepted()
 	}
 	meta, e := s.checkModern(m, in.Header)
 	if e != nil { // the request is malformed: every such refusal is 400
-		return jsonResponse(http.StatusBadRequest, AppendError(nil, m.ID, e))
+		return jsonResponse(http.StatusBadRequest, jsonrpc.AppendError(nil, m.ID, e))
 	}
 	if !modernMethods[m.Method] {
 		return modernError(m.ID, methodNotFound(m.Method))
@@ -153,20 +156,20 @@ func (s *Server) serveModern(ctx context.Context, in HTTPRequest) HTTPResponse {
 }
 
 // modernError answers e for id with the HTTP status 2026-07-28 gives its code.
-func modernError(id ID, e *Error) HTTPResponse {
+func modernError(id jsonrpc.ID, e *jsonrpc.Error) HTTPResponse {
 	status := http.StatusOK
 	switch e.Code {
-	case CodeMethodNotFound:
+	case jsonrpc.CodeMethodNotFound:
 		status = http.StatusNotFound
-	case CodeHeaderMismatch, CodeMissingCapability, CodeUnsupportedVersion, CodeInvalidRequest, CodeParseError:
+	case CodeHeaderMismatch, CodeMissingCapability, CodeUnsupportedVersion, jsonrpc.CodeInvalidRequest, jsonrpc.CodeParseError:
 		status = http.StatusBadRequest
 	}
-	return jsonResponse(status, AppendError(nil, id, e))
+	return jsonResponse(status, jsonrpc.AppendError(nil, id, e))
 }
 
 // checkModern checks a 2026-07-28 request's _meta and headers and returns its _meta: the
 // revision in both, a capabilities object, and Mcp-Method and Mcp-Name equal to the body's.
-func (s *Server) checkModern(m *Message, h http.Header) ([]byte, *Error) {
+func (s *Server) checkModern(m *jsonrpc.Message, h http.Header) ([]byte, *jsonrpc.Error) {
 	header, ok := headerVersion(h)
 	if !ok {
 		return nil, headerMismatch("missing the %s header", HeaderProtocolVersion)
@@ -182,12 +185,12 @@ func (s *Server) checkModern(m *Message, h http.Header) ([]byte, *Error) {
 	if caps, ok := member(meta, MetaClientCapabilities); !ok || caps[0] != '{' {
 		return nil, invalidParams("params._meta lacks %s (an object)", MetaClientCapabilities)
 	}
-	version, _ := unquote(rawVersion)
+	version, _ := jsonscan.Unquote(rawVersion)
 	if version != header {
 		return nil, headerMismatch("%s %q differs from _meta %s %q", HeaderProtocolVersion, header, MetaProtocolVersion, version)
 	}
 	if v := s.versions(); !slices.Contains(v.Stateless, version) {
-		return nil, &Error{Code: CodeUnsupportedVersion, Message: "Unsupported protocol version " + version,
+		return nil, &jsonrpc.Error{Code: CodeUnsupportedVersion, Message: "Unsupported protocol version " + version,
 			Data: map[string]any{"supported": v.supportedVersions(), "requested": version}}
 	}
 	if e := mirrored(h, HeaderMethod, m.Method, true); e != nil {
@@ -195,7 +198,7 @@ func (s *Server) checkModern(m *Message, h http.Header) ([]byte, *Error) {
 	}
 	if key := NameKey(m.Method); key != "" {
 		raw, _ := member(m.Params, key)
-		name, _ := unquote(raw)
+		name, _ := jsonscan.Unquote(raw)
 		if e := mirrored(h, HeaderName, name, raw != nil); e != nil {
 			return nil, e
 		}
@@ -224,7 +227,7 @@ func NameKey(method string) string {
 
 // mirrored checks that header key holds want (see headerText); a missing header is a mismatch
 // when the body has the value.
-func mirrored(h http.Header, key, want string, inBody bool) *Error {
+func mirrored(h http.Header, key, want string, inBody bool) *jsonrpc.Error {
 	got, sent, e := headerText(h, key)
 	switch {
 	case e != nil:
@@ -237,15 +240,15 @@ func mirrored(h http.Header, key, want string, inBody bool) *Error {
 	return nil
 }
 
-func headerMismatch(format string, args ...any) *Error {
-	return NewError(CodeHeaderMismatch, "Header mismatch: "+format, args...)
+func headerMismatch(format string, args ...any) *jsonrpc.Error {
+	return jsonrpc.NewError(CodeHeaderMismatch, "Header mismatch: "+format, args...)
 }
 
 // logLevelOf returns the place in logLevels of _meta's logLevel, or len(logLevels) when the
 // request named none: then no log reaches it.
 func logLevelOf(meta []byte) int {
 	raw, _ := member(meta, MetaLogLevel)
-	if name, ok := unquote(raw); ok {
+	if name, ok := jsonscan.Unquote(raw); ok {
 		if i := slices.Index(logLevels, name); i >= 0 {
 			return i
 		}

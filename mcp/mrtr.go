@@ -9,6 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // This file holds 2026-07-28's multi-round-trip requests: a server that needs the client
@@ -83,27 +86,27 @@ func (rc *RequestContext) Ask(ctx context.Context, key, method string, params an
 
 // startRounds reads a 2026-07-28 request's inputResponses and requestState into rc; a
 // requestState this server did not sign for this method and name is -32602.
-func (s *Server) startRounds(m *Message, meta []byte, rc *RequestContext) *Error {
+func (s *Server) startRounds(m *jsonrpc.Message, meta []byte, rc *RequestContext) *jsonrpc.Error {
 	t := &inputRounds{given: map[string]json.RawMessage{}, used: map[string]json.RawMessage{}, srv: s}
 	t.caps, _ = member(meta, MetaClientCapabilities)
 	t.target = m.Method
 	if key := NameKey(m.Method); key != "" {
 		raw, _ := member(m.Params, key)
-		name, _ := unquote(raw)
+		name, _ := jsonscan.Unquote(raw)
 		t.target += "\x00" + name
 	}
 	if raw, ok := member(m.Params, "requestState"); ok {
-		state, _ := unquote(raw)
+		state, _ := jsonscan.Unquote(raw)
 		if !s.openState(state, t) {
 			return invalidParams("requestState failed its integrity check; start the request again without it")
 		}
 	}
 	if raw, ok := member(m.Params, "inputResponses"); ok {
 		if raw[0] != '{' {
-			return invalidParams("inputResponses must be an object, got %s", jsonKind(raw))
+			return invalidParams("inputResponses must be an object, got %s", jsonscan.Kind(raw))
 		}
-		eachMember(raw, func(k, v []byte) bool {
-			t.given[string(keyText(k))] = json.RawMessage(v)
+		jsonscan.EachMember(raw, func(k, v []byte) bool {
+			t.given[string(jsonscan.KeyText(k))] = json.RawMessage(v)
 			return true
 		})
 	}
@@ -120,7 +123,7 @@ func (s *Server) inputRequired(t *inputRounds) (json.RawMessage, error) {
 	}
 	out := append([]byte(`{"resultType":"input_required","inputRequests":`), reqs...)
 	out = append(out, `,"requestState":`...)
-	out = appendString(out, state)
+	out = jsonscan.AppendString(out, state)
 	return append(out, '}'), nil
 }
 
@@ -131,9 +134,9 @@ func appendInputRequests(out []byte, asked []inputRequest) []byte {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = appendString(out, a.key)
+		out = jsonscan.AppendString(out, a.key)
 		out = append(out, `:{"method":`...)
-		out = appendString(out, a.method)
+		out = jsonscan.AppendString(out, a.method)
 		out = append(out, `,"params":`...)
 		out = append(out, a.params...)
 		out = append(out, '}')

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // Probe is told how one request ended; the runtime's probes (runtime.Probe) have this shape,
@@ -117,7 +119,7 @@ func (s *Server) toolSlot(tool string) int32 {
 
 // observe records how a request ended: by its tool when it called a tool the server has, by
 // its method otherwise.
-func (s *Server) observe(pr Probe, start time.Time, rc *RequestContext, resp *Response) {
+func (s *Server) observe(pr Probe, start time.Time, rc *RequestContext, resp *jsonrpc.Response) {
 	if rc.tool > 0 {
 		pr = s.probeSet.tools.Load().probes[rc.tool-1]
 	}
@@ -126,7 +128,7 @@ func (s *Server) observe(pr Probe, start time.Time, rc *RequestContext, resp *Re
 
 // failure names how a request failed: its JSON-RPC error's, or "tool error" for a tool's
 // isError result; "" when it succeeded.
-func failure(resp *Response, rc *RequestContext) string {
+func failure(resp *jsonrpc.Response, rc *RequestContext) string {
 	if resp.Error == nil {
 		if rc.toolError {
 			return "tool error"
@@ -134,17 +136,17 @@ func failure(resp *Response, rc *RequestContext) string {
 		return ""
 	}
 	switch resp.Error.Code {
-	case CodeParseError:
+	case jsonrpc.CodeParseError:
 		return "parse error"
-	case CodeInvalidRequest:
+	case jsonrpc.CodeInvalidRequest:
 		return "invalid request"
-	case CodeMethodNotFound:
+	case jsonrpc.CodeMethodNotFound:
 		return "method not found"
-	case CodeInvalidParams:
+	case jsonrpc.CodeInvalidParams:
 		return "invalid params"
-	case CodeInternalError:
+	case jsonrpc.CodeInternalError:
 		return "internal error"
-	case CodeResourceNotFound:
+	case jsonrpc.CodeResourceNotFound:
 		return "resource not found"
 	}
 	return "error"

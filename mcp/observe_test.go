@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // tally is a Probes that counts what each probe was told, by its labels.
@@ -51,7 +53,7 @@ func TestEveryRequestIsObservedByMethodAndToolWithHowItEnded(t *testing.T) {
 		`{"jsonrpc":"2.0","id":10,"method":"resources/read","params":{"uri":"nope://x"}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 	} {
-		msgs, _, err := Decode([]byte(body))
+		msgs, _, err := jsonrpc.Decode([]byte(body))
 		if err != nil || len(msgs) != 1 {
 			t.Fatalf("%s: %v", body, err)
 		}

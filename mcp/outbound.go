@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // outlet is where a request's notifications and server→client requests go:
@@ -20,7 +23,7 @@ type outlet interface {
 // and the entry notifications/cancelled finds in the in-flight table.
 type call struct {
 	s      *ServerSession
-	id     ID
+	id     jsonrpc.ID
 	method string
 	what   string // summary for the traffic log
 	out    outlet
@@ -60,7 +63,7 @@ func callOf(ctx context.Context, s *ServerSession) *call {
 }
 
 // track registers a request in the in-flight table and returns its context.
-func (s *ServerSession) track(ctx context.Context, m *Message, out outlet) (*call, context.Context, *Error) {
+func (s *ServerSession) track(ctx context.Context, m *jsonrpc.Message, out outlet) (*call, context.Context, *jsonrpc.Error) {
 	c := &call{s: s, id: m.ID, method: m.Method, out: out}
 	if s.st.observing() {
 		c.what = summarize(m.Method, m.Params)
@@ -72,13 +75,13 @@ func (s *ServerSession) track(ctx context.Context, m *Message, out outlet) (*cal
 	switch {
 	case s.ended:
 		cancel()
-		return nil, nil, NewError(CodeInternalError, "Internal error: the session has ended")
+		return nil, nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the session has ended")
 	case s.inflight[m.ID] != nil:
 		cancel()
-		return nil, nil, NewError(CodeInvalidRequest, "Invalid Request: request id %s is already in flight", m.ID)
+		return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: request id %s is already in flight", m.ID)
 	case len(s.inflight) >= maxInFlight:
 		cancel()
-		return nil, nil, NewError(-32000, "Server busy: too many requests in flight")
+		return nil, nil, jsonrpc.NewError(-32000, "Server busy: too many requests in flight")
 	case s.draining:
 		cancel()
 		return nil, nil, errShuttingDown
@@ -93,15 +96,15 @@ func (s *ServerSession) track(ctx context.Context, m *Message, out outlet) (*cal
 // other than ping are refused until initialize has been answered: then, or
 // when the request cannot be tracked, it is answered at once and start
 // returns nil.
-func (s *ServerSession) start(ctx context.Context, m *Message, rc RequestContext, out outlet, answer func([]byte)) *call {
+func (s *ServerSession) start(ctx context.Context, m *jsonrpc.Message, rc RequestContext, out outlet, answer func([]byte)) *call {
 	s.touch()
 	if !allowedBeforeInit(m.Method) && !s.answered() {
-		answer(s.reply(m.ID, m.Method, summarize(m.Method, m.Params), Response{ID: m.ID, Error: errNotInitialized}))
+		answer(s.reply(m.ID, m.Method, summarize(m.Method, m.Params), jsonrpc.Response{ID: m.ID, Error: errNotInitialized}))
 		return nil
 	}
 	c, cctx, err := s.track(ctx, m, out)
 	if err != nil {
-		answer(s.reply(m.ID, m.Method, m.Method, Response{ID: m.ID, Error: err}))
+		answer(s.reply(m.ID, m.Method, m.Method, jsonrpc.Response{ID: m.ID, Error: err}))
 		return nil
 	}
 	c.rc = rc
@@ -112,7 +115,7 @@ func (s *ServerSession) start(ctx context.Context, m *Message, rc RequestContext
 	return c
 }
 
-func (s *ServerSession) run(ctx context.Context, c *call, m *Message) []byte {
+func (s *ServerSession) run(ctx context.Context, c *call, m *jsonrpc.Message) []byte {
 	rc := &c.rc
 	rc.Session, rc.Notifier, rc.Version = s, c, s.Version()
 	resp := s.st.srv.Handle(ctx, &m.Request, rc)
@@ -132,16 +135,16 @@ func (s *ServerSession) run(ctx context.Context, c *call, m *Message) []byte {
 		return nil
 	}
 	if c.stopped.Load() {
-		resp = Response{ID: c.id, Error: errShuttingDown}
+		resp = jsonrpc.Response{ID: c.id, Error: errShuttingDown}
 	}
-	msg, fits := rc.fitAnswer(c.id, AppendResponse(make([]byte, 0, 256), resp))
+	msg, fits := rc.fitAnswer(c.id, jsonrpc.AppendResponse(make([]byte, 0, 256), resp))
 	s.st.observeAnswer(s, DirOut, c.method, c.what, c.id, resp.Error != nil || !fits, msg)
 	return msg
 }
 
 // reply encodes a response and logs it.
-func (s *ServerSession) reply(id ID, method, what string, resp Response) []byte {
-	msg := AppendResponse(make([]byte, 0, 256), resp)
+func (s *ServerSession) reply(id jsonrpc.ID, method, what string, resp jsonrpc.Response) []byte {
+	msg := jsonrpc.AppendResponse(make([]byte, 0, 256), resp)
 	s.st.observeAnswer(s, DirOut, method, what, id, resp.Error != nil, msg)
 	return msg
 }
@@ -153,7 +156,7 @@ func (c *call) Notify(ctx context.Context, method string, params any) error {
 	if c.finished.Load() || c.abandoned.Load() {
 		return nil
 	}
-	msg, err := EncodeNotification(method, params)
+	msg, err := jsonrpc.EncodeNotification(method, params)
 	if err != nil {
 		return err
 	}
@@ -193,7 +196,7 @@ func (s *ServerSession) Notify(ctx context.Context, method string, params any) e
 	if c := callOf(ctx, s); c != nil {
 		return c.Notify(ctx, method, params)
 	}
-	msg, err := EncodeNotification(method, params)
+	msg, err := jsonrpc.EncodeNotification(method, params)
 	if err != nil {
 		return err
 	}
@@ -227,7 +230,7 @@ func (s *ServerSession) broadcast(msg []byte) {
 	}
 	if s.st.observing() {
 		method, _ := member(msg, "method")
-		m, _ := unquote(method)
+		m, _ := jsonscan.Unquote(method)
 		p, _ := member(msg, "params")
 		s.st.observe(s, TrafficEvent{Direction: DirOut, Kind: TrafficNotification, Method: m,
 			Summary: summarize(m, p), Message: msg})
@@ -250,7 +253,7 @@ func (o sessionOutlet) send(ctx context.Context, msg []byte, block bool) error {
 // pendingRequest is a server→client request waiting for its answer.
 type pendingRequest struct {
 	method string
-	ch     chan *Message // cap 1
+	ch     chan *jsonrpc.Message // cap 1
 }
 
 // askCapability maps a server→client request to the client capability it
@@ -294,7 +297,7 @@ func (s *ServerSession) request(ctx context.Context, c *call, method string, par
 		}
 		return s.sendStandalone(ctx, msg, block)
 	}
-	msg := AppendRequest(nil, id, method, raw)
+	msg := jsonrpc.AppendRequest(nil, id, method, raw)
 	if err := send(msg, true); err != nil {
 		s.forget(id)
 		return nil, fmt.Errorf("%s: %w", method, err)
@@ -309,7 +312,7 @@ func (s *ServerSession) request(ctx context.Context, c *call, method string, par
 		return ans.Result, nil
 	case <-ctx.Done():
 		s.forget(id)
-		cancelled, _ := EncodeNotification("notifications/cancelled", map[string]any{
+		cancelled, _ := jsonrpc.EncodeNotification("notifications/cancelled", map[string]any{
 			"requestId": id, "reason": "the server stopped waiting"})
 		_ = send(cancelled, false)
 		return nil, ctx.Err()
@@ -320,20 +323,20 @@ func (s *ServerSession) request(ctx context.Context, c *call, method string, par
 
 // expect allocates the id of a server→client request and its entry in the
 // pending table.
-func (s *ServerSession) expect(method string) (ID, *pendingRequest, error) {
-	p := &pendingRequest{method: method, ch: make(chan *Message, 1)}
+func (s *ServerSession) expect(method string) (jsonrpc.ID, *pendingRequest, error) {
+	p := &pendingRequest{method: method, ch: make(chan *jsonrpc.Message, 1)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
-		return ID{}, nil, ErrSessionEnded
+		return jsonrpc.ID{}, nil, ErrSessionEnded
 	}
 	s.nextReq++
-	id := IntID(s.nextReq)
+	id := jsonrpc.IntID(s.nextReq)
 	s.pending[id] = p
 	return id, p, nil
 }
 
-func (s *ServerSession) forget(id ID) {
+func (s *ServerSession) forget(id jsonrpc.ID) {
 	s.mu.Lock()
 	delete(s.pending, id)
 	s.mu.Unlock()
@@ -359,13 +362,13 @@ func (s *ServerSession) canAsk(method string, params []byte) error {
 
 func hasAnyMember(obj []byte) bool {
 	found := false
-	eachMember(obj, func(_, _ []byte) bool { found = true; return false })
+	jsonscan.EachMember(obj, func(_, _ []byte) bool { found = true; return false })
 	return found
 }
 
 // complete hands a client's response to the request waiting for it; an
 // answer to nothing pending (late, or after a cancel) is dropped.
-func (s *ServerSession) complete(m *Message) {
+func (s *ServerSession) complete(m *jsonrpc.Message) {
 	s.mu.Lock()
 	p := s.pending[m.ID]
 	delete(s.pending, m.ID)
@@ -380,7 +383,7 @@ func (s *ServerSession) complete(m *Message) {
 	}
 }
 
-func (s *ServerSession) rawIfObserved(m *Message) []byte {
+func (s *ServerSession) rawIfObserved(m *jsonrpc.Message) []byte {
 	if !s.st.observing() {
 		return nil
 	}

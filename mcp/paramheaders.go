@@ -3,10 +3,12 @@ package mcp
 import (
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"slices"
 	"strings"
+
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
+	"github.com/octo-run/octo/mcp/jsonrpc"
+	"github.com/octo-run/octo/mcp/schema"
 )
 
 // This file holds the x-mcp-header mechanism of 2026-07-28 (SEP-2243): a tool's input schema
@@ -18,176 +20,30 @@ import (
 // HeaderParamPrefix begins the header an x-mcp-header argument is mirrored in.
 const HeaderParamPrefix = "Mcp-Param-"
 
-// xMCPHeader is the schema keyword that marks a mirrored argument.
-const xMCPHeader = "x-mcp-header"
-
 // base64 sentinel of a mirrored value that is not plain header text (Mcp-Name, Mcp-Param-*).
 const (
 	base64Prefix = "=?base64?"
 	base64Suffix = "?="
 )
 
-// ParamHeader is one argument a tool mirrors in a header.
-type ParamHeader struct {
-	// Name follows HeaderParamPrefix in the header's name, as the schema spells it.
-	Name string
-	// Path are the property names from the schema root to the argument.
-	Path []string
-}
-
 // ToolParamHeaders is implemented by a ToolProvider whose tools may mirror arguments in
 // headers: a 2026-07-28 tools/call is checked against the tool's ParamHeaders before the
 // provider sees it. The mock and the router implement it from their compiled input schemas.
 type ToolParamHeaders interface {
 	// ParamHeaders returns the arguments tool mirrors, nil for none or an unknown tool.
-	ParamHeaders(tool string) []ParamHeader
-}
-
-// ParamHeaders returns the arguments the schema marks with x-mcp-header; nil for none.
-func (s *Schema) ParamHeaders() []ParamHeader {
-	if s == nil {
-		return nil
-	}
-	return s.headers
-}
-
-// paramHeaders reads a schema's x-mcp-header annotations and checks them as SEP-2243 asks:
-// a non-empty HTTP token, unique regardless of case, on a string, integer or boolean property
-// reached from the root through "properties" alone. Clients drop a tool whose annotations
-// break these rules, so a server refuses to build it.
-func paramHeaders(text []byte) ([]ParamHeader, error) {
-	var root any
-	if err := json.Unmarshal(text, &root); err != nil {
-		return nil, err
-	}
-	w := headerWalk{seen: map[string]string{}}
-	if err := w.schema(root, "", nil, true); err != nil {
-		return nil, err
-	}
-	return w.out, nil
-}
-
-// headerWalk collects annotations; seen maps a lower-cased name to where it was first used.
-type headerWalk struct {
-	out  []ParamHeader
-	seen map[string]string
-}
-
-// schema visits one schema node at JSON pointer ptr; reachable says whether the chain from the
-// root to it is "properties" keys only, path the property names along that chain.
-func (w *headerWalk) schema(node any, ptr string, path []string, reachable bool) error {
-	obj, ok := node.(map[string]any)
-	if !ok {
-		if arr, ok := node.([]any); ok { // allOf, anyOf, prefixItems, ...
-			for i, el := range arr {
-				if err := w.schema(el, fmt.Sprintf("%s/%d", ptr, i), nil, false); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	if v, ok := obj[xMCPHeader]; ok {
-		if err := w.annotation(obj, v, ptr, path, reachable); err != nil {
-			return err
-		}
-	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys) // the first problem reported does not change from run to run
-	for _, k := range keys {
-		switch k {
-		case "const", "enum", "default", "examples", xMCPHeader: // values, not schemas
-		case "properties":
-			props, _ := obj[k].(map[string]any)
-			names := make([]string, 0, len(props))
-			for name := range props {
-				names = append(names, name)
-			}
-			slices.Sort(names)
-			for _, name := range names {
-				at := ptr + "/properties/" + pointerEscape(name)
-				if err := w.schema(props[name], at, append(slices.Clip(path), name), reachable); err != nil {
-					return err
-				}
-			}
-		default:
-			if err := w.schema(obj[k], ptr+"/"+pointerEscape(k), nil, false); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// annotation checks one x-mcp-header value found at ptr and keeps it.
-func (w *headerWalk) annotation(obj map[string]any, v any, ptr string, path []string, reachable bool) error {
-	at := ptr
-	if at == "" {
-		at = "/"
-	}
-	name, ok := v.(string)
-	switch {
-	case !ok:
-		return fmt.Errorf("x-mcp-header at %s must be a string, got %s", at, jsonKind(mustJSON(v)))
-	case !reachable || len(path) == 0:
-		return fmt.Errorf("x-mcp-header %q at %s: only a property reached from the root through \"properties\" alone can be mirrored (not through items, $ref, $defs, allOf/anyOf/oneOf/not or if/then/else)", name, at)
-	case !httpToken(name):
-		return fmt.Errorf("x-mcp-header %q at %s must be a non-empty HTTP header name token (letters, digits and !#$%%&'*+-.^_`|~; no spaces, colons or control characters)", name, at)
-	case !mirrorableType(obj["type"]):
-		return fmt.Errorf("x-mcp-header %q at %s: the property's type must be \"string\", \"integer\" or \"boolean\" (one of them, not a list; number, object and array values cannot be mirrored)", name, at)
-	}
-	key := strings.ToLower(name)
-	if first, dup := w.seen[key]; dup {
-		return fmt.Errorf("x-mcp-header %q at %s repeats the one at %s (names are compared regardless of case)", name, at, first)
-	}
-	w.seen[key] = at
-	w.out = append(w.out, ParamHeader{Name: name, Path: path})
-	return nil
-}
-
-// mirrorableType reports whether a property's "type" is "string", "integer" or "boolean". A
-// list of types is refused even with "null" beside one of them: clients (the Go SDK) read
-// "type" as one name, and would drop the tool or send no header for it.
-func mirrorableType(t any) bool {
-	return t == "string" || t == "integer" || t == "boolean"
-}
-
-// httpToken reports whether s is an RFC 9110 token (1*tchar).
-func httpToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return true
-}
-
-func pointerEscape(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-func mustJSON(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
+	ParamHeaders(tool string) []schema.ParamHeader
 }
 
 // checkParamHeaders checks a 2026-07-28 tools/call's Mcp-Param headers against its arguments:
 // each mirrored argument present (and not null) needs its header with the same value, and a
 // header needs its argument. The first problem is the -32020 answer.
-func (s *Server) checkParamHeaders(m *Message, h http.Header) *Error {
+func (s *Server) checkParamHeaders(m *jsonrpc.Message, h http.Header) *jsonrpc.Error {
 	tp, ok := s.Tools.(ToolParamHeaders)
 	if !ok {
 		return nil
 	}
 	raw, _ := member(m.Params, "name")
-	name, _ := unquote(raw)
+	name, _ := jsonscan.Unquote(raw)
 	params := tp.ParamHeaders(name)
 	if len(params) == 0 {
 		return nil
@@ -201,7 +57,7 @@ func (s *Server) checkParamHeaders(m *Message, h http.Header) *Error {
 	return nil
 }
 
-func checkParamHeader(h http.Header, p ParamHeader, args []byte) *Error {
+func checkParamHeader(h http.Header, p schema.ParamHeader, args []byte) *jsonrpc.Error {
 	key := HeaderParamPrefix + p.Name
 	arg := "arguments." + strings.Join(p.Path, ".")
 	val, inBody := argumentAt(args, p.Path)
@@ -241,7 +97,7 @@ func argumentAt(args []byte, path []string) ([]byte, bool) {
 func sameArgument(header string, val []byte) bool {
 	switch c := val[0]; {
 	case c == '"':
-		s, ok := unquote(val)
+		s, ok := jsonscan.Unquote(val)
 		return ok && s == header
 	case c == 't' || c == 'f':
 		return header == string(val)
@@ -267,7 +123,7 @@ func sameArgument(header string, val []byte) bool {
 
 // headerText returns a mirrored header's value (Mcp-Name, Mcp-Param-*): sent once, trimmed of
 // spaces and tabs, only visible ASCII and spaces, and decoded when it is =?base64?…?=.
-func headerText(h http.Header, key string) (text string, sent bool, e *Error) {
+func headerText(h http.Header, key string) (text string, sent bool, e *jsonrpc.Error) {
 	vals := h.Values(key)
 	switch len(vals) {
 	case 0:
@@ -296,7 +152,7 @@ func headerText(h http.Header, key string) (text string, sent bool, e *Error) {
 // RequestHeaders are the request headers an MCP client sends over HTTP besides Content-Type and
 // Authorization, with the Mcp-Param headers of schemas' mirrored arguments: what a browser's
 // CORS preflight must allow for a 2026-07-28 client to reach the server (runtime.HeaderReader).
-func RequestHeaders(schemas ...*Schema) []string {
+func RequestHeaders(schemas ...*schema.Schema) []string {
 	out := []string{HeaderSessionID, HeaderProtocolVersion, "Last-Event-ID", HeaderMethod, HeaderName}
 	for _, s := range schemas {
 		for _, p := range s.ParamHeaders() {

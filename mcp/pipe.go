@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"sync"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // This file dispatches for the transports where a session has one outbound
@@ -23,7 +25,7 @@ func (s *ServerSession) push(msg []byte) {
 // for the traffic log. A body holding a request or a batch gets exactly one
 // call of answer (nil when every answer was withheld); others get none. The
 // answers share one budget (MaxResponseBytes).
-func (s *ServerSession) deliver(ctx context.Context, msgs []Message, batch bool, rc RequestContext, raw []byte, answer func([]byte)) {
+func (s *ServerSession) deliver(ctx context.Context, msgs []jsonrpc.Message, batch bool, rc RequestContext, raw []byte, answer func([]byte)) {
 	rc.budget = s.st.srv.newBudget(len(raw))
 	if !batch {
 		s.st.observeMessage(s, DirIn, &msgs[0], raw)
@@ -31,14 +33,14 @@ func (s *ServerSession) deliver(ctx context.Context, msgs []Message, batch bool,
 		return
 	}
 	if err := s.batchRefused(msgs, batch); err != nil {
-		answer(AppendError(nil, ID{}, err))
+		answer(jsonrpc.AppendError(nil, jsonrpc.ID{}, err))
 		return
 	}
 	b := &batchAnswer{push: answer}
 	for i := range msgs {
 		m := &msgs[i]
 		s.st.observeMessage(s, DirIn, m, s.rawIfObserved(m))
-		if m.Kind == KindRequest || m.Kind == KindInvalid {
+		if m.Kind == jsonrpc.KindRequest || m.Kind == jsonrpc.KindInvalid {
 			b.answers = append(b.answers, nil)
 		}
 	}
@@ -46,14 +48,14 @@ func (s *ServerSession) deliver(ctx context.Context, msgs []Message, batch bool,
 	slot := 0
 	for i := range msgs {
 		m := &msgs[i]
-		if m.Kind != KindRequest && m.Kind != KindInvalid {
+		if m.Kind != jsonrpc.KindRequest && m.Kind != jsonrpc.KindInvalid {
 			s.receive(ctx, m, rc)
 			continue
 		}
 		i := slot
 		slot++
 		if isInitialize(m) {
-			b.set(i, s.reply(m.ID, m.Method, m.Method, Response{ID: m.ID, Error: NewError(CodeInvalidRequest,
+			b.set(i, s.reply(m.ID, m.Method, m.Method, jsonrpc.Response{ID: m.ID, Error: jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 				"Invalid Request: initialize must not be part of a batch")}))
 			continue
 		}
@@ -64,13 +66,13 @@ func (s *ServerSession) deliver(ctx context.Context, msgs []Message, batch bool,
 
 // deliverOne answers one message through answer. initialize runs inline, so
 // a request read after it already finds the session initialized.
-func (s *ServerSession) deliverOne(ctx context.Context, m *Message, rc RequestContext, answer func([]byte)) {
+func (s *ServerSession) deliverOne(ctx context.Context, m *jsonrpc.Message, rc RequestContext, answer func([]byte)) {
 	switch {
-	case m.Kind == KindInvalid:
-		answer(AppendError(nil, m.ID, m.Error))
+	case m.Kind == jsonrpc.KindInvalid:
+		answer(jsonrpc.AppendError(nil, m.ID, m.Error))
 	case isInitialize(m):
 		answer(s.reply(m.ID, m.Method, m.Method, s.initialize(ctx, m, rc)))
-	case m.Kind == KindRequest:
+	case m.Kind == jsonrpc.KindRequest:
 		s.start(ctx, m, rc, sessionOutlet{s}, answer)
 	default:
 		s.receive(ctx, m, rc)

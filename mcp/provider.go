@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // Errors a provider returns so the server answers the protocol's way; wrap
@@ -65,7 +67,7 @@ type Session interface {
 // its params. The transport fills Vars, Header, Version, Session and
 // Notifier; Handle fills RequestID and ProgressToken.
 type RequestContext struct {
-	RequestID ID
+	RequestID jsonrpc.ID
 	// ProgressToken is params._meta.progressToken verbatim (a JSON string or
 	// number), nil when the client asked for no progress.
 	ProgressToken json.RawMessage
@@ -92,7 +94,7 @@ type RequestContext struct {
 	// framed holds a large tool result encoded with room for its JSON-RPC envelope around it
 	// (frame.go), so the answer is written once rather than copied to be framed. With it the
 	// context fills its 160-byte size class.
-	framed *frame
+	framed *jsonrpc.Frame
 
 	// What a tools/call ran, for its probe, in the last 8 bytes of the size class the
 	// context is allocated in: 1 + the tool's place in the server's tool probes (0: none),

@@ -9,6 +9,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // UnknownToolPolicy says how tools/call answers a name no tool has.
@@ -38,7 +41,7 @@ type Capabilities struct {
 // marshalled by encoding/json (json.RawMessage passes through, nil is {});
 // an *Error chooses the JSON-RPC error. For a notification the result is
 // ignored.
-type HandlerFunc func(ctx context.Context, req *Request, rc *RequestContext) (any, error)
+type HandlerFunc func(ctx context.Context, req *jsonrpc.Request, rc *RequestContext) (any, error)
 
 // Server answers MCP requests, transport-free: JSON-RPC in, JSON-RPC out.
 // Configure it with a struct literal, call Check once, then share it between
@@ -108,6 +111,15 @@ var coreMethods = map[string]bool{
 	"prompts/list": true, "prompts/get": true,
 }
 
+func init() {
+	names := []string{"notifications/initialized", "notifications/cancelled", "notifications/progress",
+		"logging/setLevel", "completion/complete", "resources/subscribe", "resources/unsubscribe"}
+	for name := range coreMethods {
+		names = append(names, name)
+	}
+	jsonrpc.InternMethods(names...)
+}
+
 // Check reports configuration that would make the server claim what it does
 // not do; call it once at build time.
 func (s *Server) Check() error {
@@ -153,17 +165,17 @@ func (s *Server) versions() Versions {
 // may be nil). Every method works without a prior initialize. A notification
 // goes to its handler, if any, and gets a zero Response that must not be sent.
 // A panic below Handle becomes -32603.
-func (s *Server) Handle(ctx context.Context, req *Request, rc *RequestContext) (resp Response) {
+func (s *Server) Handle(ctx context.Context, req *jsonrpc.Request, rc *RequestContext) (resp jsonrpc.Response) {
 	if rc == nil {
 		rc = new(RequestContext)
 	}
 	rc.RequestID = req.ID
 	if req.IsNotification() {
-		defer s.recoverPanic(req.Method, new(Response))
+		defer s.recoverPanic(req.Method, new(jsonrpc.Response))
 		if h := s.Handlers[req.Method]; h != nil {
 			_, _ = h(ctx, req, rc)
 		}
-		return Response{}
+		return jsonrpc.Response{}
 	}
 	resp.ID = req.ID
 	if pr := s.probe(req.Method); pr != nil {
@@ -179,9 +191,9 @@ func (s *Server) Handle(ctx context.Context, req *Request, rc *RequestContext) (
 		if s.shuttingDown(ctx) {
 			resp.Error = errShuttingDown
 		}
-		if rc.Version == Version20260728 && resp.Error.Code == CodeResourceNotFound {
+		if rc.Version == Version20260728 && resp.Error.Code == jsonrpc.CodeResourceNotFound {
 			e := *resp.Error // 2026-07-28 reports an unknown resource as invalid params
-			e.Code, e.Message = CodeInvalidParams, "Invalid params: resource not found"
+			e.Code, e.Message = jsonrpc.CodeInvalidParams, "Invalid params: resource not found"
 			resp.Error = &e
 		}
 		return resp
@@ -193,7 +205,7 @@ func (s *Server) Handle(ctx context.Context, req *Request, rc *RequestContext) (
 	return resp
 }
 
-func (s *Server) recoverPanic(method string, resp *Response) {
+func (s *Server) recoverPanic(method string, resp *jsonrpc.Response) {
 	v := recover()
 	if v == nil {
 		return
@@ -202,10 +214,10 @@ func (s *Server) recoverPanic(method string, resp *Response) {
 		s.OnPanic(method, v, debug.Stack())
 	}
 	resp.Result = nil
-	resp.Error = NewError(CodeInternalError, "Internal error while handling %s", method)
+	resp.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error while handling %s", method)
 }
 
-func (s *Server) dispatch(ctx context.Context, req *Request, rc *RequestContext) (json.RawMessage, error) {
+func (s *Server) dispatch(ctx context.Context, req *jsonrpc.Request, rc *RequestContext) (json.RawMessage, error) {
 	if taskMethods[req.Method] && s.Tasks != nil {
 		return s.serveTaskMethod(req, rc)
 	}
@@ -232,7 +244,7 @@ func (s *Server) dispatch(ctx context.Context, req *Request, rc *RequestContext)
 		}
 		return s.discover()
 	case "ping":
-		return emptyObject, nil
+		return jsonrpc.EmptyObject, nil
 	case "tools/list", "tools/call":
 		return s.tools(ctx, req.Method, p, rc)
 	case "resources/list", "resources/templates/list", "resources/read":
@@ -244,7 +256,7 @@ func (s *Server) dispatch(ctx context.Context, req *Request, rc *RequestContext)
 func encodeResult(v any) (json.RawMessage, error) {
 	switch v := v.(type) {
 	case nil:
-		return emptyObject, nil
+		return jsonrpc.EmptyObject, nil
 	case json.RawMessage:
 		return v, nil
 	case []byte:
@@ -257,17 +269,17 @@ func encodeResult(v any) (json.RawMessage, error) {
 	return b, nil
 }
 
-func methodNotFound(method string) *Error {
-	return NewError(CodeMethodNotFound, "Method not found: %s", method)
+func methodNotFound(method string) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: %s", method)
 }
 
-func invalidParams(format string, args ...any) *Error {
-	return NewError(CodeInvalidParams, "Invalid params: "+format, args...)
+func invalidParams(format string, args ...any) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+format, args...)
 }
 
 // toError maps a provider's error to the JSON-RPC error the client sees.
-func toError(err error) *Error {
-	var e *Error
+func toError(err error) *jsonrpc.Error {
+	var e *jsonrpc.Error
 	switch {
 	case errors.As(err, &e):
 		return e
@@ -276,7 +288,7 @@ func toError(err error) *Error {
 	case errors.Is(err, ErrUnknownTool), errors.Is(err, ErrUnknownPrompt):
 		return invalidParams("%s", err.Error())
 	}
-	return NewError(CodeInternalError, "Internal error: %s", err.Error())
+	return jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: %s", err.Error())
 }
 
 func (s *Server) initialize(p params, rc *RequestContext) (json.RawMessage, error) {
@@ -288,7 +300,7 @@ func (s *Server) initialize(p params, rc *RequestContext) (json.RawMessage, erro
 	s.initOnce.Do(s.buildInitTail)
 	out := make([]byte, 0, len(s.initTail)+32)
 	out = append(out, `{"protocolVersion":`...)
-	out = appendString(out, rc.Version)
+	out = jsonscan.AppendString(out, rc.Version)
 	return append(out, s.initTail...), nil
 }
 

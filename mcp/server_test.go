@@ -5,16 +5,18 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // roundTrip decodes body, hands it to s and encodes the answer.
 func roundTrip(t *testing.T, s *Server, body string, rc *RequestContext) string {
 	t.Helper()
-	msgs, _, err := Decode([]byte(body))
-	if err != nil || len(msgs) != 1 || msgs[0].Kind != KindRequest {
+	msgs, _, err := jsonrpc.Decode([]byte(body))
+	if err != nil || len(msgs) != 1 || msgs[0].Kind != jsonrpc.KindRequest {
 		t.Fatalf("test body %s does not decode to one request: %v", body, err)
 	}
-	return string(AppendResponse(nil, s.Handle(context.Background(), &msgs[0].Request, rc)))
+	return string(jsonrpc.AppendResponse(nil, s.Handle(context.Background(), &msgs[0].Request, rc)))
 }
 
 func TestHandle(t *testing.T) {
@@ -209,19 +211,19 @@ func TestHandleExtraMethodsAndNotifications(t *testing.T) {
 		Info:         Implementation{Name: "mock", Version: "1"},
 		Capabilities: Capabilities{Logging: true},
 		Handlers: map[string]HandlerFunc{
-			"logging/setLevel": func(_ context.Context, req *Request, _ *RequestContext) (any, error) {
+			"logging/setLevel": func(_ context.Context, req *jsonrpc.Request, _ *RequestContext) (any, error) {
 				heard = append(heard, "setLevel "+string(req.Params))
 				return nil, nil
 			},
-			"notifications/cancelled": func(_ context.Context, req *Request, _ *RequestContext) (any, error) {
+			"notifications/cancelled": func(_ context.Context, req *jsonrpc.Request, _ *RequestContext) (any, error) {
 				heard = append(heard, "cancelled "+string(req.Params))
 				panic("a notification handler panics")
 			},
-			"x/raw": func(context.Context, *Request, *RequestContext) (any, error) {
+			"x/raw": func(context.Context, *jsonrpc.Request, *RequestContext) (any, error) {
 				return json.RawMessage(`{"b":1,"a":2}`), nil
 			},
-			"x/bad": func(context.Context, *Request, *RequestContext) (any, error) {
-				return nil, NewError(CodeInvalidParams, "Invalid params: bad level")
+			"x/bad": func(context.Context, *jsonrpc.Request, *RequestContext) (any, error) {
+				return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: bad level")
 			},
 		},
 	}
@@ -248,7 +250,7 @@ func TestHandleExtraMethodsAndNotifications(t *testing.T) {
 		})
 	}
 	t.Run("a notification reaches its handler, survives its panic and gets no answer", func(t *testing.T) {
-		req := &Request{Method: "notifications/cancelled", Params: json.RawMessage(`{"requestId":3}`)}
+		req := &jsonrpc.Request{Method: "notifications/cancelled", Params: json.RawMessage(`{"requestId":3}`)}
 		resp := s.Handle(context.Background(), req, nil)
 		if !resp.ID.IsZero() || resp.Result != nil || resp.Error != nil {
 			t.Fatalf("got an answer %+v", resp)
@@ -258,7 +260,7 @@ func TestHandleExtraMethodsAndNotifications(t *testing.T) {
 		}
 	})
 	t.Run("an unknown notification is dropped", func(t *testing.T) {
-		if resp := s.Handle(context.Background(), &Request{Method: "notifications/initialized"}, nil); !resp.ID.IsZero() || resp.Result != nil || resp.Error != nil {
+		if resp := s.Handle(context.Background(), &jsonrpc.Request{Method: "notifications/initialized"}, nil); !resp.ID.IsZero() || resp.Result != nil || resp.Error != nil {
 			t.Fatalf("got an answer %+v", resp)
 		}
 	})
@@ -266,7 +268,7 @@ func TestHandleExtraMethodsAndNotifications(t *testing.T) {
 
 func TestCheck(t *testing.T) {
 	tools := newTestTools(t)
-	h := func(context.Context, *Request, *RequestContext) (any, error) { return nil, nil }
+	h := func(context.Context, *jsonrpc.Request, *RequestContext) (any, error) { return nil, nil }
 	tests := []struct {
 		name    string
 		server  *Server
@@ -293,7 +295,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestCapabilityFlags(t *testing.T) {
-	h := func(context.Context, *Request, *RequestContext) (any, error) { return nil, nil }
+	h := func(context.Context, *jsonrpc.Request, *RequestContext) (any, error) { return nil, nil }
 	s := &Server{
 		Info: Implementation{Name: "x", Version: "1"}, Tools: newTestTools(t), Resources: newTestResources(t), Prompts: testPrompts{},
 		Capabilities: Capabilities{ToolsListChanged: true, ResourcesSubscribe: true, ResourcesListChanged: true,

@@ -9,6 +9,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // maxInFlight bounds the requests one session may have running at once, so a
@@ -41,8 +44,8 @@ type ServerSession struct {
 	waitingPost int // legacy POSTs held back by waitOutbox
 	streams     int // open event streams: the GET stream and POST answer streams
 	subs        map[string]struct{}
-	inflight    map[ID]*call
-	pending     map[ID]*pendingRequest
+	inflight    map[jsonrpc.ID]*call
+	pending     map[jsonrpc.ID]*pendingRequest
 	nextReq     int64
 	nextStream  int
 	stream      *queue // standalone (GET) stream, legacy SSE stream or stdio outbox
@@ -64,7 +67,7 @@ func (st *Stateful) newSession(t Transport) *ServerSession {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &ServerSession{
 		st: st, id: newSessionID(), transport: t, ctx: ctx, cancel: cancel, logLevel: -1,
-		inflight: make(map[ID]*call), pending: make(map[ID]*pendingRequest),
+		inflight: make(map[jsonrpc.ID]*call), pending: make(map[jsonrpc.ID]*pendingRequest),
 	}
 	s.touch()
 	return s
@@ -152,8 +155,8 @@ func (s *ServerSession) releaseStream() {
 }
 
 // tooManyStreams refuses a stream over MaxStreamsPerSession.
-func (s *ServerSession) tooManyStreams() *Error {
-	return NewError(-32000, "Too many requests: this session already has %d event streams open (maxStreamsPerSession); close one or accept application/json",
+func (s *ServerSession) tooManyStreams() *jsonrpc.Error {
+	return jsonrpc.NewError(-32000, "Too many requests: this session already has %d event streams open (maxStreamsPerSession); close one or accept application/json",
 		s.st.opts.MaxStreamsPerSession)
 }
 
@@ -195,7 +198,7 @@ func (s *ServerSession) ClientCapabilities() json.RawMessage {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.clientCaps) == 0 {
-		return emptyObject
+		return jsonrpc.EmptyObject
 	}
 	return s.clientCaps
 }
@@ -234,14 +237,14 @@ func (s *ServerSession) Close() { s.end(EndClosed) }
 // member returns the value of key in a JSON object; null counts as absent.
 func member(obj []byte, key string) ([]byte, bool) {
 	var val []byte
-	eachMember(obj, func(k, v []byte) bool {
-		if string(keyText(k)) != key {
+	jsonscan.EachMember(obj, func(k, v []byte) bool {
+		if string(jsonscan.KeyText(k)) != key {
 			return true
 		}
 		val = v
 		return false
 	})
-	return val, val != nil && !isNull(val)
+	return val, val != nil && !jsonscan.IsNull(val)
 }
 
 func (s *ServerSession) touch() { s.last.Store(time.Now().UnixNano()) }
@@ -339,11 +342,11 @@ func (s *ServerSession) waitOutbox(ctx context.Context) error {
 
 // begin records the start of initialize; a second one is refused (-32600,
 // as the TypeScript SDK does for a second initialize on a session).
-func (s *ServerSession) begin() *Error {
+func (s *ServerSession) begin() *jsonrpc.Error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.initState != initNone {
-		return NewError(CodeInvalidRequest, "Invalid Request: the session is already initialized")
+		return jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: the session is already initialized")
 	}
 	s.initState = initRunning
 	return nil
@@ -351,9 +354,9 @@ func (s *ServerSession) begin() *Error {
 
 // initialize answers an initialize request and, when it succeeds, records
 // the negotiated version and what the client said about itself.
-func (s *ServerSession) initialize(ctx context.Context, m *Message, rc RequestContext) Response {
+func (s *ServerSession) initialize(ctx context.Context, m *jsonrpc.Message, rc RequestContext) jsonrpc.Response {
 	if err := s.begin(); err != nil {
-		return Response{ID: m.ID, Error: err}
+		return jsonrpc.Response{ID: m.ID, Error: err}
 	}
 	rc.Session = s
 	resp := s.st.srv.Handle(ctx, &m.Request, &rc)
@@ -388,12 +391,12 @@ func (s *ServerSession) answered() bool {
 
 // batchRefused says why a body that is a batch cannot be served: the
 // session's revision has no batches, or the batch is over the limit.
-func (s *ServerSession) batchRefused(msgs []Message, batch bool) *Error {
+func (s *ServerSession) batchRefused(msgs []jsonrpc.Message, batch bool) *jsonrpc.Error {
 	if !batch {
 		return nil
 	}
 	if !s.st.opts.AllowBatch || (s.Version() != Version20250326 && !s.st.opts.BatchInEveryVersion) {
-		return NewError(CodeInvalidRequest,
+		return jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", s.Version())
 	}
 	return s.st.srv.checkBatch(len(msgs))
@@ -402,19 +405,19 @@ func (s *ServerSession) batchRefused(msgs []Message, batch bool) *Error {
 // allowedBeforeInit are the requests served before initialize is answered.
 func allowedBeforeInit(method string) bool { return method == "initialize" || method == "ping" }
 
-var errNotInitialized = NewError(CodeInvalidRequest, "Invalid Request: the session is not initialized; send initialize first")
+var errNotInitialized = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: the session is not initialized; send initialize first")
 
 // receive handles a client notification or response; it never answers.
-func (s *ServerSession) receive(ctx context.Context, m *Message, rc RequestContext) {
+func (s *ServerSession) receive(ctx context.Context, m *jsonrpc.Message, rc RequestContext) {
 	s.touch()
-	if m.Kind == KindResponse {
+	if m.Kind == jsonrpc.KindResponse {
 		s.complete(m)
 		return
 	}
 	switch m.Method {
 	case "notifications/cancelled":
 		if raw, ok := member(m.Params, "requestId"); ok {
-			if id, err := parseID(raw); err == nil {
+			if id, err := jsonrpc.ParseID(raw); err == nil {
 				s.cancelCall(id)
 			}
 		}
@@ -429,7 +432,7 @@ func (s *ServerSession) receive(ctx context.Context, m *Message, rc RequestConte
 
 // cancelCall cancels the request id in flight; unknown or finished ids are
 // ignored, as races are normal (mcp-protocol.md §6.4).
-func (s *ServerSession) cancelCall(id ID) {
+func (s *ServerSession) cancelCall(id jsonrpc.ID) {
 	s.mu.Lock()
 	c := s.inflight[id]
 	s.mu.Unlock()

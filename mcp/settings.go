@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/octo-run/octo/mcp/schema"
 )
 
 // The protocol's own fields of a tool, resource and prompt, as the MCP blocks (mcp-router,
@@ -73,14 +75,14 @@ func (f *ToolFields) Tool() Tool {
 // schema that does not compile keeps its problem in Err: the block reports it (mcp-router) or
 // leaves the tool out (mcp-mock, in a workspace).
 type SchemaSetting struct {
-	*Schema // nil when none was written or it did not compile
-	Err     error
+	*schema.Schema // nil when none was written or it did not compile
+	Err            error
 }
 
 // UnmarshalJSON compiles the schema text; empty text is no schema.
 func (s *SchemaSetting) UnmarshalJSON(text []byte) error {
 	if len(bytes.TrimSpace(text)) > 0 {
-		s.Schema, s.Err = CompileSchema(text)
+		s.Schema, s.Err = schema.Compile(text)
 	}
 	return nil
 }

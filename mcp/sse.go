@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // ServeSSE opens a legacy HTTP+SSE session (2024-11-05, mcp-protocol.md
@@ -15,13 +17,13 @@ import (
 // The session ends when the stream is closed.
 func (st *Stateful) ServeSSE(_ context.Context, in HTTPRequest, messagesPath string) StreamReply {
 	if in.Method != http.MethodGet {
-		r := st.refuse(in, TransportSSE, http.StatusMethodNotAllowed, ID{}, NewError(CodeInvalidRequest,
+		r := st.refuse(in, TransportSSE, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Method not allowed: GET opens the event stream"))
 		r.Header["Allow"] = allowGet
 		return r
 	}
 	if !st.makeRoom() {
-		return st.busy(in, TransportSSE, ID{})
+		return st.busy(in, TransportSSE, jsonrpc.ID{})
 	}
 	s := st.newSession(TransportSSE)
 	s.stream = s.sessionStream("", func() { s.end(EndDisconnected) })
@@ -33,7 +35,7 @@ func (st *Stateful) ServeSSE(_ context.Context, in HTTPRequest, messagesPath str
 	_ = s.stream.push(context.Background(), "endpoint", []byte(messagesPath+sep+"sessionId="+s.id), false)
 	if err := st.register(s); err != nil {
 		s.cancel()
-		return st.busy(in, TransportSSE, ID{})
+		return st.busy(in, TransportSSE, jsonrpc.ID{})
 	}
 	return streamReply(s.stream)
 }
@@ -46,30 +48,30 @@ var acceptedBody = []byte("Accepted")
 // answer goes out on the session's event stream.
 func (st *Stateful) ServeMessages(ctx context.Context, in HTTPRequest) StreamReply {
 	if in.Method != http.MethodPost {
-		r := st.refuse(in, TransportSSE, http.StatusMethodNotAllowed, ID{}, NewError(CodeInvalidRequest,
+		r := st.refuse(in, TransportSSE, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Method not allowed: POST messages here"))
 		r.Header["Allow"] = allowPost
 		return r
 	}
 	id := in.Query.Get("sessionId")
 	if id == "" {
-		return st.refuse(in, TransportSSE, http.StatusBadRequest, ID{}, NewError(CodeInvalidRequest,
+		return st.refuse(in, TransportSSE, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Bad Request: missing sessionId query parameter"))
 	}
 	s := st.lookup(id, TransportSSE)
 	if s == nil {
-		return st.refuse(in, TransportSSE, http.StatusNotFound, ID{}, NewError(-32001, "Session not found: open a new event stream"))
+		return st.refuse(in, TransportSSE, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.NewError(-32001, "Session not found: open a new event stream"))
 	}
-	msgs, batch, perr := Decode(in.Body)
+	msgs, batch, perr := jsonrpc.Decode(in.Body)
 	if perr != nil {
-		return st.refuse(in, TransportSSE, http.StatusBadRequest, ID{}, perr)
+		return st.refuse(in, TransportSSE, http.StatusBadRequest, jsonrpc.ID{}, perr)
 	}
-	if !batch && msgs[0].Kind == KindInvalid {
+	if !batch && msgs[0].Kind == jsonrpc.KindInvalid {
 		st.observeMessage(s, DirIn, &msgs[0], in.Body)
-		return jsonReply(http.StatusBadRequest, AppendError(nil, msgs[0].ID, msgs[0].Error))
+		return jsonReply(http.StatusBadRequest, jsonrpc.AppendError(nil, msgs[0].ID, msgs[0].Error))
 	}
 	if err := s.batchRefused(msgs, batch); err != nil {
-		return st.refuse(in, TransportSSE, http.StatusBadRequest, ID{}, err)
+		return st.refuse(in, TransportSSE, http.StatusBadRequest, jsonrpc.ID{}, err)
 	}
 	if r, held := s.holdBack(ctx, in); held {
 		return r
@@ -87,7 +89,7 @@ func (s *ServerSession) holdBack(ctx context.Context, in HTTPRequest) (StreamRep
 	s.mu.Lock()
 	if s.waitingPost >= maxWaitingPosts && s.stream != nil && !s.stream.hasRoom() {
 		s.mu.Unlock()
-		r := st.refuse(in, TransportSSE, http.StatusTooManyRequests, ID{}, NewError(-32000,
+		r := st.refuse(in, TransportSSE, http.StatusTooManyRequests, jsonrpc.ID{}, jsonrpc.NewError(-32000,
 			"Too many requests: this session's event stream is full and %d messages already wait for it; read the stream", maxWaitingPosts))
 		r.Header["Retry-After"] = retryAfter
 		return r, true
@@ -100,10 +102,10 @@ func (s *ServerSession) holdBack(ctx context.Context, in HTTPRequest) (StreamRep
 	s.mu.Unlock()
 	switch {
 	case errors.Is(err, ErrSessionEnded):
-		return st.refuse(in, TransportSSE, http.StatusNotFound, ID{}, NewError(-32001,
+		return st.refuse(in, TransportSSE, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.NewError(-32001,
 			"Session not found: it ended while this message waited for its event stream to be read; open a new event stream")), true
 	case err != nil:
-		return st.refuse(in, TransportSSE, http.StatusServiceUnavailable, ID{}, NewError(-32000,
+		return st.refuse(in, TransportSSE, http.StatusServiceUnavailable, jsonrpc.ID{}, jsonrpc.NewError(-32000,
 			"Service unavailable: the request was abandoned while the session's event stream was full")), true
 	}
 	return StreamReply{}, false

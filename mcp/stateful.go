@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // This file is the stateful server's public face: options, the replies the
@@ -160,7 +162,7 @@ func (st *Stateful) ListChanged(kind string) {
 	if !st.declaresListChanged(kind) {
 		return
 	}
-	msg := AppendRequest(nil, ID{}, "notifications/"+kind+"/list_changed", nil)
+	msg := jsonrpc.AppendRequest(nil, jsonrpc.ID{}, "notifications/"+kind+"/list_changed", nil)
 	for _, s := range st.liveSessions() {
 		s.broadcast(msg)
 	}
@@ -171,7 +173,7 @@ func (st *Stateful) ListChanged(kind string) {
 // sessions subscribed to it (mcp-protocol.md §4.3), on their standalone
 // streams.
 func (st *Stateful) ResourceUpdated(uri string) {
-	msg, err := EncodeNotification("notifications/resources/updated", struct {
+	msg, err := jsonrpc.EncodeNotification("notifications/resources/updated", struct {
 		URI string `json:"uri"`
 	}{uri})
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // leakCheck fails the test if it leaves goroutines behind. Register it
@@ -27,10 +29,10 @@ func leakCheck(t *testing.T) {
 // statefulTools adds the tools that need a session to the plain test tools.
 type statefulTools struct {
 	*testTools
-	started   chan ID       // "block" reports its request id here
-	cancelled chan struct{} // "block" reports its cancellation here
-	asked     chan error    // "elicit" reports the error of its question
-	gate      chan struct{} // "gated" waits for it
+	started   chan jsonrpc.ID // "block" reports its request id here
+	cancelled chan struct{}   // "block" reports its cancellation here
+	asked     chan error      // "elicit" reports the error of its question
+	gate      chan struct{}   // "gated" waits for it
 }
 
 func (p *statefulTools) ListTools(ctx context.Context, rc *RequestContext, cursor string) ([]Tool, string, error) {
@@ -96,7 +98,7 @@ func (p *statefulTools) CallTool(ctx context.Context, rc *RequestContext, name s
 
 // newStatefulServer is a server configured the way mcp-mock is.
 func newStatefulServer(t testing.TB) (*Server, *statefulTools) {
-	tools := &statefulTools{testTools: newTestTools(t), started: make(chan ID, 4),
+	tools := &statefulTools{testTools: newTestTools(t), started: make(chan jsonrpc.ID, 4),
 		cancelled: make(chan struct{}, 4), gate: make(chan struct{})}
 	s := &Server{
 		Info:         Implementation{Name: "mock", Version: "1.0.0"},

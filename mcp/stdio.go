@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"sync"
 	"sync/atomic"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // MaxLineBytes bounds one stdio message (DESIGN.md: 64 MB on stdio); whoever
@@ -69,13 +71,13 @@ func (ss *StdioSession) Line(ctx context.Context, data []byte) {
 		return
 	}
 	s := ss.s
-	msgs, batch, perr := Decode(data)
+	msgs, batch, perr := jsonrpc.Decode(data)
 	if perr != nil {
 		s.st.observe(s, TrafficEvent{Direction: DirIn, Kind: TrafficInvalid, Summary: "invalid message: " + perr.Message})
-		s.push(AppendError(nil, ID{}, perr))
+		s.push(jsonrpc.AppendError(nil, jsonrpc.ID{}, perr))
 		return
 	}
-	if batch || msgs[0].Kind == KindRequest || msgs[0].Kind == KindInvalid {
+	if batch || msgs[0].Kind == jsonrpc.KindRequest || msgs[0].Kind == jsonrpc.KindInvalid {
 		ss.owed.Add(1) // deliver answers it exactly once
 	}
 	s.deliver(ctx, msgs, batch, RequestContext{}, data, ss.answer)
@@ -128,9 +130,9 @@ func (ss *StdioSession) TooLong(ctx context.Context, limit int) {
 	if ss.waitTurn(ctx) != nil {
 		return
 	}
-	perr := NewError(CodeParseError, "Parse error: the line is longer than the limit of %d bytes", limit)
+	perr := jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error: the line is longer than the limit of %d bytes", limit)
 	ss.s.st.observe(ss.s, TrafficEvent{Direction: DirIn, Kind: TrafficInvalid, Summary: "invalid message: " + perr.Message})
-	ss.s.push(AppendError(nil, ID{}, perr))
+	ss.s.push(jsonrpc.AppendError(nil, jsonrpc.ID{}, perr))
 }
 
 // Next implements EventStream: the next message to write as one line. It
@@ -160,7 +162,7 @@ func (ss *StdioSession) EndInput() {
 
 // errInputEnded answers the server's questions still open when the client's
 // input ends.
-var errInputEnded = NewError(CodeInternalError, "Internal error: the client's input ended before it answered")
+var errInputEnded = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the client's input ended before it answered")
 
 // Drain implements the runtime's Drainer: the server is stopping. As after
 // EndInput, the requests in flight finish; those still running at three
@@ -203,13 +205,13 @@ func (ss *StdioSession) Close() error {
 }
 
 // failQuestions answers every pending server→client request with e.
-func (s *ServerSession) failQuestions(e *Error) {
+func (s *ServerSession) failQuestions(e *jsonrpc.Error) {
 	s.mu.Lock()
 	pending := s.pending
-	s.pending = make(map[ID]*pendingRequest)
+	s.pending = make(map[jsonrpc.ID]*pendingRequest)
 	s.mu.Unlock()
 	for id, p := range pending {
-		p.ch <- &Message{Kind: KindResponse, Request: Request{ID: id}, Error: e}
+		p.ch <- &jsonrpc.Message{Kind: jsonrpc.KindResponse, Request: jsonrpc.Request{ID: id}, Error: e}
 	}
 }
 

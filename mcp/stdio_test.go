@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // serveStdio is what the stdio connector and mcp-mock do with a
@@ -138,7 +140,7 @@ func (p *pipeClient) exit(t *testing.T) error {
 func TestStdio(t *testing.T) {
 	leakCheck(t)
 	s, tools := newStatefulServer(t)
-	s.Handlers["x/pretty"] = func(context.Context, *Request, *RequestContext) (any, error) {
+	s.Handlers["x/pretty"] = func(context.Context, *jsonrpc.Request, *RequestContext) (any, error) {
 		return json.RawMessage("{\n  \"a\": [1,\n 2]\n}"), nil
 	}
 	tools.asked = make(chan error, 1)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 var (
@@ -35,7 +37,7 @@ func (st *Stateful) ServeStreamable(ctx context.Context, in HTTPRequest) StreamR
 		s.end(EndDeleted)
 		return StreamReply{Status: http.StatusOK, Header: http.Header{}}
 	}
-	r := st.refuse(in, TransportStreamable, http.StatusMethodNotAllowed, ID{}, NewError(CodeInvalidRequest,
+	r := st.refuse(in, TransportStreamable, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 		"Method not allowed: use POST, GET or DELETE"))
 	r.Header["Allow"] = allowAll
 	return r
@@ -49,7 +51,7 @@ func (st *Stateful) serveModern(ctx context.Context, in HTTPRequest) StreamReply
 	if !st.observing() {
 		return r
 	}
-	msgs, batch, perr := Decode(in.Body)
+	msgs, batch, perr := jsonrpc.Decode(in.Body)
 	if perr != nil || batch {
 		return r
 	}
@@ -57,7 +59,7 @@ func (st *Stateful) serveModern(ctx context.Context, in HTTPRequest) StreamReply
 	ev := TrafficEvent{Transport: TransportStreamable, Direction: DirIn, Kind: TrafficRequest, Method: m.Method,
 		ID: m.ID, Summary: summarize(m.Method, m.Params), Message: in.Body, Version: requestVersion(in.Header, m)}
 	st.observe(nil, ev)
-	if m.Kind == KindRequest && r.Body != nil {
+	if m.Kind == jsonrpc.KindRequest && r.Body != nil {
 		ev.Direction, ev.Kind, ev.Summary, ev.Message = DirOut, TrafficResult, "result of "+ev.Summary, r.Body
 		if e, ok := member(r.Body, "error"); ok && len(e) > 0 {
 			ev.Kind, ev.Summary = TrafficError, "error of "+summarize(m.Method, m.Params)
@@ -82,8 +84,8 @@ func fromHTTP(r HTTPResponse) StreamReply {
 	return StreamReply{Status: r.Status, Header: h, Body: r.Body, Stream: r.Stream}
 }
 
-func errorReply(status int, e *Error) StreamReply {
-	return jsonReply(status, AppendError(nil, ID{}, e))
+func errorReply(status int, e *jsonrpc.Error) StreamReply {
+	return jsonReply(status, jsonrpc.AppendError(nil, jsonrpc.ID{}, e))
 }
 
 func jsonReply(status int, body []byte) StreamReply {
@@ -102,16 +104,16 @@ func streamReply(q *queue) StreamReply {
 func (st *Stateful) streamableSession(in HTTPRequest, checkVersion bool) (*ServerSession, StreamReply) {
 	id := in.Header.Get(HeaderSessionID)
 	if id == "" {
-		return nil, st.refuse(in, TransportStreamable, http.StatusBadRequest, ID{}, NewError(CodeInvalidRequest,
+		return nil, st.refuse(in, TransportStreamable, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Bad Request: missing %s header; send initialize first", HeaderSessionID))
 	}
 	s := st.lookup(id, TransportStreamable)
 	if s == nil {
-		return nil, st.refuse(in, TransportStreamable, http.StatusNotFound, ID{}, NewError(-32001,
+		return nil, st.refuse(in, TransportStreamable, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.NewError(-32001,
 			"Session not found: it expired or was deleted; initialize a new one"))
 	}
 	if v, ok := headerVersion(in.Header); checkVersion && ok && !st.srv.versions().Speaks(v) {
-		return nil, st.refuse(in, TransportStreamable, http.StatusBadRequest, ID{}, &Error{Code: CodeInvalidRequest,
+		return nil, st.refuse(in, TransportStreamable, http.StatusBadRequest, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: "Bad Request: unsupported " + HeaderProtocolVersion + " \"" + v +
 				"\"; this server speaks " + st.srv.versions().List(),
 			Data: map[string]any{"supported": st.srv.versions().Supported, "requested": v}})
@@ -146,12 +148,12 @@ func accepts(h http.Header) (jsonOK, sseOK bool) {
 	return jsonOK, sseOK
 }
 
-var notAcceptable = NewError(CodeInvalidRequest,
+var notAcceptable = jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 	"Not Acceptable: the client must accept application/json or text/event-stream")
 
 func (st *Stateful) streamableGet(in HTTPRequest) StreamReply {
 	if _, sseOK := accepts(in.Header); !sseOK {
-		return st.refuse(in, TransportStreamable, http.StatusNotAcceptable, ID{}, NewError(CodeInvalidRequest,
+		return st.refuse(in, TransportStreamable, http.StatusNotAcceptable, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Not Acceptable: a GET opens a text/event-stream"))
 	}
 	s, bad := st.streamableSession(in, true)
@@ -164,7 +166,7 @@ func (st *Stateful) streamableGet(in HTTPRequest) StreamReply {
 	// gets 405, which clients read as "no stream to resume" and stop asking.
 	if last := in.Header.Get("Last-Event-ID"); last != "" {
 		if !s.isStandalone(last) {
-			r := st.refuse(in, TransportStreamable, http.StatusMethodNotAllowed, ID{}, NewError(CodeInvalidRequest,
+			r := st.refuse(in, TransportStreamable, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 				"Method Not Allowed: stream %q cannot be resumed; its events are not kept", last))
 			r.Header["Allow"] = []string{"POST, DELETE"}
 			return r
@@ -174,11 +176,11 @@ func (st *Stateful) streamableGet(in HTTPRequest) StreamReply {
 	q, err := s.openStandalone()
 	switch {
 	case errors.Is(err, errTooManyStreams):
-		r := st.refuse(in, TransportStreamable, http.StatusTooManyRequests, ID{}, s.tooManyStreams())
+		r := st.refuse(in, TransportStreamable, http.StatusTooManyRequests, jsonrpc.ID{}, s.tooManyStreams())
 		r.Header["Retry-After"] = retryAfter
 		return r
 	case err != nil:
-		return st.refuse(in, TransportStreamable, http.StatusConflict, ID{}, NewError(CodeInvalidRequest,
+		return st.refuse(in, TransportStreamable, http.StatusConflict, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Conflict: this session already has a standalone stream open"))
 	}
 	return streamReply(q)
@@ -242,13 +244,13 @@ func (st *Stateful) streamablePost(ctx context.Context, in HTTPRequest) StreamRe
 	}
 	jsonOK, sseOK := accepts(in.Header)
 	if !jsonOK && !sseOK {
-		return st.refuse(in, TransportStreamable, http.StatusNotAcceptable, ID{}, notAcceptable)
+		return st.refuse(in, TransportStreamable, http.StatusNotAcceptable, jsonrpc.ID{}, notAcceptable)
 	}
-	msgs, batch, perr := Decode(in.Body)
+	msgs, batch, perr := jsonrpc.Decode(in.Body)
 	if perr != nil {
-		return st.refuse(in, TransportStreamable, http.StatusBadRequest, ID{}, perr)
+		return st.refuse(in, TransportStreamable, http.StatusBadRequest, jsonrpc.ID{}, perr)
 	}
-	if !batch && msgs[0].Kind == KindInvalid {
+	if !batch && msgs[0].Kind == jsonrpc.KindInvalid {
 		return st.refuse(in, TransportStreamable, http.StatusBadRequest, msgs[0].ID, msgs[0].Error)
 	}
 	if in.Header.Get(HeaderSessionID) == "" && !batch && isInitialize(&msgs[0]) {
@@ -259,35 +261,35 @@ func (st *Stateful) streamablePost(ctx context.Context, in HTTPRequest) StreamRe
 		return bad
 	}
 	if err := s.batchRefused(msgs, batch); err != nil {
-		return st.refuse(in, TransportStreamable, http.StatusBadRequest, ID{}, err)
+		return st.refuse(in, TransportStreamable, http.StatusBadRequest, jsonrpc.ID{}, err)
 	}
 	if !batch {
 		st.observeMessage(s, DirIn, &msgs[0], in.Body)
 		if isInitialize(&msgs[0]) {
 			m := &msgs[0]
 			return jsonReply(http.StatusBadRequest, s.reply(m.ID, m.Method, m.Method,
-				Response{ID: m.ID, Error: NewError(CodeInvalidRequest, "Invalid Request: the session is already initialized")}))
+				jsonrpc.Response{ID: m.ID, Error: jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: the session is already initialized")}))
 		}
 	}
 	return s.post(ctx, in, msgs, batch, jsonOK, sseOK)
 }
 
 // post answers the messages of one POST on an existing session.
-func (s *ServerSession) post(ctx context.Context, in HTTPRequest, msgs []Message, batch bool, jsonOK, sseOK bool) StreamReply {
+func (s *ServerSession) post(ctx context.Context, in HTTPRequest, msgs []jsonrpc.Message, batch bool, jsonOK, sseOK bool) StreamReply {
 	rc := RequestContext{Vars: in.Vars, Header: in.Header, budget: s.st.srv.newBudget(len(in.Body))}
 	n := 0
 	for i := range msgs {
 		if batch {
 			s.st.observeMessage(s, DirIn, &msgs[i], s.rawIfObserved(&msgs[i]))
 		}
-		if k := msgs[i].Kind; k == KindRequest || k == KindInvalid {
+		if k := msgs[i].Kind; k == jsonrpc.KindRequest || k == jsonrpc.KindInvalid {
 			n++
 		}
 	}
 	var e *exchange
 	if n > 0 {
 		if e = newExchange(s, n, jsonOK, sseOK); e == nil {
-			id := ID{}
+			id := jsonrpc.ID{}
 			if !batch {
 				id = msgs[0].ID
 			}
@@ -297,7 +299,7 @@ func (s *ServerSession) post(ctx context.Context, in HTTPRequest, msgs []Message
 		}
 	}
 	for i := range msgs {
-		if k := msgs[i].Kind; k != KindRequest && k != KindInvalid {
+		if k := msgs[i].Kind; k != jsonrpc.KindRequest && k != jsonrpc.KindInvalid {
 			s.receive(ctx, &msgs[i], rc)
 		}
 	}
@@ -308,12 +310,12 @@ func (s *ServerSession) post(ctx context.Context, in HTTPRequest, msgs []Message
 	for i := range msgs {
 		m := &msgs[i]
 		switch {
-		case m.Kind == KindInvalid:
-			e.answer(slot, AppendError(nil, m.ID, m.Error))
+		case m.Kind == jsonrpc.KindInvalid:
+			e.answer(slot, jsonrpc.AppendError(nil, m.ID, m.Error))
 		case isInitialize(m) && batch:
-			e.answer(slot, s.reply(m.ID, m.Method, m.Method, Response{ID: m.ID, Error: NewError(CodeInvalidRequest,
+			e.answer(slot, s.reply(m.ID, m.Method, m.Method, jsonrpc.Response{ID: m.ID, Error: jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 				"Invalid Request: initialize must not be part of a batch")}))
-		case m.Kind == KindRequest:
+		case m.Kind == jsonrpc.KindRequest:
 			i := slot
 			e.hold(s.start(ctx, m, rc, e, func(msg []byte) { e.answer(i, msg) }))
 		default:
@@ -333,7 +335,7 @@ func (e *exchange) reply(ctx context.Context, batch bool) StreamReply {
 	case <-ctx.Done():
 		if !e.s.st.srv.shuttingDown(ctx) {
 			e.q.Close()
-			return errorReply(http.StatusServiceUnavailable, NewError(CodeInternalError, "Internal error: the request was abandoned"))
+			return errorReply(http.StatusServiceUnavailable, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the request was abandoned"))
 		}
 		e.s.stopCalls(func(c *call) bool { return c.out == outlet(e) })
 		<-e.decided
@@ -352,13 +354,13 @@ func (e *exchange) reply(ctx context.Context, batch bool) StreamReply {
 // initializeStreamable opens a session with an initialize POST; the session
 // id rides on that answer (§7.2.4). Capacity is checked first so a full
 // server answers 503 without running the handshake.
-func (st *Stateful) initializeStreamable(ctx context.Context, in HTTPRequest, m *Message, jsonOK bool) StreamReply {
+func (st *Stateful) initializeStreamable(ctx context.Context, in HTTPRequest, m *jsonrpc.Message, jsonOK bool) StreamReply {
 	if !st.makeRoom() {
 		return st.busy(in, TransportStreamable, m.ID)
 	}
 	s := st.newSession(TransportStreamable)
 	resp := s.initialize(ctx, m, RequestContext{Vars: in.Vars, Header: in.Header})
-	msg := AppendResponse(make([]byte, 0, 512), resp)
+	msg := jsonrpc.AppendResponse(make([]byte, 0, 512), resp)
 	if resp.Error != nil {
 		s.cancel()
 		return jsonReply(http.StatusOK, msg)
@@ -387,12 +389,12 @@ func (st *Stateful) initializeStreamable(ctx context.Context, in HTTPRequest, m 
 
 // busy is the answer when no session can be opened: 503 with a JSON-RPC
 // error carrying the request's id.
-func (st *Stateful) busy(in HTTPRequest, t Transport, id ID) StreamReply {
+func (st *Stateful) busy(in HTTPRequest, t Transport, id jsonrpc.ID) StreamReply {
 	msg := "Service unavailable: too many sessions"
 	st.mu.Lock()
 	if st.closed {
 		msg = "Service unavailable: the server is shutting down"
 	}
 	st.mu.Unlock()
-	return st.refuse(in, t, http.StatusServiceUnavailable, id, NewError(-32000, "%s", msg))
+	return st.refuse(in, t, http.StatusServiceUnavailable, id, jsonrpc.NewError(-32000, "%s", msg))
 }

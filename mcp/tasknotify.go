@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"errors"
 	"net/http"
+
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
 )
 
 // This file is who may see a task, and the task status notifications (notifications/tasks) a
@@ -108,7 +110,7 @@ func (ls *listeners) sendTask(t *task, detail func() []byte) {
 func (l *listener) sendTask(detail []byte) bool {
 	msg := make([]byte, 0, len(detail)+len(l.id)+128)
 	msg = append(msg, `{"jsonrpc":"2.0","method":"notifications/tasks","params":{"_meta":{`...)
-	msg = appendString(msg, MetaSubscriptionID)
+	msg = jsonscan.AppendString(msg, MetaSubscriptionID)
 	msg = append(msg, ':')
 	msg = append(msg, l.id...)
 	msg = append(msg, "},"...)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // taskFront serves a Stateful server keeping tasks over a real socket, as mcp-mock and
@@ -182,11 +184,11 @@ func TestListenForTasksRefusals(t *testing.T) {
 		status, code       int
 	}{
 		{"no extension", `{"taskIds":["a"]}`, `{}`, http.StatusBadRequest, CodeMissingCapability},
-		{"too many ids", `{"taskIds":` + toJSON(t, make([]string, maxListenTaskIDs+1)) + `}`, withTasks, http.StatusOK, CodeInvalidParams},
+		{"too many ids", `{"taskIds":` + toJSON(t, make([]string, maxListenTaskIDs+1)) + `}`, withTasks, http.StatusOK, jsonrpc.CodeInvalidParams},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			status, ch := listenTo(t, url, tt.filter, tt.caps)
-			var r struct{ Error *Error }
+			var r struct{ Error *jsonrpc.Error }
 			ev := within(t, ch)
 			if err := json.Unmarshal([]byte(ev.data), &r); err != nil || status != tt.status || r.Error == nil || r.Error.Code != tt.code {
 				t.Fatalf("got %d %s, want %d and error %d", status, ev.data, tt.status, tt.code)
@@ -218,7 +220,7 @@ func TestATaskIsBoundToItsCreator(t *testing.T) {
 			"tasks/update": `{"taskId":"` + id + `","inputResponses":{"who":{"action":"accept","content":{"name":"Eve"}}}}`,
 		} {
 			r := send(t, url, method, params, withTasks, header...)
-			if r.Error == nil || r.Error.Code != CodeInvalidParams || r.Error.Message != unknownMsg || r.status != unknown.status {
+			if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || r.Error.Message != unknownMsg || r.status != unknown.status {
 				t.Errorf("%s, %s: %d %+v %+v, want %d %q", who, method, r.status, r.Result, r.Error, unknown.status, unknownMsg)
 			}
 		}

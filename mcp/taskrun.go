@@ -7,6 +7,9 @@ import (
 	"maps"
 	"runtime/debug"
 	"strings"
+
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // This file connects the task store to requests: a provider runs the rest of a tools/call as
@@ -64,8 +67,8 @@ func declaresTasks(caps []byte) bool {
 	return ok && v[0] == '{'
 }
 
-func missingTasks(why string) *Error {
-	return &Error{Code: CodeMissingCapability, Message: "Missing required client capability: extensions." + ExtensionTasks + " (" + why + ")",
+func missingTasks(why string) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: CodeMissingCapability, Message: "Missing required client capability: extensions." + ExtensionTasks + " (" + why + ")",
 		Data: map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{ExtensionTasks: struct{}{}}}}}
 }
 
@@ -76,7 +79,7 @@ func (*taskCreated) Error() string { return "the call continues as a task" }
 
 // startTask records a task for the call rc serves and starts run in it, under a context with
 // the values of the call's (ctx) that outlives the call.
-func (s *Server) startTask(ctx context.Context, rc *RequestContext, run TaskFunc) (json.RawMessage, *Error) {
+func (s *Server) startTask(ctx context.Context, rc *RequestContext, run TaskFunc) (json.RawMessage, *jsonrpc.Error) {
 	ts := s.Tasks
 	t, ctx, release, e := ts.add(ctx, requester(rc.Header, rc.Vars))
 	if e != nil {
@@ -122,7 +125,7 @@ func (s *Server) runTask(ctx context.Context, t *task, name string, seed *inputR
 			return
 		}
 		b, err := s.toolAnswer(name, res, rc)
-		var e *Error
+		var e *jsonrpc.Error
 		if err != nil {
 			e = toError(err)
 		}
@@ -138,7 +141,7 @@ func (s *Server) safeRun(ctx context.Context, rc *RequestContext, run TaskFunc) 
 			if s.OnPanic != nil {
 				s.OnPanic("tools/call (task)", v, debug.Stack())
 			}
-			res, err = nil, NewError(CodeInternalError, "Internal error: the task's work failed")
+			res, err = nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the task's work failed")
 		}
 	}()
 	return run(ctx, rc)
@@ -149,7 +152,7 @@ var taskMethods = map[string]bool{"tasks/get": true, "tasks/update": true, "task
 
 // serveTaskMethod answers tasks/get, tasks/update and tasks/cancel: methods of 2026-07-28 on a
 // server that keeps tasks, for clients that declared the extension.
-func (s *Server) serveTaskMethod(req *Request, rc *RequestContext) (json.RawMessage, error) {
+func (s *Server) serveTaskMethod(req *jsonrpc.Request, rc *RequestContext) (json.RawMessage, error) {
 	if s.Tasks == nil || rc.Version != Version20260728 {
 		return nil, methodNotFound(req.Method)
 	}
@@ -157,9 +160,9 @@ func (s *Server) serveTaskMethod(req *Request, rc *RequestContext) (json.RawMess
 		return nil, missingTasks(req.Method + " belongs to the tasks extension")
 	}
 	raw, _ := member(req.Params, "taskId")
-	id, ok := unquote(raw)
+	id, ok := jsonscan.Unquote(raw)
 	if !ok {
-		return nil, invalidParams("taskId must be a string, got %s", jsonKind(raw))
+		return nil, invalidParams("taskId must be a string, got %s", jsonscan.Kind(raw))
 	}
 	owner := requester(rc.Header, rc.Vars)
 	switch req.Method {
@@ -173,7 +176,7 @@ func (s *Server) serveTaskMethod(req *Request, rc *RequestContext) (json.RawMess
 		if e := s.Tasks.cancel(id, owner); e != nil {
 			return nil, e
 		}
-		return emptyObject, nil
+		return jsonrpc.EmptyObject, nil
 	}
 	answers, perr := taskAnswers(req.Params)
 	if perr != nil {
@@ -182,18 +185,18 @@ func (s *Server) serveTaskMethod(req *Request, rc *RequestContext) (json.RawMess
 	if e := s.Tasks.update(id, owner, answers); e != nil {
 		return nil, e
 	}
-	return emptyObject, nil
+	return jsonrpc.EmptyObject, nil
 }
 
 // taskAnswers reads tasks/update's inputResponses: an object of answers by question key.
-func taskAnswers(params json.RawMessage) (map[string]json.RawMessage, *Error) {
+func taskAnswers(params json.RawMessage) (map[string]json.RawMessage, *jsonrpc.Error) {
 	raw, ok := member(params, "inputResponses")
 	if !ok || raw[0] != '{' {
-		return nil, invalidParams("inputResponses must be an object, got %s", jsonKind(raw))
+		return nil, invalidParams("inputResponses must be an object, got %s", jsonscan.Kind(raw))
 	}
 	answers := map[string]json.RawMessage{}
-	eachMember(raw, func(k, v []byte) bool {
-		answers[string(keyText(k))] = json.RawMessage(v)
+	jsonscan.EachMember(raw, func(k, v []byte) bool {
+		answers[string(jsonscan.KeyText(k))] = json.RawMessage(v)
 		return true
 	})
 	return answers, nil

@@ -9,6 +9,9 @@ import (
 	"maps"
 	"sync"
 	"time"
+
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // This file holds the tasks extension (SEP-2663, io.modelcontextprotocol/tasks) of 2026-07-28:
@@ -132,7 +135,7 @@ type task struct {
 	given   map[string]json.RawMessage // every answer the client sent
 	wake    chan struct{}              // closed when the last pending question is answered
 	result  json.RawMessage            // a completed task's result
-	err     *Error                     // a failed task's error
+	err     *jsonrpc.Error             // a failed task's error
 }
 
 func (t *task) terminal() bool {
@@ -154,10 +157,10 @@ func (ts *Tasks) settle(t *task, status, message string) {
 // request's (parent) but not its end: it ends when the task is cancelled or expires, or the
 // store closes; release, once the task's work is over, lets go of the store's hold on it.
 // Only owner may see the task afterwards.
-func (ts *Tasks) add(parent context.Context, owner string) (t *task, ctx context.Context, release func() bool, e *Error) {
+func (ts *Tasks) add(parent context.Context, owner string) (t *task, ctx context.Context, release func() bool, e *jsonrpc.Error) {
 	id, err := newTaskID()
 	if err != nil {
-		return nil, nil, nil, NewError(CodeInternalError, "Internal error: no randomness for a task id")
+		return nil, nil, nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: no randomness for a task id")
 	}
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -167,11 +170,11 @@ func (ts *Tasks) add(parent context.Context, owner string) (t *task, ctx context
 	now := ts.clock()
 	ts.sweep(now)
 	if ts.owned(owner) >= ts.limits.MaxTasksPerOwner && !ts.dropOldestFinished(owner, true) {
-		return nil, nil, nil, &Error{Code: CodeInternalError, Data: map[string]any{"maxTasksPerOwner": ts.limits.MaxTasksPerOwner},
+		return nil, nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Data: map[string]any{"maxTasksPerOwner": ts.limits.MaxTasksPerOwner},
 			Message: fmt.Sprintf("Internal error: you already run %d tasks, the limit for one requester (maxTasksPerOwner); cancel one or wait for one to finish", ts.limits.MaxTasksPerOwner)}
 	}
 	if len(ts.byID) >= ts.limits.MaxTasks && !ts.dropOldestFinished("", false) {
-		return nil, nil, nil, &Error{Code: CodeInternalError, Data: map[string]any{"maxTasks": ts.limits.MaxTasks},
+		return nil, nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Data: map[string]any{"maxTasks": ts.limits.MaxTasks},
 			Message: fmt.Sprintf("Internal error: the server already runs %d tasks, its limit (maxTasks); cancel one or try again later", ts.limits.MaxTasks)}
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
@@ -219,7 +222,7 @@ func (ts *Tasks) dropOldestFinished(owner string, mine bool) bool {
 
 // lookup returns the live task with id that owner may see, under the store's lock, or -32602.
 // Another requester's task is answered exactly as a task that does not exist.
-func (ts *Tasks) lookup(id, owner string) (*task, *Error) {
+func (ts *Tasks) lookup(id, owner string) (*task, *jsonrpc.Error) {
 	now := ts.clock()
 	t := ts.byID[id]
 	if t != nil && t.owner != owner {
@@ -245,7 +248,7 @@ func newTaskID() (string, error) {
 }
 
 // get encodes the task with id as tasks/get answers it (DetailedTask, before resultType).
-func (ts *Tasks) get(id, owner string) (json.RawMessage, *Error) {
+func (ts *Tasks) get(id, owner string) (json.RawMessage, *jsonrpc.Error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	t, e := ts.lookup(id, owner)
@@ -257,7 +260,7 @@ func (ts *Tasks) get(id, owner string) (json.RawMessage, *Error) {
 
 // update records the client's answers to a task's questions; answers to questions the task
 // does not wait for are ignored. The task goes on once every question is answered.
-func (ts *Tasks) update(id, owner string, answers map[string]json.RawMessage) *Error {
+func (ts *Tasks) update(id, owner string, answers map[string]json.RawMessage) *jsonrpc.Error {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	t, e := ts.lookup(id, owner)
@@ -285,7 +288,7 @@ func (ts *Tasks) update(id, owner string, answers map[string]json.RawMessage) *E
 }
 
 // cancel stops the task with id; a finished task stays as it is.
-func (ts *Tasks) cancel(id, owner string) *Error {
+func (ts *Tasks) cancel(id, owner string) *jsonrpc.Error {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	t, e := ts.lookup(id, owner)
@@ -324,7 +327,7 @@ func (ts *Tasks) answers(t *task) map[string]json.RawMessage {
 }
 
 // finish records how the task's work ended, unless the task already has (cancelled, expired).
-func (ts *Tasks) finish(t *task, result json.RawMessage, e *Error) {
+func (ts *Tasks) finish(t *task, result json.RawMessage, e *jsonrpc.Error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if t.terminal() {
@@ -335,7 +338,7 @@ func (ts *Tasks) finish(t *task, result json.RawMessage, e *Error) {
 		t.err = e
 		ts.settle(t, TaskFailed, e.Message)
 	case int64(len(result)) > ts.limits.MaxResultBytes:
-		t.err = NewError(CodeInternalError, "Internal error: the task's result of %d bytes is over the limit of %d (maxResultBytes)",
+		t.err = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the task's result of %d bytes is over the limit of %d (maxResultBytes)",
 			len(result), ts.limits.MaxResultBytes)
 		ts.settle(t, TaskFailed, "The result is too large")
 	default:
@@ -354,16 +357,16 @@ func (ts *Tasks) encode(t *task, resultType string, detailed bool) json.RawMessa
 	out = append(out, '{')
 	if resultType != "" {
 		out = append(out, `"resultType":`...)
-		out = appendString(out, resultType)
+		out = jsonscan.AppendString(out, resultType)
 		out = append(out, ',')
 	}
 	out = append(out, `"taskId":`...)
-	out = appendString(out, t.id)
+	out = jsonscan.AppendString(out, t.id)
 	out = append(out, `,"status":`...)
-	out = appendString(out, t.status)
+	out = jsonscan.AppendString(out, t.status)
 	if t.message != "" {
 		out = append(out, `,"statusMessage":`...)
-		out = appendString(out, t.message)
+		out = jsonscan.AppendString(out, t.message)
 	}
 	out = append(out, `,"createdAt":"`...)
 	out = t.created.UTC().AppendFormat(out, taskTime)

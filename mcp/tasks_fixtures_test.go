@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // taskTools are the tools the task tests call, each running its work as a task when it may:
@@ -64,7 +66,7 @@ func (tt *taskTools) CallTool(ctx context.Context, rc *RequestContext, name stri
 		run = func(context.Context, *RequestContext) (*CallToolResult, error) { panic("boom") }
 	case "broken":
 		run = func(context.Context, *RequestContext) (*CallToolResult, error) {
-			return nil, NewError(-32000, "the backend is down")
+			return nil, jsonrpc.NewError(-32000, "the backend is down")
 		}
 	case "big":
 		run = func(context.Context, *RequestContext) (*CallToolResult, error) {
@@ -101,7 +103,7 @@ const withTasks = `{"elicitation":{},"extensions":{"io.modelcontextprotocol/task
 type reply struct {
 	status int
 	Result map[string]any
-	Error  *Error
+	Error  *jsonrpc.Error
 }
 
 // send POSTs a 2026-07-28 request over the socket; Mcp-Name mirrors a taskId as it mirrors a

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // A task's life over a socket: the call answers a flat CreateTaskResult at once, tasks/get
@@ -117,7 +119,7 @@ func TestTaskExpiry(t *testing.T) {
 	}
 	clock.add(time.Second)
 	r := send(t, url, "tasks/get", `{"taskId":"`+id+`"}`, withTasks)
-	if r.Error == nil || r.Error.Code != CodeInvalidParams || !strings.Contains(r.Error.Message, "expired") {
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "expired") {
 		t.Fatalf("expired task: %+v %v", r.Result, r.Error)
 	}
 	if end := <-tools.ended; end != "cancelled" || s.Tasks.Len() != 0 {
@@ -132,7 +134,7 @@ func TestTaskLimit(t *testing.T) {
 	first := start(t, url, "work")
 	startAs(t, url, "work", "Authorization", "Bearer another")
 	r := send(t, url, "tools/call", `{"name":"work"}`, withTasks, "Authorization", "Bearer a third")
-	if r.Error == nil || r.Error.Code != CodeInternalError || !strings.Contains(r.Error.Message, "2 tasks, its limit (maxTasks)") {
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInternalError || !strings.Contains(r.Error.Message, "2 tasks, its limit (maxTasks)") {
 		t.Fatalf("a third task: %+v %v", r.Result, r.Error)
 	}
 	send(t, url, "tasks/cancel", `{"taskId":"`+first+`"}`, withTasks)
@@ -140,7 +142,7 @@ func TestTaskLimit(t *testing.T) {
 	if s.Tasks.Len() != 2 {
 		t.Fatalf("%d tasks kept", s.Tasks.Len())
 	}
-	if r := send(t, url, "tasks/get", `{"taskId":"`+first+`"}`, withTasks); r.Error == nil || r.Error.Code != CodeInvalidParams {
+	if r := send(t, url, "tasks/get", `{"taskId":"`+first+`"}`, withTasks); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
 		t.Fatalf("the dropped task: %+v %v", r.Result, r.Error)
 	}
 }
@@ -156,7 +158,7 @@ func TestOneRequesterCannotTakeEveryTaskPlace(t *testing.T) {
 		startAs(t, url, "work", greedy...)
 	}
 	r := send(t, url, "tools/call", `{"name":"work"}`, withTasks, greedy...)
-	if r.Error == nil || r.Error.Code != CodeInternalError || !strings.Contains(r.Error.Message, "you already run 3 tasks, the limit for one requester (maxTasksPerOwner)") {
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInternalError || !strings.Contains(r.Error.Message, "you already run 3 tasks, the limit for one requester (maxTasksPerOwner)") {
 		t.Fatalf("the greedy requester's fourth task: %+v %v", r.Result, r.Error)
 	}
 	startAs(t, url, "work", "Authorization", "Bearer patient")
@@ -177,18 +179,18 @@ func TestTaskBadRequests(t *testing.T) {
 		header                     []string
 		code                       int
 	}{
-		{"an unknown task", "tasks/get", `{"taskId":"nope"}`, withTasks, nil, CodeInvalidParams},
-		{"an unknown task to cancel", "tasks/cancel", `{"taskId":"nope"}`, withTasks, nil, CodeInvalidParams},
-		{"an unknown task to update", "tasks/update", `{"taskId":"nope","inputResponses":{}}`, withTasks, nil, CodeInvalidParams},
+		{"an unknown task", "tasks/get", `{"taskId":"nope"}`, withTasks, nil, jsonrpc.CodeInvalidParams},
+		{"an unknown task to cancel", "tasks/cancel", `{"taskId":"nope"}`, withTasks, nil, jsonrpc.CodeInvalidParams},
+		{"an unknown task to update", "tasks/update", `{"taskId":"nope","inputResponses":{}}`, withTasks, nil, jsonrpc.CodeInvalidParams},
 		{"a task id that is a number", "tasks/get", `{"taskId":7}`, withTasks, []string{HeaderName, "7"}, CodeHeaderMismatch},
-		{"no task id", "tasks/get", `{}`, withTasks, nil, CodeInvalidParams},
-		{"inputResponses null", "tasks/update", `{"taskId":"` + id + `","inputResponses":null}`, withTasks, nil, CodeInvalidParams},
+		{"no task id", "tasks/get", `{}`, withTasks, nil, jsonrpc.CodeInvalidParams},
+		{"inputResponses null", "tasks/update", `{"taskId":"` + id + `","inputResponses":null}`, withTasks, nil, jsonrpc.CodeInvalidParams},
 		{"Mcp-Name other than the task id", "tasks/get", `{"taskId":"` + id + `"}`, withTasks, []string{HeaderName, "other"}, CodeHeaderMismatch},
 		{"no Mcp-Name", "tasks/get", `{"taskId":"` + id + `"}`, withTasks, []string{HeaderName, ""}, CodeHeaderMismatch},
 		{"a client without the extension", "tasks/get", `{"taskId":"` + id + `"}`, `{}`, nil, CodeMissingCapability},
 		{"a tool only a task runs, for a client without the extension", "tools/call", `{"name":"only"}`, `{}`, nil, CodeMissingCapability},
-		{"tasks/result, gone in this extension", "tasks/result", `{"taskId":"` + id + `"}`, withTasks, nil, CodeMethodNotFound},
-		{"tasks/list, gone in this extension", "tasks/list", `{}`, withTasks, nil, CodeMethodNotFound},
+		{"tasks/result, gone in this extension", "tasks/result", `{"taskId":"` + id + `"}`, withTasks, nil, jsonrpc.CodeMethodNotFound},
+		{"tasks/list, gone in this extension", "tasks/list", `{}`, withTasks, nil, jsonrpc.CodeMethodNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,9 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // Direction says which way a message went.
@@ -68,7 +71,7 @@ type TrafficEvent struct {
 	// Method is the request's or notification's method; for a result or
 	// error, the method of the request it answers.
 	Method string
-	ID     ID
+	ID     jsonrpc.ID
 	// Summary is a short line for humans: "tools/call get_weather",
 	// "result of resources/read docs://readme", "notifications/progress".
 	Summary string
@@ -105,8 +108,8 @@ func (st *Stateful) observe(s *ServerSession, ev TrafficEvent) {
 // messages was served, and logs it: these are what a developer debugging a
 // client against the server needs to see. The session is the one the
 // request names, when it is live.
-func (st *Stateful) refuse(in HTTPRequest, t Transport, status int, id ID, e *Error) StreamReply {
-	r := jsonReply(status, AppendError(nil, id, e))
+func (st *Stateful) refuse(in HTTPRequest, t Transport, status int, id jsonrpc.ID, e *jsonrpc.Error) StreamReply {
+	r := jsonReply(status, jsonrpc.AppendError(nil, id, e))
 	if st.opts.Observer == nil {
 		return r
 	}
@@ -187,7 +190,7 @@ func escapeLog(s string, i int) string {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
-			b = append(b, '\\', 'x', hexDigits[s[i]>>4], hexDigits[s[i]&0xf])
+			b = append(b, '\\', 'x', jsonscan.HexDigits[s[i]>>4], jsonscan.HexDigits[s[i]&0xf])
 		case r == ' ' || unicode.IsPrint(r):
 			b = append(b, s[i:i+size]...)
 		default:
@@ -230,7 +233,7 @@ func escapeJSONLine(msg []byte, i int) []byte {
 				units = []rune{hi, lo}
 			}
 			for _, u := range units {
-				b = append(b, '\\', 'u', hexDigits[u>>12&0xf], hexDigits[u>>8&0xf], hexDigits[u>>4&0xf], hexDigits[u&0xf])
+				b = append(b, '\\', 'u', jsonscan.HexDigits[u>>12&0xf], jsonscan.HexDigits[u>>8&0xf], jsonscan.HexDigits[u>>4&0xf], jsonscan.HexDigits[u&0xf])
 			}
 		}
 		i += size
@@ -239,17 +242,17 @@ func escapeJSONLine(msg []byte, i int) []byte {
 }
 
 // observeMessage logs a message that is not the answer to a known request.
-func (st *Stateful) observeMessage(s *ServerSession, dir Direction, m *Message, raw []byte) {
+func (st *Stateful) observeMessage(s *ServerSession, dir Direction, m *jsonrpc.Message, raw []byte) {
 	if st.opts.Observer == nil {
 		return
 	}
 	ev := TrafficEvent{Direction: dir, Method: m.Method, ID: m.ID, Message: raw}
 	switch m.Kind {
-	case KindRequest:
+	case jsonrpc.KindRequest:
 		ev.Kind, ev.Summary = TrafficRequest, summarize(m.Method, m.Params)
-	case KindNotification:
+	case jsonrpc.KindNotification:
 		ev.Kind, ev.Summary = TrafficNotification, summarize(m.Method, m.Params)
-	case KindResponse:
+	case jsonrpc.KindResponse:
 		ev.Kind, ev.Summary = TrafficResult, "result"
 		if m.Error != nil {
 			ev.Kind, ev.Summary = TrafficError, "error"
@@ -261,7 +264,7 @@ func (st *Stateful) observeMessage(s *ServerSession, dir Direction, m *Message, 
 }
 
 // observeAnswer logs the answer to a request summarized as what.
-func (st *Stateful) observeAnswer(s *ServerSession, dir Direction, method, what string, id ID, isErr bool, raw []byte) {
+func (st *Stateful) observeAnswer(s *ServerSession, dir Direction, method, what string, id jsonrpc.ID, isErr bool, raw []byte) {
 	if st.opts.Observer == nil {
 		return
 	}
@@ -290,11 +293,11 @@ func summarize(method string, params []byte) string {
 		return clip(method)
 	}
 	var val string
-	eachMember(params, func(k, v []byte) bool {
-		if string(keyText(k)) != key {
+	jsonscan.EachMember(params, func(k, v []byte) bool {
+		if string(jsonscan.KeyText(k)) != key {
 			return true
 		}
-		val, _ = unquote(v)
+		val, _ = jsonscan.Unquote(v)
 		return false
 	})
 	if val == "" {
@@ -305,15 +308,15 @@ func summarize(method string, params []byte) string {
 
 // rawMessage re-encodes a decoded message for the traffic log when its
 // original text is not at hand (an element of a batch).
-func rawMessage(m *Message) []byte {
+func rawMessage(m *jsonrpc.Message) []byte {
 	switch m.Kind {
-	case KindRequest, KindNotification:
-		return AppendRequest(nil, m.ID, m.Method, m.Params)
-	case KindResponse:
-		return AppendResponse(nil, Response{ID: m.ID, Result: m.Result, Error: m.Error})
+	case jsonrpc.KindRequest, jsonrpc.KindNotification:
+		return jsonrpc.AppendRequest(nil, m.ID, m.Method, m.Params)
+	case jsonrpc.KindResponse:
+		return jsonrpc.AppendResponse(nil, jsonrpc.Response{ID: m.ID, Result: m.Result, Error: m.Error})
 	}
 	if m.Error != nil {
-		return AppendError(nil, m.ID, m.Error)
+		return jsonrpc.AppendError(nil, m.ID, m.Error)
 	}
 	return nil
 }

@@ -2,6 +2,9 @@ package mcp
 
 import (
 	"encoding/json"
+
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
+	"github.com/octo-run/octo/mcp/schema"
 )
 
 // Implementation names a server (serverInfo) or client (clientInfo).
@@ -44,15 +47,13 @@ type Tool struct {
 	Meta         map[string]any   `json:"_meta,omitempty"`
 }
 
-var defaultInputSchema = json.RawMessage(`{"type":"object"}`)
-
 // toolJSON has Tool's fields without its MarshalJSON method.
 type toolJSON Tool
 
 // MarshalJSON fills in the default input schema.
 func (t Tool) MarshalJSON() ([]byte, error) {
 	if len(t.InputSchema) == 0 {
-		t.InputSchema = defaultInputSchema
+		t.InputSchema = schema.DefaultInput
 	}
 	return json.Marshal(toolJSON(t))
 }
@@ -127,7 +128,7 @@ func (r *CallToolResult) appendPlain(dst []byte) ([]byte, bool) {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"type":"text","text":`...)
-		dst = appendString(dst, r.Content[i].Text)
+		dst = jsonscan.AppendString(dst, r.Content[i].Text)
 		dst = append(dst, '}')
 	}
 	dst = append(dst, ']')

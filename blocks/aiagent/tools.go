@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/schema"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/jsonv"
 )
@@ -16,7 +16,7 @@ import (
 type tool struct {
 	name, description string
 	schema            json.RawMessage // sent to the model; {"type":"object"} when none was written
-	input             *mcp.Schema
+	input             *schema.Schema
 	branch            runtime.Branch
 }
 

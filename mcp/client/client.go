@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // conn is one transport's way of moving messages. What the server sends
@@ -19,7 +20,7 @@ import (
 type conn interface {
 	// send sends one encoded message; id is the request's, zero for a
 	// notification or a response.
-	send(ctx context.Context, msg []byte, id mcp.ID) error
+	send(ctx context.Context, msg []byte, id jsonrpc.ID) error
 	// close ends the session: DELETE, the event stream closed, the process
 	// ended.
 	close(ctx context.Context) error
@@ -41,9 +42,9 @@ type Client struct {
 	nextID atomic.Int64
 	mu     sync.Mutex
 	// pending holds the requests waiting for their answer, by id.
-	pending map[mcp.ID]chan mcp.Message
+	pending map[jsonrpc.ID]chan jsonrpc.Message
 	// progress holds the callbacks of calls that asked for progress, by token.
-	progress map[mcp.ID]func(Progress)
+	progress map[jsonrpc.ID]func(Progress)
 	closed   bool
 
 	// done is closed when the connection ended (a stdio process exited, a
@@ -125,7 +126,7 @@ func fallsBack(err error) bool {
 }
 
 func newClient(o Options) *Client {
-	return &Client{opts: o, pending: map[mcp.ID]chan mcp.Message{}, progress: map[mcp.ID]func(Progress){},
+	return &Client{opts: o, pending: map[jsonrpc.ID]chan jsonrpc.Message{}, progress: map[jsonrpc.ID]func(Progress){},
 		done: make(chan struct{})}
 }
 

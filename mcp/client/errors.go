@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // ErrProtocol is wrapped by every error about an answer that breaks the
@@ -29,7 +29,7 @@ type HTTPError struct {
 	// Body is the start of the answer's body, at most excerptBytes, as text.
 	Body string
 	// RPC is the JSON-RPC error the body held, if it held one.
-	RPC *mcp.Error
+	RPC *jsonrpc.Error
 }
 
 // Error says the status, and the JSON-RPC error or the body's start.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // fake is a real HTTP server scripted by a test: it answers initialize and
@@ -18,10 +19,10 @@ import (
 type fake struct {
 	t      testing.TB
 	srv    *httptest.Server
-	answer func(w http.ResponseWriter, r *http.Request, m mcp.Message)
+	answer func(w http.ResponseWriter, r *http.Request, m jsonrpc.Message)
 
 	mu       sync.Mutex
-	received []mcp.Message
+	received []jsonrpc.Message
 	inits    int
 	deletes  int
 	gets     int
@@ -31,7 +32,7 @@ type fake struct {
 	onGet func(w http.ResponseWriter, r *http.Request)
 }
 
-func newFake(t testing.TB, answer func(w http.ResponseWriter, r *http.Request, m mcp.Message)) *fake {
+func newFake(t testing.TB, answer func(w http.ResponseWriter, r *http.Request, m jsonrpc.Message)) *fake {
 	f := &fake{t: t, answer: answer}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
@@ -60,7 +61,7 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
-	msgs, _, perr := mcp.Decode(body)
+	msgs, _, perr := jsonrpc.Decode(body)
 	if perr != nil || len(msgs) != 1 {
 		http.Error(w, "bad body", http.StatusBadRequest)
 		return
@@ -77,10 +78,10 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case m.Method == "initialize":
 		w.Header().Set(mcp.HeaderSessionID, fmt.Sprintf("session-%d", inits))
-		writeJSON(w, mcp.AppendResult(nil, m.ID, []byte(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"1"}}`)))
+		writeJSON(w, jsonrpc.AppendResult(nil, m.ID, []byte(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"1"}}`)))
 	case r.Header.Get(mcp.HeaderSessionID) != fmt.Sprintf("session-%d", inits) || inits <= expired:
 		http.Error(w, "session not found", http.StatusNotFound)
-	case m.Kind != mcp.KindRequest:
+	case m.Kind != jsonrpc.KindRequest:
 		w.WriteHeader(http.StatusAccepted)
 	default:
 		f.answer(w, r, m)
@@ -101,7 +102,7 @@ func (f *fake) count(method string) int {
 }
 
 // find returns the first received message with method.
-func (f *fake) find(method string) (mcp.Message, bool) {
+func (f *fake) find(method string) (jsonrpc.Message, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, m := range f.received {
@@ -109,7 +110,7 @@ func (f *fake) find(method string) (mcp.Message, bool) {
 			return m, true
 		}
 	}
-	return mcp.Message{}, false
+	return jsonrpc.Message{}, false
 }
 
 func writeJSON(w http.ResponseWriter, body []byte) {
@@ -118,8 +119,8 @@ func writeJSON(w http.ResponseWriter, body []byte) {
 }
 
 // result answers m with a result.
-func result(w http.ResponseWriter, m mcp.Message, result string) {
-	writeJSON(w, mcp.AppendResult(nil, m.ID, []byte(result)))
+func result(w http.ResponseWriter, m jsonrpc.Message, result string) {
+	writeJSON(w, jsonrpc.AppendResult(nil, m.ID, []byte(result)))
 }
 
 // sse writes events, flushing each.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/client"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // callFails dials f, calls a tool and returns the call's error.
@@ -31,19 +32,19 @@ func TestHostileAnswersArePreciseErrors(t *testing.T) {
 	huge := strings.Repeat("x", 2<<20)
 	cases := []struct {
 		name   string
-		answer func(w http.ResponseWriter, r *http.Request, m mcp.Message)
+		answer func(w http.ResponseWriter, r *http.Request, m jsonrpc.Message)
 		want   []string
 	}{
-		{"garbage", func(w http.ResponseWriter, _ *http.Request, _ mcp.Message) {
+		{"garbage", func(w http.ResponseWriter, _ *http.Request, _ jsonrpc.Message) {
 			writeJSON(w, []byte("<html>oops</html>"))
 		}, []string{"not JSON-RPC", "<html>oops</html>"}},
-		{"a huge JSON body", func(w http.ResponseWriter, _ *http.Request, m mcp.Message) {
+		{"a huge JSON body", func(w http.ResponseWriter, _ *http.Request, m jsonrpc.Message) {
 			result(w, m, `{"content":[{"type":"text","text":"`+huge+`"}]}`)
 		}, []string{"the answer is over 1048576 bytes"}},
-		{"a huge event", func(w http.ResponseWriter, _ *http.Request, m mcp.Message) {
-			sse(w, message(mcp.AppendResult(nil, m.ID, []byte(`{"content":[{"type":"text","text":"`+huge+`"}]}`))))
+		{"a huge event", func(w http.ResponseWriter, _ *http.Request, m jsonrpc.Message) {
+			sse(w, message(jsonrpc.AppendResult(nil, m.ID, []byte(`{"content":[{"type":"text","text":"`+huge+`"}]}`))))
 		}, []string{"an event of the stream is over 1048576 bytes"}},
-		{"an event line that never ends", func(w http.ResponseWriter, r *http.Request, _ mcp.Message) {
+		{"an event line that never ends", func(w http.ResponseWriter, r *http.Request, _ jsonrpc.Message) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			_, _ = io.WriteString(w, "data: ")
 			chunk := []byte(strings.Repeat("x", 64<<10))
@@ -54,20 +55,20 @@ func TestHostileAnswersArePreciseErrors(t *testing.T) {
 				w.(http.Flusher).Flush()
 			}
 		}, []string{"an event of the stream is over 1048576 bytes"}},
-		{"a wrong content type", func(w http.ResponseWriter, _ *http.Request, _ mcp.Message) {
+		{"a wrong content type", func(w http.ResponseWriter, _ *http.Request, _ jsonrpc.Message) {
 			w.Header().Set("Content-Type", "text/html")
 			_, _ = w.Write([]byte("<p>login</p>"))
 		}, []string{`Content-Type is "text/html"`, "<p>login</p>"}},
-		{"an answer to another request", func(w http.ResponseWriter, _ *http.Request, _ mcp.Message) {
-			result(w, mcp.Message{Request: mcp.Request{ID: mcp.IntID(999)}}, `{}`)
+		{"an answer to another request", func(w http.ResponseWriter, _ *http.Request, _ jsonrpc.Message) {
+			result(w, jsonrpc.Message{Request: jsonrpc.Request{ID: jsonrpc.IntID(999)}}, `{}`)
 		}, []string{"holds no response to request 2"}},
-		{"a stream that ends early", func(w http.ResponseWriter, _ *http.Request, _ mcp.Message) {
+		{"a stream that ends early", func(w http.ResponseWriter, _ *http.Request, _ jsonrpc.Message) {
 			sse(w, "data:\n\n", message([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`)))
 		}, []string{"the event stream ended before the response to request 2"}},
-		{"202 to a request", func(w http.ResponseWriter, _ *http.Request, _ mcp.Message) {
+		{"202 to a request", func(w http.ResponseWriter, _ *http.Request, _ jsonrpc.Message) {
 			w.WriteHeader(http.StatusAccepted)
 		}, []string{"HTTP 202 to a request: no answer"}},
-		{"a broken response", func(w http.ResponseWriter, _ *http.Request, m mcp.Message) {
+		{"a broken response", func(w http.ResponseWriter, _ *http.Request, m jsonrpc.Message) {
 			writeJSON(w, []byte(`{"jsonrpc":"2.0","id":`+m.ID.String()+`,"error":"no"}`))
 		}, []string{"the response to request 2 is not valid JSON-RPC"}},
 	}
@@ -88,14 +89,14 @@ func TestHostileAnswersArePreciseErrors(t *testing.T) {
 }
 
 func TestAnHTTPErrorCarriesStatusBodyAndJSONRPCError(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m mcp.Message) {
+	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m jsonrpc.Message) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
-		_, _ = w.Write(mcp.AppendError(nil, m.ID, mcp.NewError(mcp.CodeInternalError, "database down")))
+		_, _ = w.Write(jsonrpc.AppendError(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "database down")))
 	})
 	err := callFails(t, client.Options{URL: f.url()})
 	var he *client.HTTPError
-	var rpc *mcp.Error
+	var rpc *jsonrpc.Error
 	if !errors.As(err, &he) || he.Status != 500 || !errors.As(err, &rpc) || rpc.Message != "database down" {
 		t.Fatalf("err = %v", err)
 	}
@@ -105,7 +106,7 @@ func TestAnHTTPErrorCarriesStatusBodyAndJSONRPCError(t *testing.T) {
 }
 
 func TestAPlainHTTPErrorQuotesItsBody(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, _ mcp.Message) {
+	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, _ jsonrpc.Message) {
 		http.Error(w, strings.Repeat("busy ", 200), http.StatusServiceUnavailable)
 	})
 	err := callFails(t, client.Options{URL: f.url()})
@@ -116,7 +117,7 @@ func TestAPlainHTTPErrorQuotesItsBody(t *testing.T) {
 }
 
 func TestAHangingServerTimesOutAndIsToldSo(t *testing.T) {
-	f := newFake(t, func(_ http.ResponseWriter, r *http.Request, _ mcp.Message) {
+	f := newFake(t, func(_ http.ResponseWriter, r *http.Request, _ jsonrpc.Message) {
 		<-r.Context().Done()
 	})
 	start := time.Now()
@@ -164,7 +165,7 @@ func TestCredentialsRefusedDoNotFallBackToSSE(t *testing.T) {
 }
 
 func TestAnExpiredSessionIsRenewedOnce(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m mcp.Message) {
+	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m jsonrpc.Message) {
 		result(w, m, `{"content":[{"type":"text","text":"ok"}]}`)
 	})
 	c := dial(t, client.Options{URL: f.url()})
@@ -194,7 +195,7 @@ func TestListsFollowCursorsAndRefuseLoops(t *testing.T) {
 		"l":  `{"tools":[],"nextCursor":"l"}`,
 	}
 	start := ""
-	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m mcp.Message) {
+	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m jsonrpc.Message) {
 		var p struct{ Cursor string }
 		_ = json.Unmarshal(m.Params, &p)
 		if p.Cursor == "" {
@@ -215,16 +216,16 @@ func TestListsFollowCursorsAndRefuseLoops(t *testing.T) {
 
 func TestServerRequestsAndNotificationsInAnSSEAnswer(t *testing.T) {
 	var f *fake
-	f = newFake(t, func(w http.ResponseWriter, _ *http.Request, m mcp.Message) {
+	f = newFake(t, func(w http.ResponseWriter, _ *http.Request, m jsonrpc.Message) {
 		sse(w, "retry: 100\ndata:\n\n",
-			message(mcp.AppendRequest(nil, mcp.StringID("s-1"), "sampling/createMessage", []byte(`{"messages":[]}`))),
-			message(mcp.AppendRequest(nil, mcp.StringID("s-2"), "ping", nil)),
+			message(jsonrpc.AppendRequest(nil, jsonrpc.StringID("s-1"), "sampling/createMessage", []byte(`{"messages":[]}`))),
+			message(jsonrpc.AppendRequest(nil, jsonrpc.StringID("s-2"), "ping", nil)),
 			message([]byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)),
 			message([]byte("{\"jsonrpc\":\"2.0\",\n\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"hi\"}}")))
 		for deadline := time.Now().Add(5 * time.Second); f.answers() < 2 && time.Now().Before(deadline); {
 			time.Sleep(5 * time.Millisecond)
 		}
-		sse(w, message(mcp.AppendResult(nil, m.ID, []byte(`{"content":[]}`))))
+		sse(w, message(jsonrpc.AppendResult(nil, m.ID, []byte(`{"content":[]}`))))
 	})
 	changed := make(chan string, 1)
 	notes := make(chan string, 1)
@@ -244,8 +245,8 @@ func TestServerRequestsAndNotificationsInAnSSEAnswer(t *testing.T) {
 	defer f.mu.Unlock()
 	var answers []string
 	for _, m := range f.received {
-		if m.Kind == mcp.KindResponse {
-			b, _ := json.Marshal(mcp.Response{ID: m.ID, Result: m.Result, Error: m.Error})
+		if m.Kind == jsonrpc.KindResponse {
+			b, _ := json.Marshal(jsonrpc.Response{ID: m.ID, Result: m.Result, Error: m.Error})
 			answers = append(answers, string(b))
 		}
 	}
@@ -264,7 +265,7 @@ func (f *fake) answers() int {
 	defer f.mu.Unlock()
 	n := 0
 	for _, m := range f.received {
-		if m.Kind == mcp.KindResponse {
+		if m.Kind == jsonrpc.KindResponse {
 			n++
 		}
 	}
@@ -286,13 +287,13 @@ func TestAnUnknownProtocolVersionIsRefused(t *testing.T) {
 }
 
 func TestTheGETStreamCarriesListChangesAndServerRequests(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m mcp.Message) { result(w, m, `{}`) })
+	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m jsonrpc.Message) { result(w, m, `{}`) })
 	sessions := make(chan string, 10)
 	f.onGet = func(w http.ResponseWriter, r *http.Request) {
 		sessions <- r.Header.Get(mcp.HeaderSessionID)
 		sse(w, ": hello\n\n",
 			message([]byte(`{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`)),
-			message(mcp.AppendRequest(nil, mcp.StringID("g-1"), "ping", nil)))
+			message(jsonrpc.AppendRequest(nil, jsonrpc.StringID("g-1"), "ping", nil)))
 		<-r.Context().Done()
 	}
 	changed := make(chan string, 1)
@@ -320,7 +321,7 @@ func TestTheGETStreamCarriesListChangesAndServerRequests(t *testing.T) {
 }
 
 func TestNoGETStreamWithoutCallbacksOr405(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m mcp.Message) { result(w, m, `{}`) })
+	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m jsonrpc.Message) { result(w, m, `{}`) })
 	c := dial(t, client.Options{URL: f.url()})
 	_ = c.Ping(testCtx(t))
 	c2 := dial(t, client.Options{URL: f.url(), OnListChanged: func(string) {}})
@@ -342,7 +343,7 @@ func TestNoGETStreamWithoutCallbacksOr405(t *testing.T) {
 }
 
 func TestConcurrentRequestsOnAnExpiredSessionRenewItOnce(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m mcp.Message) { result(w, m, `{}`) })
+	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m jsonrpc.Message) { result(w, m, `{}`) })
 	c := dial(t, client.Options{URL: f.url()})
 	f.mu.Lock()
 	f.expired = 1
@@ -401,7 +402,7 @@ func TestTheProtocolVersionHeaderFollowsInitialize(t *testing.T) {
 		mu      sync.Mutex
 		headers []string
 	)
-	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m mcp.Message) { result(w, m, `{}`) })
+	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, m jsonrpc.Message) { result(w, m, `{}`) })
 	inner := f.srv.Config.Handler
 	f.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()

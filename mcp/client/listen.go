@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // listener is a conn that can open a stream for what the server sends on its own (list
@@ -76,7 +77,7 @@ func (s *streamable) stream(ctx context.Context) error {
 			return err
 		}
 		if ev.name == "" || ev.name == "message" {
-			_, _ = deliver(ev.data, mcp.ID{}, s.recv)
+			_, _ = deliver(ev.data, jsonrpc.ID{}, s.recv)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/client"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
@@ -67,8 +68,8 @@ func exercise(t *testing.T, c *client.Client, log *runtimetest.Buffer) {
 	})
 	t.Run("an unknown tool is a typed JSON-RPC error", func(t *testing.T) {
 		_, err := c.CallTool(ctx, "nope", nil, client.CallOptions{})
-		var rpc *mcp.Error
-		if !errors.As(err, &rpc) || rpc.Code != mcp.CodeInvalidParams || !strings.HasPrefix(err.Error(), "tools/call: ") {
+		var rpc *jsonrpc.Error
+		if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || !strings.HasPrefix(err.Error(), "tools/call: ") {
 			t.Fatalf("err = %v", err)
 		}
 	})
@@ -112,8 +113,8 @@ func exercise(t *testing.T, c *client.Client, log *runtimetest.Buffer) {
 			t.Fatalf("%+v %v", contents, err)
 		}
 		_, err = c.ReadResource(ctx, "nowhere://x")
-		var rpc *mcp.Error
-		if !errors.As(err, &rpc) || rpc.Code != mcp.CodeResourceNotFound {
+		var rpc *jsonrpc.Error
+		if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeResourceNotFound {
 			t.Fatalf("err = %v", err)
 		}
 	})

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // Progress is one notifications/progress of a call.
@@ -24,7 +24,7 @@ type Progress struct {
 func (c *Client) request(ctx context.Context, method string, params any, onProgress func(Progress)) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, errTimedOut)
 	defer cancel()
-	id := mcp.IntID(c.nextID.Add(1))
+	id := jsonrpc.IntID(c.nextID.Add(1))
 	raw, err := encodeParams(params, id, onProgress != nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
@@ -34,7 +34,7 @@ func (c *Client) request(ctx context.Context, method string, params any, onProgr
 		return nil, err
 	}
 	defer c.forget(id)
-	msg := mcp.AppendRequest(nil, id, method, raw)
+	msg := jsonrpc.AppendRequest(nil, id, method, raw)
 	gen := c.generation.Load()
 	err = c.conn.send(ctx, msg, id)
 	if errors.Is(err, errSessionExpired) && method != "initialize" {
@@ -66,7 +66,7 @@ func (c *Client) request(ctx context.Context, method string, params any, onProgr
 
 // withdraw tells the server a request is no longer wanted (never
 // initialize, which must not be cancelled) and says why it ended.
-func (c *Client) withdraw(ctx context.Context, method string, id mcp.ID) error {
+func (c *Client) withdraw(ctx context.Context, method string, id jsonrpc.ID) error {
 	reason := "the client cancelled the request"
 	err := fmt.Errorf("%s: %w", method, ctx.Err())
 	if errors.Is(context.Cause(ctx), errTimedOut) {
@@ -86,13 +86,13 @@ func (c *Client) withdraw(ctx context.Context, method string, id mcp.ID) error {
 var errTimedOut = errors.New("the client's timeout")
 
 type cancelledParams struct {
-	RequestID mcp.ID `json:"requestId"`
-	Reason    string `json:"reason,omitempty"`
+	RequestID jsonrpc.ID `json:"requestId"`
+	Reason    string     `json:"reason,omitempty"`
 }
 
 // encodeParams marshals params; with progress it adds
 // _meta.progressToken, the request's own id (unique while it runs).
-func encodeParams(params any, id mcp.ID, progress bool) (json.RawMessage, error) {
+func encodeParams(params any, id jsonrpc.ID, progress bool) (json.RawMessage, error) {
 	if params == nil && !progress {
 		return nil, nil
 	}
@@ -112,13 +112,13 @@ func encodeParams(params any, id mcp.ID, progress bool) (json.RawMessage, error)
 }
 
 // track registers a request waiting for its answer.
-func (c *Client) track(id mcp.ID, onProgress func(Progress)) (chan mcp.Message, error) {
+func (c *Client) track(id jsonrpc.ID, onProgress func(Progress)) (chan jsonrpc.Message, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.endErr != nil {
 		return nil, c.endErr
 	}
-	ch := make(chan mcp.Message, 1)
+	ch := make(chan jsonrpc.Message, 1)
 	c.pending[id] = ch
 	if onProgress != nil {
 		c.progress[id] = onProgress
@@ -126,7 +126,7 @@ func (c *Client) track(id mcp.ID, onProgress func(Progress)) (chan mcp.Message, 
 	return ch, nil
 }
 
-func (c *Client) forget(id mcp.ID) {
+func (c *Client) forget(id jsonrpc.ID) {
 	c.mu.Lock()
 	delete(c.pending, id)
 	delete(c.progress, id)
@@ -135,20 +135,20 @@ func (c *Client) forget(id mcp.ID) {
 
 // notify sends a notification.
 func (c *Client) notify(ctx context.Context, method string, params any) error {
-	msg, err := mcp.EncodeNotification(method, params)
+	msg, err := jsonrpc.EncodeNotification(method, params)
 	if err != nil {
 		return err
 	}
-	if err := c.conn.send(ctx, msg, mcp.ID{}); err != nil {
+	if err := c.conn.send(ctx, msg, jsonrpc.ID{}); err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
 	return nil
 }
 
 // receive takes one message the server sent.
-func (c *Client) receive(m mcp.Message) {
+func (c *Client) receive(m jsonrpc.Message) {
 	switch m.Kind {
-	case mcp.KindResponse:
+	case jsonrpc.KindResponse:
 		c.mu.Lock()
 		ch := c.pending[m.ID]
 		delete(c.pending, m.ID)
@@ -158,9 +158,9 @@ func (c *Client) receive(m mcp.Message) {
 			return
 		}
 		ch <- m
-	case mcp.KindRequest:
+	case jsonrpc.KindRequest:
 		go c.serve(m.Request)
-	case mcp.KindNotification:
+	case jsonrpc.KindNotification:
 		c.notified(m.Method, m.Params)
 	default:
 		c.opts.Logger.Warn("the server sent a message that is not JSON-RPC", "err", m.Error.Message)
@@ -170,17 +170,17 @@ func (c *Client) receive(m mcp.Message) {
 // serve answers a request the server sent: ping with {}, anything else
 // (sampling, elicitation, roots: capabilities this client does not
 // declare) with method-not-found.
-func (c *Client) serve(req mcp.Request) {
+func (c *Client) serve(req jsonrpc.Request) {
 	var msg []byte
 	if req.Method == "ping" {
-		msg = mcp.AppendResult(nil, req.ID, nil)
+		msg = jsonrpc.AppendResult(nil, req.ID, nil)
 	} else {
-		msg = mcp.AppendError(nil, req.ID, mcp.NewError(mcp.CodeMethodNotFound,
+		msg = jsonrpc.AppendError(nil, req.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound,
 			"Method not found: this client does not serve %s", req.Method))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
-	if err := c.conn.send(ctx, msg, mcp.ID{}); err != nil {
+	if err := c.conn.send(ctx, msg, jsonrpc.ID{}); err != nil {
 		c.opts.Logger.Debug("answering the server's request failed", "method", req.Method, "err", err)
 	}
 }
@@ -215,7 +215,7 @@ func (c *Client) progressed(params json.RawMessage) {
 	if json.Unmarshal(params, &p) != nil {
 		return
 	}
-	token, err := mcp.ParseID(p.Token)
+	token, err := jsonrpc.ParseID(p.Token)
 	if err != nil {
 		return
 	}

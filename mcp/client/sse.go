@@ -11,6 +11,7 @@ import (
 	"net/url"
 
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // legacySSE is the 2024-11-05 HTTP+SSE transport (mcp-protocol.md §7.3):
@@ -26,7 +27,7 @@ type legacySSE struct {
 
 // openSSE opens the stream and waits, within ctx and Options.Timeout, for
 // its endpoint event; then a goroutine reads the stream until it ends.
-func openSSE(ctx context.Context, o Options, recv func(mcp.Message), end func(error)) (conn, error) {
+func openSSE(ctx context.Context, o Options, recv func(jsonrpc.Message), end func(error)) (conn, error) {
 	streamCtx, cancel := context.WithCancel(context.Background())
 	openCtx, stopOpen := context.WithTimeout(ctx, o.Timeout)
 	defer stopOpen()
@@ -111,7 +112,7 @@ func (t *legacySSE) header(req *http.Request) {
 
 // readStream hands each message event to recv until the stream ends, then
 // ends the client: the session lives as long as its stream.
-func (t *legacySSE) readStream(body io.ReadCloser, er *eventReader, recv func(mcp.Message), end func(error), o Options) {
+func (t *legacySSE) readStream(body io.ReadCloser, er *eventReader, recv func(jsonrpc.Message), end func(error), o Options) {
 	defer close(t.read)
 	defer body.Close()
 	for {
@@ -126,14 +127,14 @@ func (t *legacySSE) readStream(body io.ReadCloser, er *eventReader, recv func(mc
 		if ev.name != "" && ev.name != "message" {
 			continue
 		}
-		if _, err := deliver(ev.data, mcp.ID{}, recv); err != nil {
+		if _, err := deliver(ev.data, jsonrpc.ID{}, recv); err != nil {
 			o.Logger.Warn("skipped an event of the stream", "url", o.URL, "err", err)
 		}
 	}
 }
 
 // send POSTs one message to the endpoint; its answer comes on the stream.
-func (t *legacySSE) send(ctx context.Context, msg []byte, _ mcp.ID) error {
+func (t *legacySSE) send(ctx context.Context, msg []byte, _ jsonrpc.ID) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.endpoint, bytes.NewReader(msg))
 	if err != nil {
 		return err

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // stdio runs the server as a child process: one JSON-RPC message per line
@@ -28,7 +28,7 @@ type stdio struct {
 // SIGTERM, before the next step.
 const stopGrace = 2 * time.Second
 
-func startStdio(o Options, recv func(mcp.Message), end func(error)) (conn, error) {
+func startStdio(o Options, recv func(jsonrpc.Message), end func(error)) (conn, error) {
 	cmd := exec.Command(o.Command[0], o.Command[1:]...)
 	cmd.Env = append(inherited(), o.Env...)
 	cmd.Dir = o.Dir
@@ -59,7 +59,7 @@ func startStdio(o Options, recv func(mcp.Message), end func(error)) (conn, error
 // read hands each line to recv until the output ends, then waits for the
 // process and ends the client with how it exited. A line over the limit
 // or not JSON-RPC is skipped.
-func (t *stdio) read(out io.Reader, recv func(mcp.Message), end func(error), o Options) {
+func (t *stdio) read(out io.Reader, recv func(jsonrpc.Message), end func(error), o Options) {
 	lines := newLineReader(out, o.MaxMessageBytes)
 	for {
 		line, err := lines.line()
@@ -73,7 +73,7 @@ func (t *stdio) read(out io.Reader, recv func(mcp.Message), end func(error), o O
 		if len(line) == 0 {
 			continue
 		}
-		if _, err := deliver(line, mcp.ID{}, recv); err != nil {
+		if _, err := deliver(line, jsonrpc.ID{}, recv); err != nil {
 			o.Logger.Warn("skipped a line of the server's output", "command", o.Command[0], "err", err)
 		}
 	}
@@ -93,7 +93,7 @@ func (t *stdio) read(out io.Reader, recv func(mcp.Message), end func(error), o O
 
 // send writes one line; a server that does not read holds it only while
 // ctx lasts.
-func (t *stdio) send(ctx context.Context, msg []byte, _ mcp.ID) error {
+func (t *stdio) send(ctx context.Context, msg []byte, _ jsonrpc.ID) error {
 	t.wmu.Lock()
 	defer t.wmu.Unlock()
 	stop := context.AfterFunc(ctx, func() { _ = t.stdin.SetWriteDeadline(time.Now()) })

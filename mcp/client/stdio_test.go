@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/client"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // fakeStdioEnv makes the test binary a scripted stdio server (fakeStdio)
@@ -45,34 +45,34 @@ func fakeStdio(mode string) int {
 	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(nil, 1<<20)
-	var pendingCall mcp.ID
+	var pendingCall jsonrpc.ID
 	for in.Scan() {
-		msgs, _, perr := mcp.Decode(in.Bytes())
+		msgs, _, perr := jsonrpc.Decode(in.Bytes())
 		if perr != nil {
 			continue
 		}
 		m := msgs[0]
 		switch {
 		case m.Method == "initialize":
-			write(mcp.AppendResult(nil, m.ID, []byte(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"fake-stdio","version":"1"}}`)))
+			write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"fake-stdio","version":"1"}}`)))
 		case m.Method == "ping":
-			write(mcp.AppendResult(nil, m.ID, nil))
+			write(jsonrpc.AppendResult(nil, m.ID, nil))
 		case m.Method == "tools/call" && mode == "env":
 			path := "unset"
 			if os.Getenv("PATH") != "" {
 				path = "set"
 			}
 			text := fmt.Sprintf("PATH=%s GIVEN=%s MCPCLIENT_SECRET=%s", path, os.Getenv("GIVEN"), os.Getenv("MCPCLIENT_SECRET"))
-			write(mcp.AppendResult(nil, m.ID, []byte(`{"content":[{"type":"text","text":`+fmt.Sprintf("%q", text)+`}]}`)))
+			write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"content":[{"type":"text","text":`+fmt.Sprintf("%q", text)+`}]}`)))
 		case m.Method == "tools/call" && mode == "crash":
 			fmt.Fprintln(os.Stderr, "boom: the database is gone")
 			return 3
 		case m.Method == "tools/call":
 			pendingCall = m.ID
-			write(mcp.AppendRequest(nil, mcp.StringID("r1"), "roots/list", nil))
-		case m.Kind == mcp.KindResponse && !pendingCall.IsZero():
+			write(jsonrpc.AppendRequest(nil, jsonrpc.StringID("r1"), "roots/list", nil))
+		case m.Kind == jsonrpc.KindResponse && !pendingCall.IsZero():
 			text := fmt.Sprintf("%q", fmt.Sprintf("%s %v", m.ID, m.Error))
-			write(mcp.AppendResult(nil, pendingCall, []byte(`{"content":[{"type":"text","text":`+text+`}]}`)))
+			write(jsonrpc.AppendResult(nil, pendingCall, []byte(`{"content":[{"type":"text","text":`+text+`}]}`)))
 		}
 	}
 	if mode == "stubborn" || mode == "deaf" {

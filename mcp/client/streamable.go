@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // streamable is the Streamable HTTP transport (mcp-protocol.md §7.2): each
@@ -21,7 +22,7 @@ type streamable struct {
 	hc      *http.Client
 	headers http.Header
 	max     int
-	recv    func(mcp.Message)
+	recv    func(jsonrpc.Message)
 
 	mu      sync.Mutex
 	session string // Mcp-Session-Id, from initialize's answer
@@ -31,7 +32,7 @@ type streamable struct {
 	listening     chan struct{}
 }
 
-func newStreamable(o Options, recv func(mcp.Message)) *streamable {
+func newStreamable(o Options, recv func(jsonrpc.Message)) *streamable {
 	return &streamable{url: o.URL, hc: httpClient(o), headers: o.Headers, max: o.MaxMessageBytes, recv: recv}
 }
 
@@ -90,7 +91,7 @@ func (s *streamable) newRequest(ctx context.Context, method string, body []byte)
 	return req, session, nil
 }
 
-func (s *streamable) send(ctx context.Context, msg []byte, id mcp.ID) error {
+func (s *streamable) send(ctx context.Context, msg []byte, id jsonrpc.ID) error {
 	req, session, err := s.newRequest(ctx, http.MethodPost, msg)
 	if err != nil {
 		return err
@@ -134,7 +135,7 @@ func opening(ctx context.Context) bool { return ctx.Value(openingKey{}) != nil }
 
 // answer reads a request's answer: a JSON body, or events until the one
 // answering id.
-func (s *streamable) answer(resp *http.Response, id mcp.ID) error {
+func (s *streamable) answer(resp *http.Response, id jsonrpc.ID) error {
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch ct {
 	case mcp.ContentTypeJSON:
@@ -159,7 +160,7 @@ func (s *streamable) answer(resp *http.Response, id mcp.ID) error {
 }
 
 // events reads a POST's event stream until the response to id.
-func (s *streamable) events(body io.Reader, id mcp.ID) error {
+func (s *streamable) events(body io.Reader, id jsonrpc.ID) error {
 	er := newEventReader(body, s.max)
 	for {
 		ev, err := er.next()
@@ -215,16 +216,16 @@ func (s *streamable) close(ctx context.Context) error {
 
 // deliver decodes a body or event of JSON-RPC messages and hands each to
 // recv; answered says whether one was the response to id.
-func deliver(body []byte, id mcp.ID, recv func(mcp.Message)) (answered bool, err error) {
-	msgs, _, perr := mcp.Decode(body)
+func deliver(body []byte, id jsonrpc.ID, recv func(jsonrpc.Message)) (answered bool, err error) {
+	msgs, _, perr := jsonrpc.Decode(body)
 	if perr != nil {
 		return false, protocolErrorf("the answer is not JSON-RPC (%s): %q", perr.Message, excerpt(body))
 	}
 	for _, m := range msgs {
-		if m.Kind == mcp.KindInvalid && !id.IsZero() && m.ID == id {
+		if m.Kind == jsonrpc.KindInvalid && !id.IsZero() && m.ID == id {
 			return false, protocolErrorf("the response to request %s is not valid JSON-RPC (%s)", id, m.Error.Message)
 		}
-		if m.Kind == mcp.KindResponse && !id.IsZero() && m.ID == id {
+		if m.Kind == jsonrpc.KindResponse && !id.IsZero() && m.ID == id {
 			answered = true
 		}
 		recv(m)
@@ -250,7 +251,7 @@ func httpError(resp *http.Response, max int) error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, int64(min(max, 64<<10))))
 	e := &HTTPError{Method: resp.Request.Method, URL: resp.Request.URL.String(), Status: resp.StatusCode,
 		Body: excerpt(bytes.TrimSpace(body))}
-	if msgs, _, perr := mcp.Decode(body); perr == nil && len(msgs) == 1 && msgs[0].Kind == mcp.KindResponse {
+	if msgs, _, perr := jsonrpc.Decode(body); perr == nil && len(msgs) == 1 && msgs[0].Kind == jsonrpc.KindResponse {
 		e.RPC = msgs[0].Error
 	}
 	return e

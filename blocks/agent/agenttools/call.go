@@ -9,6 +9,7 @@ import (
 
 	"github.com/octo-run/octo/mcp"
 	mcpclient "github.com/octo-run/octo/mcp/client"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // callArgs are call_server's arguments.
@@ -30,10 +31,10 @@ const (
 // callView is call_server's answer: what the server answered, as the protocol's result or
 // error.
 type callView struct {
-	Server string     `json:"server"`
-	Method string     `json:"method"`
-	Result any        `json:"result,omitempty"`
-	Error  *mcp.Error `json:"error,omitempty"`
+	Server string         `json:"server"`
+	Method string         `json:"method"`
+	Result any            `json:"result,omitempty"`
+	Error  *jsonrpc.Error `json:"error,omitempty"`
 }
 
 func (t *Tools) callServer(c Call) (op, error) {
@@ -73,7 +74,7 @@ func (t *Tools) callServer(c Call) (op, error) {
 		}()
 		v := callView{Server: s.Name, Method: method}
 		v.Result, err = a.send(ctx, client, promptArgs, c.Progress)
-		var rpc *mcp.Error
+		var rpc *jsonrpc.Error
 		switch {
 		case errors.As(err, &rpc):
 			v.Error = rpc // the server's answer, worth reading: an unknown tool, a missing argument

@@ -7,6 +7,7 @@ import (
 
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/schema"
 	"github.com/octo-run/octo/runtime/reference"
 )
 
@@ -45,7 +46,7 @@ func Definitions() []mcp.Tool {
 type definition struct {
 	mcp.Tool
 	changes bool
-	schema  *mcp.Schema // the arguments checked before the tool runs
+	schema  *schema.Schema // the arguments checked before the tool runs
 }
 
 // definitions builds the tools once: save_server's schema is generated from the registered
@@ -84,11 +85,11 @@ func buildDefinitions() ([]definition, error) {
 		if check == "" {
 			check = l.schema
 		}
-		compiled, err := mcp.CompileSchema([]byte(check))
+		compiled, err := schema.Compile([]byte(check))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", l.name, err)
 		}
-		if _, err := mcp.CompileSchema([]byte(l.schema)); err != nil {
+		if _, err := schema.Compile([]byte(l.schema)); err != nil {
 			return nil, fmt.Errorf("%s: %w", l.name, err)
 		}
 		out = append(out, definition{

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/schema"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -20,7 +21,7 @@ func TestDefinitionsListTheNineToolsWithSchemasThatCompile(t *testing.T) {
 		if len(tool.Description) < 40 {
 			t.Errorf("%s: description %q is too short for an agent to act on", tool.Name, tool.Description)
 		}
-		if _, err := mcp.CompileSchema(tool.InputSchema); err != nil {
+		if _, err := schema.Compile(tool.InputSchema); err != nil {
 			t.Errorf("%s: input schema does not compile: %v", tool.Name, err)
 		}
 		if tool.Annotations == nil || tool.Annotations.ReadOnlyHint == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/cli"
 )
@@ -134,7 +135,7 @@ func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 
 // initialized records the agent once its session is ready: the user sees it and may
 // disconnect it.
-func (b *Block) initialized(_ context.Context, _ *mcp.Request, rc *mcp.RequestContext) (any, error) {
+func (b *Block) initialized(_ context.Context, _ *jsonrpc.Request, rc *mcp.RequestContext) (any, error) {
 	ss, ok := rc.Session.(*mcp.ServerSession)
 	b.mu.Lock()
 	a := b.app

@@ -13,6 +13,7 @@ import (
 	"github.com/octo-run/octo/blocks/agent/app"
 	_ "github.com/octo-run/octo/connectors/agent"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -57,7 +58,7 @@ func callThrough(t *testing.T, srv *mcp.Server, name string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	resp := srv.Handle(ctx, &mcp.Request{ID: mcp.IntID(1), Method: "tools/call",
+	resp := srv.Handle(ctx, &jsonrpc.Request{ID: jsonrpc.IntID(1), Method: "tools/call",
 		Params: json.RawMessage(`{"name":"` + name + `","arguments":{}}`)}, &mcp.RequestContext{})
 	if resp.Error != nil {
 		t.Fatalf("%s answered %v", name, resp.Error)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // appConn is the bridge's MCP client session with the app, over one connection that passed
@@ -29,7 +30,7 @@ type appConn struct {
 
 	mu           sync.Mutex
 	next         int64
-	waiting      map[mcp.ID]*pending
+	waiting      map[jsonrpc.ID]*pending
 	byToken      map[string]*pending // calls that asked for progress, by their token's text
 	disconnected bool                // the app said the user disconnected this agent
 	closed       chan struct{}       // closed when the connection is gone
@@ -37,8 +38,8 @@ type appConn struct {
 
 // pending is a request waiting for its response.
 type pending struct {
-	resp chan *mcp.Message // cap 1
-	call *call             // a tool call's progress goes to its agent; nil otherwise
+	resp chan *jsonrpc.Message // cap 1
+	call *call                 // a tool call's progress goes to its agent; nil otherwise
 }
 
 // Errors of a request to the app.
@@ -52,7 +53,7 @@ const appWriteTimeout = 10 * time.Second
 
 // newAppConn starts reading conn, a connection that passed the handshake.
 func newAppConn(conn net.Conn, log *slog.Logger) *appConn {
-	c := &appConn{conn: conn, log: log, waiting: map[mcp.ID]*pending{}, byToken: map[string]*pending{},
+	c := &appConn{conn: conn, log: log, waiting: map[jsonrpc.ID]*pending{}, byToken: map[string]*pending{},
 		closed: make(chan struct{})}
 	go c.read(bufio.NewReaderSize(conn, 64<<10))
 	return c
@@ -78,7 +79,7 @@ func (c *appConn) initialize(ctx context.Context, agent mcp.Implementation) erro
 	if resp.Error != nil {
 		return fmt.Errorf("initialize: %s", resp.Error.Message)
 	}
-	return c.send(mcp.AppendRequest(nil, mcp.ID{}, "notifications/initialized", nil))
+	return c.send(jsonrpc.AppendRequest(nil, jsonrpc.ID{}, "notifications/initialized", nil))
 }
 
 // callTool runs a tool call in the app and returns its result, or the message for the agent
@@ -135,14 +136,14 @@ func decodeResult(raw json.RawMessage) (*mcp.CallToolResult, error) {
 
 // request sends a request and waits for its response. When ctx ends first, a tool call is
 // cancelled in the app at once (notifications/cancelled) and ctx's error returned.
-func (c *appConn) request(ctx context.Context, method string, params []byte, cl *call) (*mcp.Message, error) {
-	p := &pending{resp: make(chan *mcp.Message, 1), call: cl}
+func (c *appConn) request(ctx context.Context, method string, params []byte, cl *call) (*jsonrpc.Message, error) {
+	p := &pending{resp: make(chan *jsonrpc.Message, 1), call: cl}
 	id, err := c.add(p)
 	if err != nil {
 		return nil, err
 	}
 	defer c.remove(id, p)
-	if err := c.send(mcp.AppendRequest(nil, id, method, params)); err != nil {
+	if err := c.send(jsonrpc.AppendRequest(nil, id, method, params)); err != nil {
 		return nil, c.ended()
 	}
 	select {
@@ -159,16 +160,16 @@ func (c *appConn) request(ctx context.Context, method string, params []byte, cl 
 }
 
 // add registers p under a fresh id; it fails once the connection is gone.
-func (c *appConn) add(p *pending) (mcp.ID, error) {
+func (c *appConn) add(p *pending) (jsonrpc.ID, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	select {
 	case <-c.closed:
-		return mcp.ID{}, c.endedLocked()
+		return jsonrpc.ID{}, c.endedLocked()
 	default:
 	}
 	c.next++
-	id := mcp.IntID(c.next)
+	id := jsonrpc.IntID(c.next)
 	c.waiting[id] = p
 	if p.call != nil && p.call.token() != nil {
 		c.byToken[string(p.call.token())] = p
@@ -176,7 +177,7 @@ func (c *appConn) add(p *pending) (mcp.ID, error) {
 	return id, nil
 }
 
-func (c *appConn) remove(id mcp.ID, p *pending) {
+func (c *appConn) remove(id jsonrpc.ID, p *pending) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.waiting, id)
@@ -186,17 +187,17 @@ func (c *appConn) remove(id mcp.ID, p *pending) {
 }
 
 // cancel tells the app that the agent cancelled the request id.
-func (c *appConn) cancel(id mcp.ID, cause error) {
+func (c *appConn) cancel(id jsonrpc.ID, cause error) {
 	reason := "the agent cancelled the call"
 	if cause != nil && !errors.Is(cause, context.Canceled) {
 		reason = cause.Error()
 	}
 	params, err := json.Marshal(struct {
-		RequestID mcp.ID `json:"requestId"`
-		Reason    string `json:"reason"`
+		RequestID jsonrpc.ID `json:"requestId"`
+		Reason    string     `json:"reason"`
 	}{id, reason})
 	if err == nil {
-		_ = c.send(mcp.AppendRequest(nil, mcp.ID{}, "notifications/cancelled", params))
+		_ = c.send(jsonrpc.AppendRequest(nil, jsonrpc.ID{}, "notifications/cancelled", params))
 	}
 }
 
@@ -276,7 +277,7 @@ func (c *appConn) read(r *bufio.Reader) {
 
 // handle dispatches one line from the app.
 func (c *appConn) handle(line []byte) {
-	msgs, _, perr := mcp.Decode(line)
+	msgs, _, perr := jsonrpc.Decode(line)
 	if perr != nil {
 		c.log.Warn("octo sent a line that is not JSON-RPC", "err", perr.Message)
 		return
@@ -284,17 +285,17 @@ func (c *appConn) handle(line []byte) {
 	for i := range msgs {
 		m := &msgs[i]
 		switch m.Kind {
-		case mcp.KindResponse:
+		case jsonrpc.KindResponse:
 			c.respond(m)
-		case mcp.KindNotification:
+		case jsonrpc.KindNotification:
 			c.notified(m)
-		case mcp.KindRequest:
+		case jsonrpc.KindRequest:
 			c.answer(m)
 		}
 	}
 }
 
-func (c *appConn) respond(m *mcp.Message) {
+func (c *appConn) respond(m *jsonrpc.Message) {
 	c.mu.Lock()
 	p := c.waiting[m.ID]
 	c.mu.Unlock()
@@ -307,7 +308,7 @@ func (c *appConn) respond(m *mcp.Message) {
 }
 
 // notified handles a notification from the app: progress for a call goes to its agent.
-func (c *appConn) notified(m *mcp.Message) {
+func (c *appConn) notified(m *jsonrpc.Message) {
 	switch m.Method {
 	case "octo/disconnected":
 		c.mu.Lock()
@@ -333,10 +334,10 @@ func (c *appConn) notified(m *mcp.Message) {
 }
 
 // answer answers a request from the app: ping, and nothing else the bridge offers.
-func (c *appConn) answer(m *mcp.Message) {
+func (c *appConn) answer(m *jsonrpc.Message) {
 	if m.Method == "ping" {
-		_ = c.send(mcp.AppendResult(nil, m.ID, []byte("{}")))
+		_ = c.send(jsonrpc.AppendResult(nil, m.ID, []byte("{}")))
 		return
 	}
-	_ = c.send(mcp.AppendError(nil, m.ID, mcp.NewError(mcp.CodeMethodNotFound, "Method not found: %s", m.Method)))
+	_ = c.send(jsonrpc.AppendError(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: %s", m.Method)))
 }

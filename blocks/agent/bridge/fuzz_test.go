@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // Whatever the app sends, the bridge's reader neither panics nor blocks: responses reach the
@@ -31,10 +32,10 @@ func FuzzAppLines(f *testing.F) {
 		near, far := net.Pipe()
 		defer near.Close()
 		go func() { _, _ = io.Copy(io.Discard, far) }() // the app reads what the bridge answers
-		c := &appConn{conn: near, log: slog.New(slog.DiscardHandler), waiting: map[mcp.ID]*pending{},
+		c := &appConn{conn: near, log: slog.New(slog.DiscardHandler), waiting: map[jsonrpc.ID]*pending{},
 			byToken: map[string]*pending{}, closed: make(chan struct{})}
 		cl := callOf(&mcp.RequestContext{ProgressToken: json.RawMessage(`"t"`), Notifier: &notes{}}, "get_workspace", nil)
-		p := &pending{resp: make(chan *mcp.Message, 1), call: &cl}
+		p := &pending{resp: make(chan *jsonrpc.Message, 1), call: &cl}
 		if _, err := c.add(p); err != nil {
 			t.Fatal(err)
 		}

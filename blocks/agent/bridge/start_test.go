@@ -16,6 +16,7 @@ import (
 	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/agentlink/handshake"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // These tests run the bridge's MCP server in-process on a stdio session, with real programs as
@@ -57,7 +58,7 @@ func script(t *testing.T, body string) string {
 func callTool(t *testing.T, fwd *forwarder, n *notes) (string, bool) {
 	t.Helper()
 	srv := newServer(fwd)
-	req := &mcp.Request{ID: mcp.IntID(1), Method: "tools/call",
+	req := &jsonrpc.Request{ID: jsonrpc.IntID(1), Method: "tools/call",
 		Params: json.RawMessage(`{"name":"get_workspace","arguments":{},"_meta":{"progressToken":"tok-1"}}`)}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

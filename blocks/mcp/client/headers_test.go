@@ -9,7 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
@@ -17,7 +17,7 @@ import (
 func echoServer(t *testing.T) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		msgs, _, perr := mcp.Decode(body)
+		msgs, _, perr := jsonrpc.Decode(body)
 		if r.Method != http.MethodPost || perr != nil {
 			w.WriteHeader(http.StatusMethodNotAllowed)
 			return
@@ -25,13 +25,13 @@ func echoServer(t *testing.T) string {
 		m := msgs[0]
 		w.Header().Set("Content-Type", "application/json")
 		switch {
-		case m.Kind != mcp.KindRequest:
+		case m.Kind != jsonrpc.KindRequest:
 			w.WriteHeader(http.StatusAccepted)
 		case m.Method == "initialize":
-			_, _ = w.Write(mcp.AppendResult(nil, m.ID, []byte(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"echo","version":"1"}}`)))
+			_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"echo","version":"1"}}`)))
 		default:
 			text := fmt.Sprintf("%q", r.Header.Get("Authorization"))
-			_, _ = w.Write(mcp.AppendResult(nil, m.ID, []byte(`{"content":[{"type":"text","text":`+text+`}]}`)))
+			_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, []byte(`{"content":[{"type":"text","text":`+text+`}]}`)))
 		}
 	}))
 	t.Cleanup(srv.Close)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/octo-run/octo/mcp"
 	mcpclient "github.com/octo-run/octo/mcp/client"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/jsonv"
 )
@@ -247,7 +248,7 @@ func (blk *Block) failed(ctx context.Context, doing string, err error) error {
 	}
 	label := blk.server.label
 	var (
-		rpc *mcp.Error
+		rpc *jsonrpc.Error
 		he  *mcpclient.HTTPError
 	)
 	e := &runtime.Error{Kind: runtime.KindUpstream, Err: err}

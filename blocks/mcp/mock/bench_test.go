@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -31,7 +32,7 @@ tools:
 	if len(ds) > 0 {
 		b.Fatal(ds)
 	}
-	req := &mcp.Request{ID: mcp.IntID(1), Method: "tools/call",
+	req := &jsonrpc.Request{ID: jsonrpc.IntID(1), Method: "tools/call",
 		Params: json.RawMessage(`{"name":"get_weather","arguments":{"city":"Lisbon"}}`)}
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 	"github.com/octo-run/octo/runtime/jsonv"
 )
 
@@ -247,7 +248,7 @@ func (s *step) request(ctx context.Context, rc *mcp.RequestContext, method strin
 	if ctx.Err() != nil {
 		return nil, nil, ctx.Err()
 	}
-	var rpcErr *mcp.Error
+	var rpcErr *jsonrpc.Error
 	switch {
 	case errors.Is(err, mcp.ErrInputRequired):
 		return nil, nil, err

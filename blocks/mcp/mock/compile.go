@@ -8,6 +8,7 @@ import (
 
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/schema"
 	"github.com/octo-run/octo/runtime/config"
 )
 
@@ -55,7 +56,7 @@ func compileCatalog(s *Settings, pos *config.Positions) (*catalog, config.Diags)
 // problem reports a problem at a setting (a pointer into the settings).
 // schemaProblem reports the problem of the schema setting at field, at the part at fault.
 func (c *compiler) schemaProblem(field *mcp.SchemaSetting) {
-	mcp.ReportSchemaProblems(c.pos.Of(field), field.Err, func(at config.Position, msg string) {
+	schema.ReportProblems(c.pos.Of(field), field.Err, func(at config.Position, msg string) {
 		c.problem(at, "%s", msg)
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/schema"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
@@ -243,7 +244,7 @@ func (s *Server) logProblems(ds config.Diags) {
 // mirror now included: a browser's preflight lets them through (runtime.HeaderReader).
 func (b *Block) ReadsHeaders() []string {
 	tools := b.srv.prov.current().tools
-	schemas := make([]*mcp.Schema, len(tools))
+	schemas := make([]*schema.Schema, len(tools))
 	for i, t := range tools {
 		schemas[i] = t.input
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 	"github.com/octo-run/octo/runtime/config"
 )
 
@@ -119,7 +120,7 @@ func (p *prompt) get(ctx context.Context, rc *mcp.RequestContext, args map[strin
 			return nil, err
 		}
 		if failed != nil { // the client could not answer: the prompt cannot render
-			return nil, mcp.NewError(mcp.CodeInternalError, "%s", failed.Content[0].Text)
+			return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "%s", failed.Content[0].Text)
 		}
 	}
 	size := 0
@@ -139,7 +140,7 @@ func (p *prompt) get(ctx context.Context, rc *mcp.RequestContext, args map[strin
 // complete answers completion/complete from the suggestions settings give a prompt's
 // arguments (ref/prompt) or a URI template's parts (ref/resource, the template as written);
 // anything else (an unknown prompt or template, a fixed URI) gets no suggestions.
-func (p *provider) complete(_ context.Context, req *mcp.Request, _ *mcp.RequestContext) (any, error) {
+func (p *provider) complete(_ context.Context, req *jsonrpc.Request, _ *mcp.RequestContext) (any, error) {
 	c, err := mcp.ReadCompletion(req)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/schema"
 )
 
 // provider serves tools, resources and prompts from the current catalog.
@@ -34,7 +35,7 @@ func (p *provider) CallTool(ctx context.Context, rc *mcp.RequestContext, name st
 }
 
 // ParamHeaders returns the arguments a tool mirrors in Mcp-Param headers (x-mcp-header).
-func (p *provider) ParamHeaders(name string) []mcp.ParamHeader {
+func (p *provider) ParamHeaders(name string) []schema.ParamHeader {
 	if t := p.current().toolByName[name]; t != nil {
 		return t.input.ParamHeaders()
 	}

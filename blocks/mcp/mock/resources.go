@@ -9,13 +9,14 @@ import (
 
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/uritemplate"
 	"github.com/octo-run/octo/runtime/config"
 )
 
 // resource is one compiled resource: a fixed URI or a URI template.
 type resource struct {
 	uri      string
-	tmpl     *mcp.URITemplate // nil for a fixed URI
+	tmpl     *uritemplate.Template // nil for a fixed URI
 	mimeType string
 	text     *placeholder.Template
 	blob     []byte // non-nil for binary resources
@@ -59,7 +60,7 @@ func (c *compiler) resource(rc *resourceConfig) (*resource, bool) {
 	r := &resource{uri: rc.URI, mimeType: rc.MimeType, completions: rc.Completions}
 	params := noParams
 	if strings.ContainsAny(rc.URI, "{}") {
-		t, err := mcp.ParseURITemplate(rc.URI)
+		t, err := uritemplate.Parse(rc.URI)
 		if err != nil {
 			c.problem(&rc.URI, "%v; this resource is left out", err)
 			return nil, false
@@ -103,7 +104,7 @@ func checkResource(rc *resourceConfig, pos *config.Positions, ds *config.Diags) 
 	if len(rc.Completions) == 0 {
 		return
 	}
-	t, err := mcp.ParseURITemplate(rc.URI)
+	t, err := uritemplate.Parse(rc.URI)
 	if err != nil || len(t.Names()) == 0 {
 		*ds = append(*ds, pos.Diag(&rc.Completions, "completions are for the {parts} of a URI template, and %q has none", rc.URI))
 		return

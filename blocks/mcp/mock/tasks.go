@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 	"github.com/octo-run/octo/runtime/config"
 )
 
@@ -43,7 +43,7 @@ func (t *tool) compileTask(tc *toolConfig) {
 		t.taskFrom++
 	}
 	if pe := tc.ProtocolError; pe != nil {
-		t.protoErr = &mcp.Error{Code: pe.Code, Message: pe.Message}
+		t.protoErr = &jsonrpc.Error{Code: pe.Code, Message: pe.Message}
 	}
 }
 

@@ -6,23 +6,25 @@ import (
 
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
+	"github.com/octo-run/octo/mcp/schema"
 	"github.com/octo-run/octo/runtime/config"
 )
 
 // tool is one compiled tool.
 type tool struct {
 	def     mcp.Tool
-	input   *mcp.Schema // nil: any object
-	output  *mcp.Schema // nil: no structured content
+	input   *schema.Schema // nil: any object
+	output  *schema.Schema // nil: no structured content
 	result  *placeholder.Template
 	content []*content // when the answer is items rather than one result text
 	isError bool
 	delay   time.Duration
 	steps   []*step
 
-	task     string     // taskNever, taskOptional or taskRequired
-	taskFrom int        // the first step a task runs; those before run in the call
-	protoErr *mcp.Error // the JSON-RPC error the call answers with, nil: a result
+	task     string         // taskNever, taskOptional or taskRequired
+	taskFrom int            // the first step a task runs; those before run in the call
+	protoErr *jsonrpc.Error // the JSON-RPC error the call answers with, nil: a result
 }
 
 func (c *compiler) tools(cat *catalog, confs []toolConfig) {

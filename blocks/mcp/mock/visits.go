@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // notifyWithin bounds how long a completion notification waits for room on a session's
@@ -70,7 +71,7 @@ func (v *visits) require(rc *mcp.RequestContext, p urlParams, u *urlElicit) (*mc
 		v.bySession[sess.ID()] = vis
 	}
 	p.ElicitationID, p.URL = vis.id, withID(p.URL, vis.id)
-	return nil, &mcp.Error{Code: mcp.CodeURLElicitationRequired,
+	return nil, &jsonrpc.Error{Code: mcp.CodeURLElicitationRequired,
 		Message: "This request needs the user to open a link first",
 		Data:    map[string]any{"elicitations": []urlParams{p}}}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/uritemplate"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -72,7 +73,7 @@ func (c *resourceSettings) Body() *runtime.BodyKeys {
 			Fix: "a fixed uri has none: use a uriTemplate with {name} in it"}
 	}
 	keys := &runtime.BodyKeys{What: "a parameter of the uriTemplate", Fix: "add {name} to the uriTemplate, or correct the name"}
-	t, err := mcp.ParseURITemplate(c.URITemplate)
+	t, err := uritemplate.Parse(c.URITemplate)
 	if err != nil {
 		return nil // reported at the uriTemplate
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/uritemplate"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -18,7 +19,7 @@ type resources struct {
 
 type resource struct {
 	uri      string
-	pattern  *mcp.URITemplate
+	pattern  *uritemplate.Template
 	mimeType string
 	text     *runtime.Template
 }
@@ -41,7 +42,7 @@ func buildResources(b *runtime.Build, confs []resourceSettings) *resources {
 			rs.list = append(rs.list, mcp.Resource{URI: c.URI, Name: c.Name, Title: c.Title, Description: c.Description, MimeType: c.MimeType})
 			continue
 		}
-		p, err := mcp.ParseURITemplate(c.URITemplate)
+		p, err := uritemplate.Parse(c.URITemplate)
 		if err != nil {
 			b.Errorf(&c.URITemplate, "%v", err)
 			continue

@@ -13,6 +13,7 @@ import (
 	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/schema"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -86,7 +87,7 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 	if f.MaxResponseBytes != nil {
 		s.MaxResponseBytes = *f.MaxResponseBytes
 	}
-	var schemas []*mcp.Schema // of the tools' arguments, some mirrored in Mcp-Param headers
+	var schemas []*schema.Schema // of the tools' arguments, some mirrored in Mcp-Param headers
 	if len(f.Tools) > 0 {
 		ts := buildTools(b, f.Tools)
 		for _, t := range ts.list {

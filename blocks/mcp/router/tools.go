@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/schema"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 	"github.com/octo-run/octo/runtime/jsonv"
@@ -17,8 +18,8 @@ import (
 // tool is one declared tool with its compiled schemas and branch.
 type tool struct {
 	def    mcp.Tool
-	input  *mcp.Schema // nil: any object
-	output *mcp.Schema // nil: plain text results
+	input  *schema.Schema // nil: any object
+	output *schema.Schema // nil: plain text results
 	branch runtime.Block
 	task   string // "never", "optional" or "required" (toolSettings.Task)
 	steps  bool   // its branch reports its steps (a progress block)
@@ -52,9 +53,9 @@ func buildTools(b *runtime.Build, confs []toolSettings) *tools {
 				b.Errorf(&c.Icons[i].Src, "%s", problem)
 			}
 		}
-		for _, schema := range []*mcp.SchemaSetting{&c.InputSchema, &c.OutputSchema} {
-			if schema.Err != nil {
-				mcp.ReportSchemaProblems(b.Positions().Of(schema), schema.Err, func(at config.Position, msg string) {
+		for _, setting := range []*mcp.SchemaSetting{&c.InputSchema, &c.OutputSchema} {
+			if setting.Err != nil {
+				schema.ReportProblems(b.Positions().Of(setting), setting.Err, func(at config.Position, msg string) {
 					b.Errorf(at, "%s", msg)
 				})
 			}
@@ -83,7 +84,7 @@ func (ts *tools) ListTools(context.Context, *mcp.RequestContext, string) ([]mcp.
 }
 
 // ParamHeaders returns the arguments a tool mirrors in Mcp-Param headers (x-mcp-header).
-func (ts *tools) ParamHeaders(name string) []mcp.ParamHeader {
+func (ts *tools) ParamHeaders(name string) []schema.ParamHeader {
 	if t := ts.byName[name]; t != nil {
 		return t.input.ParamHeaders()
 	}

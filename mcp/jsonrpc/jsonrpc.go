@@ -1,14 +1,21 @@
-package mcp
+// Package jsonrpc is the wire of the Model Context Protocol: JSON-RPC 2.0 messages as MCP
+// accepts them (ids kept as their exact text, a string or an integer, never null), their
+// decoding with every refusal named, and the encoding of answers, requests and notifications,
+// a large result framed in place rather than copied. It knows nothing of methods' meaning,
+// sessions or transports.
+package jsonrpc
 
 import (
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
 )
 
-// JSONRPCVersion is the only value the "jsonrpc" member may hold.
-const JSONRPCVersion = "2.0"
+// Version is the only value the "jsonrpc" member may hold.
+const Version = "2.0"
 
 // JSON-RPC error codes MCP servers use (mcp-protocol.md §1.2).
 const (
@@ -47,7 +54,7 @@ func (e *Error) Error() string {
 type ID struct{ raw string }
 
 // StringID returns the id "s".
-func StringID(s string) ID { return ID{string(appendString(nil, s))} }
+func StringID(s string) ID { return ID{string(jsonscan.AppendString(nil, s))} }
 
 // IntID returns the integer id n.
 func IntID(n int64) ID { return ID{strconv.FormatInt(n, 10)} }
@@ -73,7 +80,7 @@ func parseID(raw []byte) (ID, *Error) {
 		if !utf8.Valid(raw) {
 			return ID{}, NewError(CodeInvalidRequest, "Invalid Request: id is not valid UTF-8 (JSON text must be UTF-8)")
 		}
-		if _, ok := unquote(raw); !ok {
+		if _, ok := jsonscan.Unquote(raw); !ok {
 			return ID{}, NewError(CodeInvalidRequest, "Invalid Request: id is not a valid JSON string")
 		}
 		return ID{string(raw)}, nil
@@ -85,7 +92,7 @@ func parseID(raw []byte) (ID, *Error) {
 		}
 		return ID{string(raw)}, nil
 	}
-	return ID{}, NewError(CodeInvalidRequest, "Invalid Request: id must be a string or an integer, got %s", jsonKind(raw))
+	return ID{}, NewError(CodeInvalidRequest, "Invalid Request: id must be a string or an integer, got %s", jsonscan.Kind(raw))
 }
 
 func isInteger(raw []byte) bool {
@@ -171,7 +178,7 @@ type Response struct {
 // MarshalJSON encodes the response as AppendResponse does.
 func (r Response) MarshalJSON() ([]byte, error) { return AppendResponse(nil, r), nil }
 
-var emptyObject = json.RawMessage("{}")
+var EmptyObject = json.RawMessage("{}")
 
 // AppendResponse appends r as a JSON-RPC response: an unknown id is omitted
 // (2025-11-25 schema), an empty result is {}.
@@ -195,8 +202,8 @@ func appendHead(dst []byte, id ID) []byte {
 func AppendResult(dst []byte, id ID, result []byte) []byte {
 	dst = appendHead(dst, id)
 	dst = append(dst, `,"result":`...)
-	if isNull(result) {
-		result = emptyObject
+	if jsonscan.IsNull(result) {
+		result = EmptyObject
 	}
 	dst = append(dst, result...)
 	return append(dst, '}')
@@ -209,7 +216,7 @@ func AppendError(dst []byte, id ID, e *Error) []byte {
 	dst = append(dst, `,"error":{"code":`...)
 	dst = strconv.AppendInt(dst, int64(e.Code), 10)
 	dst = append(dst, `,"message":`...)
-	dst = appendString(dst, e.Message)
+	dst = jsonscan.AppendString(dst, e.Message)
 	if e.Data != nil {
 		if data, err := json.Marshal(e.Data); err == nil {
 			dst = append(dst, `,"data":`...)
@@ -224,8 +231,8 @@ func AppendError(dst []byte, id ID, e *Error) []byte {
 func AppendRequest(dst []byte, id ID, method string, params []byte) []byte {
 	dst = appendHead(dst, id)
 	dst = append(dst, `,"method":`...)
-	dst = appendString(dst, method)
-	if !isNull(params) {
+	dst = jsonscan.AppendString(dst, method)
+	if !jsonscan.IsNull(params) {
 		dst = append(dst, `,"params":`...)
 		dst = append(dst, params...)
 	}

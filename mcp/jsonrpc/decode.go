@@ -1,8 +1,10 @@
-package mcp
+package jsonrpc
 
 import (
 	"encoding/json"
 	"errors"
+
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
 )
 
 // MaxDepth is how deeply a JSON-RPC body may nest objects and arrays. Real MCP
@@ -19,15 +21,15 @@ func Decode(body []byte) (msgs []Message, batch bool, err *Error) {
 	if !json.Valid(body) {
 		return nil, false, syntaxError(body)
 	}
-	if off := nestingOffset(body, MaxDepth); off >= 0 {
+	if off := jsonscan.NestingOffset(body, MaxDepth); off >= 0 {
 		return nil, false, NewError(CodeInvalidRequest,
 			"Invalid Request: JSON nested deeper than %d levels at offset %d", MaxDepth, off)
 	}
-	start := skipSpace(body, 0)
+	start := jsonscan.SkipSpace(body, 0)
 	if body[start] != '[' {
 		return []Message{decodeOne(body[start:])}, false, nil
 	}
-	eachElement(body[start:], func(val []byte) {
+	jsonscan.EachElement(body[start:], func(val []byte) {
 		msgs = append(msgs, decodeOne(val))
 	})
 	if len(msgs) == 0 {
@@ -37,7 +39,7 @@ func Decode(body []byte) (msgs []Message, batch bool, err *Error) {
 }
 
 func syntaxError(body []byte) *Error {
-	if len(body) == skipSpace(body, 0) {
+	if len(body) == jsonscan.SkipSpace(body, 0) {
 		return NewError(CodeParseError, "Parse error: empty body")
 	}
 	var v json.RawMessage
@@ -59,8 +61,8 @@ type envelope struct {
 
 func decodeOne(raw []byte) (m Message) {
 	var env envelope
-	isObject := eachMember(raw, func(key, val []byte) bool {
-		switch string(keyText(key)) {
+	isObject := jsonscan.EachMember(raw, func(key, val []byte) bool {
+		switch string(jsonscan.KeyText(key)) {
 		case "jsonrpc":
 			env.jsonrpc = val
 		case "id":
@@ -77,7 +79,7 @@ func decodeOne(raw []byte) (m Message) {
 		return true
 	})
 	if !isObject {
-		return invalid(ID{}, "Invalid Request: expected a JSON object, got %s", jsonKind(raw))
+		return invalid(ID{}, "Invalid Request: expected a JSON object, got %s", jsonscan.Kind(raw))
 	}
 	if env.id != nil && !(env.method == nil && env.err != nil && string(env.id) == "null") {
 		id, perr := parseID(env.id)
@@ -86,7 +88,7 @@ func decodeOne(raw []byte) (m Message) {
 		}
 		m.ID = id
 	}
-	if v, ok := unquote(env.jsonrpc); !ok || v != JSONRPCVersion {
+	if v, ok := jsonscan.Unquote(env.jsonrpc); !ok || v != Version {
 		if env.jsonrpc == nil {
 			return invalid(m.ID, `Invalid Request: missing "jsonrpc": "2.0"`)
 		}
@@ -110,19 +112,19 @@ func invalid(id ID, format string, args ...any) Message {
 func decodeCall(m Message, env envelope) Message {
 	method, ok := knownMethod(env.method)
 	if !ok {
-		method, ok = unquote(env.method)
+		method, ok = jsonscan.Unquote(env.method)
 	}
 	if !ok {
-		return invalid(m.ID, `Invalid Request: "method" must be a string, got %s`, jsonKind(env.method))
+		return invalid(m.ID, `Invalid Request: "method" must be a string, got %s`, jsonscan.Kind(env.method))
 	}
 	m.Method = method
 	switch {
-	case isNull(env.params):
-		m.Params = emptyObject
+	case jsonscan.IsNull(env.params):
+		m.Params = EmptyObject
 	case env.params[0] == '{':
 		m.Params = env.params
 	default:
-		return invalid(m.ID, `Invalid Request: "params" must be an object, got %s`, jsonKind(env.params))
+		return invalid(m.ID, `Invalid Request: "params" must be an object, got %s`, jsonscan.Kind(env.params))
 	}
 	m.Kind = KindRequest
 	if m.ID.IsZero() {
@@ -131,19 +133,17 @@ func decodeCall(m Message, env envelope) Message {
 	return m
 }
 
-// knownMethods are the method names clients send most, each kept once: a request naming one
-// costs no string of its own.
-var knownMethods = func() map[string]string {
-	m := map[string]string{}
-	for name := range coreMethods {
-		m[`"`+name+`"`] = name
+// knownMethods are the method names clients send most, each kept once (InternMethods): a
+// request naming one costs no string of its own.
+var knownMethods = map[string]string{}
+
+// InternMethods adds method names to those a decoded request shares instead of holding a copy
+// of its own. Call it from init: the table is read without a lock.
+func InternMethods(names ...string) {
+	for _, name := range names {
+		knownMethods[`"`+name+`"`] = name
 	}
-	for _, name := range []string{"notifications/initialized", "notifications/cancelled", "notifications/progress",
-		"logging/setLevel", "completion/complete", "resources/subscribe", "resources/unsubscribe"} {
-		m[`"`+name+`"`] = name
-	}
-	return m
-}()
+}
 
 // knownMethod returns the method a raw JSON string names when it is one of knownMethods,
 // written without escapes.
@@ -173,7 +173,7 @@ func decodeResponse(m Message, env envelope) Message {
 	}
 	m.Kind = KindResponse
 	m.Error = &Error{Code: *e.Code, Message: *e.Message}
-	if !isNull(e.Data) {
+	if !jsonscan.IsNull(e.Data) {
 		m.Error.Data = e.Data
 	}
 	return m

@@ -1,4 +1,7 @@
-package mcp
+// Package uritemplate parses and matches RFC 6570 level-1 URI templates ("db://{table}/{id}"),
+// as MCP resource templates use them: parsed once, matched with a few string scans, expanded
+// with each value percent-encoded. It knows nothing of MCP beyond that.
+package uritemplate
 
 import (
 	"fmt"
@@ -6,24 +9,24 @@ import (
 	"unicode/utf8"
 )
 
-// URITemplate is an RFC 6570 level-1 template ("db://{table}/{id}") as
+// Template is an RFC 6570 level-1 template ("db://{table}/{id}") as
 // resource templates use it, parsed once so matching is a few string scans.
-type URITemplate struct {
+type Template struct {
 	text string
 	// lits has one more element than names: lits[0] names[0] lits[1] ...
 	lits  []string
 	names []string
 }
 
-// ParseURITemplate parses a template of literals and simple {name}
+// Parse parses a template of literals and simple {name}
 // expressions. Everything beyond level 1 (operators, explode, prefixes, lists
 // of variables) is refused with a precise error, as are two expressions with
 // no literal between them, which could not be matched unambiguously.
-func ParseURITemplate(text string) (*URITemplate, error) {
+func Parse(text string) (*Template, error) {
 	if text == "" {
 		return nil, fmt.Errorf("uri template is empty")
 	}
-	t := &URITemplate{text: text}
+	t := &Template{text: text}
 	lit := 0 // start of the current literal
 	for i := 0; i < len(text); i++ {
 		switch text[i] {
@@ -94,10 +97,10 @@ func isIdentifier(s string) bool {
 }
 
 // String returns the template text.
-func (t *URITemplate) String() string { return t.text }
+func (t *Template) String() string { return t.text }
 
 // Names returns the variable names in order.
-func (t *URITemplate) Names() []string { return append([]string(nil), t.names...) }
+func (t *Template) Names() []string { return append([]string(nil), t.names...) }
 
 // Match reports whether uri is an expansion of t and returns the variables.
 // Literals must match exactly. A value runs up to the first occurrence of the
@@ -105,7 +108,7 @@ func (t *URITemplate) Names() []string { return append([]string(nil), t.names...
 // runs to the end. Values are percent-decoded; a value holding a raw "/", "?",
 // "#" or control character, a broken escape, or bytes that decode to invalid
 // UTF-8 means no match, since simple expansion would have encoded them.
-func (t *URITemplate) Match(uri string) (map[string]string, bool) {
+func (t *Template) Match(uri string) (map[string]string, bool) {
 	rest, ok := strings.CutPrefix(uri, t.lits[0])
 	if !ok {
 		return nil, false
@@ -181,7 +184,7 @@ func unhex(c byte) int {
 // Expand fills the template with vars by simple expansion: everything but
 // RFC 3986 unreserved characters is percent-encoded; a missing variable
 // expands to nothing.
-func (t *URITemplate) Expand(vars map[string]string) string {
+func (t *Template) Expand(vars map[string]string) string {
 	var b strings.Builder
 	for k, name := range t.names {
 		b.WriteString(t.lits[k])

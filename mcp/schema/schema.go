@@ -1,4 +1,9 @@
-package mcp
+// Package schema compiles the JSON Schemas of MCP tools (input and output) once, at build
+// time, and checks arguments against them with messages a model can act on: a quick check for
+// the common flat schemas, the full validator (santhosh-tekuri/jsonschema) for the rest. It
+// reads the 2026-07-28 x-mcp-header annotations, and says what is wrong with a schema a user
+// wrote in words, at the part at fault.
+package schema
 
 import (
 	"bytes"
@@ -11,6 +16,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
+	"github.com/octo-run/octo/mcp/jsonrpc"
 	"github.com/octo-run/octo/runtime/jsonv"
 )
 
@@ -30,18 +37,18 @@ const schemaURL = "mem:///input-schema.json"
 // The dialect is JSON Schema 2020-12 unless "$schema" says otherwise; remote
 // $refs are refused so building never touches the network. x-mcp-header
 // annotations must follow SEP-2243 (see ParamHeaders).
-func CompileSchema(text []byte) (*Schema, error) {
+func Compile(text []byte) (*Schema, error) {
 	text = bytes.TrimSpace(text)
 	if len(text) == 0 {
-		text = defaultInputSchema
+		text = DefaultInput
 	}
 	if !json.Valid(text) {
 		var v any
 		err := json.Unmarshal(text, &v)
 		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
 	}
-	if off := nestingOffset(text, MaxDepth); off >= 0 {
-		return nil, fmt.Errorf("schema nests deeper than %d levels at offset %d", MaxDepth, off)
+	if off := jsonscan.NestingOffset(text, jsonrpc.MaxDepth); off >= 0 {
+		return nil, fmt.Errorf("schema nests deeper than %d levels at offset %d", jsonrpc.MaxDepth, off)
 	}
 	if err := checkObjectRoot(text); err != nil {
 		return nil, err
@@ -75,19 +82,19 @@ func CompileSchema(text []byte) (*Schema, error) {
 // require of every inputSchema (mcp-protocol.md §10 #11).
 func checkObjectRoot(text []byte) error {
 	var typ []byte
-	if !eachMember(text, func(key, val []byte) bool {
-		if string(keyText(key)) == "type" {
+	if !jsonscan.EachMember(text, func(key, val []byte) bool {
+		if string(jsonscan.KeyText(key)) == "type" {
 			typ = val
 		}
 		return true
 	}) {
-		return fmt.Errorf("schema must be a JSON object with \"type\": \"object\", got %s", jsonKind(text))
+		return fmt.Errorf("schema must be a JSON object with \"type\": \"object\", got %s", jsonscan.Kind(text))
 	}
-	if t, _ := unquote(typ); t != "object" {
+	if t, _ := jsonscan.Unquote(typ); t != "object" {
 		if typ == nil {
 			return errors.New(`schema root must have "type": "object"`)
 		}
-		es := SchemaErrors{{Pointer: "/type", Msg: fmt.Sprintf(`the root "type" must be "object" (MCP clients require it), not %s`, typ)}}
+		es := Errors{{Pointer: "/type", Msg: fmt.Sprintf(`the root "type" must be "object" (MCP clients require it), not %s`, typ)}}
 		es.locate(text)
 		return es
 	}
@@ -101,8 +108,8 @@ func (s *Schema) Raw() json.RawMessage { return s.raw }
 // error, an *ArgumentError, names the offending fields in words a model can
 // act on.
 func (s *Schema) Validate(args json.RawMessage) error {
-	if isNull(args) {
-		args = emptyObject
+	if jsonscan.IsNull(args) {
+		args = jsonrpc.EmptyObject
 	}
 	v, err := jsonv.Decode(args)
 	if err != nil {
@@ -207,3 +214,6 @@ func (s *Schema) PropertyNames() ([]string, bool) {
 	slices.Sort(names)
 	return names, true
 }
+
+// DefaultInput is the input schema of a tool that declares none: any object.
+var DefaultInput = json.RawMessage(`{"type":"object"}`)

@@ -1,4 +1,4 @@
-package mcp
+package schema
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package mcp
+package schema
 
 import (
 	"encoding/json"
@@ -39,7 +39,7 @@ func TestCompileSchema(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := CompileSchema([]byte(tt.text))
+			s, err := Compile([]byte(tt.text))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -73,11 +73,11 @@ const orderSchema = `{
 }`
 
 func TestSchemaValidate(t *testing.T) {
-	s, err := CompileSchema([]byte(orderSchema))
+	s, err := Compile([]byte(orderSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed, err := CompileSchema([]byte(`{"type":"object","properties":{"a":{}},"additionalProperties":false}`))
+	closed, err := Compile([]byte(`{"type":"object","properties":{"a":{}},"additionalProperties":false}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestDescribeCapsItsList(t *testing.T) {
 		props = append(props, `"`+string(n)+`":{}`)
 		req = append(req, `"`+string(n)+`"`)
 	}
-	s, err := CompileSchema([]byte(`{"type":"object","properties":{` + strings.Join(props, ",") + `},"required":[` + strings.Join(req, ",") + `]}`))
+	s, err := Compile([]byte(`{"type":"object","properties":{` + strings.Join(props, ",") + `},"required":[` + strings.Join(req, ",") + `]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestQuotedNames(t *testing.T) {
 }
 
 func BenchmarkSchemaValidate(b *testing.B) {
-	s, err := CompileSchema([]byte(orderSchema))
+	s, err := Compile([]byte(orderSchema))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mcp
+package schema
 
 import (
 	"encoding/json"
@@ -19,7 +19,7 @@ func TestTheQuickCheckNeverPassesWhatTheValidatorRefuses(t *testing.T) {
 		`{"addr":{}}`, `{"addr":{"zip":"1000"}}`, `{"addr":{"zip":1000}}`, `{"addr":[]}`,
 	}
 	for _, sc := range schemas {
-		s, err := CompileSchema([]byte(sc))
+		s, err := Compile([]byte(sc))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestSchemasWithOtherKeywordsUseTheFullValidator(t *testing.T) {
 		`{"type":"object","properties":{"t":{"type":["string","null"]}}}`,
 		`{"type":"object","$defs":{"a":{"type":"string"}},"properties":{"a":{"$ref":"#/$defs/a"}}}`,
 	} {
-		s, err := CompileSchema([]byte(sc))
+		s, err := Compile([]byte(sc))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func TestSchemasWithOtherKeywordsUseTheFullValidator(t *testing.T) {
 // Arguments decode integers as int (jsonv.Decode); they are numbers
 // and integers to the quick check as they are to the validator.
 func TestTheQuickCheckTakesIntegersAsInt(t *testing.T) {
-	s, err := CompileSchema([]byte(`{"type":"object","properties":{"n":{"type":"integer"},"x":{"type":"number"}}}`))
+	s, err := Compile([]byte(`{"type":"object","properties":{"n":{"type":"integer"},"x":{"type":"number"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mcp
+package schema
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 // SchemaError is a schema that does not compile, said in words at the part of it at fault
 // rather than as the metaschema's path: `"integr" is not a type; did you mean "integer"?` at
 // /properties/n/type. A block reports it at that part of the setting (config.Position.Pointer).
-type SchemaError struct {
+type Error struct {
 	Pointer string // JSON pointer into the schema: the part at fault
 	Key     bool   // the fault is the last segment of Pointer as a key, not its value
 	Msg     string
@@ -27,7 +27,7 @@ type SchemaError struct {
 	Line, Col int
 }
 
-func (e *SchemaError) Error() string {
+func (e *Error) Error() string {
 	if e.Pointer == "" {
 		return "schema: " + e.Msg
 	}
@@ -35,7 +35,7 @@ func (e *SchemaError) Error() string {
 }
 
 // Position is where e is in a schema setting written at p.
-func (e *SchemaError) Position(p config.Position) config.Position {
+func (e *Error) Position(p config.Position) config.Position {
 	q := p.Pointer(e.Pointer)
 	switch {
 	case q.Line == p.Line && q.Col == p.Col && e.Line > 0: // JSON text: the part inside it
@@ -47,7 +47,7 @@ func (e *SchemaError) Position(p config.Position) config.Position {
 }
 
 // locate sets where each problem is in text, and orders them as they are written there.
-func (es SchemaErrors) locate(text []byte) {
+func (es Errors) locate(text []byte) {
 	starts := writtenStarts(text)
 	for _, e := range es {
 		at, ok := starts[e.Pointer]
@@ -58,7 +58,7 @@ func (es SchemaErrors) locate(text []byte) {
 			e.Line, e.Col = lineCol(text, at)
 		}
 	}
-	slices.SortStableFunc(es, func(a, b *SchemaError) int { return starts[a.Pointer] - starts[b.Pointer] })
+	slices.SortStableFunc(es, func(a, b *Error) int { return starts[a.Pointer] - starts[b.Pointer] })
 }
 
 // lineCol is where byte offset off is in text: its line and column (in characters), from 1.
@@ -73,9 +73,9 @@ func lineCol(text []byte, off int) (int, int) {
 var jsonTypes = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
 
 // SchemaErrors are every problem of a schema, in the order they are written.
-type SchemaErrors []*SchemaError
+type Errors []*Error
 
-func (es SchemaErrors) Error() string {
+func (es Errors) Error() string {
 	msgs := make([]string, len(es))
 	for i, e := range es {
 		msgs[i] = e.Error()
@@ -85,14 +85,14 @@ func (es SchemaErrors) Error() string {
 
 // metaschemaProblems say in words why text failed the metaschema: each part that failed, once,
 // in the order written. Nil when err is not the metaschema's.
-func metaschemaProblems(err error, text []byte) SchemaErrors {
+func metaschemaProblems(err error, text []byte) Errors {
 	ve, ok := errors.AsType[*jsonschema.ValidationError](err)
 	if !ok {
 		return nil
 	}
 	var root any
 	_ = json.Unmarshal(text, &root) // it compiled as far as the metaschema: it is JSON
-	var out SchemaErrors
+	var out Errors
 	seen := map[string]bool{}
 	for _, leaf := range leaves(ve, nil) {
 		e := metaschemaProblem(leaf, root)
@@ -106,7 +106,7 @@ func metaschemaProblems(err error, text []byte) SchemaErrors {
 }
 
 // metaschemaProblem says in words what is wrong at one failure of the metaschema.
-func metaschemaProblem(leaf *jsonschema.ValidationError, schema any) *SchemaError {
+func metaschemaProblem(leaf *jsonschema.ValidationError, schema any) *Error {
 	ptr := strings.TrimPrefix(leaf.InstanceLocation, "#")
 	segs := config.PointerSegments(ptr)
 	if typePtr, ok := typeKeyword(segs); ok {
@@ -118,7 +118,7 @@ func metaschemaProblem(leaf *jsonschema.ValidationError, schema any) *SchemaErro
 	if len(segs) > 0 {
 		name = strconv.Quote(segs[len(segs)-1])
 	}
-	return &SchemaError{Pointer: ptr, Msg: name + " " + inWords(keyword(leaf.KeywordLocation), leaf.Message)}
+	return &Error{Pointer: ptr, Msg: name + " " + inWords(keyword(leaf.KeywordLocation), leaf.Message)}
 }
 
 // leaves are the failures ve comes down to; an anyOf or oneOf whose branches all failed is
@@ -179,7 +179,7 @@ func writtenStarts(text []byte) map[string]int {
 
 // typeProblem says what is wrong with the value v of a "type" at ptr: a name that is no
 // type's, or something that is neither a name nor a list of them. Nil when nothing is.
-func typeProblem(ptr string, v any) *SchemaError {
+func typeProblem(ptr string, v any) *Error {
 	switch v := v.(type) {
 	case string:
 		if slices.Contains(jsonTypes, v) {
@@ -187,9 +187,9 @@ func typeProblem(ptr string, v any) *SchemaError {
 		}
 		msg := fmt.Sprintf("%q is not a type", v)
 		if s := config.Suggest(v, jsonTypes); s != "" {
-			return &SchemaError{Pointer: ptr, Msg: msg + fmt.Sprintf("; did you mean %q?", s)}
+			return &Error{Pointer: ptr, Msg: msg + fmt.Sprintf("; did you mean %q?", s)}
 		}
-		return &SchemaError{Pointer: ptr, Msg: msg + "; the types are " + strings.Join(jsonTypes, ", ")}
+		return &Error{Pointer: ptr, Msg: msg + "; the types are " + strings.Join(jsonTypes, ", ")}
 	case []any:
 		for i, item := range v {
 			if e := typeProblem(ptr+"/"+strconv.Itoa(i), item); e != nil {
@@ -198,7 +198,7 @@ func typeProblem(ptr string, v any) *SchemaError {
 		}
 		return nil
 	}
-	return &SchemaError{Pointer: ptr, Msg: "\"type\" must be a type's name (" + strings.Join(jsonTypes, ", ") + ") or a list of them"}
+	return &Error{Pointer: ptr, Msg: "\"type\" must be a type's name (" + strings.Join(jsonTypes, ", ") + ") or a list of them"}
 }
 
 // inWords rewrites the metaschema's message for keyword kw as the end of a sentence whose
@@ -297,7 +297,7 @@ var keywords = []string{"$schema", "$id", "$ref", "$defs", "$anchor", "$dynamicR
 // one (requird, minLenght): JSON Schema ignores a key it does not know, so the rule it meant
 // would silently not hold. A key close to none (an x-mcp-header, an annotation of one's own) is
 // left alone.
-func misspeltKeywords(text []byte) SchemaErrors {
+func misspeltKeywords(text []byte) Errors {
 	var root any
 	if json.Unmarshal(text, &root) != nil {
 		return nil
@@ -307,7 +307,7 @@ func misspeltKeywords(text []byte) SchemaErrors {
 	return out
 }
 
-func misspeltIn(schema any, ptr string, out SchemaErrors) SchemaErrors {
+func misspeltIn(schema any, ptr string, out Errors) Errors {
 	obj, ok := schema.(map[string]any)
 	if !ok {
 		return out
@@ -316,7 +316,7 @@ func misspeltIn(schema any, ptr string, out SchemaErrors) SchemaErrors {
 		at := ptr + joinPointer(k)
 		if !slices.Contains(keywords, k) && !strings.HasPrefix(k, "x-") {
 			if s := config.Suggest(k, keywords); s != "" {
-				out = append(out, &SchemaError{Pointer: at, Key: true,
+				out = append(out, &Error{Pointer: at, Key: true,
 					Msg: fmt.Sprintf("%q is not a JSON Schema keyword (did you mean %q?)", k, s)})
 			}
 			continue
@@ -354,11 +354,11 @@ func sortedKeys(obj map[string]any) []string {
 
 // ReportSchemaProblems reports err, the problem of a schema setting written at p: each
 // *SchemaError at the part at fault, anything else at the setting.
-func ReportSchemaProblems(p config.Position, err error, report func(at config.Position, msg string)) {
-	es, ok := errors.AsType[SchemaErrors](err)
+func ReportProblems(p config.Position, err error, report func(at config.Position, msg string)) {
+	es, ok := errors.AsType[Errors](err)
 	if !ok {
-		if e, one := errors.AsType[*SchemaError](err); one {
-			es = SchemaErrors{e}
+		if e, one := errors.AsType[*Error](err); one {
+			es = Errors{e}
 		}
 	}
 	if len(es) == 0 {

@@ -1,4 +1,4 @@
-package mcp
+package uritemplate
 
 import (
 	"maps"
@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-func TestParseURITemplateErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name, tpl, want string
 	}{
@@ -33,15 +33,15 @@ func TestParseURITemplateErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseURITemplate(tt.tpl)
+			_, err := Parse(tt.tpl)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("ParseURITemplate(%q) = %v, want %q", tt.tpl, err, tt.want)
+				t.Fatalf("Parse(%q) = %v, want %q", tt.tpl, err, tt.want)
 			}
 		})
 	}
 }
 
-func TestURITemplateMatch(t *testing.T) {
+func TestMatch(t *testing.T) {
 	tests := []struct {
 		name, tpl, uri string
 		want           map[string]string // nil: no match
@@ -81,7 +81,7 @@ func TestURITemplateMatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tpl, err := ParseURITemplate(tt.tpl)
+			tpl, err := Parse(tt.tpl)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +93,7 @@ func TestURITemplateMatch(t *testing.T) {
 	}
 }
 
-func TestURITemplateExpand(t *testing.T) {
+func TestExpand(t *testing.T) {
 	tests := []struct {
 		name, tpl string
 		vars      map[string]string
@@ -105,7 +105,7 @@ func TestURITemplateExpand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tpl, err := ParseURITemplate(tt.tpl)
+			tpl, err := Parse(tt.tpl)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,16 +118,16 @@ func TestURITemplateExpand(t *testing.T) {
 		})
 	}
 	t.Run("names come in template order", func(t *testing.T) {
-		tpl, _ := ParseURITemplate("x://{b}/{a}")
+		tpl, _ := Parse("x://{b}/{a}")
 		if got := tpl.Names(); strings.Join(got, ",") != "b,a" {
 			t.Fatalf("Names() = %v", got)
 		}
 	})
 }
 
-// FuzzURITemplate parses any template and matches any URI against it: no
+// FuzzTemplate parses any template and matches any URI against it: no
 // panics, and every match obeys the rules Match documents.
-func FuzzURITemplate(f *testing.F) {
+func FuzzTemplate(f *testing.F) {
 	seeds := [][2]string{
 		{"weather://{city}", "weather://S%C3%A3o%20Paulo"},
 		{"db://{table}/{id}", "db://users/42"},
@@ -139,14 +139,14 @@ func FuzzURITemplate(f *testing.F) {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, text, uri string) {
-		tpl, err := ParseURITemplate(text)
+		tpl, err := Parse(text)
 		if err != nil {
 			if msg := err.Error(); msg == "" || msg[0] < 'a' || msg[0] > 'z' {
 				t.Fatalf("error %q is not a lowercase message", msg)
 			}
 			return
 		}
-		if again, err := ParseURITemplate(tpl.String()); err != nil || again.String() != text {
+		if again, err := Parse(tpl.String()); err != nil || again.String() != text {
 			t.Fatalf("template %q does not parse again: %v", text, err)
 		}
 		vars, ok := tpl.Match(uri)
@@ -173,7 +173,7 @@ func FuzzURITemplate(f *testing.F) {
 
 // literalInValues reports whether an expanded value runs into the literal
 // that follows it, which legitimately changes where a re-match splits.
-func literalInValues(t *URITemplate, vars map[string]string) bool {
+func literalInValues(t *Template, vars map[string]string) bool {
 	for k, name := range t.names {
 		enc, next := escapeValue(vars[name]), t.lits[k+1]
 		if next != "" && strings.Index(enc+next, next) != len(enc) {

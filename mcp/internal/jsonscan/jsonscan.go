@@ -1,4 +1,7 @@
-package mcp
+// Package jsonscan walks JSON text that is already known to be well formed, to pick out a few
+// members on the MCP core's hot path without reflection and with exact, case-sensitive keys,
+// and writes JSON strings. It is the core's own (internal): nothing outside mcp/ uses it.
+package jsonscan
 
 import (
 	"encoding/json"
@@ -11,7 +14,8 @@ import (
 // They never recurse, and they report malformed input instead of panicking, so
 // a caller that hands them unvalidated bytes gets a refusal, not a crash.
 
-func skipSpace(b []byte, i int) int {
+// SkipSpace returns the index of the first byte at or after i that is not JSON white space.
+func SkipSpace(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
 		case ' ', '\t', '\n', '\r':
@@ -23,8 +27,8 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// skipString returns the index just past the string that opens at b[i].
-func skipString(b []byte, i int) int {
+// SkipString returns the index just past the string that opens at b[i].
+func SkipString(b []byte, i int) int {
 	for i++; i < len(b); i++ {
 		switch b[i] {
 		case '\\':
@@ -44,13 +48,13 @@ func isValueEnd(c byte) bool {
 	return false
 }
 
-// skipValue returns the index just past the value that starts at b[i], or -1.
-func skipValue(b []byte, i int) int {
+// SkipValue returns the index just past the value that starts at b[i], or -1.
+func SkipValue(b []byte, i int) int {
 	depth := 0
 	for i < len(b) {
 		switch b[i] {
 		case '"':
-			i = skipString(b, i)
+			i = SkipString(b, i)
 			if i < 0 || depth == 0 {
 				return i
 			}
@@ -79,14 +83,14 @@ func skipValue(b []byte, i int) int {
 	return -1
 }
 
-// nestingOffset returns the offset of the first bracket that nests deeper than
+// NestingOffset returns the offset of the first bracket that nests deeper than
 // max, or -1 when the document stays within it.
-func nestingOffset(b []byte, max int) int {
+func NestingOffset(b []byte, max int) int {
 	depth := 0
 	for i := 0; i < len(b); i++ {
 		switch b[i] {
 		case '"':
-			j := skipString(b, i)
+			j := SkipString(b, i)
 			if j < 0 {
 				return -1
 			}
@@ -103,95 +107,95 @@ func nestingOffset(b []byte, max int) int {
 	return -1
 }
 
-// eachMember calls fn with the quoted key and the raw value of every member of
+// EachMember calls fn with the quoted key and the raw value of every member of
 // the object in b, until fn returns false. It reports whether b was an object.
-func eachMember(b []byte, fn func(key, val []byte) bool) bool {
-	i := skipSpace(b, 0)
+func EachMember(b []byte, fn func(key, val []byte) bool) bool {
+	i := SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
 	}
-	i = skipSpace(b, i+1)
+	i = SkipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return skipSpace(b, i+1) == len(b)
+		return SkipSpace(b, i+1) == len(b)
 	}
 	for i < len(b) && b[i] == '"' {
-		ke := skipString(b, i)
+		ke := SkipString(b, i)
 		if ke < 0 {
 			return false
 		}
 		key := b[i:ke]
-		i = skipSpace(b, ke)
+		i = SkipSpace(b, ke)
 		if i >= len(b) || b[i] != ':' {
 			return false
 		}
-		vs := skipSpace(b, i+1)
-		ve := skipValue(b, vs)
+		vs := SkipSpace(b, i+1)
+		ve := SkipValue(b, vs)
 		if ve < 0 || ve == vs {
 			return false
 		}
 		if !fn(key, b[vs:ve]) {
 			return true
 		}
-		i = skipSpace(b, ve)
+		i = SkipSpace(b, ve)
 		if i < len(b) && b[i] == '}' {
-			return skipSpace(b, i+1) == len(b)
+			return SkipSpace(b, i+1) == len(b)
 		}
 		if i >= len(b) || b[i] != ',' {
 			return false
 		}
-		i = skipSpace(b, i+1)
+		i = SkipSpace(b, i+1)
 	}
 	return false
 }
 
-// eachElement calls fn with every element of the array in b. It reports
+// EachElement calls fn with every element of the array in b. It reports
 // whether b was an array.
-func eachElement(b []byte, fn func(val []byte)) bool {
-	i := skipSpace(b, 0)
+func EachElement(b []byte, fn func(val []byte)) bool {
+	i := SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return false
 	}
-	i = skipSpace(b, i+1)
+	i = SkipSpace(b, i+1)
 	if i < len(b) && b[i] == ']' {
-		return skipSpace(b, i+1) == len(b)
+		return SkipSpace(b, i+1) == len(b)
 	}
 	for i < len(b) {
-		ve := skipValue(b, i)
+		ve := SkipValue(b, i)
 		if ve < 0 || ve == i {
 			return false
 		}
 		fn(b[i:ve])
-		i = skipSpace(b, ve)
+		i = SkipSpace(b, ve)
 		if i < len(b) && b[i] == ']' {
-			return skipSpace(b, i+1) == len(b)
+			return SkipSpace(b, i+1) == len(b)
 		}
 		if i >= len(b) || b[i] != ',' {
 			return false
 		}
-		i = skipSpace(b, i+1)
+		i = SkipSpace(b, i+1)
 	}
 	return false
 }
 
-// keyText returns the unescaped text of a quoted key; it only allocates when
+// KeyText returns the unescaped text of a quoted key; it only allocates when
 // the key holds escapes.
-func keyText(q []byte) []byte {
+func KeyText(q []byte) []byte {
 	if len(q) < 2 {
 		return nil
 	}
 	inner := q[1 : len(q)-1]
 	for _, c := range inner {
 		if c == '\\' {
-			s, _ := unquote(q)
+			s, _ := Unquote(q)
 			return []byte(s)
 		}
 	}
 	return inner
 }
 
-// unquote decodes a raw JSON string value. It reports false when raw is not a
+// Unquote decodes a raw JSON string value. It reports false when raw is not a
 // JSON string.
-func unquote(raw []byte) (string, bool) {
+func Unquote(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
@@ -213,13 +217,13 @@ func unquote(raw []byte) (string, bool) {
 	return s, true
 }
 
-// isNull reports whether raw is absent or the JSON literal null.
-func isNull(raw []byte) bool {
+// IsNull reports whether raw is absent or the JSON literal null.
+func IsNull(raw []byte) bool {
 	return len(raw) == 0 || string(raw) == "null"
 }
 
-// jsonKind names the JSON type of a raw value for error messages.
-func jsonKind(raw []byte) string {
+// Kind names the JSON type of a raw value for error messages.
+func Kind(raw []byte) string {
 	if len(raw) == 0 {
 		return "nothing"
 	}
@@ -238,11 +242,12 @@ func jsonKind(raw []byte) string {
 	return "number"
 }
 
-const hexDigits = "0123456789abcdef"
+// HexDigits are the digits of a \u escape.
+const HexDigits = "0123456789abcdef"
 
-// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, and
+// AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, and
 // U+2028/U+2029 are escaped, as encoding/json does.
-func appendString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -263,7 +268,7 @@ func appendString(dst []byte, s string) []byte {
 			case '\t':
 				dst = append(dst, '\\', 't')
 			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+				dst = append(dst, '\\', 'u', '0', '0', HexDigits[c>>4], HexDigits[c&0xf])
 			}
 			i++
 			start = i
@@ -279,7 +284,7 @@ func appendString(dst []byte, s string) []byte {
 		}
 		if r == '\u2028' || r == '\u2029' {
 			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			dst = append(dst, '\\', 'u', '2', '0', '2', HexDigits[r&0xf])
 			i += size
 			start = i
 			continue

@@ -1,8 +1,10 @@
-package mcp
+package jsonrpc_test
 
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 func TestParseID(t *testing.T) {
@@ -28,15 +30,15 @@ func TestParseID(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			id, err := ParseID([]byte(tt.raw))
+			id, err := jsonrpc.ParseID([]byte(tt.raw))
 			if tt.wantErr == "" {
 				if err != nil || id.String() != tt.raw {
 					t.Fatalf("ParseID(%s) = %q, %v; want it kept verbatim", tt.raw, id, err)
 				}
 				return
 			}
-			e, ok := err.(*Error)
-			if !ok || e.Code != CodeInvalidRequest || e.Message != tt.wantErr {
+			e, ok := err.(*jsonrpc.Error)
+			if !ok || e.Code != jsonrpc.CodeInvalidRequest || e.Message != tt.wantErr {
 				t.Fatalf("ParseID(%s) error = %#v; want -32600 %q", tt.raw, err, tt.wantErr)
 			}
 		})
@@ -46,12 +48,12 @@ func TestParseID(t *testing.T) {
 func TestIDConstructorsAndJSON(t *testing.T) {
 	tests := []struct {
 		name string
-		id   ID
+		id   jsonrpc.ID
 		want string
 	}{
-		{"a string id marshals quoted", StringID(`say "hi"`), `"say \"hi\""`},
-		{"an integer id marshals bare", IntID(-3), `-3`},
-		{"no id marshals as null", ID{}, `null`},
+		{"a string id marshals quoted", jsonrpc.StringID(`say "hi"`), `"say \"hi\""`},
+		{"an integer id marshals bare", jsonrpc.IntID(-3), `-3`},
+		{"no id marshals as null", jsonrpc.ID{}, `null`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,7 +64,7 @@ func TestIDConstructorsAndJSON(t *testing.T) {
 			if tt.id.IsZero() {
 				return
 			}
-			var back ID
+			var back jsonrpc.ID
 			if err := json.Unmarshal(b, &back); err != nil || back != tt.id {
 				t.Fatalf("round trip = %q, %v; want %q", back, err, tt.id)
 			}
@@ -73,29 +75,29 @@ func TestIDConstructorsAndJSON(t *testing.T) {
 func TestAppendResponse(t *testing.T) {
 	tests := []struct {
 		name string
-		resp Response
+		resp jsonrpc.Response
 		want string
 	}{
-		{"a string id is echoed with its type", Response{ID: StringID("abc"), Result: json.RawMessage(`{"tools":[]}`)},
+		{"a string id is echoed with its type", jsonrpc.Response{ID: jsonrpc.StringID("abc"), Result: json.RawMessage(`{"tools":[]}`)},
 			`{"jsonrpc":"2.0","id":"abc","result":{"tools":[]}}`},
-		{"an integer id is echoed with its type", Response{ID: IntID(7), Result: json.RawMessage(`{}`)},
+		{"an integer id is echoed with its type", jsonrpc.Response{ID: jsonrpc.IntID(7), Result: json.RawMessage(`{}`)},
 			`{"jsonrpc":"2.0","id":7,"result":{}}`},
-		{"an empty result is an empty object", Response{ID: IntID(1)},
+		{"an empty result is an empty object", jsonrpc.Response{ID: jsonrpc.IntID(1)},
 			`{"jsonrpc":"2.0","id":1,"result":{}}`},
-		{"a null result is an empty object", Response{ID: IntID(1), Result: json.RawMessage(`null`)},
+		{"a null result is an empty object", jsonrpc.Response{ID: jsonrpc.IntID(1), Result: json.RawMessage(`null`)},
 			`{"jsonrpc":"2.0","id":1,"result":{}}`},
-		{"an error without a known id omits the id", Response{Error: NewError(CodeParseError, "Parse error")},
+		{"an error without a known id omits the id", jsonrpc.Response{Error: jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error")},
 			`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}`},
-		{"error data is encoded", Response{ID: IntID(41), Error: &Error{Code: CodeResourceNotFound, Message: "Resource not found", Data: map[string]string{"uri": "x://y"}}},
+		{"error data is encoded", jsonrpc.Response{ID: jsonrpc.IntID(41), Error: &jsonrpc.Error{Code: jsonrpc.CodeResourceNotFound, Message: "Resource not found", Data: map[string]string{"uri": "x://y"}}},
 			`{"jsonrpc":"2.0","id":41,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"x://y"}}}`},
-		{"unencodable error data is left out", Response{ID: IntID(2), Error: &Error{Code: -32603, Message: "m", Data: func() {}}},
+		{"unencodable error data is left out", jsonrpc.Response{ID: jsonrpc.IntID(2), Error: &jsonrpc.Error{Code: -32603, Message: "m", Data: func() {}}},
 			`{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"m"}}`},
-		{"messages are escaped", Response{ID: IntID(3), Error: NewError(-32601, "Method not found: %s", "a\"b\n\u2028")},
+		{"messages are escaped", jsonrpc.Response{ID: jsonrpc.IntID(3), Error: jsonrpc.NewError(-32601, "Method not found: %s", "a\"b\n\u2028")},
 			`{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Method not found: a\"b\n\u2028"}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := string(AppendResponse(nil, tt.resp))
+			got := string(jsonrpc.AppendResponse(nil, tt.resp))
 			if got != tt.want {
 				t.Fatalf("got  %s\nwant %s", got, tt.want)
 			}
@@ -122,33 +124,15 @@ func TestEncodeNotification(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := EncodeNotification(tt.method, tt.params)
+			got, err := jsonrpc.EncodeNotification(tt.method, tt.params)
 			if err != nil || string(got) != tt.want {
 				t.Fatalf("got %s, %v; want %s", got, err, tt.want)
 			}
 		})
 	}
 	t.Run("unencodable params are an error", func(t *testing.T) {
-		if _, err := EncodeNotification("x", func() {}); err == nil {
+		if _, err := jsonrpc.EncodeNotification("x", func() {}); err == nil {
 			t.Fatal("want an error")
 		}
 	})
-}
-
-func TestAppendStringMatchesEncodingJSON(t *testing.T) {
-	for _, s := range []string{"", "plain", "quote\" back\\slash", "ctl\x00\x01\x1f", "tab\t nl\n cr\r",
-		"São Paulo", "bad \xff utf8", "sep \u2028 \u2029", "<html>&"} {
-		t.Run("the string "+s+" decodes back the same way encoding/json does", func(t *testing.T) {
-			got := appendString(nil, s)
-			var back, want string
-			if err := json.Unmarshal(got, &back); err != nil {
-				t.Fatalf("invalid JSON %s: %v", got, err)
-			}
-			std, _ := json.Marshal(s)
-			_ = json.Unmarshal(std, &want)
-			if back != want {
-				t.Fatalf("decoded %q, encoding/json gives %q", back, want)
-			}
-		})
-	}
 }
