@@ -22,7 +22,7 @@ func init() {
 		Type:    "test",
 		Summary: "test cases beside a config, in its tests/ folder, run by octo test",
 		Files: []runtime.AdapterFile{{
-			Name: "test", Pattern: Dir + "/*.yaml", Settings: runtime.SettingsOf[File](),
+			Name: "test", Pattern: Dir + "/*.yaml", Settings: runtime.SettingsTypeOf[File](),
 			Doc: "A file of test cases: each sends an HTTP or MCP request to a flow of the config beside it, with stubs for its http-request calls, and checks the answer.",
 		}},
 	})

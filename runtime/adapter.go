@@ -41,7 +41,7 @@ type AdapterFile struct {
 	// Pattern names the files, relative to the adapter's folder: workspace.yaml, servers/*.yaml.
 	Pattern  string
 	Doc      string
-	Settings *SettingsSpec
+	Settings SettingsType
 }
 
 // RegisterAdapter adds a config adapter; call it from the adapter package's init.

@@ -103,12 +103,12 @@ type BlockSpec struct {
 }
 
 // Settings describes the block's settings type.
-func (s BlockSpec) Settings() *SettingsSpec { return s.Build.settings }
+func (s BlockSpec) Settings() *SettingsSpec { return s.Build.settings.Spec() }
 
 // BlockBuilder builds a block from its settings once the runtime has decoded and compiled them;
 // BlockFunc makes one.
 type BlockBuilder struct {
-	settings *SettingsSpec
+	settings SettingsType
 	build    func(b *Build, settings any) (Block, error)
 }
 
@@ -116,7 +116,7 @@ type BlockBuilder struct {
 // applied, enums and bounds checked and typed settings compiled, and reports what only it can
 // check with b.Errorf. Problems are reported, never panicked; the block is not used when any is.
 func BlockFunc[S any](build func(b *Build, s *S) (Block, error)) BlockBuilder {
-	return BlockBuilder{settings: SettingsOf[S](), build: func(b *Build, s any) (Block, error) { return build(b, s.(*S)) }}
+	return BlockBuilder{settings: SettingsTypeOf[S](), build: func(b *Build, s any) (Block, error) { return build(b, s.(*S)) }}
 }
 
 // ConnectorSpec registers a connector type.
@@ -131,26 +131,26 @@ type ConnectorSpec struct {
 	// (Message.Transport: "http" for an *httpmsg.Exchange, "stdio" for a *stdiomsg.Event), so
 	// a block that needs another is refused at build time; "" promises none.
 	Transport string
-	// Source describes the settings of a flow's source on this connector (SettingsOf), which
-	// Attach finds decoded in SourceBuild.Settings; nil when a source takes none.
-	Source *SettingsSpec
+	// Source names the settings of a flow's source on this connector (SettingsTypeOf), which
+	// Attach finds decoded in SourceBuild.Settings; unset when a source takes none.
+	Source SettingsType
 	// OnePerService says a config may declare one connector of this type: it serves what the
 	// process has once (stdio: its standard input and output), so a second could never start.
 	OnePerService bool
 }
 
 // Settings describes the connector's settings type.
-func (s ConnectorSpec) Settings() *SettingsSpec { return s.Build.settings }
+func (s ConnectorSpec) Settings() *SettingsSpec { return s.Build.settings.Spec() }
 
 // ConnectorBuilder builds a connector from its decoded settings; ConnectorFunc makes one.
 type ConnectorBuilder struct {
-	settings *SettingsSpec
+	settings SettingsType
 	build    func(c *ConnectorBuild, settings any) (Connector, error)
 }
 
 // ConnectorFunc is the builder of a connector whose settings are an S (see BlockFunc).
 func ConnectorFunc[S any](build func(c *ConnectorBuild, s *S) (Connector, error)) ConnectorBuilder {
-	return ConnectorBuilder{settings: SettingsOf[S](), build: func(c *ConnectorBuild, s any) (Connector, error) { return build(c, s.(*S)) }}
+	return ConnectorBuilder{settings: SettingsTypeOf[S](), build: func(c *ConnectorBuild, s any) (Connector, error) { return build(c, s.(*S)) }}
 }
 
 // Connector moves messages between the outside world and flows. Each flow
@@ -193,8 +193,8 @@ func RegisterConnector(spec ConnectorSpec) {
 	if spec.Type == "" || spec.Build.build == nil {
 		panic(fmt.Sprintf("runtime: connector type %q registered without a name or a builder (Build: runtime.ConnectorFunc(build))", spec.Type))
 	}
-	if spec.Source == nil {
-		spec.Source = SettingsOf[struct{}]()
+	if spec.Source.spec == nil {
+		spec.Source = SettingsTypeOf[struct{}]()
 	}
 	registry.Lock()
 	defer registry.Unlock()

@@ -87,7 +87,7 @@ func (bd *builder) onePerService(cc *config.Connector, spec ConnectorSpec) bool 
 // flow; problems are reported.
 func (bd *builder) attach(conn Connector, spec ConnectorSpec, fc *config.Flow, flow *Flow) {
 	src := &SourceBuild{Flow: fc.Name, At: fc.Source.At, settingsOf: newSettingsOf(bd)}
-	settings, ok := src.decode(spec.Source, fc.Source.Settings, fc.Source.At.Field("settings"), fc.Source.Node, nil)
+	settings, ok := src.decode(spec.Source.Spec(), fc.Source.Settings, fc.Source.At.Field("settings"), fc.Source.Node, nil)
 	if !ok {
 		return
 	}

@@ -87,6 +87,24 @@ var (
 // from init, so every test of the program finds the mistake.
 func SettingsOf[S any]() *SettingsSpec { return specOf(reflect.TypeFor[S]()) }
 
+// SettingsType names a settings type where a block, connector, source or adapter file is
+// registered (SettingsTypeOf); its spec is built the first time it is asked for, so a process
+// walks the types its configs use, not every registered one (a megabyte, and half of octo's
+// start, when every spec was built in init). A malformed tag then panics at that first use;
+// the test that walks every registered spec finds it before a user does.
+type SettingsType struct{ spec func() *SettingsSpec }
+
+// SettingsTypeOf names S for registration.
+func SettingsTypeOf[S any]() SettingsType { return SettingsType{sync.OnceValue(SettingsOf[S])} }
+
+// Spec builds the type's spec once and returns it; nil for the zero SettingsType.
+func (t SettingsType) Spec() *SettingsSpec {
+	if t.spec == nil {
+		return nil
+	}
+	return t.spec()
+}
+
 // specOf returns the cached spec of struct type t, building it on first use.
 func specOf(t reflect.Type) *SettingsSpec {
 	specs.Lock()

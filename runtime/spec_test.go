@@ -54,14 +54,14 @@ func TestTheSettingsSpecDescribesEveryKey(t *testing.T) {
 	var http, httpSource *runtime.SettingsSpec
 	for _, c := range runtime.ConnectorTypes() {
 		if c.Type == "http" {
-			http, httpSource = c.Settings(), c.Source
+			http, httpSource = c.Settings(), c.Source.Spec()
 		}
 	}
 	var serverFile *runtime.SettingsSpec
 	for _, a := range runtime.AdapterTypes() {
 		for _, f := range a.Files {
 			if f.Pattern == "servers/*.yaml" {
-				serverFile = f.Settings
+				serverFile = f.Settings.Spec()
 			}
 		}
 	}

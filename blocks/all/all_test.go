@@ -68,11 +68,11 @@ func TestEverySettingIsDocumented(t *testing.T) {
 		specs = append(specs, named{"block " + b.Type, b.Settings()})
 	}
 	for _, c := range runtime.ConnectorTypes() {
-		specs = append(specs, named{"connector " + c.Type, c.Settings()}, named{"connector " + c.Type + " source", c.Source})
+		specs = append(specs, named{"connector " + c.Type, c.Settings()}, named{"connector " + c.Type + " source", c.Source.Spec()})
 	}
 	for _, a := range runtime.AdapterTypes() {
 		for _, f := range a.Files {
-			specs = append(specs, named{"adapter " + a.Type + " " + f.Pattern, f.Settings})
+			specs = append(specs, named{"adapter " + a.Type + " " + f.Pattern, f.Settings.Spec()})
 		}
 	}
 	if len(specs) < 10 {

@@ -33,7 +33,7 @@ func init() {
 			"flows:\n  - name: mcp\n    source: { connector: api, settings: { path: /mcp, methods: [POST] } }\n",
 		Build:     runtime.ConnectorFunc(build),
 		Transport: httpmsg.Transport,
-		Source:    runtime.SettingsOf[sourceSettings](),
+		Source:    runtime.SettingsTypeOf[sourceSettings](),
 	})
 }
 

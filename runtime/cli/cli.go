@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/heapfloor"
 	"github.com/octo-run/octo/runtime/printable"
 )
 
@@ -53,6 +54,7 @@ func Main(ctx context.Context, env *Env, args []string) int {
 	if env.LookupEnv == nil {
 		env.LookupEnv = os.LookupEnv
 	}
+	heapfloor.Keep(heapfloor.DefaultFloor) // unless GOGC says otherwise: see the package
 	if len(args) == 0 {
 		printHelp(env.Stderr)
 		return 2

@@ -87,8 +87,8 @@ func adapterPage(a runtime.AdapterSpec) string {
 	fmt.Fprintf(&b, "# Config adapter `%s`\n\n%s.\n", a.Type, capitalize(a.Summary))
 	for _, f := range a.Files {
 		fmt.Fprintf(&b, "\n## `%s`\n\n%s Schema: [%s](%s) (`octo schema %s`).\n\n", f.Pattern, f.Doc, SchemaFile(f.Name), SchemaFile(f.Name), f.Name)
-		markdownRows(&b, rows(f.Settings))
-		for _, field := range f.Settings.Fields {
+		markdownRows(&b, rows(f.Settings.Spec()))
+		for _, field := range f.Settings.Spec().Fields {
 			if field.Kind == runtime.KindSettings {
 				fmt.Fprintf(&b, "\n`%s` takes the [%s](block-%s.md) block's settings.\n", field.Key, field.Block, field.Block)
 			}

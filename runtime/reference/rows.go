@@ -92,7 +92,7 @@ func connectorComponent(c runtime.ConnectorSpec) component {
 	return component{kind: "connector", name: c.Type, summary: c.Summary, doc: c.Doc, example: c.Example,
 		tables: []table{
 			{"Settings", "Written under the connector's `settings`.", rows(c.Settings())},
-			{"Source settings", "Written under `source.settings` of a flow on " + article(c.Type) + " " + c.Type + " connector.", rows(c.Source)},
+			{"Source settings", "Written under `source.settings` of a flow on " + article(c.Type) + " " + c.Type + " connector.", rows(c.Source.Spec())},
 		}}
 }
 

@@ -109,7 +109,7 @@ func configSchema() *obj {
 // fileSchema describes a config adapter's file.
 func fileSchema(a runtime.AdapterSpec, f runtime.AdapterFile) *obj {
 	g := newGen(false)
-	return g.root("octo "+a.Type+" "+f.Pattern, f.Doc, g.object(f.Settings, nil))
+	return g.root("octo "+a.Type+" "+f.Pattern, f.Doc, g.object(f.Settings.Spec(), nil))
 }
 
 // connector describes a connectors item: its settings by its type.
@@ -143,9 +143,9 @@ func (g *gen) source() *obj {
 	for _, c := range runtime.ConnectorTypes() {
 		types = append(types, named{c.Type, c.Summary})
 		settings := g.def("source."+c.Type, func() *obj {
-			return g.component(c.Type+" source settings", "A flow's source on a "+c.Type+" connector.", "", c.Source)
+			return g.component(c.Type+" source settings", "A flow's source on a "+c.Type+" connector.", "", c.Source.Spec())
 		})
-		ifs = append(ifs, g.when(c.Type, withSettings(newObj(), settings, c.Source)))
+		ifs = append(ifs, g.when(c.Type, withSettings(newObj(), settings, c.Source.Spec())))
 		all = append(all, settings)
 	}
 	props(s).set("type", typeChoice(props(s).vals["type"].(*obj), types))

@@ -31,6 +31,7 @@ func TestMain(m *testing.M) {
 	octoBin = filepath.Join(dir, "octo")
 	build := exec.Command("go", "build", "-o", octoBin, ".")
 	build.Dir = repoRoot()
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build and bin/octo build it
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building octo:", err)

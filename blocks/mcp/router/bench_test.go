@@ -3,11 +3,15 @@ package router_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -39,7 +43,7 @@ func init() {
 		Summary: "test: keeps attached flows for benchmarks",
 		// It stands in for the sample's http connector: any settings go.
 		Build:  runtime.ConnectorFunc(func(*runtime.ConnectorBuild, *map[string]any) (runtime.Connector, error) { return captured, nil }),
-		Source: runtime.SettingsOf[map[string]any](),
+		Source: runtime.SettingsTypeOf[map[string]any](),
 	})
 }
 
@@ -164,7 +168,73 @@ func BenchmarkToolsCallOverHTTP(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = svc.Stop(context.Background()) })
-	url := "http://" + svc.Connector("api").(*octohttp.Connector).Addr() + "/mcp"
+	benchmarkOverHTTP(b, "http://"+svc.Connector("api").(*octohttp.Connector).Addr()+"/mcp")
+}
+
+// BenchmarkRawOverHTTP is the baseline of BenchmarkToolsCallOverHTTP: a hand-written net/http
+// handler giving the same answer (samples/e2e/load's), on loopback, driven by the same client
+// in the same process. The two ns/op compare what the router's generality costs per request.
+func BenchmarkRawOverHTTP(b *testing.B) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(rawForecast), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	b.Cleanup(func() { _ = srv.Close() })
+	benchmarkOverHTTP(b, "http://"+ln.Addr().String()+"/mcp")
+}
+
+// rawForecast answers the forecast call as a hand-written server would: encoding/json in and
+// out, the text block the structured result as JSON.
+func rawForecast(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Params  struct {
+			Name      string `json:"name"`
+			Arguments struct {
+				City *string `json:"city"`
+			} `json:"arguments"`
+		} `json:"params"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<20)).Decode(&req); err != nil || req.Params.Arguments.City == nil {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	type forecast struct {
+		City    string `json:"city"`
+		Summary string `json:"summary"`
+	}
+	out := forecast{City: *req.Params.Arguments.City, Summary: "Sunny, 24C"}
+	text, _ := json.Marshal(out)
+	var resp struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  struct {
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+			StructuredContent forecast `json:"structuredContent"`
+		} `json:"result"`
+	}
+	resp.JSONRPC, resp.ID = "2.0", req.ID
+	resp.Result.Content = append(resp.Result.Content, struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}{"text", string(text)})
+	resp.Result.StructuredContent = out
+	body, _ := json.Marshal(resp)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body)
+}
+
+// benchmarkOverHTTP posts the forecast call to url from 32 keep-alive clients, checking every
+// answer.
+func benchmarkOverHTTP(b *testing.B, url string) {
 	tr := &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}
 	b.Cleanup(tr.CloseIdleConnections)
 	client := &http.Client{Transport: tr}

@@ -34,6 +34,7 @@ const (
 
 type options struct {
 	binary, config          string
+	rawInProcess            bool
 	duration, warmup        time.Duration
 	concurrency, procs      int
 	rounds                  int
@@ -59,7 +60,16 @@ func run() int {
 	flag.Float64Var(&o.minRatio, "min-ratio", 0, "exit 1 when octo/raw throughput is below this (0: report only)")
 	flag.DurationVar(&o.startTimeout, "start-timeout", 15*time.Second, "how long to wait for octo to answer")
 	flag.DurationVar(&o.stopGrace, "stop-grace", 3*time.Second, "how long octo may take to stop before it is killed")
+	flag.BoolVar(&o.rawInProcess, "raw-in-process", false, "serve the baseline inside this process, beside the client, instead of as a process of its own")
+	serveRaw := flag.Bool("serve-raw", false, "serve the baseline on a free loopback port until killed (what the harness runs as its raw process)")
 	flag.Parse()
+	if *serveRaw {
+		if err := serveRawForever(); err != nil {
+			fmt.Fprintln(os.Stderr, "load:", err)
+			return 1
+		}
+		return 0
+	}
 	if o.duration <= 0 || o.warmup < 0 || o.concurrency <= 0 || o.procs <= 0 || o.rounds <= 0 {
 		fmt.Fprintln(os.Stderr, "load: -duration, -concurrency, -procs and -rounds must be positive, -warmup not negative")
 		return 2
@@ -76,43 +86,47 @@ func run() int {
 }
 
 func measure(ctx context.Context, o options) error {
-	fmt.Printf("load: %d CPUs, GOMAXPROCS=%d for octo and for this process (client and raw server), "+
+	where := "a process of its own"
+	if o.rawInProcess {
+		where = "this process, beside the client"
+	}
+	fmt.Printf("load: %d CPUs, GOMAXPROCS=%d for octo, the raw server (in %s) and the client, "+
 		"concurrency %d, warmup %s, duration %s, %d round(s), servers measured one after the other\n",
-		runtime.NumCPU(), o.procs, o.concurrency, o.warmup, o.duration, o.rounds)
+		runtime.NumCPU(), o.procs, where, o.concurrency, o.warmup, o.duration, o.rounds)
 
 	proc, octoURL, err := startOcto(ctx, o)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = proc.stop() }()
-	rawURL, stopRaw, err := startRaw()
+	raw, err := startRaw(ctx, o)
 	if err != nil {
 		return err
 	}
-	defer stopRaw()
+	defer raw.stop()
+	reportIdle(proc, raw.proc)
 
 	var ratios, cpuRatios []float64
 	errs := 0
 	for round := 1; round <= o.rounds; round++ {
-		octo, raw, err := oneRound(ctx, o, proc, octoURL, rawURL)
+		octoRes, rawRes, err := oneRound(ctx, o, proc, octoURL, raw)
 		if err != nil {
 			return err
 		}
-		report("octo", octo)
-		report("raw", raw)
-		ratio := octo.rps / raw.rps
+		report("octo", octoRes)
+		report("raw", rawRes)
+		ratio := octoRes.rps / rawRes.rps
 		ratios = append(ratios, ratio)
-		fmt.Printf("round %d: octo/raw throughput %.2f", round, ratio)
-		if c, ok := perRequestCPU(octo, raw); ok {
-			cpuRatios = append(cpuRatios, c.raw/(c.octo+c.client))
-			fmt.Printf("; CPU µs per request: octo %.0f + client %.0f = %.0f, raw with client %.0f; ratio %.2f",
-				c.octo, c.client, c.octo+c.client, c.raw, c.raw/(c.octo+c.client))
+		fmt.Printf("round %d: octo/raw throughput %.2f, p99 %.2f× raw", round, ratio, float64(octoRes.p99)/float64(rawRes.p99))
+		if c, ok := perRequestCPU(octoRes, rawRes); ok {
+			cpuRatios = append(cpuRatios, c.ratio())
+			fmt.Printf("; CPU µs per request: %s; ratio %.2f", c, c.ratio())
 		}
 		fmt.Println()
-		if n := octo.errors + raw.errors; n > 0 {
+		if n := octoRes.errors + rawRes.errors; n > 0 {
 			errs += n
 			fmt.Fprintf(os.Stderr, "load: %d wrong or failed answers (octo %d, raw %d); first: %s\n",
-				n, octo.errors, raw.errors, firstOf(octo.firstErr, raw.firstErr))
+				n, octoRes.errors, rawRes.errors, firstOf(octoRes.firstErr, rawRes.firstErr))
 		}
 	}
 	if err := proc.stop(); err != nil {
@@ -127,7 +141,7 @@ func measure(ctx context.Context, o options) error {
 		ratio, len(ratios), lo, hi, verdict)
 	if len(cpuRatios) > 0 {
 		c, lo, hi := median(cpuRatios)
-		fmt.Printf("ratio of CPU per request, raw run/octo run (client included): %.2f (median of %d; min %.2f, max %.2f)\n",
+		fmt.Printf("ratio of CPU per request, raw run/octo run (server and client): %.2f (median of %d; min %.2f, max %.2f)\n",
 			c, len(cpuRatios), lo, hi)
 	}
 	switch {
@@ -141,42 +155,75 @@ func measure(ctx context.Context, o options) error {
 
 // oneRound drives octo, then the raw server, reading CPU times around each
 // measured window.
-func oneRound(ctx context.Context, o options, proc *octoProc, octoURL, rawURL string) (octo, raw result, err error) {
-	octo, err = drive(ctx, octoURL, o, func() cpuTimes {
-		self, ok1 := selfCPU()
-		server, ok2 := processCPU(proc.cmd.Process.Pid)
-		return cpuTimes{self, server, ok1 && ok2}
-	})
+func oneRound(ctx context.Context, o options, proc *octoProc, octoURL string, raw *rawServer) (octo, rawRes result, err error) {
+	octo, err = drive(ctx, octoURL, o, serverCPU(proc))
 	if err == nil && !proc.alive() {
 		err = fmt.Errorf("exited during the run (%v)\n%s", proc.err, proc.logs.String())
 	}
 	if err != nil {
-		return octo, raw, fmt.Errorf("octo: %w", err)
+		return octo, rawRes, fmt.Errorf("octo: %w", err)
 	}
-	raw, err = drive(ctx, rawURL, o, func() cpuTimes {
-		self, ok := selfCPU()
-		return cpuTimes{self: self, ok: ok}
-	})
+	rawRes, err = drive(ctx, raw.url, o, serverCPU(raw.proc))
+	if err == nil && raw.proc != nil && !raw.proc.alive() {
+		err = fmt.Errorf("exited during the run (%v)\n%s", raw.proc.err, raw.proc.logs.String())
+	}
 	if err != nil {
-		return octo, raw, fmt.Errorf("raw: %w", err)
+		return octo, rawRes, fmt.Errorf("raw: %w", err)
 	}
-	return octo, raw, nil
+	return octo, rawRes, nil
 }
 
-// requestCPU is CPU time per measured request, in microseconds: octo's
-// process and this one (only the client) during the octo run, and this one
-// (client and raw server) during the raw run. Unlike requests/s, these
-// barely move when other work shares the machine, and the two totals
-// compare like for like: the same client plus each server.
-type requestCPU struct{ octo, client, raw float64 }
+// serverCPU reads the CPU times of this process and of the server process p (nil: the server
+// runs in this process).
+func serverCPU(p *octoProc) func() cpuTimes {
+	return func() cpuTimes {
+		self, ok := selfCPU()
+		if p == nil {
+			return cpuTimes{self: self, ok: ok}
+		}
+		server, ok2 := processCPU(p.cmd.Process.Pid)
+		return cpuTimes{self, server, ok && ok2}
+	}
+}
+
+// requestCPU is CPU time per measured request, in microseconds, of each server process and of
+// this one (the client) during its run; with the baseline in this process, rawServer is 0
+// and rawClient holds both. Unlike requests/s, these barely move when other work shares the
+// machine, and the totals compare like for like: the same client plus each server.
+type requestCPU struct{ octo, octoClient, raw, rawClient float64 }
+
+func (c requestCPU) ratio() float64 { return (c.raw + c.rawClient) / (c.octo + c.octoClient) }
+
+func (c requestCPU) String() string {
+	if c.raw == 0 {
+		return fmt.Sprintf("octo %.0f + client %.0f = %.0f, raw with client %.0f", c.octo, c.octoClient, c.octo+c.octoClient, c.rawClient)
+	}
+	return fmt.Sprintf("octo %.0f + client %.0f = %.0f, raw %.0f + client %.0f = %.0f",
+		c.octo, c.octoClient, c.octo+c.octoClient, c.raw, c.rawClient, c.raw+c.rawClient)
+}
 
 func perRequestCPU(octo, raw result) (requestCPU, bool) {
 	if !octo.cpu.ok || !raw.cpu.ok || octo.requests == 0 || raw.requests == 0 {
 		return requestCPU{}, false
 	}
 	us := func(d time.Duration, n int) float64 { return float64(d.Microseconds()) / float64(n) }
-	c := requestCPU{octo: us(octo.cpu.server, octo.requests), client: us(octo.cpu.self, octo.requests), raw: us(raw.cpu.self, raw.requests)}
-	return c, c.octo+c.client > 0
+	c := requestCPU{octo: us(octo.cpu.server, octo.requests), octoClient: us(octo.cpu.self, octo.requests),
+		raw: us(raw.cpu.server, raw.requests), rawClient: us(raw.cpu.self, raw.requests)}
+	return c, c.octo+c.octoClient > 0
+}
+
+// reportIdle prints each server process's resident memory before any load.
+func reportIdle(octo, raw *octoProc) {
+	line := "idle RSS:"
+	for _, p := range []*octoProc{octo, raw} {
+		if p == nil {
+			continue
+		}
+		if kb, ok := residentKB(p.cmd.Process.Pid); ok {
+			line += fmt.Sprintf(" %s %.1f MB", p.name, float64(kb)/1024)
+		}
+	}
+	fmt.Println(line)
 }
 
 func median(xs []float64) (mid, lo, hi float64) {

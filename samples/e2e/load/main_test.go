@@ -2,14 +2,30 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 )
+
+// TestMain lets this test binary be the baseline's process too: the harness starts its own
+// executable with -serve-raw, which under go test is this binary.
+func TestMain(m *testing.M) {
+	if slices.Contains(os.Args[1:], "-serve-raw") {
+		if err := serveRawForever(); err != nil {
+			fmt.Fprintln(os.Stderr, "load:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
 
 // buildOcto builds the binary the harness measures, once per test run.
 func buildOcto(t *testing.T) string {
@@ -17,6 +33,7 @@ func buildOcto(t *testing.T) string {
 	bin := filepath.Join(t.TempDir(), "octo")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
 	cmd.Dir = "../../.."
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building octo: %v\n%s", err, out)
 	}

@@ -40,8 +40,9 @@ func (l *logTail) String() string {
 // log line.
 var listening = regexp.MustCompile(`msg=listening .*addr=http://[^\s]*:(\d+)`)
 
-// octoProc is a running octo.
+// octoProc is a running server process: octo, or the baseline with -serve-raw.
 type octoProc struct {
+	name   string
 	cmd    *exec.Cmd
 	logs   logTail
 	exited chan struct{}
@@ -58,7 +59,12 @@ func startOcto(ctx context.Context, o options) (*octoProc, string, error) {
 	if _, err := os.Stat(o.binary); err != nil {
 		return nil, "", fmt.Errorf("octo binary: %w (run make build first)", err)
 	}
-	p := &octoProc{cmd: exec.Command(o.binary, "run", "--config", o.config), exited: make(chan struct{}), grace: o.stopGrace}
+	return startProcess(ctx, o, "octo", exec.Command(o.binary, "run", "--config", o.config))
+}
+
+// startProcess starts a server process and waits as startOcto does.
+func startProcess(ctx context.Context, o options, name string, cmd *exec.Cmd) (*octoProc, string, error) {
+	p := &octoProc{name: name, cmd: cmd, exited: make(chan struct{}), grace: o.stopGrace}
 	p.cmd.Env = append(os.Environ(), "HTTP_PORT=0", "GOMAXPROCS="+strconv.Itoa(o.procs))
 	p.cmd.Stdout, p.cmd.Stderr = &p.logs, &p.logs
 	dieWithParent(p.cmd)
@@ -73,7 +79,7 @@ func startOcto(ctx context.Context, o options) (*octoProc, string, error) {
 	}
 	if err != nil {
 		_ = p.stop()
-		return nil, "", fmt.Errorf("octo: %w (exit: %v)\n%s", err, p.err, p.logs.String())
+		return nil, "", fmt.Errorf("%s: %w (exit: %v)\n%s", name, err, p.err, p.logs.String())
 	}
 	return p, url, nil
 }
@@ -120,7 +126,7 @@ func (p *octoProc) stop() error {
 		case <-time.After(p.grace):
 			_ = p.cmd.Process.Kill()
 			<-p.exited
-			err = fmt.Errorf("octo did not stop within %s and was killed", p.grace)
+			err = fmt.Errorf("%s did not stop within %s and was killed", p.name, p.grace)
 		}
 	})
 	return err

@@ -48,3 +48,18 @@ func processCPU(pid int) (time.Duration, bool) {
 	}
 	return time.Duration(utime+stime) * (time.Second / 100), true
 }
+
+// residentKB is process pid's resident set size (VmRSS), in kB.
+func residentKB(pid int) (int, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			return kb, err == nil
+		}
+	}
+	return 0, false
+}

@@ -16,3 +16,5 @@ func dieWithParent(*exec.Cmd) {}
 func selfCPU() (time.Duration, bool) { return 0, false }
 
 func processCPU(int) (time.Duration, bool) { return 0, false }
+
+func residentKB(int) (int, bool) { return 0, false }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"strconv"
 	"time"
 )
@@ -81,19 +82,64 @@ func serveRaw(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b)
 }
 
-// startRaw serves the baseline in this process on a loopback port, with the
-// same server timeouts octo's http connector uses by default.
-func startRaw() (url string, stop func(), err error) {
+// rawServer is the baseline, run as a process of its own like octo (this program again, with
+// -serve-raw), so both servers pay the same costs of being another process than the client:
+// the kernel's wake-ups between processes, and a CPU time of their own to read. -raw-in-process
+// keeps it in the harness, as the figures before 2026-12 were measured.
+type rawServer struct {
+	url  string
+	proc *octoProc // nil when it runs in this process
+	stop func()
+}
+
+// startRaw starts the baseline on a free loopback port.
+func startRaw(ctx context.Context, o options) (*rawServer, error) {
+	if o.rawInProcess {
+		url, stop, err := serveRawHere()
+		if err != nil {
+			return nil, err
+		}
+		return &rawServer{url: url, stop: stop}, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	p, url, err := startProcess(ctx, o, "raw", exec.Command(self, "-serve-raw"))
+	if err != nil {
+		return nil, err
+	}
+	return &rawServer{url: url, proc: p, stop: func() { _ = p.stop() }}, nil
+}
+
+// serveRawForever is -serve-raw: the baseline on a free loopback port, told on standard
+// error as octo tells its own ("msg=listening … addr=http://127.0.0.1:PORT"), until killed.
+func serveRawForever() error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", nil, err
+		return err
 	}
-	srv := &http.Server{
+	fmt.Fprintf(os.Stderr, "msg=listening addr=http://%s\n", ln.Addr())
+	return rawHTTPServer().Serve(ln)
+}
+
+// rawHTTPServer has the server timeouts octo's http connector uses by default.
+func rawHTTPServer() *http.Server {
+	return &http.Server{
 		Handler:           http.HandlerFunc(serveRaw),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
+}
+
+// serveRawHere serves the baseline in this process on a loopback port.
+func serveRawHere() (url string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := rawHTTPServer()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -54,8 +54,8 @@ func init() {
 		Type:    "mcp-workspace",
 		Summary: "a folder of saved MCP mock servers, one file per server, served each on its port",
 		Files: []runtime.AdapterFile{
-			{Name: "workspace", Pattern: SettingsFile, Doc: "The workspace's variables and named environments (optional).", Settings: runtime.SettingsOf[Settings]()},
-			{Name: "server", Pattern: ServersDir + "/*.yaml", Doc: "One saved server: its name, port and mcp-mock settings.", Settings: runtime.SettingsOf[fileSettings]()},
+			{Name: "workspace", Pattern: SettingsFile, Doc: "The workspace's variables and named environments (optional).", Settings: runtime.SettingsTypeOf[Settings]()},
+			{Name: "server", Pattern: ServersDir + "/*.yaml", Doc: "One saved server: its name, port and mcp-mock settings.", Settings: runtime.SettingsTypeOf[fileSettings]()},
 		},
 		Is: Is,
 		Open: func(path string, o runtime.AdapterOptions) (runtime.UnitSource, error) {
