@@ -29,6 +29,14 @@ type Stopper interface {
 	Stop(ctx context.Context) error
 }
 
+// Leaver is implemented by connectors that can tell their clients to go elsewhere before the
+// service stops (octo run --drain-delay): from Leave on they keep serving, but an http
+// connector answers with Connection: close, so a balancer's kept-alive connections end cleanly
+// after an answer instead of being cut when the port closes.
+type Leaver interface {
+	Leave()
+}
+
 // Readier is implemented by blocks that act once the whole service serves, every connector
 // listening: Start runs before the connectors start, so a block that tells where it can be
 // reached (the console writes its login address, through Build.SourceAddr) does it here. A

@@ -240,6 +240,16 @@ func (s *Service) Stop(ctx context.Context) error {
 
 // Connector returns a started or built connector by name (nil if none);
 // tests and commands use it to learn bound addresses.
+// Leave tells every connector that can (Leaver) that the service is about to stop.
+func (s *Service) Leave() {
+	for _, c := range s.connectors {
+		if l, ok := c.conn.(Leaver); ok {
+			l.Leave()
+		}
+	}
+}
+
+// Connector returns the service's connector name, nil when there is none.
 func (s *Service) Connector(name string) Connector {
 	for _, c := range s.connectors {
 		if c.name == name {

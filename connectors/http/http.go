@@ -66,6 +66,7 @@ type Connector struct {
 	// set it takes no more, and idle closes when the last one is answered.
 	busy     atomic.Int64
 	stopping atomic.Bool
+	leaving  atomic.Bool // Leave: every answer closes its connection
 	idle     chan struct{}
 	idleOnce sync.Once
 
@@ -113,6 +114,11 @@ func (c *Connector) Attach(src *runtime.SourceBuild, flow *runtime.Flow) error {
 	}
 	return src.Err()
 }
+
+// Leave has every answer from now on close its connection (Connection: close), so a balancer
+// that sends here over kept-alive connections opens new ones, to the replicas that stay,
+// before the port closes (runtime.Leaver; octo run --drain-delay).
+func (c *Connector) Leave() { c.leaving.Store(true) }
 
 // URLOf is the URL of the flow's first path, once the connector listens: runtime.Locator.
 func (c *Connector) URLOf(flow string) string {
@@ -271,4 +277,7 @@ func displayAddr(a net.Addr) string {
 	return net.JoinHostPort("localhost", strconv.Itoa(tcp.Port))
 }
 
-var _ runtime.Connector = (*Connector)(nil)
+var (
+	_ runtime.Connector = (*Connector)(nil)
+	_ runtime.Leaver    = (*Connector)(nil)
+)

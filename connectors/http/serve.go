@@ -24,6 +24,9 @@ func (c *Connector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // the connector made (serveCounted), which r's own does not hold.
 func (c *Connector) serve(ctx context.Context, w http.ResponseWriter, r *http.Request) {
 	defer c.recoverPanic(ctx, w, r)
+	if c.leaving.Load() {
+		w.Header()["Connection"] = closeConnection // net/http closes the connection after the answer
+	}
 	if !c.screen(w, r) { // origin, host and CORS: guard.go
 		return
 	}
@@ -46,6 +49,9 @@ func (c *Connector) serve(ctx context.Context, w http.ResponseWriter, r *http.Re
 	a.ex = ex
 	_ = rt.flow.Deliver(ctx, msg, a)
 }
+
+// closeConnection is the Connection header of an answer while the connector is leaving.
+var closeConnection = []string{"close"}[:1:1]
 
 // reply settles a request's message, which it holds: the answer or the error is the response.
 // Ack and Nack get the request's context from Deliver (r.Context() lacks the request id).

@@ -61,8 +61,12 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	watchFiles := fs.Bool("watch", false, "reload the config when its files change (SIGHUP reloads it too); a workspace's files are always followed")
 	stdio := stdioFlag(fs)
 	adminAddr := fs.String("admin", "", "serve /healthz, /readyz and Prometheus /metrics on this address (host:port, or a port on 127.0.0.1); off when empty")
+	drainDelay := fs.Duration("drain-delay", 0, "on SIGTERM or SIGINT, keep serving this long with /readyz reporting stopping and every answer closing its connection, so a balancer takes this replica out before it stops (a rolling restart without a retrying balancer); 0: stop at once")
 	if err := ParseConfig(fs, args, path); err != nil {
 		return err
+	}
+	if *drainDelay < 0 {
+		return Usagef("--drain-delay must not be negative")
 	}
 	logger, err := lf.logger(env.Stderr)
 	if err != nil {
@@ -73,7 +77,7 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer adm.close()
-	r := &run{path: *path, log: logger, adm: adm, grace: *grace, watch: *watchFiles,
+	r := &run{path: *path, log: logger, adm: adm, grace: *grace, watch: *watchFiles, drainDelay: *drainDelay,
 		sup: supervisor.New(supervisor.Options{Logger: logger, LookupEnv: env.LookupEnv, StopTimeout: *grace, Observer: adm.observer()})}
 	if spec, ok := runtime.AdapterOf(*path); ok {
 		if *stdio {
@@ -106,9 +110,12 @@ type run struct {
 	adm   *admin
 	grace time.Duration
 	watch bool
-	sup   *supervisor.Supervisor
-	src   reload.Source
-	flow  *flowSource // nil for an adapter's folder
+	// drainDelay is how long the service goes on serving after the signal, announced as
+	// stopping (--drain-delay).
+	drainDelay time.Duration
+	sup        *supervisor.Supervisor
+	src        reload.Source
+	flow       *flowSource // nil for an adapter's folder
 }
 
 // serve serves the config until ctx ends, reload asking for reloads (SIGHUP).
@@ -137,9 +144,25 @@ func (r *run) serve(ctx context.Context, reloads <-chan struct{}) error {
 	f.Run(ctx, ended)
 	if ended != nil && ctx.Err() == nil {
 		r.log.Info("nothing left to serve: the input ended or the output stalled")
+		r.adm.stopping()
+		return nil
 	}
 	r.adm.stopping()
+	r.leave()
 	return nil
+}
+
+// leave keeps serving for the drain delay with /readyz reporting stopping and every answer
+// closing its connection: a balancer that polls readiness takes the replica out, and its
+// kept-alive connections end after an answer, before the port closes. A second signal stops
+// at once (UntilSignalled).
+func (r *run) leave() {
+	if r.drainDelay <= 0 {
+		return
+	}
+	r.sup.Leave()
+	r.log.Info("draining: serving on while balancers take this replica out", "delay", r.drainDelay.String())
+	time.Sleep(r.drainDelay)
 }
 
 // firstErr is why the first reading serves nothing: a flow config's problems, or its build's

@@ -239,6 +239,18 @@ func (s *Supervisor) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// Leave tells every unit's build that the process is about to stop (runtime.Service.Leave):
+// they keep serving, and tell their clients to go elsewhere.
+func (s *Supervisor) Leave() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, u := range s.units {
+		if u.svc != nil {
+			u.svc.Leave()
+		}
+	}
+}
+
 // Units reports every running unit, by name.
 func (s *Supervisor) Units() []Status {
 	s.mu.Lock()
