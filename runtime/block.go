@@ -79,6 +79,10 @@ type BlockSpec struct {
 	Doc string
 	// Example is the block as a user writes it in a process list, in YAML.
 	Example string
+	// ExampleConnectors are the connectors the Example names, as items of a config's connectors
+	// list in YAML ("{ name: bus, type: nats }"): a block that sends through a connector
+	// (nats-publish) is shown, and tested, with it.
+	ExampleConnectors string
 	// Composite blocks take their settings at the block's top level besides type and name
 	// (e.g. mcp-router's tools); others take them under settings.
 	Composite bool

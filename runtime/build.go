@@ -291,3 +291,25 @@ func (b *Build) SourceURL() func() string {
 
 // Env returns the service's declared variables and their values.
 func (b *Build) Env() map[string]string { return b.bd.env }
+
+// Connector returns the config's connector name as built, nil when the config has none: a
+// block that sends through a connector's connection (nats-publish) finds it here, and uses it
+// once the service has started.
+func (b *Build) Connector(name string) Connector {
+	c, _ := b.bd.instances["connectors."+name].(Connector)
+	return c
+}
+
+// Connectors lists the names of the config's connectors, in the order written, for a block's
+// did-you-mean.
+func (b *Build) Connectors() []string {
+	names := make([]string, 0, len(b.bd.cfg.Connectors))
+	for _, c := range b.bd.cfg.Connectors {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// ServiceName is the name the config gives its service: what a connector names itself by on a
+// message system (a queue group, a durable consumer) unless told otherwise.
+func (so *settingsOf) ServiceName() string { return so.bd.cfg.Service.Name }

@@ -149,7 +149,15 @@ func exampleSource(b runtime.BlockSpec) string {
 	if len(b.Transports) == 1 && b.Transports[0] == "stdio" {
 		return "connectors: [ { name: io, type: stdio } ]\nflows:\n  - name: f\n    source: { connector: io }\n"
 	}
-	return "connectors: [ { name: api, type: http, settings: { port: 0 } } ]\nflows:\n  - name: f\n    source: { connector: api, settings: { path: /x } }\n"
+	return "connectors: [ { name: api, type: http, settings: { port: 0 } }" + withConnectors(b) + " ]\nflows:\n  - name: f\n    source: { connector: api, settings: { path: /x } }\n"
+}
+
+// withConnectors is the connectors the block's example names, to follow others in a list.
+func withConnectors(b runtime.BlockSpec) string {
+	if b.ExampleConnectors == "" {
+		return ""
+	}
+	return ", " + b.ExampleConnectors
 }
 
 // buildConfig loads and builds a config of one file.

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/octo-run/octo/agentlink/appdata"
+	"github.com/octo-run/octo/connectors/nats/natstest"
 	stdioconn "github.com/octo-run/octo/connectors/stdio"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
@@ -24,12 +25,15 @@ import (
 // lifecycleConfig is a config serving one block, its type's Example, in a flow on an http
 // connector that binds a port of its own, or for a block served only over stdio on a stdio
 // connector (started on a pipe of the test's).
-func lifecycleConfig(example string, stdio bool) string {
+func lifecycleConfig(example, connectors string, stdio bool) string {
 	var b strings.Builder
+	if connectors != "" {
+		connectors = ", " + connectors
+	}
 	if stdio {
-		b.WriteString("connectors: [ { name: io, type: stdio } ]\nflows:\n  - name: f\n    source: { connector: io }\n    process:\n")
+		b.WriteString("connectors: [ { name: io, type: stdio }" + connectors + " ]\nflows:\n  - name: f\n    source: { connector: io }\n    process:\n")
 	} else {
-		b.WriteString("connectors: [ { name: api, type: http, settings: { port: 0 } } ]\nflows:\n  - name: f\n")
+		b.WriteString("connectors: [ { name: api, type: http, settings: { port: 0 } }" + connectors + " ]\nflows:\n  - name: f\n")
 		b.WriteString("    source: { connector: api, settings: { path: /f } }\n    process:\n")
 	}
 	for i, line := range strings.Split(strings.TrimRight(example, "\n"), "\n") {
@@ -50,6 +54,7 @@ func TestEveryBlockKeepsTheLifecycleContract(t *testing.T) {
 	t.Setenv(appdata.EnvDataDir, t.TempDir()) // the agent blocks' data folder
 	local := map[string]string{               // what an example reaches that a test must not: served here
 		"https://login.example.net/.well-known/jwks.json": serveJWKS(t),
+		"nats://127.0.0.1:4222":                           natstest.Start(t, natstest.Options{}).ClientURL(),
 	}
 	tested := 0
 	for _, spec := range runtime.BlockTypes() {
@@ -57,15 +62,16 @@ func TestEveryBlockKeepsTheLifecycleContract(t *testing.T) {
 			continue
 		}
 		stdio := len(spec.Transports) > 0 && !slices.Contains(spec.Transports, "http")
-		example := spec.Example
+		example, connectors := spec.Example, spec.ExampleConnectors
 		for from, to := range local {
 			example = strings.ReplaceAll(example, from, to)
+			connectors = strings.ReplaceAll(connectors, from, to)
 		}
 		t.Run(spec.Type, func(t *testing.T) {
 			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 			build := func() *runtime.Service {
 				dir := t.TempDir()
-				if err := os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(lifecycleConfig(example, stdio)), 0o600); err != nil {
+				if err := os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(lifecycleConfig(example, connectors, stdio)), 0o600); err != nil {
 					t.Fatal(err)
 				}
 				cfg, err := config.Load(dir, func(string) (string, bool) { return "", false })

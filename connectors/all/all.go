@@ -4,5 +4,6 @@ package all
 import (
 	_ "github.com/octo-run/octo/connectors/agent"
 	_ "github.com/octo-run/octo/connectors/http"
+	_ "github.com/octo-run/octo/connectors/nats"
 	_ "github.com/octo-run/octo/connectors/stdio"
 )

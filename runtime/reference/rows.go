@@ -84,7 +84,11 @@ func blockComponent(b runtime.BlockSpec) component {
 	if b.Composite {
 		where = "A composite block: its keys are written beside `type` and `name`, not under `settings`."
 	}
-	return component{kind: "block", name: b.Type, summary: b.Summary, doc: b.Doc, example: b.Example,
+	example := b.Example
+	if b.ExampleConnectors != "" { // the connector it names, as the config declares it
+		example = "# beside connectors: [ " + b.ExampleConnectors + " ]\n" + example
+	}
+	return component{kind: "block", name: b.Type, summary: b.Summary, doc: b.Doc, example: example,
 		tables: []table{{"Settings", where, rows(b.Settings())}}}
 }
 
