@@ -321,7 +321,7 @@ func TestAPortInUseNamesTheSettingAndItsVariable(t *testing.T) {
 	cmd := exec.Command(octoBin, "run", "samples/mcp-router")
 	cmd.Dir, cmd.Env = repoRoot(), append(os.Environ(), "HTTP_PORT="+port)
 	out, err := cmd.CombinedOutput()
-	want := "samples/mcp-router/mcp-router.yaml:23:13: connectors[0].settings.port (connector \"api\"): port " + port +
+	want := "samples/mcp-router/mcp-router.yaml:29:13: connectors[0].settings.port (connector \"api\"): port " + port +
 		" is in use by another program: set HTTP_PORT to another port ("
 	if err == nil || !strings.Contains(string(out), want) || !strings.Contains(string(out), "    port: ${HTTP_PORT}\n          ^") {
 		t.Fatalf("exit %v, want %q:\n%s", err, want, out)
