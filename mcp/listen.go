@@ -92,7 +92,7 @@ func (s *Server) listen(m *jsonrpc.Message, meta []byte, in HTTPRequest) HTTPRes
 			jsonrpc.NewError(-32000, "Service unavailable: too many subscriptions/listen streams")))
 	}
 	if len(l.tasks) > 0 {
-		s.Tasks.snapshot(l)
+		s.snapshot(context.Background(), l)
 	}
 	return HTTPResponse{Status: http.StatusOK, ContentType: ContentTypeSSE, Stream: l.q}
 }
@@ -138,7 +138,7 @@ func (s *Server) honoured(f subscriptionFilter, meta []byte, owner string) (subs
 	case len(f.TaskIDs) > maxListenTaskIDs:
 		return f, invalidParams("notifications.taskIds names %d tasks; one listen stream takes at most %d", len(f.TaskIDs), maxListenTaskIDs)
 	default:
-		f.TaskIDs = s.Tasks.visible(f.TaskIDs, owner)
+		f.TaskIDs = s.visible(context.Background(), f.TaskIDs, owner)
 	}
 	return f, nil
 }

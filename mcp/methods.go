@@ -157,6 +157,9 @@ func (s *Server) tools(ctx context.Context, method string, p params, rc *Request
 	if perr != nil {
 		return nil, perr
 	}
+	if rc.rounds != nil {
+		rc.rounds.args = args // a task's work makes the call again, elsewhere perhaps
+	}
 	res, err := s.Tools.CallTool(ctx, rc, name, args)
 	if created, ok := err.(*taskCreated); ok {
 		return created.result, nil

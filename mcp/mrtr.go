@@ -30,15 +30,19 @@ type inputRounds struct {
 	target string                     // method and name, which a requestState is bound to
 	given  map[string]json.RawMessage // inputResponses, then the earlier rounds' answers
 	used   map[string]json.RawMessage // the answers the provider took
-	asked  []inputRequest             // what this round asks, in order
+	asked  []InputRequest             // what this round asks, in order
 	srv    *Server                    // the server, for the tasks a tools/call may become
 	inTask bool                       // the round runs in a task (it cannot become another)
+	args   json.RawMessage            // a tools/call's arguments, for a task's work
 	detach func(any) any              // HTTPRequest.Detach, for the Caller of a task
 }
 
-type inputRequest struct {
-	key, method string
-	params      json.RawMessage
+// InputRequest is one question a request or task asks the client: an elicitation, a sampling or
+// a roots request, under the key its answer comes back by.
+type InputRequest struct {
+	Key    string          `json:"key"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
 }
 
 // capabilityFor names the client capability a server→client method needs.
@@ -80,7 +84,7 @@ func (rc *RequestContext) Ask(ctx context.Context, key, method string, params an
 		t.used[key] = v
 		return v, nil
 	}
-	t.asked = append(t.asked, inputRequest{key, method, b})
+	t.asked = append(t.asked, InputRequest{key, method, b})
 	return nil, ErrInputRequired
 }
 
@@ -128,17 +132,17 @@ func (s *Server) inputRequired(t *inputRounds) (json.RawMessage, error) {
 }
 
 // appendInputRequests writes an inputRequests object: each question by its key.
-func appendInputRequests(out []byte, asked []inputRequest) []byte {
+func appendInputRequests(out []byte, asked []InputRequest) []byte {
 	out = append(out, '{')
 	for i, a := range asked {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = jsonscan.AppendString(out, a.key)
+		out = jsonscan.AppendString(out, a.Key)
 		out = append(out, `:{"method":`...)
-		out = jsonscan.AppendString(out, a.method)
+		out = jsonscan.AppendString(out, a.Method)
 		out = append(out, `,"params":`...)
-		out = append(out, a.params...)
+		out = append(out, a.Params...)
 		out = append(out, '}')
 	}
 	return append(out, '}')

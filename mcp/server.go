@@ -89,7 +89,7 @@ type Server struct {
 	// Tasks, when set, lets 2026-07-28 tools/call requests become tasks (the tasks extension,
 	// tasks.go): server/discover declares it and tasks/get, tasks/update, tasks/cancel are served.
 	// Whoever builds the server closes it when the server stops.
-	Tasks *Tasks
+	Tasks TaskStore
 	// Probes, when set, gives the probes told how each request ended (not notifications), by
 	// method and by tool: metrics. The MCP blocks hand it the runtime's (Build.Probes).
 	Probes Probes
@@ -219,7 +219,7 @@ func (s *Server) recoverPanic(method string, resp *jsonrpc.Response) {
 
 func (s *Server) dispatch(ctx context.Context, req *jsonrpc.Request, rc *RequestContext) (json.RawMessage, error) {
 	if taskMethods[req.Method] && s.Tasks != nil {
-		return s.serveTaskMethod(req, rc)
+		return s.serveTaskMethod(ctx, req, rc)
 	}
 	if !coreMethods[req.Method] {
 		if h := s.Handlers[req.Method]; h != nil {

@@ -94,6 +94,8 @@ type Stateful struct {
 	mu       sync.Mutex
 	sessions map[string]*ServerSession
 	closed   bool
+
+	stopTasks func() // ends the watch that tells listeners of task changes
 }
 
 // NewStateful returns a stateful front for s. Configure s completely (see
@@ -112,10 +114,14 @@ func NewStateful(s *Server, o StatefulOptions) *Stateful {
 		o.MaxStreamsPerSession = DefaultMaxStreamsPerSession
 	}
 	s.listeners = &listeners{set: map[*listener]struct{}{}, max: o.MaxSessions}
-	if s.Tasks != nil {
-		s.Tasks.ls = s.listeners // task status changes reach the listen streams that ask
+	st := &Stateful{srv: s, opts: o, sessions: make(map[string]*ServerSession), stopTasks: func() {}}
+	if s.Tasks != nil { // task status changes reach the listen streams that ask
+		ls := s.listeners
+		st.stopTasks = s.Tasks.Watch("", func(r *TaskRecord) {
+			ls.sendTask(r, func() []byte { return s.encodeTask(r, "", true) })
+		})
 	}
-	return &Stateful{srv: s, opts: o, sessions: make(map[string]*ServerSession)}
+	return st
 }
 
 // Server returns the dispatcher this front serves.
@@ -212,6 +218,7 @@ func (st *Stateful) Close() {
 	for _, s := range all {
 		s.end(EndClosed)
 	}
+	st.stopTasks()
 	st.srv.listeners.end()
 }
 

@@ -43,22 +43,12 @@ func identity(parts ...string) string {
 	return string(d.Sum(nil))
 }
 
-// changed tells the listeners that asked for t its new state, under the store's lock: so the
-// notifications of one task reach every stream in the order of its changes.
-func (ts *Tasks) changed(t *task) {
-	if ts.ls != nil {
-		ts.ls.sendTask(t, func() []byte { return ts.encode(t, "", true) })
-	}
-}
-
 // visible narrows a listen request's taskIds to the live tasks owner may see, each once.
-func (ts *Tasks) visible(ids []string, owner string) []string {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
+func (s *Server) visible(ctx context.Context, ids []string, owner string) []string {
 	seen := make(map[string]bool, len(ids))
 	out := make([]string, 0, len(ids))
 	for _, id := range ids {
-		if t := ts.byID[id]; t != nil && t.owner == owner && !seen[id] {
+		if _, e := s.Tasks.Get(ctx, owner, id); e == nil && !seen[id] {
 			seen[id] = true
 			out = append(out, id)
 		}
@@ -73,24 +63,23 @@ const maxListenTaskIDs = queueMaxEvents - 1
 // snapshot sends a new listener the current state of each task it listens to: a change before
 // it was registered reached no stream, and a task may have ended before its client listened.
 // States larger than the queue's bytes drop the listener, as one that falls behind.
-func (ts *Tasks) snapshot(l *listener) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
+func (s *Server) snapshot(ctx context.Context, l *listener) {
 	for _, id := range l.filter.TaskIDs {
-		if t := ts.byID[id]; t != nil && t.owner == l.owner && !l.sendTask(ts.encode(t, "", true)) {
-			ts.ls.drop(l)
+		if r, e := s.Tasks.Get(ctx, l.owner, id); e == nil && !l.sendTask(s.encodeTask(r, "", true)) {
+			s.listeners.drop(l)
 			return
 		}
 	}
 }
 
-// sendTask pushes notifications/tasks for t to the listeners that asked for it; detail, the
-// task as tasks/get answers it, is encoded only when one did.
-func (ls *listeners) sendTask(t *task, detail func() []byte) {
+// sendTask pushes notifications/tasks for the task r to the listeners that asked for it;
+// detail, the task as tasks/get answers it, is encoded only when one did. The store tells each
+// change in its order, so the notifications of one task reach every stream in that order.
+func (ls *listeners) sendTask(r *TaskRecord, detail func() []byte) {
 	ls.mu.Lock()
 	var picked []*listener
 	for l := range ls.set {
-		if l.tasks[t.id] && l.owner == t.owner {
+		if l.tasks[r.ID] && l.owner == r.Owner {
 			picked = append(picked, l)
 		}
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/octo-run/octo/mcp/internal/jsonscan"
 	"github.com/octo-run/octo/mcp/jsonrpc"
@@ -77,61 +79,159 @@ type taskCreated struct{ result json.RawMessage }
 
 func (*taskCreated) Error() string { return "the call continues as a task" }
 
-// startTask records a task for the call rc serves and starts run in it, under a context with
-// the values of the call's (ctx) that outlives the call.
+// now is the time of the task store's records.
+func (s *Server) now() time.Time {
+	if c, ok := s.Tasks.(interface{ Now() time.Time }); ok {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+// startTask records a task for the call rc serves and has the store run it: run itself in this
+// process, under a context with the values of the call's (ctx) that outlives the call, or the
+// call made again as the task's on whichever replica takes its work.
 func (s *Server) startTask(ctx context.Context, rc *RequestContext, run TaskFunc) (json.RawMessage, *jsonrpc.Error) {
-	ts := s.Tasks
-	t, ctx, release, e := ts.add(ctx, requester(rc.Header, rc.Vars))
-	if e != nil {
+	id, err := newTaskID()
+	if err != nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: no randomness for a task id")
+	}
+	seed := rc.rounds
+	_, name, _ := strings.Cut(seed.target, "\x00")
+	now := s.now()
+	rec := &TaskRecord{ID: id, Owner: requester(rc.Header, rc.Vars), Created: now, Updated: now, Status: TaskWorking,
+		Given: maps.Clone(seed.given)} // the answers of the multi-round-trip rounds before the task
+	if e := s.Tasks.Add(ctx, rec); e != nil {
 		return nil, e
 	}
-	_, name, _ := strings.Cut(rc.rounds.target, "\x00")
+	work := &TaskWork{ID: id, Owner: rec.Owner, Tool: name, Arguments: seed.args, Caps: seed.caps, Version: rc.Version,
+		Vars: rc.Vars, Header: rc.Header}
 	trc := RequestContext{Vars: rc.Vars, Caller: rc.Caller, Header: rc.Header, Version: rc.Version, RequestID: rc.RequestID}
-	seed := rc.rounds
 	if seed.detach != nil && trc.Caller != nil {
 		trc.Caller = seed.detach(trc.Caller)
 	}
-	ts.mu.Lock()
-	maps.Copy(t.given, seed.given) // the answers of the multi-round-trip rounds before the task
-	ts.mu.Unlock()
-	ts.wg.Add(1)
-	go func() {
-		defer ts.wg.Done()
-		defer release()
-		defer t.cancel()
-		s.runTask(ctx, t, name, seed, &trc, run)
-	}()
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	return ts.encode(t, "task", false), nil
+	values := context.WithoutCancel(ctx)
+	s.Tasks.Run(rec, work, func(storeCtx context.Context) {
+		s.runTask(values, storeCtx, rec.Owner, id, name, seed.caps, seed.target, &trc, run)
+	})
+	return s.encodeTask(rec, "task", false), nil
 }
 
-// runTask runs a task's work, once per round of questions, and records how it ended.
-func (s *Server) runTask(ctx context.Context, t *task, name string, seed *inputRounds, rc *RequestContext, run TaskFunc) {
-	ts := s.Tasks
+// RunWork runs a task's work that another replica recorded (TaskStore.Run of a cluster): the
+// tools/call made again as the task's, so that the provider runs it in the call.
+func (s *Server) RunWork(ctx context.Context, w *TaskWork) {
+	if s.Tools == nil {
+		return
+	}
+	rc := &RequestContext{Vars: w.Vars, Header: w.Header, Version: w.Version}
+	target := "tools/call\x00" + w.Tool
+	run := func(ctx context.Context, rc *RequestContext) (*CallToolResult, error) {
+		return s.Tools.CallTool(ctx, rc, w.Tool, w.Arguments)
+	}
+	s.runTask(ctx, ctx, w.Owner, w.ID, w.Tool, w.Caps, target, rc, run)
+}
+
+// runTask runs a task's work, once per round of questions, and records how it ended. It stops
+// when the task ends otherwise (cancelled, expired) or stop does.
+func (s *Server) runTask(values, stop context.Context, owner, id, name string, caps []byte, target string, rc *RequestContext, run TaskFunc) {
+	ctx, cancel := context.WithCancel(values)
+	defer cancel()
+	defer context.AfterFunc(stop, cancel)()
+	updates := make(chan *TaskRecord, 1) // the latest change, a newer one replacing it
+	defer s.Tasks.Watch(id, func(r *TaskRecord) {
+		if r.Terminal() {
+			cancel()
+		}
+		for {
+			select {
+			case updates <- r:
+				return
+			default:
+				select {
+				case <-updates:
+				default:
+				}
+			}
+		}
+	})()
 	for {
-		rounds := &inputRounds{caps: seed.caps, target: seed.target, srv: s, inTask: true,
-			given: ts.answers(t), used: map[string]json.RawMessage{}}
+		rec, e := s.Tasks.Get(ctx, owner, id)
+		if e != nil || rec.Terminal() {
+			return
+		}
+		rounds := &inputRounds{caps: caps, target: target, srv: s, inTask: true, given: rec.Given, used: map[string]json.RawMessage{}}
+		if rounds.given == nil {
+			rounds.given = map[string]json.RawMessage{}
+		}
 		rc.rounds = rounds
 		res, err := s.safeRun(ctx, rc, run)
 		if errors.Is(err, ErrInputRequired) && len(rounds.asked) > 0 {
-			if !ts.waitInput(ctx, t, rounds.asked) {
+			if !s.waitInput(ctx, owner, id, rounds.asked, updates) {
 				return
 			}
 			continue
 		}
 		if err != nil {
-			ts.finish(t, nil, toError(err))
+			s.finish(ctx, owner, id, nil, toError(err))
 			return
 		}
 		b, err := s.toolAnswer(name, res, rc)
-		var e *jsonrpc.Error
+		var te *jsonrpc.Error
 		if err != nil {
-			e = toError(err)
+			te = toError(err)
 		}
-		ts.finish(t, b, e)
+		s.finish(ctx, owner, id, b, te)
 		return
 	}
+}
+
+// waitInput parks the task on its questions until they are all answered (true) or the task
+// ends (false); updates are its changes, as runTask watches them.
+func (s *Server) waitInput(ctx context.Context, owner, id string, asked []InputRequest, updates <-chan *TaskRecord) bool {
+	rec, e := s.Tasks.Change(ctx, owner, id, func(r *TaskRecord) bool {
+		if r.Terminal() {
+			return false
+		}
+		r.Status, r.Updated, r.Pending = TaskInputRequired, s.now(), asked
+		return true
+	})
+	if e != nil || rec.Terminal() {
+		return false
+	}
+	for {
+		select {
+		case r := <-updates:
+			switch {
+			case r.Terminal():
+				return false
+			case r.Status == TaskWorking:
+				return true
+			}
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// finish records how the task's work ended, unless the task already has (cancelled, expired).
+func (s *Server) finish(ctx context.Context, owner, id string, result json.RawMessage, e *jsonrpc.Error) {
+	limit := s.Tasks.Limits().MaxResultBytes
+	_, _ = s.Tasks.Change(context.WithoutCancel(ctx), owner, id, func(r *TaskRecord) bool {
+		now := s.now()
+		switch { // the result or error with the status: the listeners hear the whole task
+		case r.Terminal():
+			return false
+		case e != nil:
+			r.Error = e
+			return r.settle(TaskFailed, e.Message, now)
+		case int64(len(result)) > limit:
+			r.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the task's result of %d bytes is over the limit of %d (maxResultBytes)",
+				len(result), limit)
+			return r.settle(TaskFailed, "The result is too large", now)
+		default:
+			r.Result = result
+			return r.settle(TaskCompleted, "", now)
+		}
+	})
 }
 
 // safeRun runs a task's work; a panic is a failed task (-32603), never a crash.
@@ -152,7 +252,7 @@ var taskMethods = map[string]bool{"tasks/get": true, "tasks/update": true, "task
 
 // serveTaskMethod answers tasks/get, tasks/update and tasks/cancel: methods of 2026-07-28 on a
 // server that keeps tasks, for clients that declared the extension.
-func (s *Server) serveTaskMethod(req *jsonrpc.Request, rc *RequestContext) (json.RawMessage, error) {
+func (s *Server) serveTaskMethod(ctx context.Context, req *jsonrpc.Request, rc *RequestContext) (json.RawMessage, error) {
 	if s.Tasks == nil || rc.Version != Version20260728 {
 		return nil, methodNotFound(req.Method)
 	}
@@ -167,13 +267,13 @@ func (s *Server) serveTaskMethod(req *jsonrpc.Request, rc *RequestContext) (json
 	owner := requester(rc.Header, rc.Vars)
 	switch req.Method {
 	case "tasks/get":
-		b, e := s.Tasks.get(id, owner)
+		r, e := s.Tasks.Get(ctx, owner, id)
 		if e != nil {
 			return nil, e
 		}
-		return b, nil
+		return s.encodeTask(r, "", true), nil
 	case "tasks/cancel":
-		if e := s.Tasks.cancel(id, owner); e != nil {
+		if _, e := s.Tasks.Change(ctx, owner, id, func(r *TaskRecord) bool { return r.settle(TaskCancelled, "Cancelled by the client", s.now()) }); e != nil {
 			return nil, e
 		}
 		return jsonrpc.EmptyObject, nil
@@ -182,10 +282,38 @@ func (s *Server) serveTaskMethod(req *jsonrpc.Request, rc *RequestContext) (json
 	if perr != nil {
 		return nil, perr
 	}
-	if e := s.Tasks.update(id, owner, answers); e != nil {
+	if _, e := s.Tasks.Change(ctx, owner, id, func(r *TaskRecord) bool { return answer(r, answers, s.now()) }); e != nil {
 		return nil, e
 	}
 	return jsonrpc.EmptyObject, nil
+}
+
+// answer records the client's answers to an input_required task's questions; answers to
+// questions the task does not wait for are ignored. The task goes on once every question is
+// answered. It reports whether the task changed.
+func answer(r *TaskRecord, answers map[string]json.RawMessage, now time.Time) bool {
+	if r.Status != TaskInputRequired {
+		return false
+	}
+	left := r.Pending[:0:0]
+	if r.Given == nil {
+		r.Given = map[string]json.RawMessage{}
+	}
+	for _, q := range r.Pending {
+		if a, ok := answers[q.Key]; ok {
+			r.Given[q.Key] = a
+		} else {
+			left = append(left, q)
+		}
+	}
+	if len(left) == len(r.Pending) {
+		return false
+	}
+	r.Pending = left
+	if len(left) == 0 {
+		r.Status, r.Updated = TaskWorking, now
+	}
+	return true
 }
 
 // taskAnswers reads tasks/update's inputResponses: an object of answers by question key.
@@ -200,4 +328,53 @@ func taskAnswers(params json.RawMessage) (map[string]json.RawMessage, *jsonrpc.E
 		return true
 	})
 	return answers, nil
+}
+
+// encodeTask writes a task: resultType (when not ""), the Task fields and, detailed, what its
+// status carries (inputRequests, result or error).
+func (s *Server) encodeTask(r *TaskRecord, resultType string, detailed bool) json.RawMessage {
+	l := s.Tasks.Limits()
+	out := make([]byte, 0, 256+len(r.Result))
+	out = append(out, '{')
+	if resultType != "" {
+		out = append(out, `"resultType":`...)
+		out = jsonscan.AppendString(out, resultType)
+		out = append(out, ',')
+	}
+	out = append(out, `"taskId":`...)
+	out = jsonscan.AppendString(out, r.ID)
+	out = append(out, `,"status":`...)
+	out = jsonscan.AppendString(out, r.Status)
+	if r.Message != "" {
+		out = append(out, `,"statusMessage":`...)
+		out = jsonscan.AppendString(out, r.Message)
+	}
+	out = append(out, `,"createdAt":"`...)
+	out = r.Created.UTC().AppendFormat(out, taskTime)
+	out = append(out, `","lastUpdatedAt":"`...)
+	out = r.Updated.UTC().AppendFormat(out, taskTime)
+	out = fmt.Appendf(out, `","ttlMs":%d,"pollIntervalMs":%d`, l.TTL.Milliseconds(), l.PollInterval.Milliseconds())
+	if detailed {
+		out = appendTaskDetail(out, r)
+	}
+	return append(out, '}')
+}
+
+func appendTaskDetail(out []byte, r *TaskRecord) []byte {
+	switch {
+	case r.Status == TaskInputRequired:
+		out = append(out, `,"inputRequests":`...)
+		out = appendInputRequests(out, r.Pending)
+	case r.Status == TaskCompleted:
+		out = append(out, `,"result":`...)
+		out = append(out, r.Result...)
+	case r.Status == TaskFailed && r.Error != nil:
+		b, err := json.Marshal(r.Error)
+		if err != nil {
+			b = []byte(`{"code":-32603,"message":"Internal error"}`)
+		}
+		out = append(out, `,"error":`...)
+		out = append(out, b...)
+	}
+	return out
 }

@@ -7,18 +7,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
+	"slices"
 	"sync"
 	"time"
 
-	"github.com/octo-run/octo/mcp/internal/jsonscan"
 	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // This file holds the tasks extension (SEP-2663, io.modelcontextprotocol/tasks) of 2026-07-28:
 // a tools/call may be answered with a task handle while the call goes on in the background; the
 // client polls tasks/get for its status and its result, answers the task's questions with
-// tasks/update and stops it with tasks/cancel. The store is bounded: so many tasks at once, each
-// kept for its time to live, each result at most so large.
+// tasks/update and stops it with tasks/cancel. The records live in a TaskStore: this process's
+// (NewTasks), or one a cluster's replicas share; the store is bounded: so many tasks at once,
+// each kept for its time to live, each result at most so large.
 
 // ExtensionTasks is the tasks extension's identifier, in server/discover's
 // capabilities.extensions and in a request's client capabilities.
@@ -60,7 +62,8 @@ type TaskLimits struct {
 	MaxResultBytes int64
 }
 
-func (l TaskLimits) withDefaults() TaskLimits {
+// WithDefaults is l with its zero fields set to the defaults.
+func (l TaskLimits) WithDefaults() TaskLimits {
 	if l.MaxTasks <= 0 {
 		l.MaxTasks = DefaultMaxTasks
 	}
@@ -79,39 +82,125 @@ func (l TaskLimits) withDefaults() TaskLimits {
 	return l
 }
 
-// Tasks is a server's task store (Server.Tasks). Its tasks run under a context of its own,
-// not their request's: Close stops them all and waits for them.
+// TaskRecord is one task as a store keeps it: what tasks/get answers, and what it waits on.
+type TaskRecord struct {
+	ID string `json:"id"`
+	// Owner is who may see the task (see requester), "" when the request carried no identity.
+	Owner   string    `json:"owner"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	Status  string    `json:"status"`
+	Message string    `json:"message,omitempty"`
+	// Pending are the questions of an input_required task, Given every answer the client sent.
+	Pending []InputRequest             `json:"pending,omitempty"`
+	Given   map[string]json.RawMessage `json:"given,omitempty"`
+	// Result is a completed task's, Error a failed one's.
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *jsonrpc.Error  `json:"error,omitempty"`
+}
+
+// Terminal reports whether the task has ended: completed, failed or cancelled.
+func (r *TaskRecord) Terminal() bool {
+	return r.Status == TaskCompleted || r.Status == TaskFailed || r.Status == TaskCancelled
+}
+
+// Clone is a copy of r that shares no map or slice with it.
+func (r *TaskRecord) Clone() *TaskRecord {
+	c := *r
+	c.Pending = slices.Clone(r.Pending)
+	c.Given = maps.Clone(r.Given)
+	return &c
+}
+
+// settle ends the task with status and message, unless it has ended already; it reports
+// whether it changed.
+func (r *TaskRecord) settle(status, message string, now time.Time) bool {
+	if r.Terminal() {
+		return false
+	}
+	r.Status, r.Message, r.Updated, r.Pending = status, message, now, nil
+	return true
+}
+
+// TaskWork is what a task's work is made of when another replica may run it: the tools/call to
+// make again, as the task's (its questions go to tasks/get, its answers come back with
+// tasks/update).
+type TaskWork struct {
+	ID        string          `json:"id"`
+	Owner     string          `json:"owner"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"`
+	// Caps are the client's capabilities, Version its revision; Vars and Header are what the
+	// flow's blocks before the tool set and read (a token's claims, the Authorization header).
+	Caps    json.RawMessage `json:"caps,omitempty"`
+	Version string          `json:"version"`
+	Vars    map[string]any  `json:"vars,omitempty"`
+	Header  http.Header     `json:"header,omitempty"`
+}
+
+// TaskStore keeps a server's task records: this process's (NewTasks), or a cluster's. A record
+// changes only through Change; every change is told, in its order, to the watchers of the task.
+type TaskStore interface {
+	// Limits are the store's, defaults set.
+	Limits() TaskLimits
+	// Add records a new task, making room within the limits (see TaskLimits), or says why it
+	// cannot (-32603).
+	Add(ctx context.Context, r *TaskRecord) *jsonrpc.Error
+	// Get returns a copy of the task id that owner may see; another requester's task is
+	// answered as one that does not exist, and an expired one says so (-32602).
+	Get(ctx context.Context, owner, id string) (*TaskRecord, *jsonrpc.Error)
+	// Change applies fn to a copy of the task and keeps it when fn reports a change; it returns
+	// the task as it is then.
+	Change(ctx context.Context, owner, id string, fn func(*TaskRecord) bool) (*TaskRecord, *jsonrpc.Error)
+	// Watch calls fn with each change of the task id ("": every task) from now on, until stop.
+	// fn must not change a task itself.
+	Watch(id string, fn func(*TaskRecord)) (stop func())
+	// Run starts the task's work: local in this process, or work for whichever replica takes it.
+	Run(r *TaskRecord, work *TaskWork, local func(ctx context.Context))
+	// Close stops the work the store runs and refuses new tasks.
+	Close()
+}
+
+// Tasks is the store of one process: records in memory, work in its goroutines.
 type Tasks struct {
 	limits TaskLimits
-	ctx    context.Context
-	stop   context.CancelFunc
 	clock  func() time.Time
+	ctx    context.Context // ends on Close: every running work with it
+	stop   context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu     sync.Mutex
-	byID   map[string]*task
-	closed bool
-	ls     *listeners // the listen streams told of status changes (notifications/tasks); set by NewStateful
+	mu       sync.Mutex
+	byID     map[string]*TaskRecord
+	closed   bool
+	watchers map[string]map[*watcher]struct{} // by task id, "" for every task
+	dispatch sync.Mutex                       // held from a change to the end of its telling
 }
+
+// watcher is one Watch.
+type watcher struct{ fn func(*TaskRecord) }
 
 // NewTasks returns an empty store with the given limits.
 func NewTasks(l TaskLimits) *Tasks {
 	ctx, stop := context.WithCancel(context.Background())
-	return &Tasks{limits: l.withDefaults(), ctx: ctx, stop: stop, clock: time.Now, byID: map[string]*task{}}
+	return &Tasks{limits: l.WithDefaults(), ctx: ctx, stop: stop, clock: time.Now, byID: map[string]*TaskRecord{},
+		watchers: map[string]map[*watcher]struct{}{}}
 }
 
+// Limits implements TaskStore.
+func (ts *Tasks) Limits() TaskLimits { return ts.limits }
+
 // Close cancels every task, refuses new ones and waits for the running ones to end. It is safe
-// to call more than once, and on a nil store.
+// to call more than once.
 func (ts *Tasks) Close() {
-	if ts == nil {
-		return
-	}
 	ts.mu.Lock()
 	ts.closed = true
-	for _, t := range ts.byID {
-		ts.settle(t, TaskCancelled, "The server stopped")
+	var told []*TaskRecord
+	for _, r := range ts.byID {
+		if r.settle(TaskCancelled, "The server stopped", ts.clock()) {
+			told = append(told, r.Clone())
+		}
 	}
-	ts.mu.Unlock()
+	ts.tell(told) // unlocks
 	ts.stop()
 	ts.wg.Wait()
 }
@@ -123,82 +212,112 @@ func (ts *Tasks) Len() int {
 	return len(ts.byID)
 }
 
-// task is one task; its fields are guarded by the store's mutex.
-type task struct {
-	id               string
-	owner            string // who may see the task (see requester); "" when the request carried no identity
-	created, updated time.Time
-	status, message  string
-	cancel           context.CancelFunc
-
-	pending []inputRequest             // the questions of an input_required task
-	given   map[string]json.RawMessage // every answer the client sent
-	wake    chan struct{}              // closed when the last pending question is answered
-	result  json.RawMessage            // a completed task's result
-	err     *jsonrpc.Error             // a failed task's error
-}
-
-func (t *task) terminal() bool {
-	return t.status == TaskCompleted || t.status == TaskFailed || t.status == TaskCancelled
-}
-
-// settle ends a task that has not ended yet, under the store's lock; its work, if still
-// running, is cancelled, and its listeners are told.
-func (ts *Tasks) settle(t *task, status, message string) {
-	if t.terminal() {
+// tell hands the changes to their watchers, in order: it takes the dispatch lock before it
+// lets go of the store's, which the caller holds, so that a later change is told after.
+func (ts *Tasks) tell(changes []*TaskRecord) {
+	if len(changes) == 0 {
+		ts.mu.Unlock()
 		return
 	}
-	t.status, t.message, t.updated, t.pending = status, message, ts.clock(), nil
-	t.cancel()
-	ts.changed(t)
+	type call struct {
+		fn func(*TaskRecord)
+		r  *TaskRecord
+	}
+	var calls []call
+	for _, r := range changes {
+		for _, key := range []string{r.ID, ""} {
+			for w := range ts.watchers[key] {
+				calls = append(calls, call{w.fn, r})
+			}
+		}
+	}
+	ts.dispatch.Lock()
+	ts.mu.Unlock()
+	defer ts.dispatch.Unlock()
+	for _, c := range calls {
+		c.fn(c.r)
+	}
 }
 
-// add makes room for and records a new working task. Its context keeps the values of the
-// request's (parent) but not its end: it ends when the task is cancelled or expires, or the
-// store closes; release, once the task's work is over, lets go of the store's hold on it.
-// Only owner may see the task afterwards.
-func (ts *Tasks) add(parent context.Context, owner string) (t *task, ctx context.Context, release func() bool, e *jsonrpc.Error) {
-	id, err := newTaskID()
-	if err != nil {
-		return nil, nil, nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: no randomness for a task id")
-	}
+// Watch implements TaskStore.
+func (ts *Tasks) Watch(id string, fn func(*TaskRecord)) (stop func()) {
+	w := &watcher{fn: fn}
 	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	if ts.closed {
-		return nil, nil, nil, errShuttingDown
+	if ts.watchers[id] == nil {
+		ts.watchers[id] = map[*watcher]struct{}{}
 	}
-	now := ts.clock()
-	ts.sweep(now)
+	ts.watchers[id][w] = struct{}{}
+	ts.mu.Unlock()
+	return func() {
+		ts.mu.Lock()
+		delete(ts.watchers[id], w)
+		if len(ts.watchers[id]) == 0 {
+			delete(ts.watchers, id)
+		}
+		ts.mu.Unlock()
+	}
+}
+
+// Add implements TaskStore.
+func (ts *Tasks) Add(_ context.Context, r *TaskRecord) *jsonrpc.Error {
+	ts.mu.Lock()
+	if ts.closed {
+		ts.mu.Unlock()
+		return errShuttingDown
+	}
+	told := ts.sweep(ts.clock())
+	if e := ts.makeRoom(r.Owner); e != nil {
+		ts.tell(told)
+		return e
+	}
+	ts.byID[r.ID] = r.Clone()
+	ts.tell(told)
+	return nil
+}
+
+// makeRoom drops the oldest finished task when the owner's or the store's places are taken, or
+// says that none can be dropped.
+func (ts *Tasks) makeRoom(owner string) *jsonrpc.Error {
 	if ts.owned(owner) >= ts.limits.MaxTasksPerOwner && !ts.dropOldestFinished(owner, true) {
-		return nil, nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Data: map[string]any{"maxTasksPerOwner": ts.limits.MaxTasksPerOwner},
-			Message: fmt.Sprintf("Internal error: you already run %d tasks, the limit for one requester (maxTasksPerOwner); cancel one or wait for one to finish", ts.limits.MaxTasksPerOwner)}
+		return ownerFull(ts.limits.MaxTasksPerOwner)
 	}
 	if len(ts.byID) >= ts.limits.MaxTasks && !ts.dropOldestFinished("", false) {
-		return nil, nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Data: map[string]any{"maxTasks": ts.limits.MaxTasks},
-			Message: fmt.Sprintf("Internal error: the server already runs %d tasks, its limit (maxTasks); cancel one or try again later", ts.limits.MaxTasks)}
+		return storeFull(ts.limits.MaxTasks)
 	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
-	release = context.AfterFunc(ts.ctx, cancel)
-	t = &task{id: id, owner: owner, created: now, updated: now, status: TaskWorking, cancel: cancel, given: map[string]json.RawMessage{}}
-	ts.byID[id] = t
-	return t, ctx, release, nil
+	return nil
 }
 
-// sweep drops the tasks whose time to live is over, stopping those still running.
-func (ts *Tasks) sweep(now time.Time) {
-	for id, t := range ts.byID {
-		if now.Sub(t.created) >= ts.limits.TTL {
-			ts.settle(t, TaskFailed, "The task expired")
+// ownerFull and storeFull are why a new task is refused.
+func ownerFull(max int) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Data: map[string]any{"maxTasksPerOwner": max},
+		Message: fmt.Sprintf("Internal error: you already run %d tasks, the limit for one requester (maxTasksPerOwner); cancel one or wait for one to finish", max)}
+}
+
+func storeFull(max int) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Data: map[string]any{"maxTasks": max},
+		Message: fmt.Sprintf("Internal error: the server already runs %d tasks, its limit (maxTasks); cancel one or try again later", max)}
+}
+
+// sweep drops the tasks whose time to live is over, failing those still running; it returns
+// the changes to tell.
+func (ts *Tasks) sweep(now time.Time) []*TaskRecord {
+	var told []*TaskRecord
+	for id, r := range ts.byID {
+		if now.Sub(r.Created) >= ts.limits.TTL {
+			if r.settle(TaskFailed, "The task expired", now) {
+				told = append(told, r.Clone())
+			}
 			delete(ts.byID, id)
 		}
 	}
+	return told
 }
 
 // owned counts owner's tasks, running or finished.
 func (ts *Tasks) owned(owner string) int {
 	n := 0
-	for _, t := range ts.byID {
-		if t.owner == owner {
+	for _, r := range ts.byID {
+		if r.Owner == owner {
 			n++
 		}
 	}
@@ -208,37 +327,100 @@ func (ts *Tasks) owned(owner string) int {
 // dropOldestFinished drops the finished task created first (of owner's, when mine), if there
 // is one.
 func (ts *Tasks) dropOldestFinished(owner string, mine bool) bool {
-	var oldest *task
-	for _, t := range ts.byID {
-		if t.terminal() && (!mine || t.owner == owner) && (oldest == nil || t.created.Before(oldest.created)) {
-			oldest = t
+	var oldest *TaskRecord
+	for _, r := range ts.byID {
+		if r.Terminal() && (!mine || r.Owner == owner) && (oldest == nil || r.Created.Before(oldest.Created)) {
+			oldest = r
 		}
 	}
 	if oldest != nil {
-		delete(ts.byID, oldest.id)
+		delete(ts.byID, oldest.ID)
 	}
 	return oldest != nil
 }
 
-// lookup returns the live task with id that owner may see, under the store's lock, or -32602.
-// Another requester's task is answered exactly as a task that does not exist.
-func (ts *Tasks) lookup(id, owner string) (*task, *jsonrpc.Error) {
+// lookup returns the live task id that owner may see, under the store's lock, or -32602, and
+// the change an expiry made.
+func (ts *Tasks) lookup(owner, id string) (*TaskRecord, []*TaskRecord, *jsonrpc.Error) {
 	now := ts.clock()
-	t := ts.byID[id]
-	if t != nil && t.owner != owner {
-		t = nil
+	r := ts.byID[id]
+	if r != nil && r.Owner != owner {
+		r = nil
 	}
-	if t != nil && now.Sub(t.created) >= ts.limits.TTL {
-		ts.settle(t, TaskFailed, "The task expired")
+	if r != nil && now.Sub(r.Created) >= ts.limits.TTL {
+		var told []*TaskRecord
+		if r.settle(TaskFailed, "The task expired", now) {
+			told = append(told, r.Clone())
+		}
 		delete(ts.byID, id)
-		return nil, invalidParams("Failed to retrieve task: task %q has expired", id)
+		return nil, told, expired(id)
 	}
-	if t == nil {
-		return nil, invalidParams("Failed to retrieve task: no task %q", id)
+	if r == nil {
+		return nil, nil, noTask(id)
 	}
-	return t, nil
+	return r, nil, nil
 }
 
+func expired(id string) *jsonrpc.Error {
+	return invalidParams("Failed to retrieve task: task %q has expired", id)
+}
+
+func noTask(id string) *jsonrpc.Error {
+	return invalidParams("Failed to retrieve task: no task %q", id)
+}
+
+// Get implements TaskStore.
+func (ts *Tasks) Get(_ context.Context, owner, id string) (*TaskRecord, *jsonrpc.Error) {
+	ts.mu.Lock()
+	r, told, e := ts.lookup(owner, id)
+	if e != nil {
+		ts.tell(told)
+		return nil, e
+	}
+	c := r.Clone()
+	ts.mu.Unlock()
+	return c, nil
+}
+
+// Change implements TaskStore.
+func (ts *Tasks) Change(_ context.Context, owner, id string, fn func(*TaskRecord) bool) (*TaskRecord, *jsonrpc.Error) {
+	ts.mu.Lock()
+	r, told, e := ts.lookup(owner, id)
+	if e != nil {
+		ts.tell(told)
+		return nil, e
+	}
+	c := r.Clone()
+	if !fn(c) {
+		ts.mu.Unlock()
+		return c, nil
+	}
+	ts.byID[id] = c
+	ts.tell([]*TaskRecord{c.Clone()})
+	return c, nil
+}
+
+// Run implements TaskStore: the work runs here, until it returns or the store closes.
+func (ts *Tasks) Run(_ *TaskRecord, _ *TaskWork, local func(ctx context.Context)) {
+	ts.wg.Add(1)
+	go func() {
+		defer ts.wg.Done()
+		local(ts.ctx)
+	}()
+}
+
+// CloseTasks closes the server's task store, when it has one: whoever builds a server calls it
+// when the server stops.
+func (s *Server) CloseTasks() {
+	if s.Tasks != nil {
+		s.Tasks.Close()
+	}
+}
+
+// Now is the store's clock, for the times of the records a server makes.
+func (ts *Tasks) Now() time.Time { return ts.clock() }
+
+// newTaskID is 128 random bits in hex.
 func newTaskID() (string, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -247,153 +429,7 @@ func newTaskID() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
-// get encodes the task with id as tasks/get answers it (DetailedTask, before resultType).
-func (ts *Tasks) get(id, owner string) (json.RawMessage, *jsonrpc.Error) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	t, e := ts.lookup(id, owner)
-	if e != nil {
-		return nil, e
-	}
-	return ts.encode(t, "", true), nil
-}
-
-// update records the client's answers to a task's questions; answers to questions the task
-// does not wait for are ignored. The task goes on once every question is answered.
-func (ts *Tasks) update(id, owner string, answers map[string]json.RawMessage) *jsonrpc.Error {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	t, e := ts.lookup(id, owner)
-	if e != nil || t.status != TaskInputRequired {
-		return e
-	}
-	left := t.pending[:0]
-	for _, q := range t.pending {
-		if a, ok := answers[q.key]; ok {
-			t.given[q.key] = a
-		} else {
-			left = append(left, q)
-		}
-	}
-	answered := len(left) < len(t.pending)
-	t.pending = left
-	if len(left) == 0 {
-		t.status, t.updated = TaskWorking, ts.clock()
-		close(t.wake)
-	}
-	if answered {
-		ts.changed(t) // the questions left, or working again
-	}
-	return nil
-}
-
-// cancel stops the task with id; a finished task stays as it is.
-func (ts *Tasks) cancel(id, owner string) *jsonrpc.Error {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	t, e := ts.lookup(id, owner)
-	if e != nil {
-		return e
-	}
-	ts.settle(t, TaskCancelled, "Cancelled by the client")
-	return nil
-}
-
-// waitInput parks the task on its questions until they are all answered (true) or the task
-// ends (false).
-func (ts *Tasks) waitInput(ctx context.Context, t *task, asked []inputRequest) bool {
-	ts.mu.Lock()
-	if t.terminal() {
-		ts.mu.Unlock()
-		return false
-	}
-	wake := make(chan struct{})
-	t.status, t.updated, t.pending, t.wake = TaskInputRequired, ts.clock(), asked, wake
-	ts.changed(t)
-	ts.mu.Unlock()
-	select {
-	case <-wake:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// answers returns a copy of the answers the task has been given.
-func (ts *Tasks) answers(t *task) map[string]json.RawMessage {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	return maps.Clone(t.given)
-}
-
-// finish records how the task's work ended, unless the task already has (cancelled, expired).
-func (ts *Tasks) finish(t *task, result json.RawMessage, e *jsonrpc.Error) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	if t.terminal() {
-		return
-	}
-	switch { // the result or error first: settle tells the listeners the whole task
-	case e != nil:
-		t.err = e
-		ts.settle(t, TaskFailed, e.Message)
-	case int64(len(result)) > ts.limits.MaxResultBytes:
-		t.err = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the task's result of %d bytes is over the limit of %d (maxResultBytes)",
-			len(result), ts.limits.MaxResultBytes)
-		ts.settle(t, TaskFailed, "The result is too large")
-	default:
-		t.result = result
-		ts.settle(t, TaskCompleted, "")
-	}
-}
-
 // taskTime is how createdAt and lastUpdatedAt are written: ISO 8601 in UTC, to the millisecond.
 const taskTime = "2006-01-02T15:04:05.000Z"
 
-// encode writes a task: resultType (when not ""), the Task fields and, detailed, what its
-// status carries (inputRequests, result or error). Called under the store's lock.
-func (ts *Tasks) encode(t *task, resultType string, detailed bool) json.RawMessage {
-	out := make([]byte, 0, 256+len(t.result))
-	out = append(out, '{')
-	if resultType != "" {
-		out = append(out, `"resultType":`...)
-		out = jsonscan.AppendString(out, resultType)
-		out = append(out, ',')
-	}
-	out = append(out, `"taskId":`...)
-	out = jsonscan.AppendString(out, t.id)
-	out = append(out, `,"status":`...)
-	out = jsonscan.AppendString(out, t.status)
-	if t.message != "" {
-		out = append(out, `,"statusMessage":`...)
-		out = jsonscan.AppendString(out, t.message)
-	}
-	out = append(out, `,"createdAt":"`...)
-	out = t.created.UTC().AppendFormat(out, taskTime)
-	out = append(out, `","lastUpdatedAt":"`...)
-	out = t.updated.UTC().AppendFormat(out, taskTime)
-	out = fmt.Appendf(out, `","ttlMs":%d,"pollIntervalMs":%d`, ts.limits.TTL.Milliseconds(), ts.limits.PollInterval.Milliseconds())
-	if detailed {
-		out = t.appendDetail(out)
-	}
-	return append(out, '}')
-}
-
-func (t *task) appendDetail(out []byte) []byte {
-	switch {
-	case t.status == TaskInputRequired:
-		out = append(out, `,"inputRequests":`...)
-		out = appendInputRequests(out, t.pending)
-	case t.status == TaskCompleted:
-		out = append(out, `,"result":`...)
-		out = append(out, t.result...)
-	case t.status == TaskFailed && t.err != nil:
-		b, err := json.Marshal(t.err)
-		if err != nil {
-			b = []byte(`{"code":-32603,"message":"Internal error"}`)
-		}
-		out = append(out, `,"error":`...)
-		out = append(out, b...)
-	}
-	return out
-}
+var _ TaskStore = (*Tasks)(nil)

@@ -111,7 +111,7 @@ func TestTaskFailures(t *testing.T) {
 func TestTaskExpiry(t *testing.T) {
 	s, tools, url := taskServer(t, TaskLimits{TTL: time.Minute})
 	clock := &fakeClock{now: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
-	s.Tasks.clock = clock.Now
+	s.Tasks.(*Tasks).clock = clock.Now
 	id := start(t, url, "work")
 	clock.add(59 * time.Second)
 	if get(t, url, id)["status"] != TaskWorking {
@@ -122,8 +122,8 @@ func TestTaskExpiry(t *testing.T) {
 	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "expired") {
 		t.Fatalf("expired task: %+v %v", r.Result, r.Error)
 	}
-	if end := <-tools.ended; end != "cancelled" || s.Tasks.Len() != 0 {
-		t.Fatalf("the expired task's work ended %s; %d tasks kept", end, s.Tasks.Len())
+	if end := <-tools.ended; end != "cancelled" || s.Tasks.(*Tasks).Len() != 0 {
+		t.Fatalf("the expired task's work ended %s; %d tasks kept", end, s.Tasks.(*Tasks).Len())
 	}
 }
 
@@ -139,8 +139,8 @@ func TestTaskLimit(t *testing.T) {
 	}
 	send(t, url, "tasks/cancel", `{"taskId":"`+first+`"}`, withTasks)
 	startAs(t, url, "work", "Authorization", "Bearer a third")
-	if s.Tasks.Len() != 2 {
-		t.Fatalf("%d tasks kept", s.Tasks.Len())
+	if s.Tasks.(*Tasks).Len() != 2 {
+		t.Fatalf("%d tasks kept", s.Tasks.(*Tasks).Len())
 	}
 	if r := send(t, url, "tasks/get", `{"taskId":"`+first+`"}`, withTasks); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
 		t.Fatalf("the dropped task: %+v %v", r.Result, r.Error)
@@ -165,8 +165,8 @@ func TestOneRequesterCannotTakeEveryTaskPlace(t *testing.T) {
 	start(t, url, "work") // a requester without an identity is one more
 	send(t, url, "tasks/cancel", `{"taskId":"`+first+`"}`, withTasks, greedy...)
 	startAs(t, url, "work", greedy...)
-	if s.Tasks.Len() != 5 {
-		t.Fatalf("%d tasks kept, want 5 (greedy's cancelled one dropped for its new one)", s.Tasks.Len())
+	if s.Tasks.(*Tasks).Len() != 5 {
+		t.Fatalf("%d tasks kept, want 5 (greedy's cancelled one dropped for its new one)", s.Tasks.(*Tasks).Len())
 	}
 }
 

@@ -185,7 +185,7 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 	}
 	f.limits.apply(srv.core, &opts)
 	if err := srv.core.Check(); err != nil {
-		srv.core.Tasks.Close()
+		srv.core.CloseTasks()
 		return nil, config.Diags{pos.Root().Diag(err.Error())}
 	}
 	srv.st = mcp.NewStateful(srv.core, opts)
@@ -223,7 +223,7 @@ func (b *Block) Stop(context.Context) error {
 	defer s.mu.Unlock()
 	if s.running {
 		s.st.Close()
-		s.core.Tasks.Close()
+		s.core.CloseTasks()
 		s.log.stop()
 		s.running = false
 	}

@@ -112,11 +112,11 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 		s.Prompts = buildPrompts(b, f.Prompts)
 	}
 	if err := b.Err(); err != nil {
-		s.Tasks.Close()
+		s.CloseTasks()
 		return nil, err
 	}
 	if err := s.Check(); err != nil {
-		s.Tasks.Close()
+		s.CloseTasks()
 		return nil, err
 	}
 	st := mcp.NewStateful(s, mcp.StatefulOptions{AllowBatch: true})
@@ -219,7 +219,7 @@ func detached(caller any) any {
 // tasks.
 func (r *Block) Stop(context.Context) error {
 	r.st.Close()
-	r.server.Tasks.Close()
+	r.server.CloseTasks()
 	return nil
 }
 
