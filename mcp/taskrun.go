@@ -164,6 +164,9 @@ func (s *Server) runTask(values, stop context.Context, owner, id, name string, c
 		}
 		rc.rounds = rounds
 		res, err := s.safeRun(ctx, rc, run)
+		if stop.Err() != nil {
+			return // the store stopped the work; it ends the task or has another replica do it
+		}
 		if errors.Is(err, ErrInputRequired) && len(rounds.asked) > 0 {
 			if !s.waitInput(ctx, owner, id, rounds.asked, updates) {
 				return
@@ -201,6 +204,7 @@ func (s *Server) waitInput(ctx context.Context, owner, id string, asked []InputR
 		select {
 		case r := <-updates:
 			switch {
+			case r.Revision <= rec.Revision: // a change before the questions: told late
 			case r.Terminal():
 				return false
 			case r.Status == TaskWorking:

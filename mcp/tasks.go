@@ -97,6 +97,9 @@ type TaskRecord struct {
 	// Result is a completed task's, Error a failed one's.
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  *jsonrpc.Error  `json:"error,omitempty"`
+	// Revision counts the record's changes: a store sets it (Change), and a watcher that hears
+	// of a change it knows is newer than another tells them apart by it.
+	Revision uint64 `json:"revision"`
 }
 
 // Terminal reports whether the task has ended: completed, failed or cancelled.
@@ -119,6 +122,7 @@ func (r *TaskRecord) settle(status, message string, now time.Time) bool {
 		return false
 	}
 	r.Status, r.Message, r.Updated, r.Pending = status, message, now, nil
+	r.Revision++
 	return true
 }
 
@@ -395,6 +399,7 @@ func (ts *Tasks) Change(_ context.Context, owner, id string, fn func(*TaskRecord
 		ts.mu.Unlock()
 		return c, nil
 	}
+	c.Revision = r.Revision + 1
 	ts.byID[id] = c
 	ts.tell([]*TaskRecord{c.Clone()})
 	return c, nil

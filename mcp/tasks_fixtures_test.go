@@ -20,13 +20,14 @@ import (
 type taskTools struct {
 	release chan struct{} // closed (releaseAll): every work finishes
 	once    sync.Once
-	ended   chan string // each work's end: "done" or "cancelled"
+	started chan struct{} // each work's start
+	ended   chan string   // each work's end: "done" or "cancelled"
 }
 
 func (tt *taskTools) releaseAll() { tt.once.Do(func() { close(tt.release) }) }
 
 func newTaskTools() *taskTools {
-	return &taskTools{release: make(chan struct{}), ended: make(chan string, 64)}
+	return &taskTools{release: make(chan struct{}), started: make(chan struct{}, 64), ended: make(chan string, 64)}
 }
 
 func (*taskTools) ListTools(context.Context, *RequestContext, string) ([]Tool, string, error) {
@@ -43,6 +44,10 @@ func (tt *taskTools) CallTool(ctx context.Context, rc *RequestContext, name stri
 			}
 		}
 		run = func(ctx context.Context, _ *RequestContext) (*CallToolResult, error) {
+			select {
+			case tt.started <- struct{}{}:
+			default: // nobody counts this many
+			}
 			select {
 			case <-tt.release:
 				tt.ended <- "done"

@@ -54,6 +54,7 @@ func TestTaskLifecycle(t *testing.T) {
 func TestTaskCancelStopsItsWork(t *testing.T) {
 	_, tools, url := taskServer(t, TaskLimits{})
 	id := start(t, url, "work")
+	<-tools.started
 	if ack := send(t, url, "tasks/cancel", `{"taskId":"`+id+`"}`, withTasks); ack.Result["resultType"] != "complete" {
 		t.Fatalf("cancel: %+v %v", ack.Result, ack.Error)
 	}
@@ -113,6 +114,7 @@ func TestTaskExpiry(t *testing.T) {
 	clock := &fakeClock{now: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
 	s.Tasks.(*Tasks).clock = clock.Now
 	id := start(t, url, "work")
+	<-tools.started // expiry stops work that runs
 	clock.add(59 * time.Second)
 	if get(t, url, id)["status"] != TaskWorking {
 		t.Fatal("the task ended before its TTL")
@@ -231,6 +233,7 @@ func TestTasksCloseStopsEveryTask(t *testing.T) {
 	s, tools, url := taskServer(t, TaskLimits{})
 	for range 3 {
 		start(t, url, "work")
+		<-tools.started
 	}
 	s.Tasks.Close()
 	if n := len(tools.ended); n != 3 {

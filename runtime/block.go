@@ -184,6 +184,7 @@ var registry = struct {
 	blocks     map[string]BlockSpec
 	connectors map[string]ConnectorSpec
 	adapters   map[string]AdapterSpec
+	cluster    *ClusterSpec
 }{blocks: map[string]BlockSpec{}, connectors: map[string]ConnectorSpec{}, adapters: map[string]AdapterSpec{}}
 
 // RegisterBlock adds a block type; call it from the block package's init.

@@ -38,6 +38,7 @@ type builder struct {
 	source    flowSource                   // the source of the flow being built
 	single    map[string]*config.Connector // the connector of each OnePerService type
 	observer  Observer                     // nil: nothing is observed
+	cluster   *ClusterRef                  // service.cluster, nil when it names none
 	// answers, while a branch tagged answers:"…" is built, is what its blocks answer with.
 	answers string
 	// types, while a branch is built, collects the types of the blocks in it (Branch.Holds).

@@ -63,6 +63,7 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 	bd := &builder{cfg: cfg, env: resolveEnv(cfg, opts.LookupEnv), declared: declared(cfg), logger: opts.Logger, shared: opts.Shared,
 		holder: Holder{Unit: opts.Unit, Build: builds.Add(1)}, instances: map[string]any{}, byName: map[string]named{}, observer: opts.Observer}
 	svc := &Service{Name: cfg.Service.Name, logger: opts.Logger}
+	bd.buildCluster()
 
 	byName := map[string]Connector{}
 	specs := map[string]ConnectorSpec{}

@@ -52,13 +52,64 @@ func init() {
 
 // Settings are the connection's.
 type Settings struct {
+	Connection `yaml:",inline"`
+	Name       string `yaml:"name" doc:"The name the server shows for this client; default: the service's name."`
+}
+
+// Connection are the settings that reach a NATS server, the connector's and the cluster's.
+type Connection struct {
 	URL         string        `yaml:"url" default:"nats://127.0.0.1:4222" doc:"The NATS server to connect to; several, comma-separated, for a cluster. Credentials in the URL are never logged."`
 	Credentials string        `yaml:"credentials" doc:"A .creds file (a user JWT and its NKey seed), as nsc writes it."`
 	User        string        `yaml:"user" doc:"A user name, with password."`
 	Password    string        `yaml:"password" doc:"The user's password."`
 	Token       string        `yaml:"token" doc:"A token, for a server that takes one."`
-	Name        string        `yaml:"name" doc:"The name the server shows for this client; default: the service's name."`
 	Timeout     time.Duration `yaml:"connectTimeout" default:"5s" min:">0" doc:"How long connecting may take before the service fails to start."`
+}
+
+// check reports what is wrong with the connection settings, at the setting (report).
+func (c *Connection) check(report func(field any, format string, args ...any) error) error {
+	for _, u := range strings.Split(c.URL, ",") {
+		if p, err := url.Parse(strings.TrimSpace(u)); err != nil || (p.Scheme != "nats" && p.Scheme != "tls" && p.Scheme != "ws" && p.Scheme != "wss") || p.Host == "" {
+			return report(&c.URL, "%q is not a NATS URL: write nats://host:4222 (tls://, ws:// and wss:// too)", redact(strings.TrimSpace(u)))
+		}
+	}
+	if c.Credentials != "" && (c.User != "" || c.Token != "") || c.User != "" && c.Token != "" {
+		return report(nil, "use one of credentials, user and password, or token")
+	}
+	if (c.User == "") != (c.Password == "") {
+		return report(nil, "user and password go together")
+	}
+	return nil
+}
+
+// connect connects as name, logging disconnections and reconnections to log; the error names
+// the server without its credentials.
+func (c *Connection) connect(name string, log interface {
+	Info(string, ...any)
+	Warn(string, ...any)
+}) (*natsgo.Conn, error) {
+	opts := []natsgo.Option{natsgo.Name(name), natsgo.Timeout(c.Timeout), natsgo.MaxReconnects(-1),
+		natsgo.ReconnectWait(time.Second),
+		natsgo.DisconnectErrHandler(func(_ *natsgo.Conn, err error) {
+			if err != nil {
+				log.Warn("disconnected from NATS; reconnecting", "err", err)
+			}
+		}),
+		natsgo.ReconnectHandler(func(nc *natsgo.Conn) { log.Info("reconnected to NATS", "server", nc.ConnectedUrlRedacted()) }),
+	}
+	switch {
+	case c.Credentials != "":
+		opts = append(opts, natsgo.UserCredentials(c.Credentials))
+	case c.User != "":
+		opts = append(opts, natsgo.UserInfo(c.User, c.Password))
+	case c.Token != "":
+		opts = append(opts, natsgo.Token(c.Token))
+	}
+	nc, err := natsgo.Connect(c.URL, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("cannot connect to NATS at %s: %w", redact(c.URL), err)
+	}
+	return nc, nil
 }
 
 // SourceSettings are a flow's source on a nats connector.
@@ -89,16 +140,8 @@ type Connector struct {
 }
 
 func build(b *runtime.ConnectorBuild, s *Settings) (runtime.Connector, error) {
-	for _, u := range strings.Split(s.URL, ",") {
-		if p, err := url.Parse(strings.TrimSpace(u)); err != nil || (p.Scheme != "nats" && p.Scheme != "tls" && p.Scheme != "ws" && p.Scheme != "wss") || p.Host == "" {
-			return nil, b.Errorf(&s.URL, "%q is not a NATS URL: write nats://host:4222 (tls://, ws:// and wss:// too)", redact(strings.TrimSpace(u)))
-		}
-	}
-	if s.Credentials != "" && (s.User != "" || s.Token != "") || s.User != "" && s.Token != "" {
-		return nil, b.Errorf(nil, "use one of credentials, user and password, or token")
-	}
-	if (s.User == "") != (s.Password == "") {
-		return nil, b.Errorf(nil, "user and password go together")
+	if err := s.check(b.Errorf); err != nil {
+		return nil, err
 	}
 	service := b.ServiceName()
 	if service == "" {
@@ -140,26 +183,9 @@ func (c *Connector) Attach(src *runtime.SourceBuild, flow *runtime.Flow) error {
 
 // Start connects, then takes each source's messages.
 func (c *Connector) Start(ctx context.Context) error {
-	opts := []natsgo.Option{natsgo.Name(c.set.Name), natsgo.Timeout(c.set.Timeout), natsgo.MaxReconnects(-1),
-		natsgo.ReconnectWait(time.Second),
-		natsgo.DisconnectErrHandler(func(_ *natsgo.Conn, err error) {
-			if err != nil {
-				c.log.Warn("disconnected from NATS; reconnecting", "err", err)
-			}
-		}),
-		natsgo.ReconnectHandler(func(nc *natsgo.Conn) { c.log.Info("reconnected to NATS", "server", nc.ConnectedUrlRedacted()) }),
-	}
-	switch {
-	case c.set.Credentials != "":
-		opts = append(opts, natsgo.UserCredentials(c.set.Credentials))
-	case c.set.User != "":
-		opts = append(opts, natsgo.UserInfo(c.set.User, c.set.Password))
-	case c.set.Token != "":
-		opts = append(opts, natsgo.Token(c.set.Token))
-	}
-	nc, err := natsgo.Connect(c.set.URL, opts...)
+	nc, err := c.set.connect(c.set.Name, c.log)
 	if err != nil {
-		return fmt.Errorf("connector %s: cannot connect to NATS at %s: %w", c.name, redact(c.set.URL), err)
+		return fmt.Errorf("connector %s: %w", c.name, err)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {

@@ -61,6 +61,13 @@ func init() {
 		Build: runtime.BlockFunc(func(*runtime.Build, *struct{}) (runtime.Block, error) { return seenBlock{}, nil })})
 }
 
+// resetSeen starts the counts afresh, for a test run again (go test -count).
+func resetSeen() {
+	seen.Lock()
+	defer seen.Unlock()
+	seen.n, seen.at = map[string]int{}, map[string][]time.Time{}
+}
+
 func seenCount(id string) int {
 	seen.Lock()
 	defer seen.Unlock()
@@ -77,6 +84,7 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 }
 
 func TestACoreSubjectIsSharedByTheReplicasQueueGroup(t *testing.T) {
+	resetSeen()
 	ns := natstest.Start(t, natstest.Options{})
 	cfg := `service: { name: shop }
 connectors: [ { name: bus, type: nats, settings: { url: '` + ns.ClientURL() + `' } } ]
@@ -157,6 +165,7 @@ func stream(t *testing.T, nc *natsgo.Conn) jetstream.JetStream {
 }
 
 func TestAStreamMessageIsAckedRetriedOrGivenUpByItsFlowsOutcome(t *testing.T) {
+	resetSeen()
 	ns := natstest.Start(t, natstest.Options{})
 	nc := natstest.Connect(t, ns)
 	js := stream(t, nc)

@@ -36,6 +36,8 @@ type Service struct {
 	Name string
 	At   Where
 	Node *yaml.Node // nil when no file has a service section
+	// Cluster is the service's cluster section, nil when it has none.
+	Cluster *yaml.Node
 }
 
 // EnvVar is a declared variable, usable as `${NAME}` in values.

@@ -21,6 +21,8 @@ type FileKeys struct {
 // ServiceKeys are the keys of the service section.
 type ServiceKeys struct {
 	Name string `yaml:"name" doc:"The service's name, for logs." example:"weather"`
+	// Cluster is decoded by the cluster provider this octo is built with (runtime.RegisterCluster).
+	Cluster *yaml.Node `yaml:"cluster" doc:"The cluster the replicas of this service share state through (NATS JetStream): where MCP tasks live, so that any replica answers for any task and a task whose replica dies is run by another. Its keys are under service.cluster below. Without it, every replica keeps its own, as one process does."`
 }
 
 // EnvKeys are the keys of one env item.

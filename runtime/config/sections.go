@@ -121,7 +121,7 @@ func (l *loader) parse(secs []section) {
 func (l *loader) service(s section) {
 	var raw ServiceKeys
 	l.decode(s.val, &raw, s.at)
-	l.cfg.Service = Service{Name: raw.Name, At: s.at, Node: s.val}
+	l.cfg.Service = Service{Name: raw.Name, At: s.at, Node: s.val, Cluster: raw.Cluster}
 }
 
 func (l *loader) resources(s section) {

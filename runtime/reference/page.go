@@ -69,8 +69,11 @@ type section struct {
 
 // configSections are the parts of a config file, in the order the page shows them.
 func configSections() []section {
-	return []section{
-		{"service", "", runtime.SettingsOf[config.ServiceKeys]()},
+	sections := []section{{"service", "", runtime.SettingsOf[config.ServiceKeys]()}}
+	if c, ok := runtime.ClusterProvider(); ok {
+		sections = append(sections, section{"service.cluster", "The " + c.Type + " cluster: " + c.Summary + ".", c.Settings.Spec()})
+	}
+	return append(sections, []section{
 		{"env[]", "", runtime.SettingsOf[config.EnvKeys]()},
 		{"resources", "", runtime.SettingsOf[config.ResourcesKeys]()},
 		{"resources.templates[]", "", runtime.SettingsOf[config.TemplateKeys]()},
@@ -78,7 +81,7 @@ func configSections() []section {
 		{"flows[]", "", runtime.SettingsOf[config.FlowKeys]()},
 		{"flows[].source", "The settings a source takes are on its connector type's page.", runtime.SettingsOf[config.SourceKeys]()},
 		{"flows[].process[]", "Every block takes these keys; its settings are on its page.", runtime.SettingsOf[config.BlockKeys]()},
-	}
+	}...)
 }
 
 // adapterPage describes the files of a config adapter.

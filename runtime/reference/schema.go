@@ -95,7 +95,12 @@ func (g *gen) root(title, description string, body *obj) *obj {
 func configSchema() *obj {
 	g := newGen(true)
 	file := runtime.SettingsOf[config.FileKeys]()
+	service := map[string]*obj{}
+	if c, ok := runtime.ClusterProvider(); ok {
+		service["cluster"] = g.object(c.Settings.Spec(), nil)
+	}
 	body := g.object(file, map[string]*obj{
+		"service":    g.object(runtime.SettingsOf[config.ServiceKeys](), service),
 		"env":        array(g.object(runtime.SettingsOf[config.EnvKeys](), map[string]*obj{"name": newObj().set("type", "string").set("pattern", envNamePattern)})),
 		"resources":  g.object(runtime.SettingsOf[config.ResourcesKeys](), map[string]*obj{"templates": array(g.object(runtime.SettingsOf[config.TemplateKeys](), nil))}),
 		"connectors": array(g.def("connector", g.connector)),

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"log/slog"
 
+	"github.com/octo-run/octo/blocks/mcp/cluster"
 	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
@@ -53,6 +54,8 @@ type Block struct {
 	logger *slog.Logger
 	// headers are the request headers its clients send (ReadsHeaders), fixed at build.
 	headers []string
+	// clustered is the task store in the service's cluster, which Start joins; nil without one.
+	clustered *cluster.Tasks
 }
 
 func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
@@ -88,13 +91,19 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 		s.MaxResponseBytes = *f.MaxResponseBytes
 	}
 	var schemas []*schema.Schema // of the tools' arguments, some mirrored in Mcp-Param headers
+	var clustered *cluster.Tasks
 	if len(f.Tools) > 0 {
 		ts := buildTools(b, f.Tools)
 		for _, t := range ts.list {
 			schemas = append(schemas, ts.byName[t.Name].input)
 		}
 		if ts.tasks() { // declared only then: server/discover reports what the block serves
-			s.Tasks = mcp.NewTasks(f.Tasks.Limits())
+			if ref := b.Cluster(); ref != nil {
+				clustered = cluster.New(ref, f.Tasks.Limits(), b.Logger(), cluster.Options{AtMostOnce: ts.atMostOnce()})
+				s.Tasks = clustered
+			} else {
+				s.Tasks = mcp.NewTasks(f.Tasks.Limits())
+			}
 		}
 		if f.Logging != nil {
 			ts.logFloor = mcp.LogLevel(f.Logging.Level)
@@ -121,7 +130,16 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 	}
 	st := mcp.NewStateful(s, mcp.StatefulOptions{AllowBatch: true})
 	return &Block{server: s, st: st, stdio: mcpmsg.NewStdio(st), url: b.SourceURL(), logger: b.Logger(),
-		headers: mcp.RequestHeaders(schemas...)}, nil
+		headers: mcp.RequestHeaders(schemas...), clustered: clustered}, nil
+}
+
+// Start joins the service's cluster, when the router keeps its tasks there: from then on this
+// replica takes its share of the tasks' work.
+func (r *Block) Start(ctx context.Context) error {
+	if r.clustered == nil {
+		return nil
+	}
+	return r.clustered.Start(ctx, r.server.RunWork)
 }
 
 // ReadsHeaders lists the request headers an MCP client of the router sends, those its tools
@@ -151,7 +169,16 @@ func parentOf(rc *mcp.RequestContext) *runtime.Message {
 	if m, ok := rc.Caller.(*runtime.Message); ok {
 		return m
 	}
-	return runtime.NewMessage(nil)
+	// A task's work taken from the cluster (mcp.Server.RunWork): the call as its TaskWork kept
+	// it, the headers and the vars the flow's blocks before the router set.
+	m := runtime.NewMessage(nil)
+	if rc.Header != nil {
+		m.Attrs = runtime.Attributes(rc.Header)
+	}
+	for k, v := range rc.Vars {
+		m.SetVar(k, v)
+	}
+	return m
 }
 
 // Process answers the MCP request in the message's body, or an event of a stdio session.
@@ -225,5 +252,6 @@ func (r *Block) Stop(context.Context) error {
 
 var (
 	_ runtime.Block   = (*Block)(nil)
+	_ runtime.Starter = (*Block)(nil)
 	_ runtime.Stopper = (*Block)(nil)
 )

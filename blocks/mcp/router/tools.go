@@ -23,6 +23,7 @@ type tool struct {
 	branch runtime.Block
 	task   string // "never", "optional" or "required" (toolSettings.Task)
 	steps  bool   // its branch reports its steps (a progress block)
+	once   bool   // a lost task fails rather than run again (toolSettings.AtMostOnce)
 }
 
 var _ mcp.ToolParamHeaders = (*tools)(nil)
@@ -60,8 +61,11 @@ func buildTools(b *runtime.Build, confs []toolSettings) *tools {
 				})
 			}
 		}
+		if c.AtMostOnce && c.Task == "never" {
+			b.Errorf(&c.AtMostOnce, "atMostOnce is about tasks, and tool %q never runs as one: set task to optional or required", c.Name)
+		}
 		t := &tool{def: c.Tool(), input: c.InputSchema.Schema, output: c.OutputSchema.Schema, branch: c.Process.Block, task: c.Task,
-			steps: c.Process.Holds("progress")}
+			steps: c.Process.Holds("progress"), once: c.AtMostOnce}
 		ts.byName[c.Name] = t
 		ts.list = append(ts.list, t.def)
 	}
@@ -76,6 +80,17 @@ func (ts *tools) tasks() bool {
 		}
 	}
 	return false
+}
+
+// atMostOnce names the tools whose lost tasks fail rather than run again.
+func (ts *tools) atMostOnce() map[string]bool {
+	once := map[string]bool{}
+	for name, t := range ts.byName {
+		if t.once {
+			once[name] = true
+		}
+	}
+	return once
 }
 
 // ListTools lists every declared tool, in declaration order.

@@ -1,0 +1,162 @@
+package cluster_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	_ "github.com/octo-run/octo/blocks/all"
+	_ "github.com/octo-run/octo/connectors/all"
+	"github.com/octo-run/octo/connectors/nats/natstest"
+	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/runtimetest"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/nats-io/nats-server/v2/server.(*Server).startGoRoutine.func1"))
+}
+
+// replicaConfig is a router whose report tool runs as a task for wait, in the cluster at url.
+func replicaConfig(url, wait string) string {
+	return `service:
+  name: reports
+  cluster: { url: '` + url + `', prefix: test }
+connectors: [ { name: api, type: http, settings: { port: 0 } } ]
+flows:
+  - name: mcp
+    source: { connector: api, settings: { path: /mcp } }
+    process:
+      - type: mcp-router
+        tools:
+          - name: report
+            description: A slow report on a city.
+            task: optional
+            inputSchema: '{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}'
+            process:
+              - { type: delay, settings: { duration: ` + wait + ` } }
+              - { type: set-payload, settings: { value: '"report on " + body.city' } }
+`
+}
+
+// replica starts one replica and returns its service and a 2026-07-28 client of it.
+func replica(t *testing.T, url, wait string) (*runtime.Service, runtimetest.Modern) {
+	t.Helper()
+	svc, base := runtimetest.Serve(t, replicaConfig(url, wait), "api", nil)
+	return svc, runtimetest.Modern{URL: base + "/mcp", Caps: runtimetest.WithTasks}
+}
+
+func TestATaskIsTheSameOnEveryReplica(t *testing.T) {
+	ns := natstest.Start(t, natstest.Options{})
+	_, a := replica(t, ns.ClientURL(), "300ms")
+	_, b := replica(t, ns.ClientURL(), "300ms")
+
+	id := a.StartTask(t, "report", `{"city":"Lisbon"}`)
+	t.Run("another replica answers for it while it works", func(t *testing.T) {
+		if task, ok := b.Task(t, id); !ok || (task["status"] != "working" && task["status"] != "completed") {
+			t.Fatalf("replica b: %+v %v", task, ok)
+		}
+	})
+	t.Run("it completes, and reads the same from both", func(t *testing.T) {
+		done := b.WaitTask(t, id, "completed")
+		again, _ := a.Task(t, id)
+		if !strings.Contains(runtimetest.JSON(t, done["result"]), "report on Lisbon") || runtimetest.JSON(t, again) != runtimetest.JSON(t, done) {
+			t.Fatalf("b: %+v\na: %+v", done, again)
+		}
+	})
+	t.Run("another requester sees no such task on any replica", func(t *testing.T) {
+		other := b
+		other.Header = http.Header{"Authorization": {"Bearer someone-else"}}
+		if _, ok := other.Task(t, id); ok {
+			t.Fatal("another requester read the task")
+		}
+	})
+}
+
+func TestACancelOnOneReplicaStopsTheWorkOnAnother(t *testing.T) {
+	ns := natstest.Start(t, natstest.Options{})
+	_, a := replica(t, ns.ClientURL(), "30s")
+	_, b := replica(t, ns.ClientURL(), "30s")
+	id := a.StartTask(t, "report", `{"city":"Oslo"}`)
+	listen := a.Listen(t, id) // on replica a, while b cancels
+	if r := b.Call(t, "tasks/cancel", `{"taskId":"`+id+`"}`); r.Error != nil {
+		t.Fatalf("tasks/cancel: %+v", r.Error)
+	}
+	if task := a.WaitTask(t, id, "cancelled"); task["statusMessage"] != "Cancelled by the client" {
+		t.Fatalf("%+v", task)
+	}
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case n := <-listen:
+			if n["status"] == "cancelled" {
+				return // a listen stream on a replica that did neither hears of it
+			}
+		case <-deadline:
+			t.Fatal("the listen stream never heard of the cancel")
+		}
+	}
+}
+
+func TestATaskWhoseReplicaStopsIsFinishedByAnother(t *testing.T) {
+	ns := natstest.Start(t, natstest.Options{})
+	svcA, a := replica(t, ns.ClientURL(), "1500ms")
+	_, b := replica(t, ns.ClientURL(), "1500ms")
+	var ids []string
+	for range 6 { // a few, so that some of them run on a
+		ids = append(ids, a.StartTask(t, "report", `{"city":"Porto"}`))
+	}
+	time.Sleep(300 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_ = svcA.Stop(ctx) // what it was working on goes back to the queue
+	for _, id := range ids {
+		if task := b.WaitTask(t, id, "completed"); !strings.Contains(runtimetest.JSON(t, task["result"]), "report on Porto") {
+			t.Fatalf("%s: %+v", id, task)
+		}
+	}
+}
+
+func TestTheLimitsCountEveryReplicasTasks(t *testing.T) {
+	ns := natstest.Start(t, natstest.Options{})
+	cfg := strings.Replace(replicaConfig(ns.ClientURL(), "30s"), "        tools:", "        tasks: { maxTasksPerOwner: 2 }\n        tools:", 1)
+	_, base := runtimetest.Serve(t, cfg, "api", nil)
+	_, base2 := runtimetest.Serve(t, cfg, "api", nil)
+	a := runtimetest.Modern{URL: base + "/mcp", Caps: runtimetest.WithTasks}
+	b := runtimetest.Modern{URL: base2 + "/mcp", Caps: runtimetest.WithTasks}
+	a.StartTask(t, "report", `{"city":"x"}`)
+	b.StartTask(t, "report", `{"city":"y"}`)
+	r := a.Call(t, "tools/call", `{"name":"report","arguments":{"city":"z"}}`)
+	if r.Error == nil || !strings.Contains(r.Error.Message, "you already run 2 tasks") {
+		t.Fatalf("a third task of one requester across two replicas: %+v %+v", r.Result, r.Error)
+	}
+}
+
+func TestALostTaskOfAnAtMostOnceToolFails(t *testing.T) {
+	ns := natstest.Start(t, natstest.Options{})
+	cfg := strings.Replace(replicaConfig(ns.ClientURL(), "30s"), "task: optional", "task: optional\n            atMostOnce: true", 1)
+	svcA, base := runtimetest.Serve(t, cfg, "api", nil)
+	a := runtimetest.Modern{URL: base + "/mcp", Caps: runtimetest.WithTasks}
+	id := a.StartTask(t, "report", `{"city":"Rome"}`)
+	time.Sleep(300 * time.Millisecond) // a alone takes it
+	_, base2 := runtimetest.Serve(t, cfg, "api", nil)
+	b := runtimetest.Modern{URL: base2 + "/mcp", Caps: runtimetest.WithTasks}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_ = svcA.Stop(ctx)
+	task := b.WaitTask(t, id, "failed")
+	if !strings.Contains(runtimetest.JSON(t, task["error"]), `tool \"report\" runs at most once (atMostOnce)`) {
+		t.Fatalf("%+v", task)
+	}
+}
+
+func TestAtMostOnceIsForTasks(t *testing.T) {
+	cfg := strings.Replace(replicaConfig("nats://127.0.0.1:1", "1s"), "task: optional", "atMostOnce: true", 1)
+	_, err := runtimetest.BuildConfig(t, cfg, nil)
+	if err == nil || !strings.Contains(err.Error(), `atMostOnce is about tasks, and tool "report" never runs as one`) {
+		t.Fatalf("%v", err)
+	}
+}
