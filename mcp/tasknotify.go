@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"net/http"
 
@@ -33,14 +34,15 @@ func requester(h http.Header, vars map[string]any) string {
 	return ""
 }
 
-// identity hashes parts, each ended by a zero byte so that no two lists hash alike.
+// identity hashes parts, each ended by a zero byte so that no two lists hash alike, in hex: an
+// owner is text that survives JSON and names a key in a cluster's bucket.
 func identity(parts ...string) string {
 	d := sha256.New()
 	for _, p := range parts {
 		d.Write([]byte(p))
 		d.Write([]byte{0})
 	}
-	return string(d.Sum(nil))
+	return hex.EncodeToString(d.Sum(nil))
 }
 
 // visible narrows a listen request's taskIds to the live tasks owner may see, each once.

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/octo-run/octo/mcp/jsonrpc"
@@ -172,6 +173,7 @@ type Tasks struct {
 	ctx    context.Context // ends on Close: every running work with it
 	stop   context.CancelFunc
 	wg     sync.WaitGroup
+	busy   atomic.Int64 // works running
 
 	mu       sync.Mutex
 	byID     map[string]*TaskRecord
@@ -408,11 +410,16 @@ func (ts *Tasks) Change(_ context.Context, owner, id string, fn func(*TaskRecord
 // Run implements TaskStore: the work runs here, until it returns or the store closes.
 func (ts *Tasks) Run(_ *TaskRecord, _ *TaskWork, local func(ctx context.Context)) {
 	ts.wg.Add(1)
+	ts.busy.Add(1)
 	go func() {
 		defer ts.wg.Done()
+		defer ts.busy.Add(-1)
 		local(ts.ctx)
 	}()
 }
+
+// running counts the works running.
+func (ts *Tasks) running() int64 { return ts.busy.Load() }
 
 // CloseTasks closes the server's task store, when it has one: whoever builds a server calls it
 // when the server stops.

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"context"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -247,4 +249,39 @@ func TestTasksCloseStopsEveryTask(t *testing.T) {
 	if r := send(t, url, "tools/call", `{"name":"work"}`, withTasks); r.Error == nil || !strings.Contains(r.Error.Message, "shutting down") {
 		t.Fatalf("a call after Close: %+v %v", r.Result, r.Error)
 	}
+}
+
+// maxTaskAllocs is what a task kept in this process costs, from the tools/call that creates it
+// to its end (the record, its watch, its work and its result), measured when a cluster became
+// another place to keep tasks (service.cluster): keeping them in memory must not pay for that.
+const maxTaskAllocs = 52
+
+func TestATaskInMemoryAllocationsDoNotGrow(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector adds allocations of its own")
+	}
+	tools := newTaskTools()
+	s := &Server{Info: Implementation{Name: "tasks", Version: "1"}, Versions: RouterVersions, Tools: tools,
+		Tasks: NewTasks(TaskLimits{MaxTasks: 100000, MaxTasksPerOwner: 100000})}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Tasks.Close()
+	req := modernPost("tools/call", `{"name":"broken","arguments":{}}`, withTasks)
+	ctx := context.Background()
+	var ended int
+	got := testing.AllocsPerRun(200, func() {
+		if a := s.ServeStateless(ctx, req); !strings.Contains(string(a.Body), `"resultType":"task"`) {
+			t.Fatalf("%s", a.Body)
+		}
+		// the work ends before the next call: its allocations are counted with it
+		for s.Tasks.(*Tasks).running() > 0 {
+			runtime.Gosched()
+		}
+		ended++
+	})
+	if got > maxTaskAllocs {
+		t.Fatalf("a task in memory allocates %.0f times, want at most %d", got, maxTaskAllocs)
+	}
+	t.Logf("%.0f allocations per task (%d tasks)", got, ended)
 }

@@ -10,6 +10,15 @@ type TaskSettings struct {
 	TTL              *time.Duration `yaml:"ttl" min:">0" doc:"How long a task is kept from its creation (ttlMs): then it is stopped if still running and dropped, and tasks/get says it expired. Default 10m."`
 	PollInterval     *time.Duration `yaml:"pollInterval" min:">0" doc:"How often clients are asked to poll tasks/get (pollIntervalMs). Default 1s."`
 	MaxResultBytes   *int64         `yaml:"maxResultBytes" min:">0" doc:"Bytes of one task's result; a larger result fails the task with error -32603. Default 1048576."`
+	TakeoverAfter    *time.Duration `yaml:"takeoverAfter" min:"1s" doc:"In a cluster (service.cluster), how long the replica working on a task may go silent before another replica takes the task over: one that dies leaves its tasks for this long. A working replica says it is alive three times per this. Default 30s."`
+}
+
+// Takeover is TakeoverAfter, 0 for the default.
+func (s *TaskSettings) Takeover() time.Duration {
+	if s == nil || s.TakeoverAfter == nil {
+		return 0
+	}
+	return *s.TakeoverAfter
 }
 
 // Limits are the settings as the store takes them; nil settings are the defaults.

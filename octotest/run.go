@@ -198,7 +198,8 @@ func (r *runner) start(ctx context.Context, c *loaded, st *stubs, log io.Writer)
 	shared := runtime.NewShared()
 	_, release, _ := runtime.Acquire(shared, httprequest.TestTransportKey, func() (httprequest.TestTransport, error) { return st, nil })
 	logger := slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	svc, err := runtime.NewService(cfg, runtime.Options{Logger: logger, LookupEnv: lookup, Shared: shared, Unit: "octo test"})
+	svc, err := runtime.NewService(cfg, runtime.Options{Logger: logger, LookupEnv: lookup, Shared: shared, Unit: "octo test",
+		Alone: true}) // a case runs in this process: a cluster's tasks are kept here
 	if err == nil {
 		err = svc.StartBlocks(ctx)
 	}

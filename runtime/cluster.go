@@ -37,8 +37,9 @@ type ClusterKV interface {
 	Delete(ctx context.Context, key string) error
 	// Keys lists the keys pattern matches.
 	Keys(ctx context.Context, pattern string) ([]string, error)
-	// Watch calls fn with every write (value) and removal (nil) of the keys pattern matches,
-	// from now on and in the order they happened, until stop.
+	// Watch calls fn with the value of every key pattern matches, then with every write (value)
+	// and removal (nil) of them in the order they happened, until stop. It returns once the
+	// values there were have been told.
 	Watch(ctx context.Context, pattern string, fn func(key string, value []byte)) (stop func(), err error)
 }
 
@@ -112,6 +113,7 @@ type ClusterRef struct {
 	key      string
 	shared   *Shared
 	log      Logger
+	scope    string // Build.Cluster sets it
 }
 
 // Acquire connects to the cluster, or takes the connection another build holds.
@@ -123,8 +125,42 @@ func (c *ClusterRef) Acquire(ctx context.Context) (Cluster, Release, error) {
 	return conn, release, nil
 }
 
-// Cluster returns the service's cluster (service.cluster), nil when it names none.
-func (b *Build) Cluster() *ClusterRef { return b.bd.cluster }
+// Scope names what one block keeps in the cluster, apart from every other block's and
+// service's that share it: the service, the flow and the block (its name, else its type), in
+// letters, digits, - and _.
+func (c *ClusterRef) Scope() string { return c.scope }
+
+// Cluster returns the service's cluster (service.cluster) as the block sees it (Scope), nil
+// when it names none.
+func (b *Build) Cluster() *ClusterRef {
+	if b.bd.cluster == nil {
+		return nil
+	}
+	ref := *b.bd.cluster
+	name := b.Name
+	if name == "" {
+		name = b.Type
+	}
+	ref.scope = scopeName(b.bd.cfg.Service.Name + "_" + b.Flow + "_" + name)
+	return &ref
+}
+
+// scopeName is s with what is not a letter, digit, - or _ made -, and a digest of s after it
+// when that changed s or s is long, so that two scopes never share a name.
+func scopeName(s string) string {
+	clean := []byte(s)
+	changed := false
+	for i, c := range clean {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			clean[i], changed = '-', true
+		}
+	}
+	if !changed && len(clean) <= 64 {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	return string(clean[:min(len(clean), 48)]) + "-" + hex.EncodeToString(sum[:4])
+}
 
 // buildCluster decodes the service's cluster section, if it has one.
 func (bd *builder) buildCluster() {

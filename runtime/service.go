@@ -24,6 +24,9 @@ type Options struct {
 	Unit string
 	// Observer is told how flows, blocks and connectors run (metrics); nil observes nothing.
 	Observer Observer
+	// Alone builds the service without its cluster (service.cluster): what the replicas would
+	// share stays in this process, as for octo test, which runs a config by itself.
+	Alone bool
 }
 
 // Service is a built config: connectors with their flows attached, ready to
@@ -63,7 +66,9 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 	bd := &builder{cfg: cfg, env: resolveEnv(cfg, opts.LookupEnv), declared: declared(cfg), logger: opts.Logger, shared: opts.Shared,
 		holder: Holder{Unit: opts.Unit, Build: builds.Add(1)}, instances: map[string]any{}, byName: map[string]named{}, observer: opts.Observer}
 	svc := &Service{Name: cfg.Service.Name, logger: opts.Logger}
-	bd.buildCluster()
+	if !opts.Alone {
+		bd.buildCluster()
+	}
 
 	byName := map[string]Connector{}
 	specs := map[string]ConnectorSpec{}

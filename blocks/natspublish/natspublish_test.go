@@ -33,6 +33,9 @@ func TestPublishingOnCoreNATS(t *testing.T) {
 	ns := natstest.Start(t, natstest.Options{})
 	nc := natstest.Connect(t, ns)
 	sub, err := nc.SubscribeSync("orders.*")
+	if err == nil {
+		err = nc.Flush() // the server has the subscription before octo publishes
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +85,9 @@ func TestARequestsReplyBecomesTheBody(t *testing.T) {
 	ns := natstest.Start(t, natstest.Options{})
 	nc := natstest.Connect(t, ns)
 	if _, err := nc.Subscribe("price", func(m *natsgo.Msg) { _ = m.Respond([]byte(`{"price":9.5}`)) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil { // the server has the responder before octo asks
 		t.Fatal(err)
 	}
 	svc := publishing(t, ns.ClientURL(), `{ connector: bus, subject: '{{ body.ask }}', request: true, timeout: 2s }`)

@@ -164,15 +164,20 @@ func (k *natsKV) Keys(ctx context.Context, pattern string) ([]string, error) {
 }
 
 func (k *natsKV) Watch(ctx context.Context, pattern string, fn func(key string, value []byte)) (func(), error) {
-	w, err := k.kv.Watch(ctx, pattern, jetstream.UpdatesOnly())
+	w, err := k.kv.Watch(ctx, pattern)
 	if err != nil {
 		return nil, err
 	}
-	done := make(chan struct{})
+	done, caughtUp := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
+		told := false
 		for e := range w.Updates() {
-			if e == nil {
+			if e == nil { // the values there were are told
+				if !told {
+					told = true
+					close(caughtUp)
+				}
 				continue
 			}
 			if op := e.Operation(); op == jetstream.KeyValueDelete || op == jetstream.KeyValuePurge {
@@ -182,7 +187,16 @@ func (k *natsKV) Watch(ctx context.Context, pattern string, fn func(key string, 
 			fn(e.Key(), e.Value())
 		}
 	}()
-	return k.c.track(func() { _ = w.Stop(); <-done }), nil
+	stop := k.c.track(func() { _ = w.Stop(); <-done })
+	select {
+	case <-caughtUp:
+		return stop, nil
+	case <-done:
+		return nil, errors.New("the watch ended before it caught up")
+	case <-ctx.Done():
+		stop()
+		return nil, ctx.Err()
+	}
 }
 
 // Queue implements runtime.Cluster: a work-queue stream, and the durable consumer every replica

@@ -113,7 +113,7 @@ func TestEverySchemaCompiles(t *testing.T) {
 var configFiles = []string{
 	"samples/hello/*.yaml", "samples/mcp-oauth/*.yaml", "samples/mcp-router/*.yaml",
 	"samples/mcp-http-api/*.yaml", "samples/mcp-client/*.yaml", "samples/ai-agent/*.yaml",
-	"samples/mcp-router-stdio/*.yaml",
+	"samples/mcp-router-stdio/*.yaml", "samples/mcp-cluster/*.yaml",
 	"templates/mcp-router/*.yaml",
 	"runtime/config/testdata/valid/*.yaml", "runtime/config/testdata/single/*.yaml",
 	"runtime/testdata/variables/*.yaml", "runtime/testdata/aliases/*.yaml",

@@ -53,28 +53,41 @@ func pollTask(t *testing.T, url, id, from string) map[string]any {
 // the first answer gave) and answers what the README prints, ids and times aside.
 func TestReadmeTasksTranscriptIsWhatTheMockAnswers(t *testing.T) {
 	url := serveConformance(t)
-	const prefix, placeholder = "curl -s localhost:3010", "<task id>"
+	checkTaskTranscript(t, docSection(t, "MCP 2026-07-28 on the same URL"), map[string]string{"3010": strings.TrimSuffix(url, "/mcp")})
+}
+
+// checkTaskTranscript sends each `curl -s localhost:PORT` line of section whose PORT bases
+// names to the server there, with the task id the first answer gave in place of <task id> (asking again while
+// the task works), and compares its answer with the `# answer` line under it, ids and times
+// aside. A section must send at least two.
+func checkTaskTranscript(t *testing.T, section string, bases map[string]string) {
+	t.Helper()
+	const placeholder = "<task id>"
 	times := regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`)
-	lines := strings.Split(docSection(t, "MCP 2026-07-28 on the same URL"), "\n")
+	lines := strings.Split(section, "\n")
 	id, sent := "", 0
 	for i, line := range lines {
-		rest, ok := strings.CutPrefix(line, prefix)
+		rest, ok := strings.CutPrefix(line, "curl -s localhost:")
 		if !ok {
 			continue
 		}
-		path, body, _ := strings.Cut(rest, " -d '")
+		port, rest, _ := strings.Cut(rest, "/")
+		base, known := bases[port]
+		if !known {
+			continue // another server's, another test's
+		}
+		path, body, _ := strings.Cut("/"+rest, " -d '")
 		path, header, ok := curlHeaders(path)
 		if !ok || !strings.HasSuffix(body, "'") || i+1 == len(lines) || !strings.HasPrefix(lines[i+1], "# ") {
-			t.Fatalf("README line %q is not one curl with its `# answer`", line)
+			t.Fatalf("line %q is not one curl with its `# answer`", line)
 		}
 		body = strings.ReplaceAll(strings.TrimSuffix(body, "'"), placeholder, id)
 		for j := range header {
 			header[j] = strings.ReplaceAll(header[j], placeholder, id)
 		}
-		target := strings.TrimSuffix(url, "/mcp") + path
 		var got string
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			got = do(t, "POST", target, "", body, header...).body
+			got = do(t, "POST", base+path, "application/x-www-form-urlencoded", body, header...).body
 			if !strings.Contains(got, `"method":"tasks/get"`) && !strings.Contains(got, `"status":"working"`) || id == "" || time.Now().After(deadline) {
 				break
 			}
@@ -86,12 +99,12 @@ func TestReadmeTasksTranscriptIsWhatTheMockAnswers(t *testing.T) {
 		}
 		got = times.ReplaceAllString(strings.ReplaceAll(got, id, placeholder), "2026-07-28T09:00:00.000Z")
 		if want := strings.TrimPrefix(lines[i+1], "# "); got != want {
-			t.Errorf("%s\ngot\n%s\nREADME prints\n%s", line, got, want)
+			t.Errorf("%s\ngot\n%s\nthe docs print\n%s", line, got, want)
 		}
 		sent++
 	}
 	if sent < 2 || id == "" {
-		t.Fatalf("sent %d README requests, task id %q", sent, id)
+		t.Fatalf("sent %d requests of the docs, task id %q", sent, id)
 	}
 }
 

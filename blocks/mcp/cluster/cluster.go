@@ -14,7 +14,6 @@ package cluster
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -45,7 +44,16 @@ type Tasks struct {
 	release  runtime.Release
 	stops    []func()
 	watchers map[string]map[*watcher]struct{} // by task id, "" for every task
+	index    map[string]entry                 // every task of the bucket, by key, as the watch told
+	owned    map[string]int                   // of those, how many each owner has
 	closed   bool
+}
+
+// entry is what the limits need of a task: whose, since when, and whether it has ended.
+type entry struct {
+	owner    string
+	created  time.Time
+	terminal bool
 }
 
 type watcher struct{ fn func(*mcp.TaskRecord) }
@@ -71,7 +79,8 @@ func New(ref *runtime.ClusterRef, limits mcp.TaskLimits, log *slog.Logger, o Opt
 		o.MaxInFlight = 64
 	}
 	return &Tasks{ref: ref, limits: limits.WithDefaults(), log: log, ackWait: o.AckWait, maxInFlight: o.MaxInFlight,
-		once: o.AtMostOnce, watchers: map[string]map[*watcher]struct{}{}}
+		once: o.AtMostOnce, watchers: map[string]map[*watcher]struct{}{},
+		index: map[string]entry{}, owned: map[string]int{}}
 }
 
 // Start joins the cluster: the tasks bucket, its watch, and the queue this replica takes the
@@ -82,11 +91,12 @@ func (ts *Tasks) Start(ctx context.Context, run func(ctx context.Context, w *mcp
 		return err
 	}
 	fail := func(err error) error { _ = release(context.Background()); return err }
-	kv, err := c.KV(ctx, "tasks", ts.limits.TTL)
+	name := "tasks_" + ts.ref.Scope()
+	kv, err := c.KV(ctx, name, ts.limits.TTL)
 	if err != nil {
 		return fail(err)
 	}
-	queue, err := c.Queue(ctx, "tasks", ts.ackWait)
+	queue, err := c.Queue(ctx, name, ts.ackWait)
 	if err != nil {
 		return fail(err)
 	}
@@ -139,8 +149,9 @@ func (ts *Tasks) bucket() (runtime.ClusterKV, *jsonrpc.Error) {
 	return ts.kv, nil
 }
 
-// key is where owner's task id lives: owner's hash in hex (o alone for no identity), then id.
-func key(owner, id string) string { return "o" + hex.EncodeToString([]byte(owner)) + "." + id }
+// key is where owner's task id lives: o and the owner (a digest in hex, or nothing for no
+// identity), then the id.
+func key(owner, id string) string { return "o" + owner + "." + id }
 
 // unavailable is a cluster failure as the client sees it.
 func unavailable(err error) *jsonrpc.Error {
@@ -164,37 +175,69 @@ func (ts *Tasks) Add(ctx context.Context, r *mcp.TaskRecord) *jsonrpc.Error {
 }
 
 // makeRoom drops the oldest finished task when the owner's or the cluster's places are taken.
+// It counts the tasks as this replica's watch of the bucket last told them: a count a moment
+// behind a change on another replica, never a listing of the bucket.
 func (ts *Tasks) makeRoom(ctx context.Context, kv runtime.ClusterKV, owner string) *jsonrpc.Error {
-	mine, err := kv.Keys(ctx, "o"+hex.EncodeToString([]byte(owner))+".*")
-	if err != nil {
-		return unavailable(err)
+	ts.mu.Lock()
+	mine, all := ts.owned[owner], len(ts.index)
+	if mine >= ts.limits.MaxTasksPerOwner || all >= ts.limits.MaxTasks {
+		ts.sweep(time.Now())
+		mine, all = ts.owned[owner], len(ts.index)
 	}
-	if len(mine) >= ts.limits.MaxTasksPerOwner && !ts.dropOldestFinished(ctx, kv, mine) {
+	ts.mu.Unlock()
+	if mine >= ts.limits.MaxTasksPerOwner && !ts.dropOldestFinished(ctx, kv, owner, true) {
 		return jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: you already run %d tasks, the limit for one requester (maxTasksPerOwner); cancel one or wait for one to finish",
 			ts.limits.MaxTasksPerOwner)
 	}
-	all, err := kv.Keys(ctx, "*.*")
-	if err != nil {
-		return unavailable(err)
-	}
-	if len(all) >= ts.limits.MaxTasks && !ts.dropOldestFinished(ctx, kv, all) {
+	if all >= ts.limits.MaxTasks && !ts.dropOldestFinished(ctx, kv, owner, false) {
 		return jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the server already runs %d tasks, its limit (maxTasks); cancel one or try again later",
 			ts.limits.MaxTasks)
 	}
 	return nil
 }
 
-// dropOldestFinished removes the finished task of keys created first, if there is one.
-func (ts *Tasks) dropOldestFinished(ctx context.Context, kv runtime.ClusterKV, keys []string) bool {
-	var oldest *mcp.TaskRecord
-	oldestKey := ""
-	for _, k := range keys {
-		r, _, err := load(ctx, kv, k)
-		if err == nil && r.Terminal() && (oldest == nil || r.Created.Before(oldest.Created)) {
-			oldest, oldestKey = r, k
+// dropOldestFinished removes the finished task created first (of owner's, when mine), if there
+// is one.
+func (ts *Tasks) dropOldestFinished(ctx context.Context, kv runtime.ClusterKV, owner string, mine bool) bool {
+	ts.mu.Lock()
+	oldestKey, oldest := "", time.Time{}
+	for k, e := range ts.index {
+		if e.terminal && (!mine || e.owner == owner) && (oldestKey == "" || e.created.Before(oldest)) {
+			oldestKey, oldest = k, e.created
 		}
 	}
-	return oldest != nil && kv.Delete(ctx, oldestKey) == nil
+	ts.mu.Unlock()
+	if oldestKey == "" || kv.Delete(ctx, oldestKey) != nil {
+		return false
+	}
+	ts.forget(oldestKey) // at once, not when the watch tells it: the next count must see it
+	return true
+}
+
+// sweep drops from the index the tasks past their time to live, under ts.mu: the bucket lets
+// them go without a word.
+func (ts *Tasks) sweep(now time.Time) {
+	for k, e := range ts.index {
+		if now.Sub(e.created) >= ts.limits.TTL {
+			ts.forgetLocked(k)
+		}
+	}
+}
+
+// forget drops key from the index.
+func (ts *Tasks) forget(key string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.forgetLocked(key)
+}
+
+func (ts *Tasks) forgetLocked(key string) {
+	if e, ok := ts.index[key]; ok {
+		delete(ts.index, key)
+		if ts.owned[e.owner]--; ts.owned[e.owner] <= 0 {
+			delete(ts.owned, e.owner)
+		}
+	}
 }
 
 // load reads and decodes the record at k.
@@ -295,13 +338,18 @@ func (ts *Tasks) Watch(id string, fn func(*mcp.TaskRecord)) func() {
 // for each write, in order.
 func (ts *Tasks) told(k string, value []byte) {
 	if value == nil {
-		return // dropped: it was told as it ended
+		ts.forget(k) // dropped: its watchers heard of it as it ended
+		return
 	}
 	var r mcp.TaskRecord
 	if json.Unmarshal(value, &r) != nil {
 		return
 	}
 	ts.mu.Lock()
+	if _, known := ts.index[k]; !known {
+		ts.owned[r.Owner]++
+	}
+	ts.index[k] = entry{owner: r.Owner, created: r.Created, terminal: r.Terminal()}
 	var fns []func(*mcp.TaskRecord)
 	for _, id := range []string{r.ID, ""} {
 		for w := range ts.watchers[id] {

@@ -53,6 +53,8 @@ func TestATaskIsTheSameOnEveryReplica(t *testing.T) {
 	ns := natstest.Start(t, natstest.Options{})
 	_, a := replica(t, ns.ClientURL(), "300ms")
 	_, b := replica(t, ns.ClientURL(), "300ms")
+	a.Header = http.Header{"Authorization": {"Bearer ada"}} // the owner, as text in the cluster
+	b.Header = a.Header
 
 	id := a.StartTask(t, "report", `{"city":"Lisbon"}`)
 	t.Run("another replica answers for it while it works", func(t *testing.T) {
@@ -129,6 +131,7 @@ func TestTheLimitsCountEveryReplicasTasks(t *testing.T) {
 	b := runtimetest.Modern{URL: base2 + "/mcp", Caps: runtimetest.WithTasks}
 	a.StartTask(t, "report", `{"city":"x"}`)
 	b.StartTask(t, "report", `{"city":"y"}`)
+	time.Sleep(100 * time.Millisecond) // a counts what its watch of the bucket has told it
 	r := a.Call(t, "tools/call", `{"name":"report","arguments":{"city":"z"}}`)
 	if r.Error == nil || !strings.Contains(r.Error.Message, "you already run 2 tasks") {
 		t.Fatalf("a third task of one requester across two replicas: %+v %+v", r.Result, r.Error)
@@ -158,5 +161,57 @@ func TestAtMostOnceIsForTasks(t *testing.T) {
 	_, err := runtimetest.BuildConfig(t, cfg, nil)
 	if err == nil || !strings.Contains(err.Error(), `atMostOnce is about tasks, and tool "report" never runs as one`) {
 		t.Fatalf("%v", err)
+	}
+}
+
+// A mock server's tasks are the cluster's too: one created on a replica completes and reads the
+// same on another.
+func TestAMockServersTasksAreTheClusters(t *testing.T) {
+	ns := natstest.Start(t, natstest.Options{})
+	cfg := `service:
+  name: mocks
+  cluster: { url: '` + ns.ClientURL() + `', prefix: mocks }
+connectors: [ { name: api, type: http, settings: { port: 0 } } ]
+flows:
+  - name: mcp
+    source: { connector: api, settings: { path: /mcp } }
+    process:
+      - type: mcp-mock
+        settings:
+          tools:
+            - name: report
+              task: optional
+              steps: [ { sleep: 300ms } ]
+              result: "report on {{args.city}}"
+`
+	_, base := runtimetest.Serve(t, cfg, "api", nil)
+	_, base2 := runtimetest.Serve(t, cfg, "api", nil)
+	a := runtimetest.Modern{URL: base + "/mcp", Caps: runtimetest.WithTasks}
+	b := runtimetest.Modern{URL: base2 + "/mcp", Caps: runtimetest.WithTasks}
+	id := a.StartTask(t, "report", `{"city":"Quito"}`)
+	done := b.WaitTask(t, id, "completed")
+	if again, _ := a.Task(t, id); !strings.Contains(runtimetest.JSON(t, done["result"]), "report on Quito") || runtimetest.JSON(t, again) != runtimetest.JSON(t, done) {
+		t.Fatalf("b: %+v\na: %+v", done, again)
+	}
+}
+
+func TestAFinishedTaskMakesRoomAcrossReplicas(t *testing.T) {
+	ns := natstest.Start(t, natstest.Options{})
+	cfg := strings.Replace(replicaConfig(ns.ClientURL(), "10ms"), "        tools:", "        tasks: { maxTasksPerOwner: 2 }\n        tools:", 1)
+	_, base := runtimetest.Serve(t, cfg, "api", nil)
+	_, base2 := runtimetest.Serve(t, cfg, "api", nil)
+	a := runtimetest.Modern{URL: base + "/mcp", Caps: runtimetest.WithTasks}
+	b := runtimetest.Modern{URL: base2 + "/mcp", Caps: runtimetest.WithTasks}
+	first := a.StartTask(t, "report", `{"city":"x"}`)
+	second := b.StartTask(t, "report", `{"city":"y"}`)
+	a.WaitTask(t, first, "completed")
+	b.WaitTask(t, second, "completed")
+	time.Sleep(100 * time.Millisecond)
+	b.StartTask(t, "report", `{"city":"z"}`) // the oldest finished one, first, makes room
+	if _, ok := a.Task(t, first); ok {
+		t.Fatal("the oldest finished task was kept past the limit")
+	}
+	if _, ok := a.Task(t, second); !ok {
+		t.Fatal("a newer finished task was dropped")
 	}
 }

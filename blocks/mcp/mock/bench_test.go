@@ -28,7 +28,7 @@ tools:
 	if len(ds) > 0 {
 		b.Fatal(ds)
 	}
-	srv, ds := newServer(d.Settings.(*Settings), d.Positions, "bench", nil, nil)
+	srv, ds := newServer(d.Settings.(*Settings), d.Positions, "bench", nil, nil, nil)
 	if len(ds) > 0 {
 		b.Fatal(ds)
 	}

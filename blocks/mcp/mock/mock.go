@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/octo-run/octo/blocks/mcp/cluster"
 	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
@@ -56,7 +57,7 @@ type Block struct {
 }
 
 func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
-	srv, ds := newServer(s, b.Positions(), b.Name, b.Logger(), tapOf(b))
+	srv, ds := newServer(s, b.Positions(), b.Name, b.Logger(), tapOf(b), b.Cluster())
 	if srv != nil && b.At.Kind != KindServer {
 		ds = strict(srv, s, b.Positions())
 	}
@@ -114,6 +115,8 @@ type Server struct {
 	problems config.Diags
 	cat      *catalog
 	stdio    *mcpmsg.Stdio // the stdio session, served from the stdio connector's events
+	// clustered is the task store in the service's cluster, which Start joins; nil without one.
+	clustered *cluster.Tasks
 }
 
 // fixedSettings are the settings a running server cannot change in place:
@@ -125,12 +128,13 @@ type fixedSettings struct {
 	limits                                  limits
 	cache                                   mcp.CacheHints
 	tasks                                   mcp.TaskLimits
+	takeover                                time.Duration // tasks.takeoverAfter, in a cluster
 }
 
 func fixedOf(s *Settings, fallbackName string) fixedSettings {
 	f := fixedSettings{serverName: s.ServerName, version: s.Version, instructions: s.Instructions,
 		path: s.Path, cors: s.CORS, seed: s.Seed, limits: limitsOf(&s.limitSettings), cache: s.Cache.Hints(),
-		tasks: s.Tasks.Limits()}
+		tasks: s.Tasks.Limits(), takeover: s.Tasks.Takeover()}
 	if f.serverName == "" {
 		f.serverName = fallbackName
 	}
@@ -140,8 +144,10 @@ func fixedOf(s *Settings, fallbackName string) fixedSettings {
 	return f
 }
 
-// newServer builds the server; tap, when not nil, gets its traffic besides its log (TrafficTap).
-func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Logger, tap func(string, mcp.TrafficEvent)) (*Server, config.Diags) {
+// newServer builds the server; tap, when not nil, gets its traffic besides its log (TrafficTap),
+// and its tasks live in the cluster ref names when it is not nil.
+func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Logger, tap func(string, mcp.TrafficEvent),
+	ref *runtime.ClusterRef) (*Server, config.Diags) {
 	v, ds := newVersion(s, pos)
 	if len(ds) > 0 {
 		return nil, ds
@@ -153,6 +159,11 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 		srv.prov.rand = placeholder.NewRand(*f.seed, nil)
 	}
 	srv.prov.cat.Store(v.cat)
+	var tasks mcp.TaskStore = mcp.NewTasks(f.tasks)
+	if ref != nil {
+		srv.clustered = cluster.New(ref, f.tasks, logger, cluster.Options{AckWait: f.takeover})
+		tasks = srv.clustered
+	}
 	srv.core = &mcp.Server{
 		Info:         mcp.Implementation{Name: f.serverName, Version: f.version},
 		Instructions: f.instructions,
@@ -162,7 +173,7 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 		Prompts:      srv.prov,
 		UnknownTool:  mcp.UnknownToolAsError,
 		Cache:        f.cache,
-		Tasks:        mcp.NewTasks(f.tasks),
+		Tasks:        tasks,
 		Capabilities: mcp.Capabilities{ToolsListChanged: true, ResourcesListChanged: true, PromptsListChanged: true},
 		// A call still running when the server must stop is answered so.
 		ShutdownCause: runtime.ErrShuttingDown,
@@ -203,12 +214,18 @@ func (s *Server) Problems() config.Diags {
 	return append(config.Diags(nil), s.problems...)
 }
 
-// Start starts the server's traffic log.
-func (b *Block) Start(context.Context) error {
+// Start starts the server's traffic log, and joins the service's cluster when its tasks live
+// there.
+func (b *Block) Start(ctx context.Context) error {
 	s := b.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.running {
+		if s.clustered != nil {
+			if err := s.clustered.Start(ctx, s.core.RunWork); err != nil {
+				return err
+			}
+		}
 		s.log.start()
 		s.logProblems(s.problems)
 		s.running = true

@@ -49,7 +49,7 @@ func startWeather(b testing.TB) string {
 		b.Fatal(ds)
 	}
 	s.Port = 0
-	cfg, _ := workspace.Adapt(s, nil, workspace.HTTP)
+	cfg, _ := workspace.Adapt(s, nil, nil, workspace.HTTP)
 	liftClientCaps(cfg.Connectors[0])
 	svc, err := runtime.NewService(cfg, runtime.Options{
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),

@@ -25,9 +25,10 @@ const (
 // Adapt turns a saved server into the runtime's config: a connector and
 // one flow running mcp-mock on the server's path and the legacy /sse and
 // /messages pair. vars are the workspace variables, which the server's own
-// mcp.variables override. It also returns the address of the mcp-mock block,
-// where the built service holds the live server (see Live).
-func Adapt(s *Server, vars map[string]string, t Transport) (cfg *config.Config, mockAddr string) {
+// mcp.variables override, and cluster its cluster (nil for none). It also
+// returns the address of the mcp-mock block, where the built service holds
+// the live server (see Live).
+func Adapt(s *Server, vars map[string]string, cluster *yaml.Node, t Transport) (cfg *config.Config, mockAddr string) {
 	at := config.Where{File: s.File, Path: "mcp", Kind: mock.KindServer, Name: s.Name}
 	block := &config.Block{
 		Type:       "mcp-mock",
@@ -40,7 +41,7 @@ func Adapt(s *Server, vars map[string]string, t Transport) (cfg *config.Config, 
 	cfg = &config.Config{
 		Dir:       filepath.Dir(s.File),
 		Files:     []string{s.File},
-		Service:   config.Service{Name: s.Name, At: config.Where{File: s.File}, Node: s.root},
+		Service:   config.Service{Name: s.Name, At: config.Where{File: s.File}, Node: s.root, Cluster: cluster},
 		Templates: map[string]*config.Template{},
 	}
 	at = config.Where{File: s.File, Kind: "server", Name: s.Name}

@@ -26,7 +26,7 @@ func FuzzParseServer(f *testing.F) {
 			return
 		}
 		for _, tr := range []Transport{HTTP, Stdio} {
-			cfg, addr := Adapt(s, map[string]string{"v": "1"}, tr)
+			cfg, addr := Adapt(s, map[string]string{"v": "1"}, nil, tr)
 			if cfg == nil || addr == "" || len(cfg.Flows) == 0 {
 				t.Fatal("adapted to nothing")
 			}

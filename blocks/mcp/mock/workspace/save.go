@@ -86,7 +86,7 @@ func checkServer(dir, file, replaces string, text []byte, environment string) (*
 	if !s.PortSet {
 		s.Port = nextPort(used)
 	}
-	if ds := buildProblems(s, vars); len(ds) > 0 {
+	if ds := buildProblems(s, vars, settings.Cluster); len(ds) > 0 {
 		return nil, ds
 	}
 	return s, nil

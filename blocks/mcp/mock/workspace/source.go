@@ -18,6 +18,7 @@ import (
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 	"github.com/octo-run/octo/runtime/supervisor"
+	"gopkg.in/yaml.v3"
 )
 
 // Options tune a workspace served (Run, NewServers), and its source (Open).
@@ -73,6 +74,7 @@ type Source struct {
 
 	mu       sync.Mutex
 	vars     map[string]string
+	cluster  *yaml.Node          // the workspace's, nil for none
 	good     map[string]*Server  // by file: the version read well and taken
 	ports    map[string]int      // by file: the port given a server without one
 	problems map[string]string   // by file: why it does not serve, or serves an older version
@@ -112,7 +114,7 @@ func Open(dir string, opts Options) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Source{dir: dir, opts: opts, log: opts.Logger, vars: vars, good: map[string]*Server{}, ports: map[string]int{},
+	w := &Source{dir: dir, opts: opts, log: opts.Logger, vars: vars, cluster: settings.Cluster, good: map[string]*Server{}, ports: map[string]int{},
 		problems: map[string]string{}, serving: map[string]*running{}, pick: selection{all: !opts.Manual && len(opts.Servers) == 0}}
 	if opts.Manual {
 		return w, nil
@@ -217,7 +219,7 @@ func (w *Source) rereadSettings() config.Diags {
 		w.edits.settingsRefused = true
 		return config.Diags{{File: filepath.Join(w.dir, SettingsFile), Msg: err.Error()}}
 	}
-	w.vars = vars
+	w.vars, w.cluster = vars, settings.Cluster
 	return nil
 }
 
@@ -328,16 +330,20 @@ func (w *Source) unit(s *Server, used map[int]bool) runtime.Unit {
 		}
 		s.Port = w.ports[s.File]
 	}
-	cfg, _ := Adapt(s, w.vars, w.opts.Transport)
-	return runtime.Unit{Name: s.File, Label: s.Name, Config: cfg, Version: version(s, w.vars, w.opts.Transport)}
+	cfg, _ := Adapt(s, w.vars, w.cluster, w.opts.Transport)
+	return runtime.Unit{Name: s.File, Label: s.Name, Config: cfg, Version: version(s, w.vars, w.cluster, w.opts.Transport)}
 }
 
 // version is what the unit of s is made from: its file's text, the port it serves on, the
-// variables and the transport.
-func version(s *Server, vars map[string]string, t Transport) string {
+// variables, the cluster and the transport.
+func version(s *Server, vars map[string]string, cluster *yaml.Node, t Transport) string {
 	h := sha256.New()
 	h.Write(s.data)
 	fmt.Fprintf(h, "\x00port=%d\x00transport=%d", s.Port, t)
+	if cluster != nil {
+		b, _ := yaml.Marshal(cluster)
+		fmt.Fprintf(h, "\x00cluster=%s", b)
+	}
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		fmt.Fprintf(h, "\x00%s=%s", strconv.Quote(k), strconv.Quote(vars[k]))
 	}

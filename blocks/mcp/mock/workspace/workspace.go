@@ -75,7 +75,9 @@ type Settings struct {
 	// Environment names the active environment ("" for none).
 	Environment string `yaml:"environment" doc:"The active environment, one of environments; octo serve --env picks another."`
 	// Secrets name the variables whose values AI agents must never read.
-	Secrets []string `yaml:"secrets" doc:"Variables whose values are secret (API keys, tokens): servers answer with them as usual, but what an AI agent reads through octo mcp (call_server, get_traffic, every tool's answer) has each value replaced by ***, and a save's approval says which secret variables the server reads. Each must be a variable of variables or of an environment, with a value of at least 4 characters." example:"[apiKey]"`
+	// Cluster is service.cluster for every saved server: their tasks live there.
+	Cluster *yaml.Node `yaml:"cluster" doc:"The cluster the replicas of this workspace's servers share their tasks through (NATS JetStream), with the keys of a flow config's service.cluster (url, credentials, prefix, …): run octo serve on several machines and any of them answers for any task. Without it, each process keeps its own."`
+	Secrets []string   `yaml:"secrets" doc:"Variables whose values are secret (API keys, tokens): servers answer with them as usual, but what an AI agent reads through octo mcp (call_server, get_traffic, every tool's answer) has each value replaced by ***, and a save's approval says which secret variables the server reads. Each must be a variable of variables or of an environment, with a value of at least 4 characters." example:"[apiKey]"`
 }
 
 // MinSecretLength is the shortest value a secret variable may have: a shorter one could not be
