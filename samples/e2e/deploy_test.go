@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/octo-run/octo/connectors/nats/natstest"
 )
 
 // dockerfile is docs/deploy/Dockerfile as the test reads it: its stages, and the final stage's
@@ -122,6 +124,7 @@ type k8s struct {
 			} `yaml:"spec"`
 		} `yaml:"template"`
 		Selector yaml.Node `yaml:"selector"` // a Service's labels; a Deployment's matchLabels
+		Ports    yaml.Node `yaml:"ports"`    // a Service's
 	} `yaml:"spec"`
 }
 
@@ -140,29 +143,88 @@ type probeSpec struct {
 // container's command, run as written with the manifest's environment, answers its probes and
 // its clients, and drains on SIGTERM as the manifest expects.
 func TestTheKubernetesManifestsProbeRealEndpoints(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(repoRoot(), "docs", "deploy", "kubernetes.yaml"))
+	docs := readManifests(t, "kubernetes.yaml")
+	checkDeployment(t, docs, "samples/mcp-router", nil, rollingCall, rollingWant)
+}
+
+// The cluster's manifests add NATS with JetStream: the octo pods' NATS_URL names its Service and
+// port, which select the NATS pods, started with JetStream on their volume; the octo pods are
+// checked and run as the router's are, the NATS server the test's.
+func TestTheClusterManifestsRunOctoBesideNATS(t *testing.T) {
+	docs := readManifests(t, "kubernetes-cluster.yaml")
+	var nats, natsService *k8s
+	for _, d := range docs {
+		switch {
+		case d.Kind == "StatefulSet":
+			nats = d
+		case d.Kind == "Service" && d.Metadata.Name == "nats":
+			natsService = d
+		}
+	}
+	if nats == nil || natsService == nil {
+		t.Fatal("want a StatefulSet and a Service named nats")
+	}
+	var selects map[string]string
+	var ports []struct{ Port, TargetPort string }
+	_ = natsService.Spec.Selector.Decode(&selects)
+	_ = natsService.Spec.Ports.Decode(&ports)
+	server := nats.Spec.Template.Spec.Containers[0]
+	if selects["app"] == "" || selects["app"] != nats.Spec.Template.Metadata.Labels["app"] || !slices.Contains(server.Args, "-js") ||
+		len(ports) != 1 || ports[0].Port != "4222" {
+		t.Fatalf("the nats Service (%v, ports %v) must select the NATS pods, started with -js (%q)", selects, ports, server.Args)
+	}
+	ns := natstest.Start(t, natstest.Options{})
+	checkDeployment(t, docs, "samples/mcp-cluster", func(env map[string]string) {
+		if env["NATS_URL"] != "nats://"+natsService.Metadata.Name+":"+ports[0].Port {
+			t.Fatalf("NATS_URL %q does not name the nats Service", env["NATS_URL"])
+		}
+		env["NATS_URL"] = ns.ClientURL()
+	}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `"name":"slow_report"`)
+}
+
+// readManifests decodes the documents of docs/deploy/name.
+func readManifests(t *testing.T, name string) []*k8s {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repoRoot(), "docs", "deploy", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dec := yaml.NewDecoder(strings.NewReader(string(b)))
-	var deploy, service *k8s
+	var out []*k8s
 	for {
 		var doc k8s
 		if err := dec.Decode(&doc); err != nil {
 			if !errors.Is(err, io.EOF) {
 				t.Fatal(err)
 			}
-			break
+			return out
 		}
-		switch doc.Kind {
-		case "Deployment":
-			deploy = &doc
-		case "Service":
-			service = &doc
+		out = append(out, &doc)
+	}
+}
+
+// checkDeployment checks the Deployment of docs and the Service that selects its pods, then
+// runs its container's command on config with the manifest's environment (as setEnv changes it)
+// and sends request, whose answer holds want.
+func checkDeployment(t *testing.T, docs []*k8s, config string, setEnv func(map[string]string), request, want string) {
+	t.Helper()
+	var deploy, service *k8s
+	for _, d := range docs {
+		if d.Kind == "Deployment" {
+			deploy = d
 		}
 	}
-	if deploy == nil || service == nil {
-		t.Fatal("want a Deployment and a Service")
+	if deploy == nil {
+		t.Fatal("want a Deployment")
+	}
+	for _, d := range docs {
+		var sel map[string]string
+		if d.Kind == "Service" && d.Spec.Selector.Decode(&sel) == nil && sel["app"] == deploy.Spec.Template.Metadata.Labels["app"] {
+			service = d
+		}
+	}
+	if service == nil {
+		t.Fatal("want a Service that selects the Deployment's pods")
 	}
 	var selects map[string]string
 	if err := service.Spec.Selector.Decode(&selects); err != nil {
@@ -180,6 +242,9 @@ func TestTheKubernetesManifestsProbeRealEndpoints(t *testing.T) {
 	env := map[string]string{}
 	for _, e := range c.Env {
 		env[e.Name] = e.Value
+	}
+	if setEnv != nil {
+		setEnv(env)
 	}
 	_, adminPort, _ := strings.Cut(flagValue(c.Args, "--admin"), ":")
 	drain, err1 := time.ParseDuration(flagValue(c.Args, "--drain-delay"))
@@ -211,7 +276,7 @@ func TestTheKubernetesManifestsProbeRealEndpoints(t *testing.T) {
 	// The command as the manifest writes it, on free ports, the image's config being the sample.
 	port, admin := freePort(t), freePort(t)
 	args := slices.Clone(c.Args)
-	args[slices.Index(args, "--config")+1] = "samples/mcp-router"
+	args[slices.Index(args, "--config")+1] = config
 	args[slices.Index(args, "--admin")+1] = "127.0.0.1:" + strconv.Itoa(admin)
 	args[slices.Index(args, "--drain-delay")+1] = "2s"
 	var vars []string
@@ -233,7 +298,7 @@ func TestTheKubernetesManifestsProbeRealEndpoints(t *testing.T) {
 		t.Fatalf("octo probe: %v %s", err, out)
 	}
 	call := func() (answer, bool) {
-		req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(rollingCall))
+		req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(request))
 		req.Host = service.Metadata.Name // as a client in the cluster names the service
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
@@ -245,7 +310,7 @@ func TestTheKubernetesManifestsProbeRealEndpoints(t *testing.T) {
 		_, _ = bufioCopy(&sb, resp)
 		return answer{resp.StatusCode, resp.Header, sb.String()}, resp.Close // Close: the answer said Connection: close
 	}
-	if a, _ := call(); a.status != http.StatusOK || !strings.Contains(a.body, rollingWant) {
+	if a, _ := call(); a.status != http.StatusOK || !strings.Contains(a.body, want) {
 		t.Fatalf("a call naming the service: %d %s", a.status, a.body)
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
