@@ -96,6 +96,8 @@ type Stateful struct {
 	closed   bool
 
 	stopTasks func() // ends the watch that tells listeners of task changes
+
+	changes changeState // what changed, and the other replicas told (changes.go)
 }
 
 // NewStateful returns a stateful front for s. Configure s completely (see
@@ -159,12 +161,18 @@ type EventStream interface {
 	Drain(ctx context.Context)
 }
 
-// ListChanged tells every initialised session that can receive it that the
-// list of kind ("tools", "resources" or "prompts") changed, with
-// notifications/<kind>/list_changed on its standalone stream (GET, legacy SSE
-// or stdio), and every 2026-07-28 subscriptions/listen stream that asked. It sends nothing unless the server declared the matching
-// listChanged capability, and never blocks on a slow client.
-func (st *Stateful) ListChanged(kind string) {
+// ListChanged tells the clients that the list of kind ("tools", "resources" or "prompts")
+// changed: Changed with no version.
+func (st *Stateful) ListChanged(kind string) { st.Changed(Change{Kind: kind}) }
+
+// ResourceUpdated tells the clients subscribed to uri that it changed: Changed with no version.
+func (st *Stateful) ResourceUpdated(uri string) { st.Changed(Change{Kind: ChangeResource, URI: uri}) }
+
+// tellList sends notifications/<kind>/list_changed to every initialised session that can
+// receive it, on its standalone stream (GET, legacy SSE or stdio), and to every 2026-07-28
+// subscriptions/listen stream that asked. It sends nothing unless the server declared the
+// matching listChanged capability, and never blocks on a slow client.
+func (st *Stateful) tellList(kind string) {
 	if !st.declaresListChanged(kind) {
 		return
 	}
@@ -175,10 +183,9 @@ func (st *Stateful) ListChanged(kind string) {
 	st.srv.listeners.send("notifications/"+kind+"/list_changed", nil, func(l *listener) bool { return l.wants(kind) })
 }
 
-// ResourceUpdated sends notifications/resources/updated for uri to the
-// sessions subscribed to it (mcp-protocol.md §4.3), on their standalone
-// streams.
-func (st *Stateful) ResourceUpdated(uri string) {
+// tellResource sends notifications/resources/updated for uri to the sessions subscribed to it
+// (mcp-protocol.md §4.3), on their standalone streams, and to the listen streams that name it.
+func (st *Stateful) tellResource(uri string) {
 	msg, err := jsonrpc.EncodeNotification("notifications/resources/updated", struct {
 		URI string `json:"uri"`
 	}{uri})

@@ -21,6 +21,16 @@ type Cluster interface {
 	// Queue opens the work queue name, making it when it does not exist; an item taken and not
 	// settled within ackWait (its replica died) is taken again.
 	Queue(ctx context.Context, name string, ackWait time.Duration) (ClusterQueue, error)
+	// Topic opens the topic name: what a replica publishes there, every replica subscribed to
+	// it hears, itself included; nothing is kept for a replica that is not.
+	Topic(ctx context.Context, name string) (ClusterTopic, error)
+}
+
+// ClusterTopic is a topic of a cluster.
+type ClusterTopic interface {
+	Publish(ctx context.Context, msg []byte) error
+	// Subscribe calls fn with every message published from now on, in order, until stop.
+	Subscribe(fn func(msg []byte)) (stop func(), err error)
 }
 
 // ClusterKV is a bucket of a cluster. Keys are dot-separated words of letters, digits, - and _;

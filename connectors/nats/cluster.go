@@ -295,4 +295,30 @@ func (q *natsQueue) settle(run context.Context, m jetstream.Msg, fn func(ctx con
 	_ = m.Ack()
 }
 
+// Topic implements runtime.Cluster: a core NATS subject.
+func (c *natsCluster) Topic(_ context.Context, name string) (runtime.ClusterTopic, error) {
+	return &natsTopic{c: c, subject: c.set.Prefix + ".topic." + name}, nil
+}
+
+type natsTopic struct {
+	c       *natsCluster
+	subject string
+}
+
+func (t *natsTopic) Publish(_ context.Context, msg []byte) error {
+	return t.c.nc.Publish(t.subject, msg)
+}
+
+func (t *natsTopic) Subscribe(fn func(msg []byte)) (func(), error) {
+	sub, err := t.c.nc.Subscribe(t.subject, func(m *natsgo.Msg) { fn(m.Data) })
+	if err != nil {
+		return nil, err
+	}
+	if err := t.c.nc.Flush(); err != nil { // the server has it before the caller counts on it
+		_ = sub.Unsubscribe()
+		return nil, err
+	}
+	return t.c.track(func() { _ = sub.Unsubscribe() }), nil
+}
+
 var _ runtime.ClusterConn = (*natsCluster)(nil)

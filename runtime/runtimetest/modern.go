@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -121,22 +122,47 @@ func (m Modern) WaitTask(t testing.TB, id string, want ...string) map[string]any
 	return nil
 }
 
-// Listen opens a subscriptions/listen stream for the tasks ids and returns each notification's
-// params as it comes, until the test ends.
+// Listen opens a subscriptions/listen stream for the tasks ids and returns each task
+// notification's params as it comes, until the test ends.
 func (m Modern) Listen(t testing.TB, ids ...string) <-chan map[string]any {
 	t.Helper()
 	quoted := make([]string, len(ids))
 	for i, id := range ids {
 		quoted[i] = fmt.Sprintf("%q", id)
 	}
-	resp := m.post(t, "subscriptions/listen", `{"notifications":{"taskIds":[`+strings.Join(quoted, ",")+`]}}`)
+	notes := m.Subscribe(t, `{"taskIds":[`+strings.Join(quoted, ",")+`]}`)
+	out := make(chan map[string]any, 64)
+	go func() {
+		defer close(out)
+		for n := range notes {
+			if n.Method == "notifications/tasks" {
+				out <- n.Params
+			}
+		}
+	}()
+	return out
+}
+
+// Note is a notification a listen stream carried.
+type Note struct {
+	Method string
+	Params map[string]any
+}
+
+// Subscribe opens a subscriptions/listen stream asking for notifications (the filter's JSON
+// object: taskIds, toolsListChanged, …), waits for its acknowledgement, and returns each
+// notification after it as it comes, until the test ends.
+func (m Modern) Subscribe(t testing.TB, notifications string) <-chan Note {
+	t.Helper()
+	resp := m.post(t, "subscriptions/listen", `{"notifications":`+notifications+`}`)
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		t.Fatalf("subscriptions/listen: %d %s", resp.StatusCode, b)
 	}
 	t.Cleanup(func() { resp.Body.Close() })
-	out := make(chan map[string]any, 64)
+	out, acked := make(chan Note, 64), make(chan struct{})
+	var ack sync.Once
 	go func() {
 		defer close(out)
 		sc := bufio.NewScanner(resp.Body)
@@ -146,15 +172,21 @@ func (m Modern) Listen(t testing.TB, ids ...string) <-chan map[string]any {
 			if !ok {
 				continue
 			}
-			var n struct {
-				Method string
-				Params map[string]any
-			}
-			if json.Unmarshal([]byte(data), &n) == nil && n.Method == "notifications/tasks" {
-				out <- n.Params
+			var n Note
+			switch {
+			case json.Unmarshal([]byte(data), &n) != nil || n.Method == "":
+			case n.Method == "notifications/subscriptions/acknowledged":
+				ack.Do(func() { close(acked) })
+			default:
+				out <- n
 			}
 		}
 	}()
+	select { // from then on the server tells the stream what it asked for
+	case <-acked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("subscriptions/listen was never acknowledged")
+	}
 	return out
 }
 

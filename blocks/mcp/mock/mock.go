@@ -115,8 +115,11 @@ type Server struct {
 	problems config.Diags
 	cat      *catalog
 	stdio    *mcpmsg.Stdio // the stdio session, served from the stdio connector's events
-	// clustered is the task store in the service's cluster, which Start joins; nil without one.
+	// clustered is the task store in the service's cluster, which Start joins, and changes the
+	// bus its list and resource changes reach the other replicas on; nil without one.
 	clustered *cluster.Tasks
+	changes   *cluster.Changes
+	leave     func() // leaves changes (mcp.Stateful.Join)
 }
 
 // fixedSettings are the settings a running server cannot change in place:
@@ -162,6 +165,7 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 	var tasks mcp.TaskStore = mcp.NewTasks(f.tasks)
 	if ref != nil {
 		srv.clustered = cluster.New(ref, f.tasks, logger, cluster.Options{AckWait: f.takeover})
+		srv.changes = cluster.NewChanges(ref, logger)
 		tasks = srv.clustered
 	}
 	srv.core = &mcp.Server{
@@ -225,6 +229,11 @@ func (b *Block) Start(ctx context.Context) error {
 			if err := s.clustered.Start(ctx, s.core.RunWork); err != nil {
 				return err
 			}
+			if err := s.changes.Start(ctx); err != nil {
+				s.core.CloseTasks()
+				return err
+			}
+			s.leave = s.st.Join(s.changes)
 		}
 		s.log.start()
 		s.logProblems(s.problems)
@@ -239,6 +248,10 @@ func (b *Block) Stop(context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.running {
+		if s.leave != nil {
+			s.leave()
+			s.changes.Close()
+		}
 		s.st.Close()
 		s.core.CloseTasks()
 		s.log.stop()

@@ -1,10 +1,13 @@
 package mock
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 
+	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
@@ -47,22 +50,33 @@ func (f fixedSettings) equal(g fixedSettings) bool {
 	return f == g && seedsEqual
 }
 
-// notify compares two catalogs and tells the sessions what changed.
+// notify compares two catalogs and tells the clients what changed, on every replica of a
+// cluster: each change with the version it changed to, so that replicas making the same edit
+// tell it once.
 func (s *Server) notify(old, cur *catalog) {
 	if !sameJSON(old.toolList, cur.toolList) {
-		s.st.ListChanged("tools")
+		s.st.Changed(mcp.Change{Kind: "tools", Version: versionOfList(cur.toolList)})
 	}
 	if !sameJSON(old.resourceList, cur.resourceList) || !sameJSON(old.templateList, cur.templateList) {
-		s.st.ListChanged("resources")
+		s.st.Changed(mcp.Change{Kind: "resources", Version: versionOfList(cur.resourceList, cur.templateList)})
 	}
 	if !sameJSON(old.promptList, cur.promptList) {
-		s.st.ListChanged("prompts")
+		s.st.Changed(mcp.Change{Kind: "prompts", Version: versionOfList(cur.promptList)})
 	}
 	for _, r := range old.resources {
 		if n := cur.resourceByURI[r.uri]; n != nil && n.version != r.version {
-			s.st.ResourceUpdated(r.uri)
+			s.st.Changed(mcp.Change{Kind: mcp.ChangeResource, URI: r.uri, Version: n.version})
 		}
 	}
+}
+
+// versionOfList fingerprints lists as clients see them.
+func versionOfList(lists ...any) string {
+	h := sha256.New()
+	for _, l := range lists {
+		_ = json.NewEncoder(h).Encode(l)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // sameJSON compares two lists as clients see them.
