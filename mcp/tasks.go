@@ -178,18 +178,48 @@ type Tasks struct {
 	mu       sync.Mutex
 	byID     map[string]*TaskRecord
 	closed   bool
-	watchers map[string]map[*watcher]struct{} // by task id, "" for every task
-	dispatch sync.Mutex                       // held from a change to the end of its telling
+	watchers TaskWatchers
+	dispatch sync.Mutex // held from a change to the end of its telling
 }
 
 // watcher is one Watch.
 type watcher struct{ fn func(*TaskRecord) }
 
+// TaskWatchers are a store's watchers, by task id ("" for every task). They are not safe on
+// their own: a store holds its lock around each use.
+type TaskWatchers map[string]map[*watcher]struct{}
+
+// Add watches id with fn until remove, which the caller calls under the same lock.
+func (ws TaskWatchers) Add(id string, fn func(*TaskRecord)) (remove func()) {
+	w := &watcher{fn: fn}
+	if ws[id] == nil {
+		ws[id] = map[*watcher]struct{}{}
+	}
+	ws[id][w] = struct{}{}
+	return func() {
+		delete(ws[id], w)
+		if len(ws[id]) == 0 {
+			delete(ws, id)
+		}
+	}
+}
+
+// Of returns the watchers a change of r is told to: its own, then those of every task.
+func (ws TaskWatchers) Of(r *TaskRecord) []func(*TaskRecord) {
+	var fns []func(*TaskRecord)
+	for _, id := range []string{r.ID, ""} {
+		for w := range ws[id] {
+			fns = append(fns, w.fn)
+		}
+	}
+	return fns
+}
+
 // NewTasks returns an empty store with the given limits.
 func NewTasks(l TaskLimits) *Tasks {
 	ctx, stop := context.WithCancel(context.Background())
 	return &Tasks{limits: l.WithDefaults(), ctx: ctx, stop: stop, clock: time.Now, byID: map[string]*TaskRecord{},
-		watchers: map[string]map[*watcher]struct{}{}}
+		watchers: TaskWatchers{}}
 }
 
 // Limits implements TaskStore.
@@ -231,10 +261,8 @@ func (ts *Tasks) tell(changes []*TaskRecord) {
 	}
 	var calls []call
 	for _, r := range changes {
-		for _, key := range []string{r.ID, ""} {
-			for w := range ts.watchers[key] {
-				calls = append(calls, call{w.fn, r})
-			}
+		for _, fn := range ts.watchers.Of(r) {
+			calls = append(calls, call{fn, r})
 		}
 	}
 	ts.dispatch.Lock()
@@ -247,19 +275,12 @@ func (ts *Tasks) tell(changes []*TaskRecord) {
 
 // Watch implements TaskStore.
 func (ts *Tasks) Watch(id string, fn func(*TaskRecord)) (stop func()) {
-	w := &watcher{fn: fn}
 	ts.mu.Lock()
-	if ts.watchers[id] == nil {
-		ts.watchers[id] = map[*watcher]struct{}{}
-	}
-	ts.watchers[id][w] = struct{}{}
+	remove := ts.watchers.Add(id, fn)
 	ts.mu.Unlock()
 	return func() {
 		ts.mu.Lock()
-		delete(ts.watchers[id], w)
-		if len(ts.watchers[id]) == 0 {
-			delete(ts.watchers, id)
-		}
+		remove()
 		ts.mu.Unlock()
 	}
 }

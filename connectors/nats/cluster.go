@@ -273,18 +273,7 @@ func (q *natsQueue) settle(run context.Context, m jetstream.Msg, fn func(ctx con
 	}
 	ctx, cancel := context.WithCancel(run)
 	defer cancel()
-	go func() {
-		t := time.NewTicker(q.ackWait / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				_ = m.InProgress()
-			}
-		}
-	}()
+	go keepInProgress(ctx, m, q.ackWait)
 	if err := fn(ctx, m.Data(), delivery); err != nil {
 		if run.Err() == nil {
 			q.c.log.Warn("cluster work failed; it is taken again", "queue", strings.TrimPrefix(q.subject, q.c.set.Prefix+".queue."), "err", err)

@@ -190,20 +190,23 @@ func (d *coreDelivery) Nack(ctx context.Context, err error) error {
 func (s *source) deliverJetStream(run context.Context, m jetstream.Msg) {
 	ctx, cancel := context.WithCancel(run)
 	defer cancel()
-	every := s.set.AckWait / 3
-	t := time.NewTicker(every)
-	defer t.Stop()
-	go func() {
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				_ = m.InProgress()
-			}
-		}
-	}()
+	go keepInProgress(ctx, m, s.set.AckWait)
 	_ = s.flow.Deliver(ctx, message(m.Data(), m.Headers(), m.Subject()), &jsDelivery{s: s, m: m, run: run})
+}
+
+// keepInProgress tells the server three times per ackWait that m is still being worked on,
+// until ctx ends, so that it is not delivered to another replica meanwhile.
+func keepInProgress(ctx context.Context, m jetstream.Msg, ackWait time.Duration) {
+	t := time.NewTicker(ackWait / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_ = m.InProgress()
+		}
+	}
 }
 
 type jsDelivery struct {

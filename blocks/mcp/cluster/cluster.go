@@ -43,9 +43,9 @@ type Tasks struct {
 	queue    runtime.ClusterQueue
 	release  runtime.Release
 	stops    []func()
-	watchers map[string]map[*watcher]struct{} // by task id, "" for every task
-	index    map[string]entry                 // every task of the bucket, by key, as the watch told
-	owned    map[string]int                   // of those, how many each owner has
+	watchers mcp.TaskWatchers
+	index    map[string]entry // every task of the bucket, by key, as the watch told
+	owned    map[string]int   // of those, how many each owner has
 	closed   bool
 }
 
@@ -55,8 +55,6 @@ type entry struct {
 	created  time.Time
 	terminal bool
 }
-
-type watcher struct{ fn func(*mcp.TaskRecord) }
 
 // Options tune New.
 type Options struct {
@@ -79,7 +77,7 @@ func New(ref *runtime.ClusterRef, limits mcp.TaskLimits, log *slog.Logger, o Opt
 		o.MaxInFlight = 64
 	}
 	return &Tasks{ref: ref, limits: limits.WithDefaults(), log: log, ackWait: o.AckWait, maxInFlight: o.MaxInFlight,
-		once: o.AtMostOnce, watchers: map[string]map[*watcher]struct{}{},
+		once: o.AtMostOnce, watchers: mcp.TaskWatchers{},
 		index: map[string]entry{}, owned: map[string]int{}}
 }
 
@@ -317,19 +315,12 @@ func (ts *Tasks) Change(ctx context.Context, owner, id string, fn func(*mcp.Task
 
 // Watch implements mcp.TaskStore: the bucket's changes, as this replica sees them.
 func (ts *Tasks) Watch(id string, fn func(*mcp.TaskRecord)) func() {
-	w := &watcher{fn: fn}
 	ts.mu.Lock()
-	if ts.watchers[id] == nil {
-		ts.watchers[id] = map[*watcher]struct{}{}
-	}
-	ts.watchers[id][w] = struct{}{}
+	remove := ts.watchers.Add(id, fn)
 	ts.mu.Unlock()
 	return func() {
 		ts.mu.Lock()
-		delete(ts.watchers[id], w)
-		if len(ts.watchers[id]) == 0 {
-			delete(ts.watchers, id)
-		}
+		remove()
 		ts.mu.Unlock()
 	}
 }
@@ -350,12 +341,7 @@ func (ts *Tasks) told(k string, value []byte) {
 		ts.owned[r.Owner]++
 	}
 	ts.index[k] = entry{owner: r.Owner, created: r.Created, terminal: r.Terminal()}
-	var fns []func(*mcp.TaskRecord)
-	for _, id := range []string{r.ID, ""} {
-		for w := range ts.watchers[id] {
-			fns = append(fns, w.fn)
-		}
-	}
+	fns := ts.watchers.Of(&r)
 	ts.mu.Unlock()
 	for _, fn := range fns {
 		fn(r.Clone())
