@@ -68,6 +68,8 @@ var (
 	ErrClusterNotFound = errors.New("no such key")
 	ErrClusterExists   = errors.New("the key exists already")
 	ErrClusterConflict = errors.New("the key was written by another meanwhile")
+	// ErrClusterTooLarge is a value or an item over what the cluster takes in one message.
+	ErrClusterTooLarge = errors.New("too large for the cluster")
 )
 
 // ClusterSpec registers the cluster provider a binary is built with.

@@ -128,7 +128,15 @@ func (k *natsKV) Create(ctx context.Context, key string, value []byte) (uint64, 
 	if errors.Is(err, jetstream.ErrKeyExists) {
 		return 0, runtime.ErrClusterExists
 	}
-	return rev, err
+	return rev, sized(err, len(value), k.c.nc)
+}
+
+// sized tells a message over the server's largest (max_payload) as runtime.ErrClusterTooLarge.
+func sized(err error, n int, nc *natsgo.Conn) error {
+	if errors.Is(err, natsgo.ErrMaxPayload) {
+		return fmt.Errorf("%w: %d bytes, over the NATS server's max_payload of %d", runtime.ErrClusterTooLarge, n, nc.MaxPayload())
+	}
+	return err
 }
 
 func (k *natsKV) Update(ctx context.Context, key string, value []byte, revision uint64) (uint64, error) {
@@ -136,7 +144,7 @@ func (k *natsKV) Update(ctx context.Context, key string, value []byte, revision 
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
 		return 0, runtime.ErrClusterConflict
 	}
-	return rev, err
+	return rev, sized(err, len(value), k.c.nc)
 }
 
 func (k *natsKV) Delete(ctx context.Context, key string) error {
@@ -225,7 +233,7 @@ type natsQueue struct {
 
 func (q *natsQueue) Put(ctx context.Context, item []byte) error {
 	_, err := q.c.js.Publish(ctx, q.subject, item)
-	return err
+	return sized(err, len(item), q.c.nc)
 }
 
 // Take runs fn on the items, maxInFlight at once, each kept in progress while fn runs. It asks

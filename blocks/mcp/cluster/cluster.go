@@ -16,6 +16,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -305,6 +306,15 @@ func (ts *Tasks) Change(ctx context.Context, owner, id string, fn func(*mcp.Task
 		if errors.Is(err, runtime.ErrClusterConflict) {
 			continue
 		}
+		if errors.Is(err, runtime.ErrClusterTooLarge) && r.Result != nil { // the task fails instead
+			r.Result, r.Status, r.Message = nil, mcp.TaskFailed, "The result is too large for the cluster"
+			r.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the task's result is %v", err)
+			b, _ = json.Marshal(r)
+			_, err = kv.Update(ctx, key(owner, id), b, rev)
+			if errors.Is(err, runtime.ErrClusterConflict) {
+				continue
+			}
+		}
 		if err != nil {
 			return nil, unavailable(err)
 		}
@@ -363,12 +373,16 @@ func (ts *Tasks) Run(r *mcp.TaskRecord, work *mcp.TaskWork, _ func(context.Conte
 			err = errors.New("the server is not in its cluster")
 		}
 		ts.log.Error("a task's work could not be queued", "task", r.ID, "err", err)
+		why := "Internal error: the task could not be started"
+		if errors.Is(err, runtime.ErrClusterTooLarge) {
+			why = fmt.Sprintf("Internal error: the task's work (its arguments and headers) is %v", err)
+		}
 		_, _ = ts.Change(context.Background(), r.Owner, r.ID, func(t *mcp.TaskRecord) bool {
 			if t.Terminal() {
 				return false
 			}
 			t.Status, t.Message, t.Updated, t.Pending = mcp.TaskFailed, "The task could not be started", time.Now(), nil
-			t.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the task could not be started")
+			t.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "%s", why)
 			return true
 		})
 	}

@@ -215,3 +215,33 @@ func TestAFinishedTaskMakesRoomAcrossReplicas(t *testing.T) {
 		t.Fatal("a newer finished task was dropped")
 	}
 }
+
+// What the cluster cannot hold fails the task with a message that says so, never leaves it
+// working: a result over NATS's largest message, and arguments too large to queue.
+func TestATaskTooLargeForTheClusterFails(t *testing.T) {
+	ns := natstest.Start(t, natstest.Options{})
+	cfg := strings.Replace(replicaConfig(ns.ClientURL(), "1ms"), `'"report on " + body.city'`, `'body.city + body.city'`, 1)
+	cfg = strings.Replace(cfg, "        tools:", "        tasks: { maxResultBytes: 4000000 }\n        tools:", 1)
+	_, base := runtimetest.Serve(t, cfg, "api", nil)
+	a := runtimetest.Modern{URL: base + "/mcp", Caps: runtimetest.WithTasks}
+	t.Run("a result", func(t *testing.T) {
+		task := a.WaitTask(t, a.StartTask(t, "report", `{"city":"`+strings.Repeat("x", 600<<10)+`"}`), "completed", "failed")
+		if task["status"] != "failed" || !strings.Contains(runtimetest.JSON(t, task["error"]), "too large for the cluster") {
+			t.Fatalf("%.300s", runtimetest.JSON(t, task))
+		}
+	})
+	t.Run("arguments", func(t *testing.T) {
+		r := a.Call(t, "tools/call", `{"name":"report","arguments":{"city":"`+strings.Repeat("y", 2<<20)+`"}}`)
+		id, _ := r.Result["taskId"].(string)
+		if r.Error != nil {
+			if !strings.Contains(r.Error.Message, "too large for the cluster") {
+				t.Fatalf("%+v", r.Error)
+			}
+			return
+		}
+		task := a.WaitTask(t, id, "completed", "failed")
+		if task["status"] != "failed" || !strings.Contains(runtimetest.JSON(t, task["error"]), "too large for the cluster") {
+			t.Fatalf("%.300s", runtimetest.JSON(t, task))
+		}
+	})
+}
