@@ -172,39 +172,82 @@ func (k *natsKV) Keys(ctx context.Context, pattern string) ([]string, error) {
 }
 
 func (k *natsKV) Watch(ctx context.Context, pattern string, fn func(key string, value []byte)) (func(), error) {
-	w, err := k.kv.Watch(ctx, pattern)
+	w := &kvWatch{kv: k, pattern: pattern, fn: fn}
+	caughtUp, err := w.start(ctx)
 	if err != nil {
 		return nil, err
 	}
-	done, caughtUp := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		told := false
-		for e := range w.Updates() {
-			if e == nil { // the values there were are told
-				if !told {
-					told = true
-					close(caughtUp)
-				}
-				continue
-			}
-			if op := e.Operation(); op == jetstream.KeyValueDelete || op == jetstream.KeyValuePurge {
-				fn(e.Key(), nil)
-				continue
-			}
-			fn(e.Key(), e.Value())
-		}
-	}()
-	stop := k.c.track(func() { _ = w.Stop(); <-done })
 	select {
 	case <-caughtUp:
-		return stop, nil
-	case <-done:
+	case <-w.done:
 		return nil, errors.New("the watch ended before it caught up")
 	case <-ctx.Done():
-		stop()
+		w.stop()
 		return nil, ctx.Err()
 	}
+	return k.c.track(w.stop), nil
+}
+
+// kvWatch is a watch of a bucket.
+type kvWatch struct {
+	kv      *natsKV
+	pattern string
+	fn      func(key string, value []byte)
+	it      jetstream.MessagesContext
+	done    chan struct{}
+}
+
+// start watches, telling fn every value there is, then every change; caughtUp closes once the
+// values there were are told. The watch is an ordered consumer of the bucket's stream, which
+// the client makes again whenever it misses a message or the server lost it.
+func (w *kvWatch) start(ctx context.Context) (caughtUp <-chan struct{}, err error) {
+	bucket := w.kv.kv.Bucket()
+	prefix := "$KV." + bucket + "."
+	cons, err := w.kv.c.js.OrderedConsumer(ctx, "KV_"+bucket, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{prefix + w.pattern}, DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy})
+	if err != nil {
+		return nil, err
+	}
+	it, err := cons.Messages()
+	if err != nil {
+		return nil, err
+	}
+	done, told := make(chan struct{}), make(chan struct{})
+	if cons.CachedInfo().NumPending == 0 {
+		close(told)
+	}
+	w.it, w.done = it, done
+	go func() {
+		defer close(done)
+		caught := cons.CachedInfo().NumPending == 0
+		for {
+			m, err := it.Next()
+			if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+				return
+			}
+			if err != nil {
+				time.Sleep(50 * time.Millisecond) // the consumer is being made again
+				continue
+			}
+			key := strings.TrimPrefix(m.Subject(), prefix)
+			switch m.Headers().Get("KV-Operation") {
+			case "DEL", "PURGE":
+				w.fn(key, nil)
+			default:
+				w.fn(key, m.Data())
+			}
+			if meta, err := m.Metadata(); !caught && err == nil && meta.NumPending == 0 {
+				caught = true
+				close(told)
+			}
+		}
+	}()
+	return told, nil
+}
+
+func (w *kvWatch) stop() {
+	w.it.Stop()
+	<-w.done
 }
 
 // Queue implements runtime.Cluster: a work-queue stream, and the durable consumer every replica

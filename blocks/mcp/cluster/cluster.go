@@ -55,6 +55,7 @@ type entry struct {
 	owner    string
 	created  time.Time
 	terminal bool
+	revision uint64 // the record's last told: a watch started again tells it again
 }
 
 // Options tune New.
@@ -347,10 +348,15 @@ func (ts *Tasks) told(k string, value []byte) {
 		return
 	}
 	ts.mu.Lock()
-	if _, known := ts.index[k]; !known {
+	e, known := ts.index[k]
+	if known && r.Revision <= e.revision {
+		ts.mu.Unlock()
+		return // told already
+	}
+	if !known {
 		ts.owned[r.Owner]++
 	}
-	ts.index[k] = entry{owner: r.Owner, created: r.Created, terminal: r.Terminal()}
+	ts.index[k] = entry{owner: r.Owner, created: r.Created, terminal: r.Terminal(), revision: r.Revision}
 	fns := ts.watchers.Of(&r)
 	ts.mu.Unlock()
 	for _, fn := range fns {

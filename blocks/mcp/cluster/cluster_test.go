@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -244,4 +245,45 @@ func TestATaskTooLargeForTheClusterFails(t *testing.T) {
 			t.Fatalf("%.300s", runtimetest.JSON(t, task))
 		}
 	})
+}
+
+// A NATS server that stops and starts again (its streams on disk) loses no task: the replicas
+// reconnect, a task made before reads the same after, and new tasks run and are heard.
+func TestTasksLiveThroughANATSRestart(t *testing.T) {
+	dir := t.TempDir()
+	ns := natstest.Start(t, natstest.Options{StoreDir: dir})
+	port := ns.Addr().(*net.TCPAddr).Port
+	_, a := replica(t, ns.ClientURL(), "200ms")
+	_, b := replica(t, ns.ClientURL(), "200ms")
+	before := a.WaitTask(t, a.StartTask(t, "report", `{"city":"Lima"}`), "completed")
+
+	ns.Shutdown()
+	ns.WaitForShutdown()
+	natstest.Start(t, natstest.Options{StoreDir: dir, Port: port})
+
+	var id string
+	for deadline := time.Now().Add(15 * time.Second); id == ""; time.Sleep(100 * time.Millisecond) {
+		r := a.Call(t, "tools/call", `{"name":"report","arguments":{"city":"Cusco"}}`)
+		id, _ = r.Result["taskId"].(string)
+		if id == "" && time.Now().After(deadline) {
+			t.Fatalf("no task after the restart: %+v", r.Error)
+		}
+	}
+	listen := b.Listen(t, id)
+	if done := b.WaitTask(t, id, "completed"); !strings.Contains(runtimetest.JSON(t, done["result"]), "report on Cusco") {
+		t.Fatalf("%+v", done)
+	}
+	if again, _ := b.Task(t, before["taskId"].(string)); runtimetest.JSON(t, again) != runtimetest.JSON(t, before) {
+		t.Fatalf("before the restart: %+v\nafter: %+v", before, again)
+	}
+	for deadline := time.After(5 * time.Second); ; {
+		select {
+		case n := <-listen:
+			if n["status"] == "completed" {
+				return
+			}
+		case <-deadline:
+			t.Fatal("the listen stream did not hear the task complete after the restart")
+		}
+	}
 }

@@ -15,12 +15,22 @@ import (
 type Options struct {
 	// User and Password, when set, are required of clients.
 	User, Password string
+	// Port and StoreDir, when set, are where it listens and keeps its streams: a server started
+	// again with both is the one that stopped (0 and "": a free port, a folder of the test's).
+	Port     int
+	StoreDir string
 }
 
 // Start runs a server until the test ends and returns it; ClientURL says where.
 func Start(t testing.TB, o Options) *server.Server {
 	t.Helper()
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(),
+	if o.Port == 0 {
+		o.Port = -1
+	}
+	if o.StoreDir == "" {
+		o.StoreDir = t.TempDir()
+	}
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: o.Port, JetStream: true, StoreDir: o.StoreDir,
 		NoSigs: true, NoLog: true, Username: o.User, Password: o.Password})
 	if err != nil {
 		t.Fatal(err)
