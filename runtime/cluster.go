@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/octo-run/octo/runtime/config"
 )
 
 // Cluster is what the replicas of a service share (service.cluster): key-value buckets whose
@@ -82,6 +84,9 @@ type ClusterSpec struct {
 	// connection is shared by every build of the process that names the same cluster, and
 	// closed with the last (Close).
 	Open func(ctx context.Context, settings any, log Logger) (ClusterConn, error)
+	// Blame is the setting a failure to reach the cluster points at (a pointer into settings:
+	// its address); nil points at the section.
+	Blame func(settings any) any
 }
 
 // ClusterConn is an open cluster connection.
@@ -125,16 +130,35 @@ type ClusterRef struct {
 	key      string
 	shared   *Shared
 	log      Logger
-	scope    string // Build.Cluster sets it
+	scope    string            // Build.Cluster sets it
+	pos      *config.Positions // of the settings, for Fail
 }
 
 // Acquire connects to the cluster, or takes the connection another build holds.
 func (c *ClusterRef) Acquire(ctx context.Context) (Cluster, Release, error) {
 	conn, release, err := Acquire(c.shared, c.key, func() (ClusterConn, error) { return c.spec.Open(ctx, c.settings, c.log) })
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, c.Fail(err)
 	}
 	return conn, release, nil
+}
+
+// Fail is err, a failure to reach or use the cluster, as a problem of service.cluster: at the
+// setting the provider blames, with the variable that set it.
+func (c *ClusterRef) Fail(err error) error {
+	var ds config.Diags
+	if c.pos == nil || errors.As(err, &ds) {
+		return err
+	}
+	var field any
+	if c.spec.Blame != nil {
+		field = c.spec.Blame(c.settings)
+	}
+	msg := err.Error()
+	if vars := c.pos.Of(field).Vars; len(vars) > 0 {
+		msg += " (" + vars[0] + " sets it)"
+	}
+	return config.Diags{c.pos.Diag(field, "%s", msg)}
 }
 
 // Scope names what one block keeps in the cluster, apart from every other block's and
@@ -194,5 +218,5 @@ func (bd *builder) buildCluster() {
 	text, _ := json.Marshal(settings)
 	sum := sha256.Sum256(text)
 	bd.cluster = &ClusterRef{spec: spec, settings: settings, key: "cluster:" + spec.Type + " " + hex.EncodeToString(sum[:8]),
-		shared: bd.shared, log: bd.logger}
+		shared: bd.shared, log: bd.logger, pos: so.pos}
 }

@@ -24,6 +24,7 @@ func init() {
 		Summary:  "replicas share state through NATS JetStream: key-value buckets and work queues",
 		Settings: runtime.SettingsTypeOf[ClusterSettings](),
 		Open:     openCluster,
+		Blame:    func(settings any) any { return &settings.(*ClusterSettings).URL },
 	})
 }
 
@@ -58,7 +59,7 @@ func openCluster(_ context.Context, settings any, log runtime.Logger) (runtime.C
 	}
 	nc, err := s.connect(s.Prefix, log)
 	if err != nil {
-		return nil, fmt.Errorf("cluster: %w", err)
+		return nil, fmt.Errorf("%w: start a NATS server with JetStream there (nats-server -js), or point url at one", err)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -67,6 +68,14 @@ func openCluster(_ context.Context, settings any, log runtime.Logger) (runtime.C
 	}
 	log.Info("joined the cluster", "server", nc.ConnectedUrlRedacted(), "prefix", s.Prefix)
 	return &natsCluster{set: *s, nc: nc, js: js, log: log}, nil
+}
+
+// noJetStream says what to do when the server has no JetStream.
+func (c *natsCluster) noJetStream(err error) error {
+	if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) {
+		return fmt.Errorf("%w: the NATS server at %s runs without JetStream; start it with -js", err, c.nc.ConnectedUrlRedacted())
+	}
+	return err
 }
 
 // Close stops what still watches or takes, and closes the connection.
@@ -102,7 +111,7 @@ func (c *natsCluster) KV(ctx context.Context, name string, ttl time.Duration) (r
 	kv, err := c.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: c.set.Prefix + "_" + name, TTL: ttl, History: 1,
 		Replicas: c.set.Replicas})
 	if err != nil {
-		return nil, fmt.Errorf("cluster: bucket %s_%s: %w", c.set.Prefix, name, err)
+		return nil, fmt.Errorf("cluster: bucket %s_%s: %w", c.set.Prefix, name, c.noJetStream(err))
 	}
 	return &natsKV{c: c, kv: kv}, nil
 }
@@ -257,7 +266,7 @@ func (c *natsCluster) Queue(ctx context.Context, name string, ackWait time.Durat
 	subject := c.set.Prefix + ".queue." + name
 	if _, err := c.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: stream, Subjects: []string{subject},
 		Retention: jetstream.WorkQueuePolicy, Replicas: c.set.Replicas}); err != nil {
-		return nil, fmt.Errorf("cluster: queue %s: %w", stream, err)
+		return nil, fmt.Errorf("cluster: queue %s: %w", stream, c.noJetStream(err))
 	}
 	cons, err := c.js.CreateOrUpdateConsumer(ctx, stream, jetstream.ConsumerConfig{Durable: stream, AckPolicy: jetstream.AckExplicitPolicy,
 		AckWait: ackWait, MaxDeliver: -1})

@@ -190,3 +190,22 @@ mcp:
 		t.Fatalf("%+v", done)
 	}
 }
+
+// A cluster octo cannot use stops the start with a problem at service.cluster.url, naming the
+// variable that set it and what to do: nothing listening there, or a NATS server without
+// JetStream.
+func TestAClusterThatCannotBeUsedIsToldAtItsSetting(t *testing.T) {
+	core := natstest.Start(t, natstest.Options{NoJetStream: true})
+	for _, c := range []struct{ name, url, want string }{
+		{"nothing listens", "nats://127.0.0.1:" + strconv.Itoa(freePort(t)), "no servers available for connection: start a NATS server with JetStream there (nats-server -js), or point url at one (NATS_URL sets it)"},
+		{"no JetStream", core.ClientURL(), "runs without JetStream; start it with -js (NATS_URL sets it)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out := runOctoEnv(t, []string{"NATS_URL=" + c.url, "HTTP_PORT=" + strconv.Itoa(freePort(t))}, "run", "--config", "samples/mcp-cluster")
+			i := strings.Index(out, "samples/mcp-cluster/mcp-cluster.yaml:9:10: service.cluster.url: ")
+			if code != 1 || i < 0 || !strings.Contains(out[i:], c.want) {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+		})
+	}
+}

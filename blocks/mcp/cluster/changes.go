@@ -48,12 +48,12 @@ func (cs *Changes) Start(ctx context.Context) error {
 	topic, err := c.Topic(ctx, "changes_"+cs.ref.Scope())
 	if err != nil {
 		_ = release(context.Background())
-		return err
+		return cs.ref.Fail(err)
 	}
 	stop, err := topic.Subscribe(cs.heard)
 	if err != nil {
 		_ = release(context.Background())
-		return err
+		return cs.ref.Fail(err)
 	}
 	cs.mu.Lock()
 	cs.topic, cs.release, cs.stops = topic, release, append(cs.stops, stop)

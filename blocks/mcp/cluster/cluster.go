@@ -90,7 +90,7 @@ func (ts *Tasks) Start(ctx context.Context, run func(ctx context.Context, w *mcp
 	if err != nil {
 		return err
 	}
-	fail := func(err error) error { _ = release(context.Background()); return err }
+	fail := func(err error) error { _ = release(context.Background()); return ts.ref.Fail(err) }
 	name := "tasks_" + ts.ref.Scope()
 	kv, err := c.KV(ctx, name, ts.limits.TTL)
 	if err != nil {

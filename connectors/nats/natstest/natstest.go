@@ -19,6 +19,8 @@ type Options struct {
 	// again with both is the one that stopped (0 and "": a free port, a folder of the test's).
 	Port     int
 	StoreDir string
+	// NoJetStream runs a core NATS server only.
+	NoJetStream bool
 }
 
 // Start runs a server until the test ends and returns it; ClientURL says where.
@@ -30,7 +32,7 @@ func Start(t testing.TB, o Options) *server.Server {
 	if o.StoreDir == "" {
 		o.StoreDir = t.TempDir()
 	}
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: o.Port, JetStream: true, StoreDir: o.StoreDir,
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: o.Port, JetStream: !o.NoJetStream, StoreDir: o.StoreDir,
 		NoSigs: true, NoLog: true, Username: o.User, Password: o.Password})
 	if err != nil {
 		t.Fatal(err)
