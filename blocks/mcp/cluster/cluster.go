@@ -37,7 +37,7 @@ type Tasks struct {
 	// a replica working on it says so three times per wait.
 	ackWait     time.Duration
 	maxInFlight int
-	once        map[string]bool // Options.AtMostOnce
+	once        func(tool string) bool // Options.AtMostOnce
 
 	mu       sync.Mutex
 	kv       runtime.ClusterKV
@@ -65,9 +65,9 @@ type Options struct {
 	AckWait time.Duration
 	// MaxInFlight bounds the tasks one replica runs at once; 0 means 64.
 	MaxInFlight int
-	// AtMostOnce names the tools whose task fails when its replica is lost, rather than being
-	// taken over and run again.
-	AtMostOnce map[string]bool
+	// AtMostOnce says whether a tool's task fails when its replica is lost, rather than being
+	// taken over and run again; nil for none.
+	AtMostOnce func(tool string) bool
 }
 
 // New returns a store of the cluster ref names, with limits, not yet connected.
@@ -407,7 +407,7 @@ func (ts *Tasks) work(ctx context.Context, item []byte, delivery int, run func(c
 		ts.log.Error("a task's work is not readable; it is dropped", "err", err)
 		return nil
 	}
-	if delivery > 1 && ts.once[w.Tool] {
+	if delivery > 1 && ts.once != nil && ts.once(w.Tool) {
 		ts.log.Warn("a task's replica was lost; its tool runs at most once, so the task fails", "task", w.ID, "tool", w.Tool)
 		_, e := ts.Change(ctx, w.Owner, w.ID, func(t *mcp.TaskRecord) bool {
 			if t.Terminal() {

@@ -287,3 +287,32 @@ func TestTasksLiveThroughANATSRestart(t *testing.T) {
 		}
 	}
 }
+
+// A mock tool marked atMostOnce fails its lost task as a router's does.
+func TestALostTaskOfAnAtMostOnceMockToolFails(t *testing.T) {
+	ns := natstest.Start(t, natstest.Options{})
+	cfg := `service:
+  name: mocks
+  cluster: { url: '` + ns.ClientURL() + `', prefix: once }
+connectors: [ { name: api, type: http, settings: { port: 0 } } ]
+flows:
+  - name: mcp
+    source: { connector: api, settings: { path: /mcp } }
+    process:
+      - type: mcp-mock
+        settings:
+          tools:
+            - { name: pay, task: optional, atMostOnce: true, steps: [ { sleep: 30s } ], result: paid }
+`
+	svcA, base := runtimetest.Serve(t, cfg, "api", nil)
+	id := runtimetest.Modern{URL: base + "/mcp", Caps: runtimetest.WithTasks}.StartTask(t, "pay", `{}`)
+	time.Sleep(300 * time.Millisecond) // a alone takes it
+	_, base2 := runtimetest.Serve(t, cfg, "api", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_ = svcA.Stop(ctx)
+	task := runtimetest.Modern{URL: base2 + "/mcp", Caps: runtimetest.WithTasks}.WaitTask(t, id, "failed")
+	if !strings.Contains(runtimetest.JSON(t, task["error"]), `tool \"pay\" runs at most once (atMostOnce)`) {
+		t.Fatalf("%+v", task)
+	}
+}

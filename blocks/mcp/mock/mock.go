@@ -164,7 +164,7 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 	srv.prov.cat.Store(v.cat)
 	var tasks mcp.TaskStore = mcp.NewTasks(f.tasks)
 	if ref != nil {
-		srv.clustered = cluster.New(ref, f.tasks, logger, cluster.Options{AckWait: f.takeover})
+		srv.clustered = cluster.New(ref, f.tasks, logger, cluster.Options{AckWait: f.takeover, AtMostOnce: srv.prov.atMostOnce})
 		srv.changes = cluster.NewChanges(ref, logger)
 		tasks = srv.clustered
 	}

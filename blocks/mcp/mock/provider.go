@@ -20,6 +20,13 @@ type provider struct {
 
 func (p *provider) current() *catalog { return p.cat.Load() }
 
+// atMostOnce reports whether the tool, as the settings serving now have it, fails a lost task
+// rather than run it again (cluster.Options.AtMostOnce).
+func (p *provider) atMostOnce(name string) bool {
+	t := p.current().toolByName[name]
+	return t != nil && t.once
+}
+
 // ListTools lists the enabled tools in the order written.
 func (p *provider) ListTools(context.Context, *mcp.RequestContext, string) ([]mcp.Tool, string, error) {
 	return p.current().toolList, "", nil

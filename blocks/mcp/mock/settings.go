@@ -38,6 +38,7 @@ type toolConfig struct {
 	Enabled        bool            `yaml:"enabled" default:"true" doc:"false: the tool is neither listed nor callable."`
 	Steps          []stepConfig    `yaml:"steps" doc:"Things done during the call, in order, before the answer: each one of log, progress, delayMs, sleep, elicit, sample or listRoots. On 2026-07-28 an elicit, sample or listRoots step is an input request of an input_required result instead of a request to the client."`
 	Task           string          `yaml:"task" default:"never" enum:"never,optional,required" doc:"On 2026-07-28, whether the call runs as a task (the tasks extension, SEP-2663): optional, a task for a client that declared io.modelcontextprotocol/tasks, else answered in the call; required, a client that did not declare it gets error -32021; never, always answered in the call. The steps marked beforeTask run first, in the call. Older revisions always answer in the call."`
+	AtMostOnce     bool            `yaml:"atMostOnce" doc:"In a cluster (service.cluster), a task whose replica is lost while it works fails instead of running again on another replica."`
 	ProtocolError  *protocolError  `yaml:"protocolError" doc:"Answer the call, after its steps and delay, with this JSON-RPC error instead of a result: a protocol error, not a failed call (as a task: status failed)."`
 }
 

@@ -35,7 +35,7 @@ func sleepFor(text string) (time.Duration, bool) {
 
 // compileTask sets up a tool's task: where its task starts and the error it answers with.
 func (t *tool) compileTask(tc *toolConfig) {
-	t.task = tc.Task
+	t.task, t.once = tc.Task, tc.AtMostOnce
 	if t.task == "" {
 		t.task = taskNever
 	}
@@ -61,6 +61,9 @@ func checkTask(tc *toolConfig, pos *config.Positions, ds *config.Diags) {
 		case later:
 			*ds = append(*ds, pos.Diag(&sc.BeforeTask, "steps with beforeTask come before the others"))
 		}
+	}
+	if tc.AtMostOnce && (tc.Task == "" || tc.Task == taskNever) {
+		*ds = append(*ds, pos.Diag(&tc.AtMostOnce, "atMostOnce is about tasks, and tool %q never runs as one: set task to optional or required", tc.Name))
 	}
 	if pe := tc.ProtocolError; pe != nil {
 		if pe.Code == 0 {

@@ -24,6 +24,7 @@ type tool struct {
 
 	task     string         // taskNever, taskOptional or taskRequired
 	taskFrom int            // the first step a task runs; those before run in the call
+	once     bool           // a lost task fails rather than run again (atMostOnce)
 	protoErr *jsonrpc.Error // the JSON-RPC error the call answers with, nil: a result
 }
 

@@ -99,7 +99,7 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 		}
 		if ts.tasks() { // declared only then: server/discover reports what the block serves
 			if ref := b.Cluster(); ref != nil {
-				clustered = cluster.New(ref, f.Tasks.Limits(), b.Logger(), cluster.Options{AtMostOnce: ts.atMostOnce(), AckWait: f.Tasks.Takeover()})
+				clustered = cluster.New(ref, f.Tasks.Limits(), b.Logger(), cluster.Options{AtMostOnce: ts.atMostOnce, AckWait: f.Tasks.Takeover()})
 				s.Tasks = clustered
 			} else {
 				s.Tasks = mcp.NewTasks(f.Tasks.Limits())

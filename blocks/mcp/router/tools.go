@@ -82,15 +82,10 @@ func (ts *tools) tasks() bool {
 	return false
 }
 
-// atMostOnce names the tools whose lost tasks fail rather than run again.
-func (ts *tools) atMostOnce() map[string]bool {
-	once := map[string]bool{}
-	for name, t := range ts.byName {
-		if t.once {
-			once[name] = true
-		}
-	}
-	return once
+// atMostOnce reports whether a tool's lost task fails rather than run again.
+func (ts *tools) atMostOnce(name string) bool {
+	t := ts.byName[name]
+	return t != nil && t.once
 }
 
 // ListTools lists every declared tool, in declaration order.
