@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -73,5 +74,48 @@ func TestAnEditOnOneReplicaIsToldOnAnotherOnce(t *testing.T) {
 	edit(t, svcB, "tools: [ { name: third, result: three } ]") // a new one, made on b
 	if got := next(notes, 5*time.Second); got != "notifications/tools/list_changed" {
 		t.Fatalf("an edit on b was not told on b: %q", got)
+	}
+}
+
+// A task's question is answered on another replica than the one that works on it: tasks/update
+// there, and the work goes on with the answer.
+func TestATasksQuestionIsAnsweredOnAnotherReplica(t *testing.T) {
+	ns := natstest.Start(t, natstest.Options{})
+	cfg := `service:
+  name: mocks
+  cluster: { url: '` + ns.ClientURL() + `', prefix: ask }
+connectors: [ { name: api, type: http, settings: { port: 0 } } ]
+flows:
+  - name: mcp
+    source: { connector: api, settings: { path: /mcp } }
+    process:
+      - type: mcp-mock
+        settings:
+          tools:
+            - name: greet
+              task: optional
+              steps:
+                - elicit: Your name?
+                  schema: { type: object, properties: { name: { type: string } } }
+                  as: who
+              result: "Hello, {{args.who.content.name}}!"
+`
+	const caps = `{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`
+	_, base := runtimetest.Serve(t, cfg, "api", nil)
+	a := runtimetest.Modern{URL: base + "/mcp", Caps: caps}
+	id := a.StartTask(t, "greet", `{}`)
+	a.WaitTask(t, id, "input_required") // a alone took the work, and waits for the answer
+	_, base2 := runtimetest.Serve(t, cfg, "api", nil)
+	b := runtimetest.Modern{URL: base2 + "/mcp", Caps: caps}
+	asked := b.WaitTask(t, id, "input_required")
+	var key string
+	for k := range asked["inputRequests"].(map[string]any) {
+		key = k
+	}
+	if r := b.Call(t, "tasks/update", `{"taskId":"`+id+`","inputResponses":{"`+key+`":{"action":"accept","content":{"name":"Ada"}}}}`); r.Error != nil {
+		t.Fatalf("tasks/update: %+v", r.Error)
+	}
+	if done := a.WaitTask(t, id, "completed"); !strings.Contains(runtimetest.JSON(t, done["result"]), "Hello, Ada!") {
+		t.Fatalf("%+v", done)
 	}
 }
