@@ -37,14 +37,6 @@ type inputRounds struct {
 	detach func(any) any              // HTTPRequest.Detach, for the Caller of a task
 }
 
-// InputRequest is one question a request or task asks the client: an elicitation, a sampling or
-// a roots request, under the key its answer comes back by.
-type InputRequest struct {
-	Key    string          `json:"key"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-}
-
 // capabilityFor names the client capability a server→client method needs.
 func capabilityFor(method string) string {
 	switch method {

@@ -226,14 +226,14 @@ func (s *Server) finish(ctx context.Context, owner, id string, result json.RawMe
 			return false
 		case e != nil:
 			r.Error = e
-			return r.settle(TaskFailed, e.Message, now)
+			return r.Settle(TaskFailed, e.Message, now)
 		case int64(len(result)) > limit:
 			r.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the task's result of %d bytes is over the limit of %d (maxResultBytes)",
 				len(result), limit)
-			return r.settle(TaskFailed, "The result is too large", now)
+			return r.Settle(TaskFailed, "The result is too large", now)
 		default:
 			r.Result = result
-			return r.settle(TaskCompleted, "", now)
+			return r.Settle(TaskCompleted, "", now)
 		}
 	})
 }
@@ -277,7 +277,7 @@ func (s *Server) serveTaskMethod(ctx context.Context, req *jsonrpc.Request, rc *
 		}
 		return s.encodeTask(r, "", true), nil
 	case "tasks/cancel":
-		if _, e := s.Tasks.Change(ctx, owner, id, func(r *TaskRecord) bool { return r.settle(TaskCancelled, "Cancelled by the client", s.now()) }); e != nil {
+		if _, e := s.Tasks.Change(ctx, owner, id, func(r *TaskRecord) bool { return r.Settle(TaskCancelled, "Cancelled by the client", s.now()) }); e != nil {
 			return nil, e
 		}
 		return jsonrpc.EmptyObject, nil

@@ -114,7 +114,7 @@ func TestTaskFailures(t *testing.T) {
 func TestTaskExpiry(t *testing.T) {
 	s, tools, url := taskServer(t, TaskLimits{TTL: time.Minute})
 	clock := &fakeClock{now: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
-	s.Tasks.(*Tasks).clock = clock.Now
+	s.Tasks.(*Tasks).SetClock(clock.Now)
 	id := start(t, url, "work")
 	<-tools.started // expiry stops work that runs
 	clock.add(59 * time.Second)
@@ -275,7 +275,7 @@ func TestATaskInMemoryAllocationsDoNotGrow(t *testing.T) {
 			t.Fatalf("%s", a.Body)
 		}
 		// the work ends before the next call: its allocations are counted with it
-		for s.Tasks.(*Tasks).running() > 0 {
+		for s.Tasks.(*Tasks).Running() > 0 {
 			runtime.Gosched()
 		}
 		ended++
