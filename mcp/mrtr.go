@@ -10,6 +10,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/octo-run/octo/mcp/tasks"
+
 	"github.com/octo-run/octo/mcp/internal/jsonscan"
 	"github.com/octo-run/octo/mcp/jsonrpc"
 )
@@ -30,7 +32,7 @@ type inputRounds struct {
 	target string                     // method and name, which a requestState is bound to
 	given  map[string]json.RawMessage // inputResponses, then the earlier rounds' answers
 	used   map[string]json.RawMessage // the answers the provider took
-	asked  []InputRequest             // what this round asks, in order
+	asked  []tasks.InputRequest       // what this round asks, in order
 	srv    *Server                    // the server, for the tasks a tools/call may become
 	inTask bool                       // the round runs in a task (it cannot become another)
 	args   json.RawMessage            // a tools/call's arguments, for a task's work
@@ -76,7 +78,7 @@ func (rc *RequestContext) Ask(ctx context.Context, key, method string, params an
 		t.used[key] = v
 		return v, nil
 	}
-	t.asked = append(t.asked, InputRequest{key, method, b})
+	t.asked = append(t.asked, tasks.InputRequest{Key: key, Method: method, Params: b})
 	return nil, ErrInputRequired
 }
 
@@ -124,7 +126,7 @@ func (s *Server) inputRequired(t *inputRounds) (json.RawMessage, error) {
 }
 
 // appendInputRequests writes an inputRequests object: each question by its key.
-func appendInputRequests(out []byte, asked []InputRequest) []byte {
+func appendInputRequests(out []byte, asked []tasks.InputRequest) []byte {
 	out = append(out, '{')
 	for i, a := range asked {
 		if i > 0 {

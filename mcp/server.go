@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/octo-run/octo/mcp/tasks"
+
 	"github.com/octo-run/octo/mcp/internal/jsonscan"
 	"github.com/octo-run/octo/mcp/jsonrpc"
 )
@@ -89,7 +91,7 @@ type Server struct {
 	// Tasks, when set, lets 2026-07-28 tools/call requests become tasks (the tasks extension,
 	// tasks.go): server/discover declares it and tasks/get, tasks/update, tasks/cancel are served.
 	// Whoever builds the server closes it when the server stops.
-	Tasks TaskStore
+	Tasks tasks.Store
 	// Probes, when set, gives the probes told how each request ended (not notifications), by
 	// method and by tool: metrics. The MCP blocks hand it the runtime's (Build.Probes).
 	Probes Probes

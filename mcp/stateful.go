@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/octo-run/octo/mcp/tasks"
+
 	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
@@ -119,7 +121,7 @@ func NewStateful(s *Server, o StatefulOptions) *Stateful {
 	st := &Stateful{srv: s, opts: o, sessions: make(map[string]*ServerSession), stopTasks: func() {}}
 	if s.Tasks != nil { // task status changes reach the listen streams that ask
 		ls := s.listeners
-		st.stopTasks = s.Tasks.Watch("", func(r *TaskRecord) {
+		st.stopTasks = s.Tasks.Watch("", func(r *tasks.Record) {
 			ls.sendTask(r, func() []byte { return s.encodeTask(r, "", true) })
 		})
 	}

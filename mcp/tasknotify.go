@@ -7,6 +7,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/octo-run/octo/mcp/tasks"
+
 	"github.com/octo-run/octo/mcp/internal/jsonscan"
 )
 
@@ -77,7 +79,7 @@ func (s *Server) snapshot(ctx context.Context, l *listener) {
 // sendTask pushes notifications/tasks for the task r to the listeners that asked for it;
 // detail, the task as tasks/get answers it, is encoded only when one did. The store tells each
 // change in its order, so the notifications of one task reach every stream in that order.
-func (ls *listeners) sendTask(r *TaskRecord, detail func() []byte) {
+func (ls *listeners) sendTask(r *tasks.Record, detail func() []byte) {
 	ls.mu.Lock()
 	var picked []*listener
 	for l := range ls.set {

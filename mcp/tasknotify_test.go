@@ -10,15 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/octo-run/octo/mcp/tasks"
+
 	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // taskFront serves a Stateful server keeping tasks over a real socket, as mcp-mock and
 // mcp-router do; it returns the tools and the endpoint's URL.
-func taskFront(t *testing.T, l TaskLimits, o StatefulOptions) (*taskTools, string, *Stateful) {
+func taskFront(t *testing.T, l tasks.Limits, o StatefulOptions) (*taskTools, string, *Stateful) {
 	t.Helper()
 	tools := newTaskTools()
-	s := &Server{Info: Implementation{Name: "tasks", Version: "1"}, Versions: RouterVersions, Tools: tools, Tasks: NewTasks(l)}
+	s := &Server{Info: Implementation{Name: "tasks", Version: "1"}, Versions: RouterVersions, Tools: tools, Tasks: tasks.NewMemory(l)}
 	if err := s.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +101,7 @@ func nextTask(t *testing.T, ch <-chan sseEvent) map[string]any {
 // tasks/get would answer it: working at once, input_required with the question, working
 // again once answered, then completed with the result.
 func TestTaskStatusNotifications(t *testing.T) {
-	_, url, _ := taskFront(t, TaskLimits{TTL: time.Minute, PollInterval: 250 * time.Millisecond}, StatefulOptions{})
+	_, url, _ := taskFront(t, tasks.Limits{TTL: time.Minute, PollInterval: 250 * time.Millisecond}, StatefulOptions{})
 	id := startAs(t, url, "ask")
 	status, ch := listenTo(t, url, `{"taskIds":["`+id+`","unknown"]}`, withTasks)
 	if status != http.StatusOK {
@@ -110,20 +112,20 @@ func TestTaskStatusNotifications(t *testing.T) {
 		t.Fatalf("ack = %+v, want only the known task", ack)
 	}
 	first := nextTask(t, ch) // the state at the time of listening
-	for first["status"] == TaskWorking {
+	for first["status"] == tasks.Working {
 		first = nextTask(t, ch)
 	}
 	q, _ := first["inputRequests"].(map[string]any)["who"].(map[string]any)
-	if first["taskId"] != id || first["status"] != TaskInputRequired || q["method"] != "elicitation/create" ||
+	if first["taskId"] != id || first["status"] != tasks.InputRequired || q["method"] != "elicitation/create" ||
 		first["ttlMs"] != 60000.0 || first["pollIntervalMs"] != 250.0 || first["resultType"] != nil {
 		t.Fatalf("input_required notification: %+v", first)
 	}
 	send(t, url, "tasks/update", `{"taskId":"`+id+`","inputResponses":{"who":{"action":"accept","content":{"name":"Ana"}}}}`, withTasks)
-	if n := nextTask(t, ch); n["status"] != TaskWorking || n["inputRequests"] != nil {
+	if n := nextTask(t, ch); n["status"] != tasks.Working || n["inputRequests"] != nil {
 		t.Fatalf("after the answer: %+v", n)
 	}
 	done := nextTask(t, ch)
-	if done["status"] != TaskCompleted || !strings.Contains(toJSON(t, done["result"]), `"text":"hello Ana"`) {
+	if done["status"] != tasks.Completed || !strings.Contains(toJSON(t, done["result"]), `"text":"hello Ana"`) {
 		t.Fatalf("completed notification: %+v", done)
 	}
 	got := get(t, url, id)
@@ -138,21 +140,21 @@ func TestTaskStatusNotifications(t *testing.T) {
 // Failed and cancelled tasks are told too, the failure with its JSON-RPC error; a task that
 // ended before its client listened is told at once, ended.
 func TestTaskStatusNotificationsOfEndedTasks(t *testing.T) {
-	tools, url, _ := taskFront(t, TaskLimits{}, StatefulOptions{})
+	tools, url, _ := taskFront(t, tasks.Limits{}, StatefulOptions{})
 	broken := startAs(t, url, "broken")
-	waitStatus(t, url, broken, TaskFailed)
+	waitStatus(t, url, broken, tasks.Failed)
 	work := startAs(t, url, "work")
 	_, ch := listenTo(t, url, `{"taskIds":["`+broken+`","`+work+`"]}`, withTasks)
 	next(t, ch)
-	if n := nextTask(t, ch); n["taskId"] != broken || n["status"] != TaskFailed ||
+	if n := nextTask(t, ch); n["taskId"] != broken || n["status"] != tasks.Failed ||
 		toJSON(t, n["error"]) != `{"code":-32000,"message":"the backend is down"}` {
 		t.Fatalf("the failed task: %+v", n)
 	}
-	if n := nextTask(t, ch); n["taskId"] != work || n["status"] != TaskWorking {
+	if n := nextTask(t, ch); n["taskId"] != work || n["status"] != tasks.Working {
 		t.Fatalf("the working task: %+v", n)
 	}
 	send(t, url, "tasks/cancel", `{"taskId":"`+work+`"}`, withTasks)
-	if n := nextTask(t, ch); n["taskId"] != work || n["status"] != TaskCancelled {
+	if n := nextTask(t, ch); n["taskId"] != work || n["status"] != tasks.Cancelled {
 		t.Fatalf("the cancelled task: %+v", n)
 	}
 	<-tools.ended
@@ -162,7 +164,7 @@ func TestTaskStatusNotificationsOfEndedTasks(t *testing.T) {
 // A listener hears only of the tasks it named: another task's changes do not reach it, nor
 // does a listener that asked for no tasks hear any.
 func TestTaskNotificationsOnlyForTheTasksNamed(t *testing.T) {
-	tools, url, _ := taskFront(t, TaskLimits{}, StatefulOptions{})
+	tools, url, _ := taskFront(t, tasks.Limits{}, StatefulOptions{})
 	mine, other := startAs(t, url, "work"), startAs(t, url, "work")
 	_, named := listenTo(t, url, `{"taskIds":["`+mine+`"]}`, withTasks)
 	_, none := listenTo(t, url, `{"toolsListChanged":true}`, withTasks)
@@ -178,7 +180,7 @@ func TestTaskNotificationsOnlyForTheTasksNamed(t *testing.T) {
 // Asking for task notifications without declaring the tasks extension is -32021, the same
 // error the extension's methods give; more task ids than a listen stream holds is -32602.
 func TestListenForTasksRefusals(t *testing.T) {
-	_, url, _ := taskFront(t, TaskLimits{}, StatefulOptions{})
+	_, url, _ := taskFront(t, tasks.Limits{}, StatefulOptions{})
 	for _, tt := range []struct {
 		name, filter, caps string
 		status, code       int
@@ -205,7 +207,7 @@ func TestListenForTasksRefusals(t *testing.T) {
 // for it exactly as for a task that does not exist, cannot cancel or answer it, and cannot
 // listen to it; the creator still can.
 func TestATaskIsBoundToItsCreator(t *testing.T) {
-	tools, url, _ := taskFront(t, TaskLimits{}, StatefulOptions{})
+	tools, url, _ := taskFront(t, tasks.Limits{}, StatefulOptions{})
 	alice, bob := []string{"Authorization", "Bearer alice"}, []string{"Authorization", "Bearer bob"}
 	id := startAs(t, url, "ask", alice...)
 	unknown := send(t, url, "tasks/get", `{"taskId":"0123456789abcdef0123456789abcdef"}`, withTasks, alice...)
@@ -232,12 +234,12 @@ func TestATaskIsBoundToItsCreator(t *testing.T) {
 	}
 	_, ch := listenTo(t, url, `{"taskIds":["`+id+`"]}`, withTasks, alice...)
 	next(t, ch)
-	if n := nextTask(t, ch); n["status"] != TaskInputRequired && n["status"] != TaskWorking {
+	if n := nextTask(t, ch); n["status"] != tasks.InputRequired && n["status"] != tasks.Working {
 		t.Fatalf("the creator's listener: %+v", n)
 	}
 	send(t, url, "tasks/update", `{"taskId":"`+id+`","inputResponses":{"who":{"action":"accept","content":{"name":"Ana"}}}}`, withTasks, alice...)
 	var done map[string]any
-	for done == nil || done["status"] != TaskCompleted {
+	for done == nil || done["status"] != tasks.Completed {
 		done = nextTask(t, ch)
 	}
 	if !strings.Contains(toJSON(t, done["result"]), "hello Ana") {
@@ -275,7 +277,7 @@ func TestRequester(t *testing.T) {
 // A listener that takes nothing while its tasks change more than its queue holds is dropped:
 // its place is free at once, its stream ends after what it held, and the tasks go on.
 func TestATaskListenerThatFallsBehindIsDropped(t *testing.T) {
-	tools, url, st := taskFront(t, TaskLimits{MaxTasksPerOwner: 200}, StatefulOptions{MaxSessions: 1})
+	tools, url, st := taskFront(t, tasks.Limits{MaxTasksPerOwner: 200}, StatefulOptions{MaxSessions: 1})
 	ids := make([]string, 200)
 	for i := range ids {
 		ids[i] = startAs(t, url, "work")

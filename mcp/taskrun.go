@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/octo-run/octo/mcp/tasks"
+
 	"github.com/octo-run/octo/mcp/internal/jsonscan"
 	"github.com/octo-run/octo/mcp/jsonrpc"
 )
@@ -98,12 +100,12 @@ func (s *Server) startTask(ctx context.Context, rc *RequestContext, run TaskFunc
 	seed := rc.rounds
 	_, name, _ := strings.Cut(seed.target, "\x00")
 	now := s.now()
-	rec := &TaskRecord{ID: id, Owner: requester(rc.Header, rc.Vars), Created: now, Updated: now, Status: TaskWorking,
+	rec := &tasks.Record{ID: id, Owner: requester(rc.Header, rc.Vars), Created: now, Updated: now, Status: tasks.Working,
 		Given: maps.Clone(seed.given)} // the answers of the multi-round-trip rounds before the task
 	if e := s.Tasks.Add(ctx, rec); e != nil {
 		return nil, e
 	}
-	work := &TaskWork{ID: id, Owner: rec.Owner, Tool: name, Arguments: seed.args, Caps: seed.caps, Version: rc.Version,
+	work := &tasks.Work{ID: id, Owner: rec.Owner, Tool: name, Arguments: seed.args, Caps: seed.caps, Version: rc.Version,
 		Vars: rc.Vars, Header: rc.Header}
 	trc := RequestContext{Vars: rc.Vars, Caller: rc.Caller, Header: rc.Header, Version: rc.Version, RequestID: rc.RequestID}
 	if seed.detach != nil && trc.Caller != nil {
@@ -116,9 +118,9 @@ func (s *Server) startTask(ctx context.Context, rc *RequestContext, run TaskFunc
 	return s.encodeTask(rec, "task", false), nil
 }
 
-// RunWork runs a task's work that another replica recorded (TaskStore.Run of a cluster): the
+// RunWork runs a task's work that another replica recorded (tasks.Store.Run of a cluster): the
 // tools/call made again as the task's, so that the provider runs it in the call.
-func (s *Server) RunWork(ctx context.Context, w *TaskWork) {
+func (s *Server) RunWork(ctx context.Context, w *tasks.Work) {
 	if s.Tools == nil {
 		return
 	}
@@ -136,8 +138,8 @@ func (s *Server) runTask(values, stop context.Context, owner, id, name string, c
 	ctx, cancel := context.WithCancel(values)
 	defer cancel()
 	defer context.AfterFunc(stop, cancel)()
-	updates := make(chan *TaskRecord, 1) // the latest change, a newer one replacing it
-	defer s.Tasks.Watch(id, func(r *TaskRecord) {
+	updates := make(chan *tasks.Record, 1) // the latest change, a newer one replacing it
+	defer s.Tasks.Watch(id, func(r *tasks.Record) {
 		if r.Terminal() {
 			cancel()
 		}
@@ -189,12 +191,12 @@ func (s *Server) runTask(values, stop context.Context, owner, id, name string, c
 
 // waitInput parks the task on its questions until they are all answered (true) or the task
 // ends (false); updates are its changes, as runTask watches them.
-func (s *Server) waitInput(ctx context.Context, owner, id string, asked []InputRequest, updates <-chan *TaskRecord) bool {
-	rec, e := s.Tasks.Change(ctx, owner, id, func(r *TaskRecord) bool {
+func (s *Server) waitInput(ctx context.Context, owner, id string, asked []tasks.InputRequest, updates <-chan *tasks.Record) bool {
+	rec, e := s.Tasks.Change(ctx, owner, id, func(r *tasks.Record) bool {
 		if r.Terminal() {
 			return false
 		}
-		r.Status, r.Updated, r.Pending = TaskInputRequired, s.now(), asked
+		r.Status, r.Updated, r.Pending = tasks.InputRequired, s.now(), asked
 		return true
 	})
 	if e != nil || rec.Terminal() {
@@ -207,7 +209,7 @@ func (s *Server) waitInput(ctx context.Context, owner, id string, asked []InputR
 			case r.Revision <= rec.Revision: // a change before the questions: told late
 			case r.Terminal():
 				return false
-			case r.Status == TaskWorking:
+			case r.Status == tasks.Working:
 				return true
 			}
 		case <-ctx.Done():
@@ -219,21 +221,21 @@ func (s *Server) waitInput(ctx context.Context, owner, id string, asked []InputR
 // finish records how the task's work ended, unless the task already has (cancelled, expired).
 func (s *Server) finish(ctx context.Context, owner, id string, result json.RawMessage, e *jsonrpc.Error) {
 	limit := s.Tasks.Limits().MaxResultBytes
-	_, _ = s.Tasks.Change(context.WithoutCancel(ctx), owner, id, func(r *TaskRecord) bool {
+	_, _ = s.Tasks.Change(context.WithoutCancel(ctx), owner, id, func(r *tasks.Record) bool {
 		now := s.now()
 		switch { // the result or error with the status: the listeners hear the whole task
 		case r.Terminal():
 			return false
 		case e != nil:
 			r.Error = e
-			return r.Settle(TaskFailed, e.Message, now)
+			return r.Settle(tasks.Failed, e.Message, now)
 		case int64(len(result)) > limit:
 			r.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the task's result of %d bytes is over the limit of %d (maxResultBytes)",
 				len(result), limit)
-			return r.Settle(TaskFailed, "The result is too large", now)
+			return r.Settle(tasks.Failed, "The result is too large", now)
 		default:
 			r.Result = result
-			return r.Settle(TaskCompleted, "", now)
+			return r.Settle(tasks.Completed, "", now)
 		}
 	})
 }
@@ -277,7 +279,7 @@ func (s *Server) serveTaskMethod(ctx context.Context, req *jsonrpc.Request, rc *
 		}
 		return s.encodeTask(r, "", true), nil
 	case "tasks/cancel":
-		if _, e := s.Tasks.Change(ctx, owner, id, func(r *TaskRecord) bool { return r.Settle(TaskCancelled, "Cancelled by the client", s.now()) }); e != nil {
+		if _, e := s.Tasks.Change(ctx, owner, id, func(r *tasks.Record) bool { return r.Settle(tasks.Cancelled, "Cancelled by the client", s.now()) }); e != nil {
 			return nil, e
 		}
 		return jsonrpc.EmptyObject, nil
@@ -286,7 +288,7 @@ func (s *Server) serveTaskMethod(ctx context.Context, req *jsonrpc.Request, rc *
 	if perr != nil {
 		return nil, perr
 	}
-	if _, e := s.Tasks.Change(ctx, owner, id, func(r *TaskRecord) bool { return answer(r, answers, s.now()) }); e != nil {
+	if _, e := s.Tasks.Change(ctx, owner, id, func(r *tasks.Record) bool { return answer(r, answers, s.now()) }); e != nil {
 		return nil, e
 	}
 	return jsonrpc.EmptyObject, nil
@@ -295,8 +297,8 @@ func (s *Server) serveTaskMethod(ctx context.Context, req *jsonrpc.Request, rc *
 // answer records the client's answers to an input_required task's questions; answers to
 // questions the task does not wait for are ignored. The task goes on once every question is
 // answered. It reports whether the task changed.
-func answer(r *TaskRecord, answers map[string]json.RawMessage, now time.Time) bool {
-	if r.Status != TaskInputRequired {
+func answer(r *tasks.Record, answers map[string]json.RawMessage, now time.Time) bool {
+	if r.Status != tasks.InputRequired {
 		return false
 	}
 	left := r.Pending[:0:0]
@@ -315,7 +317,7 @@ func answer(r *TaskRecord, answers map[string]json.RawMessage, now time.Time) bo
 	}
 	r.Pending = left
 	if len(left) == 0 {
-		r.Status, r.Updated = TaskWorking, now
+		r.Status, r.Updated = tasks.Working, now
 	}
 	return true
 }
@@ -336,7 +338,7 @@ func taskAnswers(params json.RawMessage) (map[string]json.RawMessage, *jsonrpc.E
 
 // encodeTask writes a task: resultType (when not ""), the Task fields and, detailed, what its
 // status carries (inputRequests, result or error).
-func (s *Server) encodeTask(r *TaskRecord, resultType string, detailed bool) json.RawMessage {
+func (s *Server) encodeTask(r *tasks.Record, resultType string, detailed bool) json.RawMessage {
 	l := s.Tasks.Limits()
 	out := make([]byte, 0, 256+len(r.Result))
 	out = append(out, '{')
@@ -364,15 +366,15 @@ func (s *Server) encodeTask(r *TaskRecord, resultType string, detailed bool) jso
 	return append(out, '}')
 }
 
-func appendTaskDetail(out []byte, r *TaskRecord) []byte {
+func appendTaskDetail(out []byte, r *tasks.Record) []byte {
 	switch {
-	case r.Status == TaskInputRequired:
+	case r.Status == tasks.InputRequired:
 		out = append(out, `,"inputRequests":`...)
 		out = appendInputRequests(out, r.Pending)
-	case r.Status == TaskCompleted:
+	case r.Status == tasks.Completed:
 		out = append(out, `,"result":`...)
 		out = append(out, r.Result...)
-	case r.Status == TaskFailed && r.Error != nil:
+	case r.Status == tasks.Failed && r.Error != nil:
 		b, err := json.Marshal(r.Error)
 		if err != nil {
 			b = []byte(`{"code":-32603,"message":"Internal error"}`)

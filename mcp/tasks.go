@@ -8,7 +8,7 @@ import (
 // This file holds the tasks extension (SEP-2663, io.modelcontextprotocol/tasks) of 2026-07-28:
 // a tools/call may be answered with a task handle while the call goes on in the background; the
 // client polls tasks/get for its status and its result, answers the task's questions with
-// tasks/update and stops it with tasks/cancel. The records live in a TaskStore (taskstore.go);
+// tasks/update and stops it with tasks/cancel. The records live in a tasks.Store (package mcp/tasks);
 // the server's side is in taskrun.go.
 
 // ExtensionTasks is the tasks extension's identifier, in server/discover's

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/octo-run/octo/mcp/tasks"
+
 	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
@@ -85,10 +87,10 @@ func (tt *taskTools) CallTool(ctx context.Context, rc *RequestContext, name stri
 
 // taskServer serves a server keeping tasks with limits over a real socket; its tasks are
 // closed when the test ends.
-func taskServer(t *testing.T, l TaskLimits) (*Server, *taskTools, string) {
+func taskServer(t *testing.T, l tasks.Limits) (*Server, *taskTools, string) {
 	t.Helper()
 	tools := newTaskTools()
-	s := &Server{Info: Implementation{Name: "tasks", Version: "1"}, Versions: RouterVersions, Tools: tools, Tasks: NewTasks(l)}
+	s := &Server{Info: Implementation{Name: "tasks", Version: "1"}, Versions: RouterVersions, Tools: tools, Tasks: tasks.NewMemory(l)}
 	if err := s.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +179,7 @@ func waitStatus(t *testing.T, url, id, want string) map[string]any {
 		if got["status"] == want {
 			return got
 		}
-		if got["status"] != TaskWorking && got["status"] != TaskInputRequired {
+		if got["status"] != tasks.Working && got["status"] != tasks.InputRequired {
 			t.Fatalf("task %s ended %v, want %s: %+v", id, got["status"], want, got)
 		}
 		time.Sleep(5 * time.Millisecond)

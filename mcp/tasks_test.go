@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/octo-run/octo/mcp/tasks"
+
 	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
@@ -14,13 +16,13 @@ import (
 // finds it working, then completed with the result inlined; cancelling a finished task is
 // the same empty ack and changes nothing.
 func TestTaskLifecycle(t *testing.T) {
-	_, tools, url := taskServer(t, TaskLimits{TTL: time.Minute, PollInterval: 250 * time.Millisecond})
+	_, tools, url := taskServer(t, tasks.Limits{TTL: time.Minute, PollInterval: 250 * time.Millisecond})
 	disc := send(t, url, "server/discover", "", "{}")
 	if ext, _ := disc.Result["capabilities"].(map[string]any)["extensions"].(map[string]any); ext[ExtensionTasks] == nil {
 		t.Fatalf("server/discover does not declare the extension: %+v", disc.Result)
 	}
 	created := send(t, url, "tools/call", `{"name":"work"}`, withTasks).Result
-	for key, want := range map[string]any{"resultType": "task", "status": TaskWorking, "ttlMs": 60000.0, "pollIntervalMs": 250.0} {
+	for key, want := range map[string]any{"resultType": "task", "status": tasks.Working, "ttlMs": 60000.0, "pollIntervalMs": 250.0} {
 		if created[key] != want {
 			t.Errorf("CreateTaskResult %s = %v, want %v", key, created[key], want)
 		}
@@ -34,11 +36,11 @@ func TestTaskLifecycle(t *testing.T) {
 	if at, _ := created["createdAt"].(string); !strings.HasSuffix(at, "Z") || len(at) != len("2026-07-28T00:00:00.000Z") {
 		t.Errorf("createdAt = %q", at)
 	}
-	if got := get(t, url, id); got["status"] != TaskWorking || got["resultType"] != "complete" || got["result"] != nil {
+	if got := get(t, url, id); got["status"] != tasks.Working || got["resultType"] != "complete" || got["result"] != nil {
 		t.Fatalf("working task: %+v", got)
 	}
 	tools.releaseAll()
-	done := waitStatus(t, url, id, TaskCompleted)
+	done := waitStatus(t, url, id, tasks.Completed)
 	result, _ := done["result"].(map[string]any)
 	if content, _ := result["content"].([]any); len(content) != 1 || content[0].(map[string]any)["text"] != "worked" {
 		t.Fatalf("completed task: %+v", done)
@@ -47,14 +49,14 @@ func TestTaskLifecycle(t *testing.T) {
 	if len(ack.Result) != 1 || ack.Result["resultType"] != "complete" {
 		t.Fatalf("cancel of a finished task: %+v %v", ack.Result, ack.Error)
 	}
-	if get(t, url, id)["status"] != TaskCompleted {
+	if get(t, url, id)["status"] != tasks.Completed {
 		t.Fatal("cancelling a finished task changed it")
 	}
 }
 
 // tasks/cancel stops the work: its context ends and the task is cancelled.
 func TestTaskCancelStopsItsWork(t *testing.T) {
-	_, tools, url := taskServer(t, TaskLimits{})
+	_, tools, url := taskServer(t, tasks.Limits{})
 	id := start(t, url, "work")
 	<-tools.started
 	if ack := send(t, url, "tasks/cancel", `{"taskId":"`+id+`"}`, withTasks); ack.Result["resultType"] != "complete" {
@@ -63,7 +65,7 @@ func TestTaskCancelStopsItsWork(t *testing.T) {
 	if end := <-tools.ended; end != "cancelled" {
 		t.Fatalf("the work ended %s", end)
 	}
-	if got := get(t, url, id); got["status"] != TaskCancelled || got["result"] != nil {
+	if got := get(t, url, id); got["status"] != tasks.Cancelled || got["result"] != nil {
 		t.Fatalf("cancelled task: %+v", got)
 	}
 }
@@ -71,9 +73,9 @@ func TestTaskCancelStopsItsWork(t *testing.T) {
 // A task that asks parks in input_required with the question; answers to other keys are
 // acked and ignored, and the right answer lets the work run again and complete.
 func TestTaskInputRounds(t *testing.T) {
-	_, _, url := taskServer(t, TaskLimits{})
+	_, _, url := taskServer(t, tasks.Limits{})
 	id := start(t, url, "ask")
-	parked := waitStatus(t, url, id, TaskInputRequired)
+	parked := waitStatus(t, url, id, tasks.InputRequired)
 	q, _ := parked["inputRequests"].(map[string]any)["who"].(map[string]any)
 	if q["method"] != "elicitation/create" {
 		t.Fatalf("input_required task: %+v", parked)
@@ -81,11 +83,11 @@ func TestTaskInputRounds(t *testing.T) {
 	if ack := send(t, url, "tasks/update", `{"taskId":"`+id+`","inputResponses":{"nobody":{}}}`, withTasks); ack.Result["resultType"] != "complete" {
 		t.Fatalf("update with an unknown key: %+v %v", ack.Result, ack.Error)
 	}
-	if got := get(t, url, id); got["status"] != TaskInputRequired {
+	if got := get(t, url, id); got["status"] != tasks.InputRequired {
 		t.Fatalf("an answer to nothing moved the task on: %+v", got)
 	}
 	send(t, url, "tasks/update", `{"taskId":"`+id+`","inputResponses":{"who":{"action":"accept","content":{"name":"Ana"}}}}`, withTasks)
-	done := waitStatus(t, url, id, TaskCompleted)
+	done := waitStatus(t, url, id, tasks.Completed)
 	if !strings.Contains(toJSON(t, done["result"]), `"text":"hello Ana"`) {
 		t.Fatalf("completed task: %+v", done)
 	}
@@ -94,14 +96,14 @@ func TestTaskInputRounds(t *testing.T) {
 // Protocol errors fail a task with the JSON-RPC error and no result: a panic, an error the
 // work returns, and a result over maxResultBytes.
 func TestTaskFailures(t *testing.T) {
-	_, _, url := taskServer(t, TaskLimits{MaxResultBytes: 1024})
+	_, _, url := taskServer(t, tasks.Limits{MaxResultBytes: 1024})
 	for tool, want := range map[string]string{
 		"boom":   `{"code":-32603,"message":"Internal error: the task's work failed"}`,
 		"broken": `{"code":-32000,"message":"the backend is down"}`,
 		"big":    `"code":-32603,"message":"Internal error: the task's result of `,
 	} {
 		t.Run(tool, func(t *testing.T) {
-			got := waitStatus(t, url, start(t, url, tool), TaskFailed)
+			got := waitStatus(t, url, start(t, url, tool), tasks.Failed)
 			if _, ok := got["result"]; ok || !strings.Contains(toJSON(t, got["error"]), want) || got["statusMessage"] == "" {
 				t.Fatalf("failed task: %+v", got)
 			}
@@ -112,13 +114,13 @@ func TestTaskFailures(t *testing.T) {
 // A task is kept for its TTL from creation: after it, tasks/get says it expired, and the work
 // still running is stopped.
 func TestTaskExpiry(t *testing.T) {
-	s, tools, url := taskServer(t, TaskLimits{TTL: time.Minute})
+	s, tools, url := taskServer(t, tasks.Limits{TTL: time.Minute})
 	clock := &fakeClock{now: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
-	s.Tasks.(*Tasks).SetClock(clock.Now)
+	s.Tasks.(*tasks.Memory).SetClock(clock.Now)
 	id := start(t, url, "work")
 	<-tools.started // expiry stops work that runs
 	clock.add(59 * time.Second)
-	if get(t, url, id)["status"] != TaskWorking {
+	if get(t, url, id)["status"] != tasks.Working {
 		t.Fatal("the task ended before its TTL")
 	}
 	clock.add(time.Second)
@@ -126,15 +128,15 @@ func TestTaskExpiry(t *testing.T) {
 	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "expired") {
 		t.Fatalf("expired task: %+v %v", r.Result, r.Error)
 	}
-	if end := <-tools.ended; end != "cancelled" || s.Tasks.(*Tasks).Len() != 0 {
-		t.Fatalf("the expired task's work ended %s; %d tasks kept", end, s.Tasks.(*Tasks).Len())
+	if end := <-tools.ended; end != "cancelled" || s.Tasks.(*tasks.Memory).Len() != 0 {
+		t.Fatalf("the expired task's work ended %s; %d tasks kept", end, s.Tasks.(*tasks.Memory).Len())
 	}
 }
 
 // The store holds maxTasks: a finished task makes room for a new one, running ones do not,
 // and a call past the limit gets a precise error.
 func TestTaskLimit(t *testing.T) {
-	s, _, url := taskServer(t, TaskLimits{MaxTasks: 2, MaxTasksPerOwner: 2})
+	s, _, url := taskServer(t, tasks.Limits{MaxTasks: 2, MaxTasksPerOwner: 2})
 	first := start(t, url, "work")
 	startAs(t, url, "work", "Authorization", "Bearer another")
 	r := send(t, url, "tools/call", `{"name":"work"}`, withTasks, "Authorization", "Bearer a third")
@@ -143,8 +145,8 @@ func TestTaskLimit(t *testing.T) {
 	}
 	send(t, url, "tasks/cancel", `{"taskId":"`+first+`"}`, withTasks)
 	startAs(t, url, "work", "Authorization", "Bearer a third")
-	if s.Tasks.(*Tasks).Len() != 2 {
-		t.Fatalf("%d tasks kept", s.Tasks.(*Tasks).Len())
+	if s.Tasks.(*tasks.Memory).Len() != 2 {
+		t.Fatalf("%d tasks kept", s.Tasks.(*tasks.Memory).Len())
 	}
 	if r := send(t, url, "tasks/get", `{"taskId":"`+first+`"}`, withTasks); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
 		t.Fatalf("the dropped task: %+v %v", r.Result, r.Error)
@@ -155,7 +157,7 @@ func TestTaskLimit(t *testing.T) {
 // task after task is refused for its own next one, while another requester still starts
 // theirs; a finished task of its own makes room for it again.
 func TestOneRequesterCannotTakeEveryTaskPlace(t *testing.T) {
-	s, _, url := taskServer(t, TaskLimits{MaxTasks: 10, MaxTasksPerOwner: 3})
+	s, _, url := taskServer(t, tasks.Limits{MaxTasks: 10, MaxTasksPerOwner: 3})
 	greedy := []string{"Authorization", "Bearer greedy"}
 	first := startAs(t, url, "work", greedy...)
 	for range 2 {
@@ -169,14 +171,14 @@ func TestOneRequesterCannotTakeEveryTaskPlace(t *testing.T) {
 	start(t, url, "work") // a requester without an identity is one more
 	send(t, url, "tasks/cancel", `{"taskId":"`+first+`"}`, withTasks, greedy...)
 	startAs(t, url, "work", greedy...)
-	if s.Tasks.(*Tasks).Len() != 5 {
-		t.Fatalf("%d tasks kept, want 5 (greedy's cancelled one dropped for its new one)", s.Tasks.(*Tasks).Len())
+	if s.Tasks.(*tasks.Memory).Len() != 5 {
+		t.Fatalf("%d tasks kept, want 5 (greedy's cancelled one dropped for its new one)", s.Tasks.(*tasks.Memory).Len())
 	}
 }
 
 // Requests about tasks that are not right get precise errors.
 func TestTaskBadRequests(t *testing.T) {
-	_, _, url := taskServer(t, TaskLimits{})
+	_, _, url := taskServer(t, tasks.Limits{})
 	id := start(t, url, "work")
 	tests := []struct {
 		name, method, params, caps string
@@ -213,7 +215,7 @@ func TestTaskBadRequests(t *testing.T) {
 // A client that did not declare the extension gets the call answered in the call, and a server
 // without a store neither declares nor serves tasks, as before.
 func TestNoTaskWithoutTheExtension(t *testing.T) {
-	_, tools, url := taskServer(t, TaskLimits{})
+	_, tools, url := taskServer(t, tasks.Limits{})
 	tools.releaseAll()
 	r := send(t, url, "tools/call", `{"name":"work"}`, `{}`)
 	if r.Result["resultType"] != "complete" || r.Result["taskId"] != nil {
@@ -232,7 +234,7 @@ func TestNoTaskWithoutTheExtension(t *testing.T) {
 
 // Close stops every task and waits for their work; a call after it starts none.
 func TestTasksCloseStopsEveryTask(t *testing.T) {
-	s, tools, url := taskServer(t, TaskLimits{})
+	s, tools, url := taskServer(t, tasks.Limits{})
 	for range 3 {
 		start(t, url, "work")
 		<-tools.started
@@ -262,7 +264,7 @@ func TestATaskInMemoryAllocationsDoNotGrow(t *testing.T) {
 	}
 	tools := newTaskTools()
 	s := &Server{Info: Implementation{Name: "tasks", Version: "1"}, Versions: RouterVersions, Tools: tools,
-		Tasks: NewTasks(TaskLimits{MaxTasks: 100000, MaxTasksPerOwner: 100000})}
+		Tasks: tasks.NewMemory(tasks.Limits{MaxTasks: 100000, MaxTasksPerOwner: 100000})}
 	if err := s.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +277,7 @@ func TestATaskInMemoryAllocationsDoNotGrow(t *testing.T) {
 			t.Fatalf("%s", a.Body)
 		}
 		// the work ends before the next call: its allocations are counted with it
-		for s.Tasks.(*Tasks).Running() > 0 {
+		for s.Tasks.(*tasks.Memory).Running() > 0 {
 			runtime.Gosched()
 		}
 		ended++

@@ -8,7 +8,7 @@
 // a requester reaches only its own tasks; every change is a compare-and-set of the record, and
 // each replica watches the bucket to tell its local watchers (a task's work, the listen
 // streams). Work is an item of a queue (runtime.ClusterQueue): the tools/call made again as
-// the task's (mcp.TaskWork) on the replica that takes it. A task whose replica dies is taken
+// the task's (tasks.Work) on the replica that takes it. A task whose replica dies is taken
 // again once the queue's wait runs out, so its tool may run twice.
 package cluster
 
@@ -23,15 +23,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/tasks"
+
 	"github.com/octo-run/octo/mcp/jsonrpc"
 	"github.com/octo-run/octo/runtime"
 )
 
-// Tasks is an mcp.TaskStore in a cluster. Start connects it; until then it refuses tasks.
+// Tasks is an tasks.Store in a cluster. Start connects it; until then it refuses tasks.
 type Tasks struct {
 	ref    *runtime.ClusterRef
-	limits mcp.TaskLimits
+	limits tasks.Limits
 	log    *slog.Logger
 	// AckWait is how long a task's work may go without news before another replica takes it:
 	// a replica working on it says so three times per wait.
@@ -44,7 +45,7 @@ type Tasks struct {
 	queue    runtime.ClusterQueue
 	release  runtime.Release
 	stops    []func()
-	watchers mcp.TaskWatchers
+	watchers tasks.Watchers
 	index    map[string]entry // every task of the bucket, by key, as the watch told
 	owned    map[string]int   // of those, how many each owner has
 	closed   bool
@@ -71,7 +72,7 @@ type Options struct {
 }
 
 // New returns a store of the cluster ref names, with limits, not yet connected.
-func New(ref *runtime.ClusterRef, limits mcp.TaskLimits, log *slog.Logger, o Options) *Tasks {
+func New(ref *runtime.ClusterRef, limits tasks.Limits, log *slog.Logger, o Options) *Tasks {
 	if o.AckWait <= 0 {
 		o.AckWait = 30 * time.Second
 	}
@@ -79,13 +80,13 @@ func New(ref *runtime.ClusterRef, limits mcp.TaskLimits, log *slog.Logger, o Opt
 		o.MaxInFlight = 64
 	}
 	return &Tasks{ref: ref, limits: limits.WithDefaults(), log: log, ackWait: o.AckWait, maxInFlight: o.MaxInFlight,
-		once: o.AtMostOnce, watchers: mcp.TaskWatchers{},
+		once: o.AtMostOnce, watchers: tasks.Watchers{},
 		index: map[string]entry{}, owned: map[string]int{}}
 }
 
 // Start joins the cluster: the tasks bucket, its watch, and the queue this replica takes the
 // work of tasks from, which run makes (mcp.Server.RunWork).
-func (ts *Tasks) Start(ctx context.Context, run func(ctx context.Context, w *mcp.TaskWork)) error {
+func (ts *Tasks) Start(ctx context.Context, run func(ctx context.Context, w *tasks.Work)) error {
 	c, release, err := ts.ref.Acquire(ctx)
 	if err != nil {
 		return err
@@ -136,8 +137,8 @@ func (ts *Tasks) Close() {
 	}
 }
 
-// Limits implements mcp.TaskStore.
-func (ts *Tasks) Limits() mcp.TaskLimits { return ts.limits }
+// Limits implements tasks.Store.
+func (ts *Tasks) Limits() tasks.Limits { return ts.limits }
 
 // bucket is the connected bucket, or why there is none.
 func (ts *Tasks) bucket() (runtime.ClusterKV, *jsonrpc.Error) {
@@ -158,8 +159,8 @@ func unavailable(err error) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the cluster did not answer: %v", err)
 }
 
-// Add implements mcp.TaskStore: the limits are counted over every replica's tasks.
-func (ts *Tasks) Add(ctx context.Context, r *mcp.TaskRecord) *jsonrpc.Error {
+// Add implements tasks.Store: the limits are counted over every replica's tasks.
+func (ts *Tasks) Add(ctx context.Context, r *tasks.Record) *jsonrpc.Error {
 	kv, e := ts.bucket()
 	if e != nil {
 		return e
@@ -186,12 +187,10 @@ func (ts *Tasks) makeRoom(ctx context.Context, kv runtime.ClusterKV, owner strin
 	}
 	ts.mu.Unlock()
 	if mine >= ts.limits.MaxTasksPerOwner && !ts.dropOldestFinished(ctx, kv, owner, true) {
-		return jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: you already run %d tasks, the limit for one requester (maxTasksPerOwner); cancel one or wait for one to finish",
-			ts.limits.MaxTasksPerOwner)
+		return tasks.OwnerFull(ts.limits.MaxTasksPerOwner)
 	}
 	if all >= ts.limits.MaxTasks && !ts.dropOldestFinished(ctx, kv, owner, false) {
-		return jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the server already runs %d tasks, its limit (maxTasks); cancel one or try again later",
-			ts.limits.MaxTasks)
+		return tasks.StoreFull(ts.limits.MaxTasks)
 	}
 	return nil
 }
@@ -241,20 +240,20 @@ func (ts *Tasks) forgetLocked(key string) {
 }
 
 // load reads and decodes the record at k.
-func load(ctx context.Context, kv runtime.ClusterKV, k string) (*mcp.TaskRecord, uint64, error) {
+func load(ctx context.Context, kv runtime.ClusterKV, k string) (*tasks.Record, uint64, error) {
 	b, rev, err := kv.Get(ctx, k)
 	if err != nil {
 		return nil, 0, err
 	}
-	var r mcp.TaskRecord
+	var r tasks.Record
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, 0, err
 	}
 	return &r, rev, nil
 }
 
-// Get implements mcp.TaskStore.
-func (ts *Tasks) Get(ctx context.Context, owner, id string) (*mcp.TaskRecord, *jsonrpc.Error) {
+// Get implements tasks.Store.
+func (ts *Tasks) Get(ctx context.Context, owner, id string) (*tasks.Record, *jsonrpc.Error) {
 	kv, e := ts.bucket()
 	if e != nil {
 		return nil, e
@@ -265,30 +264,30 @@ func (ts *Tasks) Get(ctx context.Context, owner, id string) (*mcp.TaskRecord, *j
 
 // lookup reads owner's task id and its revision: an expired task is failed, so that its work
 // stops wherever it runs, then dropped.
-func (ts *Tasks) lookup(ctx context.Context, kv runtime.ClusterKV, owner, id string) (*mcp.TaskRecord, uint64, *jsonrpc.Error) {
+func (ts *Tasks) lookup(ctx context.Context, kv runtime.ClusterKV, owner, id string) (*tasks.Record, uint64, *jsonrpc.Error) {
 	k := key(owner, id)
 	r, rev, err := load(ctx, kv, k)
 	switch {
 	case errors.Is(err, runtime.ErrClusterNotFound):
-		return nil, 0, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Failed to retrieve task: no task %q", id)
+		return nil, 0, tasks.NoTask(id)
 	case err != nil:
 		return nil, 0, unavailable(err)
 	case time.Since(r.Created) >= ts.limits.TTL:
 		if !r.Terminal() {
-			r.Status, r.Message, r.Updated, r.Pending = mcp.TaskFailed, "The task expired", time.Now(), nil
+			r.Status, r.Message, r.Updated, r.Pending = tasks.Failed, "The task expired", time.Now(), nil
 			r.Revision++
 			b, _ := json.Marshal(r)
 			_, _ = kv.Update(ctx, k, b, rev) // the replica running it hears of it and stops
 		}
 		_ = kv.Delete(ctx, k)
-		return nil, 0, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Failed to retrieve task: task %q has expired", id)
+		return nil, 0, tasks.Expired(id)
 	}
 	return r, rev, nil
 }
 
-// Change implements mcp.TaskStore: a compare-and-set of the record, tried again when another
+// Change implements tasks.Store: a compare-and-set of the record, tried again when another
 // replica wrote it meanwhile.
-func (ts *Tasks) Change(ctx context.Context, owner, id string, fn func(*mcp.TaskRecord) bool) (*mcp.TaskRecord, *jsonrpc.Error) {
+func (ts *Tasks) Change(ctx context.Context, owner, id string, fn func(*tasks.Record) bool) (*tasks.Record, *jsonrpc.Error) {
 	kv, e := ts.bucket()
 	if e != nil {
 		return nil, e
@@ -308,7 +307,7 @@ func (ts *Tasks) Change(ctx context.Context, owner, id string, fn func(*mcp.Task
 			continue
 		}
 		if errors.Is(err, runtime.ErrClusterTooLarge) && r.Result != nil { // the task fails instead
-			r.Result, r.Status, r.Message = nil, mcp.TaskFailed, "The result is too large for the cluster"
+			r.Result, r.Status, r.Message = nil, tasks.Failed, "The result is too large for the cluster"
 			r.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the task's result is %v", err)
 			b, _ = json.Marshal(r)
 			_, err = kv.Update(ctx, key(owner, id), b, rev)
@@ -324,8 +323,8 @@ func (ts *Tasks) Change(ctx context.Context, owner, id string, fn func(*mcp.Task
 	return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: task %q changes too often to be changed", id)
 }
 
-// Watch implements mcp.TaskStore: the bucket's changes, as this replica sees them.
-func (ts *Tasks) Watch(id string, fn func(*mcp.TaskRecord)) func() {
+// Watch implements tasks.Store: the bucket's changes, as this replica sees them.
+func (ts *Tasks) Watch(id string, fn func(*tasks.Record)) func() {
 	ts.mu.Lock()
 	remove := ts.watchers.Add(id, fn)
 	ts.mu.Unlock()
@@ -343,7 +342,7 @@ func (ts *Tasks) told(k string, value []byte) {
 		ts.forget(k) // dropped: its watchers heard of it as it ended
 		return
 	}
-	var r mcp.TaskRecord
+	var r tasks.Record
 	if json.Unmarshal(value, &r) != nil {
 		return
 	}
@@ -364,9 +363,9 @@ func (ts *Tasks) told(k string, value []byte) {
 	}
 }
 
-// Run implements mcp.TaskStore: the task's work goes to the queue, for whichever replica takes
+// Run implements tasks.Store: the task's work goes to the queue, for whichever replica takes
 // it; local, this process's own way to run it, is not used.
-func (ts *Tasks) Run(r *mcp.TaskRecord, work *mcp.TaskWork, _ func(context.Context)) {
+func (ts *Tasks) Run(r *tasks.Record, work *tasks.Work, _ func(context.Context)) {
 	ts.mu.Lock()
 	q := ts.queue
 	ts.mu.Unlock()
@@ -383,11 +382,11 @@ func (ts *Tasks) Run(r *mcp.TaskRecord, work *mcp.TaskWork, _ func(context.Conte
 		if errors.Is(err, runtime.ErrClusterTooLarge) {
 			why = fmt.Sprintf("Internal error: the task's work (its arguments and headers) is %v", err)
 		}
-		_, _ = ts.Change(context.Background(), r.Owner, r.ID, func(t *mcp.TaskRecord) bool {
+		_, _ = ts.Change(context.Background(), r.Owner, r.ID, func(t *tasks.Record) bool {
 			if t.Terminal() {
 				return false
 			}
-			t.Status, t.Message, t.Updated, t.Pending = mcp.TaskFailed, "The task could not be started", time.Now(), nil
+			t.Status, t.Message, t.Updated, t.Pending = tasks.Failed, "The task could not be started", time.Now(), nil
 			t.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "%s", why)
 			return true
 		})
@@ -401,19 +400,19 @@ var errStopped = errors.New("the replica stopped before the task ended")
 // task taken again whose tool runs at most once fails; one that ended meanwhile is done with
 // (runTask sees it); one whose work stopped because this replica is stopping goes back to the
 // queue, for another replica or to be found ended.
-func (ts *Tasks) work(ctx context.Context, item []byte, delivery int, run func(ctx context.Context, w *mcp.TaskWork)) error {
-	var w mcp.TaskWork
+func (ts *Tasks) work(ctx context.Context, item []byte, delivery int, run func(ctx context.Context, w *tasks.Work)) error {
+	var w tasks.Work
 	if err := json.Unmarshal(item, &w); err != nil {
 		ts.log.Error("a task's work is not readable; it is dropped", "err", err)
 		return nil
 	}
 	if delivery > 1 && ts.once != nil && ts.once(w.Tool) {
 		ts.log.Warn("a task's replica was lost; its tool runs at most once, so the task fails", "task", w.ID, "tool", w.Tool)
-		_, e := ts.Change(ctx, w.Owner, w.ID, func(t *mcp.TaskRecord) bool {
+		_, e := ts.Change(ctx, w.Owner, w.ID, func(t *tasks.Record) bool {
 			if t.Terminal() {
 				return false
 			}
-			t.Status, t.Message, t.Updated, t.Pending = mcp.TaskFailed, "The replica running the task was lost", time.Now(), nil
+			t.Status, t.Message, t.Updated, t.Pending = tasks.Failed, "The replica running the task was lost", time.Now(), nil
 			t.Error = jsonrpc.NewError(jsonrpc.CodeInternalError,
 				"Internal error: the replica running the task was lost, and tool %q runs at most once (atMostOnce)", w.Tool)
 			return true
@@ -452,4 +451,4 @@ func (ts *Tasks) Tasks(ctx context.Context) ([]string, error) {
 	return ids, nil
 }
 
-var _ mcp.TaskStore = (*Tasks)(nil)
+var _ tasks.Store = (*Tasks)(nil)

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/octo-run/octo/mcp/tasks"
+
 	"github.com/octo-run/octo/blocks/mcp/cluster"
 	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
@@ -130,7 +132,7 @@ type fixedSettings struct {
 	seed                                    *int64
 	limits                                  limits
 	cache                                   mcp.CacheHints
-	tasks                                   mcp.TaskLimits
+	tasks                                   tasks.Limits
 	takeover                                time.Duration // tasks.takeoverAfter, in a cluster
 }
 
@@ -162,11 +164,11 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 		srv.prov.rand = placeholder.NewRand(*f.seed, nil)
 	}
 	srv.prov.cat.Store(v.cat)
-	var tasks mcp.TaskStore = mcp.NewTasks(f.tasks)
+	var store tasks.Store = tasks.NewMemory(f.tasks)
 	if ref != nil {
 		srv.clustered = cluster.New(ref, f.tasks, logger, cluster.Options{AckWait: f.takeover, AtMostOnce: srv.prov.atMostOnce})
 		srv.changes = cluster.NewChanges(ref, logger)
-		tasks = srv.clustered
+		store = srv.clustered
 	}
 	srv.core = &mcp.Server{
 		Info:         mcp.Implementation{Name: f.serverName, Version: f.version},
@@ -177,7 +179,7 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 		Prompts:      srv.prov,
 		UnknownTool:  mcp.UnknownToolAsError,
 		Cache:        f.cache,
-		Tasks:        tasks,
+		Tasks:        store,
 		Capabilities: mcp.Capabilities{ToolsListChanged: true, ResourcesListChanged: true, PromptsListChanged: true},
 		// A call still running when the server must stop is answered so.
 		ShutdownCause: runtime.ErrShuttingDown,

@@ -2,6 +2,7 @@ package mock
 
 import (
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/tasks"
 )
 
 // Settings are the mcp-mock block's settings: in a workspace, the `mcp:` section of a saved
@@ -18,7 +19,7 @@ type Settings struct {
 	Resources     []resourceConfig   `yaml:"resources" doc:"The resources: fixed URIs, and URI templates whose parts are {{params.x}}; each answers with text or base64 blob."`
 	Prompts       []promptConfig     `yaml:"prompts" doc:"The prompts, each a list of messages with one content item each."`
 	Cache         *mcp.CacheSettings `yaml:"cache" doc:"Cache hints (ttlMs, cacheScope) on 2026-07-28 lists, reads and server/discover; default: not to be reused, private."`
-	Tasks         *mcp.TaskSettings  `yaml:"tasks" doc:"Limits of the tasks that tools with task: optional or required run as on 2026-07-28 (the tasks extension): how many are kept, for how long, and how large a result may be."`
+	Tasks         *tasks.Settings    `yaml:"tasks" doc:"Limits of the tasks that tools with task: optional or required run as on 2026-07-28 (the tasks extension): how many are kept, for how long, and how large a result may be."`
 	limitSettings `yaml:",inline"`
 }
 

@@ -3,6 +3,8 @@ package router
 import (
 	"slices"
 
+	"github.com/octo-run/octo/mcp/tasks"
+
 	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/uritemplate"
@@ -18,7 +20,7 @@ type Settings struct {
 	// Versions the initialize handshake may agree on; 2026-07-28 requests need none.
 	InitializeUpTo string             `yaml:"initializeUpTo" default:"2025-06-18" enum:"2025-06-18,2025-11-25" doc:"The newest revision initialize agrees on: 2025-06-18 (a client naming none gets 2024-11-05, an unknown one 2025-06-18), or 2025-11-25 as well. Requests of the stateless 2026-07-28 need no initialize and are served either way."`
 	Cache          *mcp.CacheSettings `yaml:"cache" doc:"Cache hints (ttlMs, cacheScope) on 2026-07-28 lists, reads and server/discover; default: not to be reused, private."`
-	Tasks          *mcp.TaskSettings  `yaml:"tasks" doc:"Limits of the tasks the tools with task: optional or required run as on 2026-07-28 (the tasks extension): how many are kept, for how long, and how large a result may be. A task belongs to the caller that created it: the token subject a jwt-validate before the router accepted, else the Authorization header."`
+	Tasks          *tasks.Settings    `yaml:"tasks" doc:"Limits of the tasks the tools with task: optional or required run as on 2026-07-28 (the tasks extension): how many are kept, for how long, and how large a result may be. A task belongs to the caller that created it: the token subject a jwt-validate before the router accepted, else the Authorization header."`
 	Logging        *loggingSettings   `yaml:"logging" doc:"Send the client the lines the tools' log blocks log, as notifications/message, and declare the logging capability; without it the router declares none and logging/setLevel is -32601."`
 	// Limits on one POST (mcp.Server.MaxBatch, MaxResponseBytes); nil means the default.
 	MaxBatch         *int   `yaml:"maxBatch" min:"1" doc:"Messages one JSON-RPC batch may hold; a longer batch gets one error and none of it runs. Default 100."`

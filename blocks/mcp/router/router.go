@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"log/slog"
 
+	"github.com/octo-run/octo/mcp/tasks"
+
 	"github.com/octo-run/octo/blocks/mcp/cluster"
 	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
@@ -102,7 +104,7 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 				clustered = cluster.New(ref, f.Tasks.Limits(), b.Logger(), cluster.Options{AtMostOnce: ts.atMostOnce, AckWait: f.Tasks.Takeover()})
 				s.Tasks = clustered
 			} else {
-				s.Tasks = mcp.NewTasks(f.Tasks.Limits())
+				s.Tasks = tasks.NewMemory(f.Tasks.Limits())
 			}
 		}
 		if f.Logging != nil {
@@ -169,7 +171,7 @@ func parentOf(rc *mcp.RequestContext) *runtime.Message {
 	if m, ok := rc.Caller.(*runtime.Message); ok {
 		return m
 	}
-	// A task's work taken from the cluster (mcp.Server.RunWork): the call as its TaskWork kept
+	// A task's work taken from the cluster (mcp.Server.RunWork): the call as its tasks.Work kept
 	// it, the headers and the vars the flow's blocks before the router set.
 	m := runtime.NewMessage(nil)
 	if rc.Header != nil {

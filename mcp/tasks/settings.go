@@ -1,10 +1,10 @@
-package mcp
+package tasks
 
 import "time"
 
-// TaskSettings are the limits of a server's tasks (the tasks extension of 2026-07-28), as the
+// Settings are the limits of a server's tasks (the tasks extension of 2026-07-28), as the
 // MCP blocks take them in their settings; nil fields are the defaults.
-type TaskSettings struct {
+type Settings struct {
 	MaxTasks         *int           `yaml:"maxTasks" min:">0" max:"100000" doc:"Tasks the server keeps at once, running or finished; when all are taken the oldest finished one is dropped, and with none finished a call that would start a task gets error -32603. Default 1000."`
 	MaxTasksPerOwner *int           `yaml:"maxTasksPerOwner" min:">0" max:"100000" doc:"Of those, the tasks one requester may hold (a token's subject, else a hash of its Authorization header; every requester without either counts as one), so that one client cannot take every place: past it that requester's oldest finished task is dropped, and with none finished its new task gets error -32603, not anyone else's. Default 100, at most maxTasks."`
 	TTL              *time.Duration `yaml:"ttl" min:">0" doc:"How long a task is kept from its creation (ttlMs): then it is stopped if still running and dropped, and tasks/get says it expired. Default 10m."`
@@ -14,7 +14,7 @@ type TaskSettings struct {
 }
 
 // Takeover is TakeoverAfter, 0 for the default.
-func (s *TaskSettings) Takeover() time.Duration {
+func (s *Settings) Takeover() time.Duration {
 	if s == nil || s.TakeoverAfter == nil {
 		return 0
 	}
@@ -22,11 +22,11 @@ func (s *TaskSettings) Takeover() time.Duration {
 }
 
 // Limits are the settings as the store takes them; nil settings are the defaults.
-func (s *TaskSettings) Limits() TaskLimits {
+func (s *Settings) Limits() Limits {
 	if s == nil {
-		return TaskLimits{}
+		return Limits{}
 	}
-	var l TaskLimits
+	var l Limits
 	if s.MaxTasks != nil {
 		l.MaxTasks = *s.MaxTasks
 	}

@@ -1,4 +1,10 @@
-package mcp
+// Package tasks keeps the tasks of the tasks extension (SEP-2663) of MCP 2026-07-28: a task's
+// record (status, questions, answers, result), the work that makes it, and where records are
+// kept: this process's memory (NewMemory), or a store a cluster's replicas share behind the same
+// interface (Store). A store is bounded: so many tasks at once, each kept for its time to live.
+// The protocol (tasks/get, tasks/update, tasks/cancel, running a task's work) is the mcp
+// package's.
+package tasks
 
 import (
 	"context"
@@ -14,11 +20,6 @@ import (
 	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
-// The task store of the tasks extension (SEP-2663) of 2026-07-28: a task's record (status,
-// questions, answers, result), the work that makes it, and where records are kept: this
-// process's memory (NewTasks), or a store a cluster's replicas share behind the same interface
-// (TaskStore). The store is bounded: so many tasks at once, each kept for its time to live.
-
 // InputRequest is one question a request or task asks the client: an elicitation, a sampling or
 // a roots request, under the key its answer comes back by.
 type InputRequest struct {
@@ -27,26 +28,26 @@ type InputRequest struct {
 	Params json.RawMessage `json:"params"`
 }
 
-// Defaults of TaskLimits.
+// Defaults of Limits.
 const (
-	DefaultMaxTasks           = 1000
-	DefaultMaxTasksPerOwner   = 100
-	DefaultTaskTTL            = 10 * time.Minute
-	DefaultTaskPollInterval   = time.Second
-	DefaultMaxTaskResultBytes = 1 << 20
+	DefaultMaxTasks         = 1000
+	DefaultMaxTasksPerOwner = 100
+	DefaultTTL              = 10 * time.Minute
+	DefaultPollInterval     = time.Second
+	DefaultMaxResultBytes   = 1 << 20
 )
 
 // Task statuses.
 const (
-	TaskWorking       = "working"
-	TaskInputRequired = "input_required"
-	TaskCompleted     = "completed"
-	TaskFailed        = "failed"
-	TaskCancelled     = "cancelled"
+	Working       = "working"
+	InputRequired = "input_required"
+	Completed     = "completed"
+	Failed        = "failed"
+	Cancelled     = "cancelled"
 )
 
-// TaskLimits bound a server's tasks; zero fields take the defaults.
-type TaskLimits struct {
+// Limits bound a server's tasks; zero fields take the defaults.
+type Limits struct {
 	// MaxTasks is how many tasks the server keeps at once, running or finished. When all places
 	// are taken the oldest finished task is dropped; with none finished a new task is refused.
 	MaxTasks int
@@ -64,7 +65,7 @@ type TaskLimits struct {
 }
 
 // WithDefaults is l with its zero fields set to the defaults.
-func (l TaskLimits) WithDefaults() TaskLimits {
+func (l Limits) WithDefaults() Limits {
 	if l.MaxTasks <= 0 {
 		l.MaxTasks = DefaultMaxTasks
 	}
@@ -72,19 +73,19 @@ func (l TaskLimits) WithDefaults() TaskLimits {
 		l.MaxTasksPerOwner = min(DefaultMaxTasksPerOwner, l.MaxTasks)
 	}
 	if l.TTL <= 0 {
-		l.TTL = DefaultTaskTTL
+		l.TTL = DefaultTTL
 	}
 	if l.PollInterval <= 0 {
-		l.PollInterval = DefaultTaskPollInterval
+		l.PollInterval = DefaultPollInterval
 	}
 	if l.MaxResultBytes <= 0 {
-		l.MaxResultBytes = DefaultMaxTaskResultBytes
+		l.MaxResultBytes = DefaultMaxResultBytes
 	}
 	return l
 }
 
-// TaskRecord is one task as a store keeps it: what tasks/get answers, and what it waits on.
-type TaskRecord struct {
+// Record is one task as a store keeps it: what tasks/get answers, and what it waits on.
+type Record struct {
 	ID string `json:"id"`
 	// Owner is who may see the task (see requester), "" when the request carried no identity.
 	Owner   string    `json:"owner"`
@@ -104,12 +105,12 @@ type TaskRecord struct {
 }
 
 // Terminal reports whether the task has ended: completed, failed or cancelled.
-func (r *TaskRecord) Terminal() bool {
-	return r.Status == TaskCompleted || r.Status == TaskFailed || r.Status == TaskCancelled
+func (r *Record) Terminal() bool {
+	return r.Status == Completed || r.Status == Failed || r.Status == Cancelled
 }
 
 // Clone is a copy of r that shares no map or slice with it.
-func (r *TaskRecord) Clone() *TaskRecord {
+func (r *Record) Clone() *Record {
 	c := *r
 	c.Pending = slices.Clone(r.Pending)
 	c.Given = maps.Clone(r.Given)
@@ -118,7 +119,7 @@ func (r *TaskRecord) Clone() *TaskRecord {
 
 // Settle ends the task with status and message, unless it has ended already; it reports
 // whether it changed.
-func (r *TaskRecord) Settle(status, message string, now time.Time) bool {
+func (r *Record) Settle(status, message string, now time.Time) bool {
 	if r.Terminal() {
 		return false
 	}
@@ -127,10 +128,10 @@ func (r *TaskRecord) Settle(status, message string, now time.Time) bool {
 	return true
 }
 
-// TaskWork is what a task's work is made of when another replica may run it: the tools/call to
+// Work is what a task's work is made of when another replica may run it: the tools/call to
 // make again, as the task's (its questions go to tasks/get, its answers come back with
 // tasks/update).
-type TaskWork struct {
+type Work struct {
 	ID        string          `json:"id"`
 	Owner     string          `json:"owner"`
 	Tool      string          `json:"tool"`
@@ -143,32 +144,32 @@ type TaskWork struct {
 	Header  http.Header     `json:"header,omitempty"`
 }
 
-// TaskStore keeps a server's task records: this process's (NewTasks), or a cluster's. A record
+// Store keeps a server's task records: this process's (NewMemory), or a cluster's. A record
 // changes only through Change; every change is told, in its order, to the watchers of the task.
-type TaskStore interface {
+type Store interface {
 	// Limits are the store's, defaults set.
-	Limits() TaskLimits
-	// Add records a new task, making room within the limits (see TaskLimits), or says why it
+	Limits() Limits
+	// Add records a new task, making room within the limits (see Limits), or says why it
 	// cannot (-32603).
-	Add(ctx context.Context, r *TaskRecord) *jsonrpc.Error
+	Add(ctx context.Context, r *Record) *jsonrpc.Error
 	// Get returns a copy of the task id that owner may see; another requester's task is
 	// answered as one that does not exist, and an expired one says so (-32602).
-	Get(ctx context.Context, owner, id string) (*TaskRecord, *jsonrpc.Error)
+	Get(ctx context.Context, owner, id string) (*Record, *jsonrpc.Error)
 	// Change applies fn to a copy of the task and keeps it when fn reports a change; it returns
 	// the task as it is then.
-	Change(ctx context.Context, owner, id string, fn func(*TaskRecord) bool) (*TaskRecord, *jsonrpc.Error)
+	Change(ctx context.Context, owner, id string, fn func(*Record) bool) (*Record, *jsonrpc.Error)
 	// Watch calls fn with each change of the task id ("": every task) from now on, until stop.
 	// fn must not change a task itself.
-	Watch(id string, fn func(*TaskRecord)) (stop func())
+	Watch(id string, fn func(*Record)) (stop func())
 	// Run starts the task's work: local in this process, or work for whichever replica takes it.
-	Run(r *TaskRecord, work *TaskWork, local func(ctx context.Context))
+	Run(r *Record, work *Work, local func(ctx context.Context))
 	// Close stops the work the store runs and refuses new tasks.
 	Close()
 }
 
-// Tasks is the store of one process: records in memory, work in its goroutines.
-type Tasks struct {
-	limits TaskLimits
+// Memory is the store of one process: records in memory, work in its goroutines.
+type Memory struct {
+	limits Limits
 	clock  func() time.Time
 	ctx    context.Context // ends on Close: every running work with it
 	stop   context.CancelFunc
@@ -176,21 +177,21 @@ type Tasks struct {
 	busy   atomic.Int64 // works running
 
 	mu       sync.Mutex
-	byID     map[string]*TaskRecord
+	byID     map[string]*Record
 	closed   bool
-	watchers TaskWatchers
+	watchers Watchers
 	dispatch sync.Mutex // held from a change to the end of its telling
 }
 
 // watcher is one Watch.
-type watcher struct{ fn func(*TaskRecord) }
+type watcher struct{ fn func(*Record) }
 
-// TaskWatchers are a store's watchers, by task id ("" for every task). They are not safe on
+// Watchers are a store's watchers, by task id ("" for every task). They are not safe on
 // their own: a store holds its lock around each use.
-type TaskWatchers map[string]map[*watcher]struct{}
+type Watchers map[string]map[*watcher]struct{}
 
 // Add watches id with fn until remove, which the caller calls under the same lock.
-func (ws TaskWatchers) Add(id string, fn func(*TaskRecord)) (remove func()) {
+func (ws Watchers) Add(id string, fn func(*Record)) (remove func()) {
 	w := &watcher{fn: fn}
 	if ws[id] == nil {
 		ws[id] = map[*watcher]struct{}{}
@@ -205,8 +206,8 @@ func (ws TaskWatchers) Add(id string, fn func(*TaskRecord)) (remove func()) {
 }
 
 // Of returns the watchers a change of r is told to: its own, then those of every task.
-func (ws TaskWatchers) Of(r *TaskRecord) []func(*TaskRecord) {
-	var fns []func(*TaskRecord)
+func (ws Watchers) Of(r *Record) []func(*Record) {
+	var fns []func(*Record)
 	for _, id := range []string{r.ID, ""} {
 		for w := range ws[id] {
 			fns = append(fns, w.fn)
@@ -215,24 +216,24 @@ func (ws TaskWatchers) Of(r *TaskRecord) []func(*TaskRecord) {
 	return fns
 }
 
-// NewTasks returns an empty store with the given limits.
-func NewTasks(l TaskLimits) *Tasks {
+// NewMemory returns an empty store with the given limits.
+func NewMemory(l Limits) *Memory {
 	ctx, stop := context.WithCancel(context.Background())
-	return &Tasks{limits: l.WithDefaults(), ctx: ctx, stop: stop, clock: time.Now, byID: map[string]*TaskRecord{},
-		watchers: TaskWatchers{}}
+	return &Memory{limits: l.WithDefaults(), ctx: ctx, stop: stop, clock: time.Now, byID: map[string]*Record{},
+		watchers: Watchers{}}
 }
 
-// Limits implements TaskStore.
-func (ts *Tasks) Limits() TaskLimits { return ts.limits }
+// Limits implements Store.
+func (ts *Memory) Limits() Limits { return ts.limits }
 
 // Close cancels every task, refuses new ones and waits for the running ones to end. It is safe
 // to call more than once.
-func (ts *Tasks) Close() {
+func (ts *Memory) Close() {
 	ts.mu.Lock()
 	ts.closed = true
-	var told []*TaskRecord
+	var told []*Record
 	for _, r := range ts.byID {
-		if r.Settle(TaskCancelled, "The server stopped", ts.clock()) {
+		if r.Settle(Cancelled, "The server stopped", ts.clock()) {
 			told = append(told, r.Clone())
 		}
 	}
@@ -242,7 +243,7 @@ func (ts *Tasks) Close() {
 }
 
 // Len returns how many tasks the store holds.
-func (ts *Tasks) Len() int {
+func (ts *Memory) Len() int {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return len(ts.byID)
@@ -250,14 +251,14 @@ func (ts *Tasks) Len() int {
 
 // tell hands the changes to their watchers, in order: it takes the dispatch lock before it
 // lets go of the store's, which the caller holds, so that a later change is told after.
-func (ts *Tasks) tell(changes []*TaskRecord) {
+func (ts *Memory) tell(changes []*Record) {
 	if len(changes) == 0 {
 		ts.mu.Unlock()
 		return
 	}
 	type call struct {
-		fn func(*TaskRecord)
-		r  *TaskRecord
+		fn func(*Record)
+		r  *Record
 	}
 	var calls []call
 	for _, r := range changes {
@@ -273,8 +274,8 @@ func (ts *Tasks) tell(changes []*TaskRecord) {
 	}
 }
 
-// Watch implements TaskStore.
-func (ts *Tasks) Watch(id string, fn func(*TaskRecord)) (stop func()) {
+// Watch implements Store.
+func (ts *Memory) Watch(id string, fn func(*Record)) (stop func()) {
 	ts.mu.Lock()
 	remove := ts.watchers.Add(id, fn)
 	ts.mu.Unlock()
@@ -285,12 +286,12 @@ func (ts *Tasks) Watch(id string, fn func(*TaskRecord)) (stop func()) {
 	}
 }
 
-// Add implements TaskStore.
-func (ts *Tasks) Add(_ context.Context, r *TaskRecord) *jsonrpc.Error {
+// Add implements Store.
+func (ts *Memory) Add(_ context.Context, r *Record) *jsonrpc.Error {
 	ts.mu.Lock()
 	if ts.closed {
 		ts.mu.Unlock()
-		return errShuttingDown
+		return jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the server is shutting down")
 	}
 	told := ts.sweep(ts.clock())
 	if e := ts.makeRoom(r.Owner); e != nil {
@@ -304,34 +305,35 @@ func (ts *Tasks) Add(_ context.Context, r *TaskRecord) *jsonrpc.Error {
 
 // makeRoom drops the oldest finished task when the owner's or the store's places are taken, or
 // says that none can be dropped.
-func (ts *Tasks) makeRoom(owner string) *jsonrpc.Error {
+func (ts *Memory) makeRoom(owner string) *jsonrpc.Error {
 	if ts.owned(owner) >= ts.limits.MaxTasksPerOwner && !ts.dropOldestFinished(owner, true) {
-		return ownerFull(ts.limits.MaxTasksPerOwner)
+		return OwnerFull(ts.limits.MaxTasksPerOwner)
 	}
 	if len(ts.byID) >= ts.limits.MaxTasks && !ts.dropOldestFinished("", false) {
-		return storeFull(ts.limits.MaxTasks)
+		return StoreFull(ts.limits.MaxTasks)
 	}
 	return nil
 }
 
-// ownerFull and storeFull are why a new task is refused.
-func ownerFull(max int) *jsonrpc.Error {
+// OwnerFull and StoreFull are why a store refuses a new task: its requester, or the store, holds
+// all the tasks it may.
+func OwnerFull(max int) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Data: map[string]any{"maxTasksPerOwner": max},
 		Message: fmt.Sprintf("Internal error: you already run %d tasks, the limit for one requester (maxTasksPerOwner); cancel one or wait for one to finish", max)}
 }
 
-func storeFull(max int) *jsonrpc.Error {
+func StoreFull(max int) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Data: map[string]any{"maxTasks": max},
 		Message: fmt.Sprintf("Internal error: the server already runs %d tasks, its limit (maxTasks); cancel one or try again later", max)}
 }
 
 // sweep drops the tasks whose time to live is over, failing those still running; it returns
 // the changes to tell.
-func (ts *Tasks) sweep(now time.Time) []*TaskRecord {
-	var told []*TaskRecord
+func (ts *Memory) sweep(now time.Time) []*Record {
+	var told []*Record
 	for id, r := range ts.byID {
 		if now.Sub(r.Created) >= ts.limits.TTL {
-			if r.Settle(TaskFailed, "The task expired", now) {
+			if r.Settle(Failed, "The task expired", now) {
 				told = append(told, r.Clone())
 			}
 			delete(ts.byID, id)
@@ -341,7 +343,7 @@ func (ts *Tasks) sweep(now time.Time) []*TaskRecord {
 }
 
 // owned counts owner's tasks, running or finished.
-func (ts *Tasks) owned(owner string) int {
+func (ts *Memory) owned(owner string) int {
 	n := 0
 	for _, r := range ts.byID {
 		if r.Owner == owner {
@@ -353,8 +355,8 @@ func (ts *Tasks) owned(owner string) int {
 
 // dropOldestFinished drops the finished task created first (of owner's, when mine), if there
 // is one.
-func (ts *Tasks) dropOldestFinished(owner string, mine bool) bool {
-	var oldest *TaskRecord
+func (ts *Memory) dropOldestFinished(owner string, mine bool) bool {
+	var oldest *Record
 	for _, r := range ts.byID {
 		if r.Terminal() && (!mine || r.Owner == owner) && (oldest == nil || r.Created.Before(oldest.Created)) {
 			oldest = r
@@ -368,36 +370,38 @@ func (ts *Tasks) dropOldestFinished(owner string, mine bool) bool {
 
 // lookup returns the live task id that owner may see, under the store's lock, or -32602, and
 // the change an expiry made.
-func (ts *Tasks) lookup(owner, id string) (*TaskRecord, []*TaskRecord, *jsonrpc.Error) {
+func (ts *Memory) lookup(owner, id string) (*Record, []*Record, *jsonrpc.Error) {
 	now := ts.clock()
 	r := ts.byID[id]
 	if r != nil && r.Owner != owner {
 		r = nil
 	}
 	if r != nil && now.Sub(r.Created) >= ts.limits.TTL {
-		var told []*TaskRecord
-		if r.Settle(TaskFailed, "The task expired", now) {
+		var told []*Record
+		if r.Settle(Failed, "The task expired", now) {
 			told = append(told, r.Clone())
 		}
 		delete(ts.byID, id)
-		return nil, told, expired(id)
+		return nil, told, Expired(id)
 	}
 	if r == nil {
-		return nil, nil, noTask(id)
+		return nil, nil, NoTask(id)
 	}
 	return r, nil, nil
 }
 
-func expired(id string) *jsonrpc.Error {
+// Expired and NoTask are the answers for a task that has expired, or that the requester has
+// not (-32602).
+func Expired(id string) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: Failed to retrieve task: task %q has expired", id)
 }
 
-func noTask(id string) *jsonrpc.Error {
+func NoTask(id string) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: Failed to retrieve task: no task %q", id)
 }
 
-// Get implements TaskStore.
-func (ts *Tasks) Get(_ context.Context, owner, id string) (*TaskRecord, *jsonrpc.Error) {
+// Get implements Store.
+func (ts *Memory) Get(_ context.Context, owner, id string) (*Record, *jsonrpc.Error) {
 	ts.mu.Lock()
 	r, told, e := ts.lookup(owner, id)
 	if e != nil {
@@ -409,8 +413,8 @@ func (ts *Tasks) Get(_ context.Context, owner, id string) (*TaskRecord, *jsonrpc
 	return c, nil
 }
 
-// Change implements TaskStore.
-func (ts *Tasks) Change(_ context.Context, owner, id string, fn func(*TaskRecord) bool) (*TaskRecord, *jsonrpc.Error) {
+// Change implements Store.
+func (ts *Memory) Change(_ context.Context, owner, id string, fn func(*Record) bool) (*Record, *jsonrpc.Error) {
 	ts.mu.Lock()
 	r, told, e := ts.lookup(owner, id)
 	if e != nil {
@@ -424,12 +428,12 @@ func (ts *Tasks) Change(_ context.Context, owner, id string, fn func(*TaskRecord
 	}
 	c.Revision = r.Revision + 1
 	ts.byID[id] = c
-	ts.tell([]*TaskRecord{c.Clone()})
+	ts.tell([]*Record{c.Clone()})
 	return c, nil
 }
 
-// Run implements TaskStore: the work runs here, until it returns or the store closes.
-func (ts *Tasks) Run(_ *TaskRecord, _ *TaskWork, local func(ctx context.Context)) {
+// Run implements Store: the work runs here, until it returns or the store closes.
+func (ts *Memory) Run(_ *Record, _ *Work, local func(ctx context.Context)) {
 	ts.wg.Add(1)
 	ts.busy.Add(1)
 	go func() {
@@ -440,12 +444,12 @@ func (ts *Tasks) Run(_ *TaskRecord, _ *TaskWork, local func(ctx context.Context)
 }
 
 // Running counts the works running.
-func (ts *Tasks) Running() int64 { return ts.busy.Load() }
+func (ts *Memory) Running() int64 { return ts.busy.Load() }
 
 // Now is the store's clock, for the times of the records a server makes.
-func (ts *Tasks) Now() time.Time { return ts.clock() }
+func (ts *Memory) Now() time.Time { return ts.clock() }
 
 // SetClock makes now the store's clock, for a test that moves time on.
-func (ts *Tasks) SetClock(now func() time.Time) { ts.clock = now }
+func (ts *Memory) SetClock(now func() time.Time) { ts.clock = now }
 
-var _ TaskStore = (*Tasks)(nil)
+var _ Store = (*Memory)(nil)
