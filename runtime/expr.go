@@ -84,6 +84,24 @@ var exprOptions = []expr.Option{
 	// URL path (a slash is %2F): for a url template, whose tags are inserted as they are.
 	expr.Function("urlEncode", stringFunc(url.QueryEscape), new(func(string) string)),
 	expr.Function("pathEscape", stringFunc(url.PathEscape), new(func(string) string)),
+	// pick(m, "a", "b") is the entries of m under those keys that are there and not null: the
+	// body of an API call made of some of a tool's arguments, leaving out the optional ones the
+	// caller did not give (which {"a": body.a} would send as null).
+	expr.Function("pick", pick, new(func(map[string]any, ...string) map[string]any)),
+}
+
+func pick(params ...any) (any, error) {
+	m, ok := params[0].(map[string]any)
+	if !ok && params[0] != nil {
+		return nil, fmt.Errorf("pick of %T: want an object", params[0])
+	}
+	out := make(map[string]any, len(params)-1)
+	for _, k := range params[1:] {
+		if v, ok := m[k.(string)]; ok && v != nil {
+			out[k.(string)] = v
+		}
+	}
+	return out, nil
 }
 
 // stringFunc is f as an expr-lang function of one string. A value only known when the message

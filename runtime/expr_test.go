@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -150,6 +151,34 @@ func TestURLFunctionsEncodeValuesForAURL(t *testing.T) {
 			t.Errorf("%s = %v %v, want %v", src, got, err, want)
 		}
 	}
+	if _, err := CompileExpr("urlEncode(1)", nil); err == nil {
+		t.Error("urlEncode of a number compiled")
+	}
+}
+
+func TestPickKeepsTheKeysGivenAndNotNull(t *testing.T) {
+	m := NewMessage([]byte(`{"name":"Rex","tag":null,"age":3,"other":true}`))
+	e, err := CompileExpr(`pick(body, "name", "tag", "age", "missing")`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.Eval(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(got); string(b) != `{"age":3,"name":"Rex"}` {
+		t.Errorf("pick = %s", b)
+	}
+	bad, _ := CompileExpr(`pick(body.name, "x")`, nil)
+	if _, err := bad.Eval(m); err == nil || !strings.Contains(err.Error(), "want an object") {
+		t.Errorf("pick of a string: %v", err)
+	}
+	if _, err := CompileExpr(`pick(body, 1)`, nil); err == nil {
+		t.Error("pick with a number for a key compiled")
+	}
+}
+
+func TestURLFunctionsCompileOnlyForStrings(t *testing.T) {
 	if _, err := CompileExpr("urlEncode(1)", nil); err == nil {
 		t.Error("urlEncode of a number compiled")
 	}

@@ -18,6 +18,7 @@ import (
 	_ "github.com/octo-run/octo/blocks/mcp/mock"
 	_ "github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	_ "github.com/octo-run/octo/blocks/mcp/router"
+	_ "github.com/octo-run/octo/blocks/mcp/router/openapi" // octo import openapi
 	_ "github.com/octo-run/octo/blocks/natspublish"
 	_ "github.com/octo-run/octo/blocks/oauthmetadata"
 	_ "github.com/octo-run/octo/blocks/progress"

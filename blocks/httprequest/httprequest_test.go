@@ -293,6 +293,26 @@ func TestAnAnswerLargerThanMaxResponseBytesFails(t *testing.T) {
 	}
 }
 
+// A header or query parameter whose value renders empty is left out, not sent empty.
+func TestAnEmptyHeaderIsLeftOut(t *testing.T) {
+	rec, srv := newRecorder(t, answerJSON(200, `{}`))
+	env := map[string]string{"BACKEND": srv.URL}
+	r := start(t, flowOf(blockOf("          url: ${BACKEND}/x\n          headers: { X-Trace: \"{{ body.trace }}\", X-Fixed: on }\n          query: { q: \"{{ body.q }}\" }\n"), env), env)
+	if _, err := r.run(t, `{}`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.run(t, `{"trace":"t1","q":"z"}`); err != nil {
+		t.Fatal(err)
+	}
+	got := rec.requests()
+	if _, sent := got[0].header["X-Trace"]; sent || got[0].header.Get("X-Fixed") != "on" || got[0].rawQuery != "" {
+		t.Fatalf("without the arguments: headers %v, query %q", got[0].header, got[0].rawQuery)
+	}
+	if got[1].header.Get("X-Trace") != "t1" || got[1].rawQuery != "q=z" {
+		t.Fatalf("with them: headers %v, query %q", got[1].header, got[1].rawQuery)
+	}
+}
+
 // A query parameter requiredQuery names fails the call when its value is empty, saying which,
 // and nothing is sent; requiredQuery must name a parameter of query.
 func TestARequiredQueryParameterWithoutAValueFailsTheCall(t *testing.T) {

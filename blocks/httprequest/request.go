@@ -202,6 +202,9 @@ func (r *request) addHeaders(m *runtime.Message, out *outgoing) error {
 		if strings.ContainsAny(v, "\r\n\x00") {
 			return fmt.Errorf("header %s renders a value with a line break or NUL, which would split the request", h.name)
 		}
+		if v == "" { // an optional argument not given: left out, as for query
+			continue
+		}
 		if h.name == "Host" {
 			out.host = v
 			continue
