@@ -28,6 +28,9 @@ flows:
   - name: work
     source: { connector: bus, settings: { stream: ORDERS, ackWait: 2s, maxInFlight: 32 } }
     process:
+      # A little work per message, so that every replica holds messages unacknowledged while
+      # they flow, and the one killed surely leaves some to be taken over.
+      - { type: delay, settings: { duration: 5ms } }
       - { type: nats-publish, settings: { connector: bus, subject: 'done.{{ body.id }}' } }
 `
 
