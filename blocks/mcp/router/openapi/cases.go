@@ -61,7 +61,7 @@ func (im *Import) Cases() testFile {
 // without any made up from its schema) and stubs the API with the example answer. A tool
 // whose examples do not fit its own schemas gets no case: the description contradicts itself.
 func (t *tool) exampleCase(base string) (testCase, bool) {
-	mt := answer(t.op)
+	mt := t.answer
 	if mt == nil {
 		return testCase{}, false
 	}

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -115,7 +116,13 @@ func readAll(r io.Reader) ([]byte, error) {
 	return data, nil
 }
 
-// versionOf reads the swagger or openapi field, without decoding the rest of a JSON document.
+// topVersion finds the swagger or openapi field of a YAML document in block style, where a
+// top-level key starts its line.
+var topVersion = regexp.MustCompile(`(?m)^(swagger|openapi)[ \t]*:[ \t]*["']?([0-9][^"'\s#]*)`)
+
+// versionOf reads the swagger or openapi field without decoding the rest of the document
+// (which the loader decodes next): a JSON document's through a struct of two fields, a YAML
+// one's from its line, decoding the YAML only when it is written some other way.
 func versionOf(data []byte) (string, error) {
 	var head struct {
 		Swagger string `json:"swagger" yaml:"swagger"`
@@ -124,6 +131,8 @@ func versionOf(data []byte) (string, error) {
 	var err error
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
 		err = json.Unmarshal(data, &head)
+	} else if m := topVersion.FindSubmatch(data); m != nil {
+		return string(m[2]), nil
 	} else {
 		err = yaml.Unmarshal(data, &head)
 	}

@@ -12,8 +12,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // Options choose what is imported.
@@ -21,8 +19,6 @@ type Options struct {
 	// Tags keeps the operations with one of these tags; Operations those with one of these
 	// operationIds or tool names. Both empty: every operation.
 	Tags, Operations []string
-	// Port is the HTTP_PORT default of the config.
-	Port int
 }
 
 // Import is what a description becomes.
@@ -46,11 +42,11 @@ func Load(ctx context.Context, source string, o Options) (*Import, error) {
 	im.base, _ = baseURL(sp)
 	taken, patterns := map[string]bool{}, map[string]error{}
 	usedTags, usedOps := map[string]bool{}, map[string]bool{}
-	for _, o2 := range operations(sp.doc) {
-		if !chosen(o2.op, o2.method, o2.path, o, usedTags, usedOps) {
+	for _, op := range operations(sp.doc) {
+		if !chosen(op, o, usedTags, usedOps) {
 			continue
 		}
-		t, why := plan(sp, o2.path, o2.method, o2.item, o2.op, taken)
+		t, why := plan(op, taken)
 		if why == nil {
 			why = compiles(t, patterns)
 		}
@@ -58,7 +54,7 @@ func Load(ctx context.Context, source string, o Options) (*Import, error) {
 			im.skipped = append(im.skipped, *why)
 			continue
 		}
-		t.security = credentials(sp.doc, o2.op)
+		t.security = credentials(sp.doc, op.op)
 		im.tools = append(im.tools, t)
 	}
 	for _, tag := range o.Tags {
@@ -93,18 +89,18 @@ func (im *Import) why() string {
 }
 
 // chosen reports whether the options keep the operation, noting which of them matched.
-func chosen(op *openapi3.Operation, method, path string, o Options, usedTags, usedOps map[string]bool) bool {
+func chosen(op operation, o Options, usedTags, usedOps map[string]bool) bool {
 	if len(o.Tags) == 0 && len(o.Operations) == 0 {
 		return true
 	}
 	keep := false
-	for _, tag := range op.Tags {
+	for _, tag := range op.op.Tags {
 		if slices.Contains(o.Tags, tag) {
 			usedTags[tag], keep = true, true
 		}
 	}
 	for _, id := range o.Operations {
-		if id == op.OperationID || id == toolName(op, method, path, map[string]bool{}) {
+		if id == op.op.OperationID || id == toolName(op.op, op.method, op.path, map[string]bool{}) {
 			usedOps[id], keep = true, true
 		}
 	}
@@ -145,7 +141,7 @@ func compiles(t *tool, patterns map[string]error) *skip {
 	walk(t.input)
 	walk(t.output)
 	if bad != nil {
-		return &skip{t.method + " " + t.path, bad.Error()}
+		return &skip{t.where(), bad.Error()}
 	}
 	return nil
 }
@@ -167,15 +163,6 @@ func (im *Import) Skipped() []string {
 	}
 	return out
 }
-
-// Unmatched are the --tags and --operations values that chose no operation.
-func (im *Import) Unmatched() []string { return im.unmatched }
-
-// Name is the service name the config is written with.
-func (im *Import) Name() string { return im.name }
-
-// BaseURL is the API's address the config defaults to, "" when the description names none.
-func (im *Import) BaseURL() string { return im.base }
 
 // Credentials are the variables that carry the API's credentials, in the order declared.
 func (im *Import) Credentials() []string {

@@ -14,22 +14,28 @@ var methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS
 
 // tool is what one operation becomes: the tool's declaration and the HTTP call its branch makes.
 type tool struct {
-	name, method, path, description string
-	input, output                   object // output nil: the answer is not a JSON object
-	annotations                     *annotations
-	params                          []param
-	body                            *requestBody
-	security                        []credential
-	op                              *openapi3.Operation
+	operation
+	name, description string
+	input, output     object              // output nil: the answer is not a JSON object
+	answer            *openapi3.MediaType // the success's JSON, nil if none
+	annotations       *annotations
+	params            []param
+	body              *requestBody
+	security          []credential
 }
 
 // param is one parameter of the operation, under the argument name the tool gives it.
 type param struct {
 	arg, name, in string
 	required      bool
-	array         bool
 	example       any
 	schema        object
+}
+
+// isArray reports whether the parameter is a list, which a URL carries comma-separated.
+func (p param) isArray() bool {
+	ty, _ := p.schema.get("type")
+	return ty == "array"
 }
 
 // requestBody is how the tool's arguments become the JSON body: the properties named
@@ -59,28 +65,30 @@ var (
 // refuse names past 64.
 const maxToolName = 64
 
-// operations lists the operations of doc in a stable order: by path, then by method.
-func operations(doc *openapi3.T) []struct {
+// operation is one method of one path of the description.
+type operation struct {
 	path, method string
 	item         *openapi3.PathItem
 	op           *openapi3.Operation
-} {
-	var out []struct {
-		path, method string
-		item         *openapi3.PathItem
-		op           *openapi3.Operation
+}
+
+// where names the operation in what the import reports.
+func (o operation) where() string {
+	if o.op.OperationID != "" {
+		return o.op.OperationID + " (" + o.method + " " + o.path + ")"
 	}
+	return o.method + " " + o.path
+}
+
+// operations lists the operations of doc in a stable order: by path, then by method.
+func operations(doc *openapi3.T) []operation {
+	var out []operation
 	paths := doc.Paths.Map()
 	for _, p := range sortedKeys(paths) {
-		item := paths[p]
-		ops := item.Operations()
+		ops := paths[p].Operations()
 		for _, m := range methods {
 			if op := ops[m]; op != nil {
-				out = append(out, struct {
-					path, method string
-					item         *openapi3.PathItem
-					op           *openapi3.Operation
-				}{p, m, item, op})
+				out = append(out, operation{p, m, paths[p], op})
 			}
 		}
 	}
@@ -157,23 +165,19 @@ func jsonMedia(content openapi3.Content) (*openapi3.MediaType, bool) {
 }
 
 // plan makes the tool of one operation, or says why it has none.
-func plan(sp *spec, path, method string, item *openapi3.PathItem, op *openapi3.Operation, taken map[string]bool) (*tool, *skip) {
-	where := method + " " + path
-	if op.OperationID != "" {
-		where = op.OperationID + " (" + where + ")"
-	}
-	t := &tool{method: method, path: path, op: op, description: describe(op, method, path), annotations: annotate(method)}
+func plan(o operation, taken map[string]bool) (*tool, *skip) {
+	t := &tool{operation: o, description: describe(o.op, o.method, o.path), annotations: annotate(o.method)}
 	var why *skip
-	defs := schemas(sent, func(input *jsonSchema) { why = t.arguments(input, item, op, where) })
+	defs := schemas(sent, func(input *jsonSchema) { why = t.arguments(input) })
 	if why != nil {
 		return nil, why
 	}
 	if len(defs) > 0 {
 		t.input.set("$defs", defs)
 	}
-	if mt := answer(op); mt != nil {
+	if t.answer = answer(o.op); t.answer != nil {
 		var out object
-		defs := schemas(answered, func(c *jsonSchema) { out = c.root(mt.Schema) })
+		defs := schemas(answered, func(c *jsonSchema) { out = c.root(t.answer.Schema) })
 		if isObject(out) {
 			if len(defs) > 0 {
 				out.set("$defs", defs)
@@ -181,104 +185,118 @@ func plan(sp *spec, path, method string, item *openapi3.PathItem, op *openapi3.O
 			t.output = out
 		}
 	}
-	t.name = toolName(op, method, path, taken)
+	t.name = toolName(o.op, o.method, o.path, taken)
 	return t, nil
 }
 
 // arguments makes the tool's inputSchema and how each argument reaches the API, from the
 // parameters and the JSON request body, or says why the operation has no tool.
-func (t *tool) arguments(input *jsonSchema, item *openapi3.PathItem, op *openapi3.Operation, where string) *skip {
+func (t *tool) arguments(input *jsonSchema) *skip {
 	t.params, t.body = nil, nil
-	var props object
-	var required []string
-	args := map[string]bool{}
-	for _, p := range parameters(item, op) {
+	var in inputs
+	for _, p := range parameters(t.item, t.op) {
 		if p.In == "cookie" {
 			continue // a cookie parameter is the browser's business, not a tool's
 		}
-		pr := param{name: p.Name, in: p.In, required: p.Required || p.In == "path", example: p.Example}
 		schema := p.Schema
 		if schema == nil {
 			if mt, ok := jsonMedia(p.Content); ok {
 				schema = mt.Schema
 			}
 		}
-		pr.schema = input.root(schema)
-		if d := strings.TrimSpace(p.Description); d != "" {
-			if _, has := pr.schema.get("description"); !has {
-				pr.schema = append(object{{"description", d}}, pr.schema...)
-			}
-		}
-		if ty, _ := pr.schema.get("type"); ty == "array" {
-			pr.array = true
-		}
+		pr := param{name: p.Name, in: p.In, required: p.Required || p.In == "path", example: p.Example,
+			schema: described(input.root(schema), p.Description)}
 		if pr.example == nil {
 			pr.example = firstExample(p.Examples)
 		}
 		pr.arg = p.Name
-		if args[pr.arg] {
+		if in.has(pr.arg) {
 			pr.arg = p.In + "_" + p.Name
 		}
-		args[pr.arg] = true
-		props.set(pr.arg, pr.schema)
-		if pr.required {
-			required = append(required, pr.arg)
-		}
+		in.add(pr.arg, pr.schema, pr.required)
 		t.params = append(t.params, pr)
 	}
-	if op.RequestBody != nil && op.RequestBody.Value != nil && len(op.RequestBody.Value.Content) > 0 {
-		rb := op.RequestBody.Value
-		mt, ok := jsonMedia(rb.Content)
-		if !ok {
-			return &skip{where, "its request body is " + strings.Join(sortedKeys(rb.Content), ", ") + ", not JSON"}
-		}
-		body := input.root(mt.Schema)
-		t.body = &requestBody{example: mt.Example}
-		if t.body.example == nil {
-			t.body.example = firstExample(mt.Examples)
-		}
-		if bp, ok := body.get("properties"); ok && isObject(body) && !collides(bp.(object), args) {
-			for _, m := range bp.(object) {
-				props.set(m.key, m.value)
-				t.body.props = append(t.body.props, m.key)
-			}
-			if r, ok := body.get("required"); ok && rb.Required {
-				required = append(required, r.([]string)...)
-			}
-		} else {
-			t.body.arg = "body"
-			if args["body"] {
-				t.body.arg = "requestBody"
-			}
-			if d := strings.TrimSpace(rb.Description); d != "" {
-				if _, has := body.get("description"); !has {
-					body = append(object{{"description", d}}, body...)
-				}
-			}
-			props.set(t.body.arg, body)
-			if rb.Required {
-				required = append(required, t.body.arg)
-			}
+	if rb := t.op.RequestBody; rb != nil && rb.Value != nil && len(rb.Value.Content) > 0 {
+		if why := t.requestBody(input, rb.Value, &in); why != nil {
+			return why
 		}
 	}
 	t.input = object{{"type", "object"}}
-	if len(props) > 0 {
-		t.input.set("properties", props)
+	if len(in.props) > 0 {
+		t.input.set("properties", in.props)
 	}
-	if len(required) > 0 {
-		t.input.set("required", required)
+	if len(in.required) > 0 {
+		t.input.set("required", in.required)
 	}
 	return nil
 }
 
-// collides reports whether a body property has the name of a parameter's argument.
-func collides(props object, args map[string]bool) bool {
+// requestBody adds the JSON body to the arguments: an object's properties beside the
+// parameters, else (or when a name is taken) the whole body as one argument.
+func (t *tool) requestBody(input *jsonSchema, rb *openapi3.RequestBody, in *inputs) *skip {
+	mt, ok := jsonMedia(rb.Content)
+	if !ok {
+		return &skip{t.where(), "its request body is " + strings.Join(sortedKeys(rb.Content), ", ") + ", not JSON"}
+	}
+	body := input.root(mt.Schema)
+	t.body = &requestBody{example: mt.Example}
+	if t.body.example == nil {
+		t.body.example = firstExample(mt.Examples)
+	}
+	if bp, ok := body.get("properties"); ok && isObject(body) && !in.hasAny(bp.(object)) {
+		r, _ := body.get("required")
+		bodyRequired, _ := r.([]string)
+		for _, m := range bp.(object) {
+			in.add(m.key, m.value, rb.Required && slices.Contains(bodyRequired, m.key))
+			t.body.props = append(t.body.props, m.key)
+		}
+		return nil
+	}
+	t.body.arg = "body"
+	if in.has("body") {
+		t.body.arg = "requestBody"
+	}
+	in.add(t.body.arg, described(body, rb.Description), rb.Required)
+	return nil
+}
+
+// inputs are a tool's arguments as they are gathered.
+type inputs struct {
+	props    object
+	required []string
+}
+
+func (in *inputs) add(name string, schema any, required bool) {
+	in.props.set(name, schema)
+	if required {
+		in.required = append(in.required, name)
+	}
+}
+
+func (in *inputs) has(name string) bool {
+	_, ok := in.props.get(name)
+	return ok
+}
+
+// hasAny reports whether one of props has the name of an argument already there.
+func (in *inputs) hasAny(props object) bool {
 	for _, m := range props {
-		if args[m.key] {
+		if in.has(m.key) {
 			return true
 		}
 	}
 	return false
+}
+
+// described is s with the description d first, unless s has one of its own.
+func described(s object, d string) object {
+	if d = strings.TrimSpace(d); d == "" {
+		return s
+	}
+	if _, has := s.get("description"); has {
+		return s
+	}
+	return append(object{{"description", d}}, s...)
 }
 
 // parameters are the operation's parameters, the path item's included unless the operation

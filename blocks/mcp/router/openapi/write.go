@@ -175,7 +175,7 @@ func (t *tool) request() httpSettings {
 	path := literal(t.path)
 	for _, p := range t.params {
 		value := "{{ " + argument(p.arg) + " }}"
-		if p.array {
+		if p.isArray() {
 			value = fmt.Sprintf(`{{ %s == nil ? "" : join(map(%[1]s, string(#)), ",") }}`, argument(p.arg))
 		}
 		switch p.in {
