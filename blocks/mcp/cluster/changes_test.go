@@ -14,11 +14,12 @@ import (
 	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
-// mockConfig is a mock server in the cluster at url.
-func mockConfig(url string) string {
+// mockConfig is a mock server in the cluster at url, under prefix, with tools: the YAML that
+// follows "tools:".
+func mockConfig(url, prefix, tools string) string {
 	return `service:
   name: mocks
-  cluster: { url: '` + url + `', prefix: changes }
+  cluster: { url: '` + url + `', prefix: ` + prefix + ` }
 connectors: [ { name: api, type: http, settings: { port: 0 } } ]
 flows:
   - name: mcp
@@ -26,8 +27,7 @@ flows:
     process:
       - type: mcp-mock
         settings:
-          tools: [ { name: first, result: one } ]
-`
+          tools:` + tools
 }
 
 // edit hands the mock of svc new settings, as a live edit does.
@@ -58,8 +58,8 @@ func next(notes <-chan runtimetest.Note, wait time.Duration) string {
 
 func TestAnEditOnOneReplicaIsToldOnAnotherOnce(t *testing.T) {
 	ns := natstest.Start(t, natstest.Options{})
-	svcA, _ := runtimetest.Serve(t, mockConfig(ns.ClientURL()), "api", nil)
-	svcB, base := runtimetest.Serve(t, mockConfig(ns.ClientURL()), "api", nil)
+	svcA, _ := runtimetest.Serve(t, mockConfig(ns.ClientURL(), "changes", " [ { name: first, result: one } ]\n"), "api", nil)
+	svcB, base := runtimetest.Serve(t, mockConfig(ns.ClientURL(), "changes", " [ { name: first, result: one } ]\n"), "api", nil)
 	notes := runtimetest.Modern{URL: base + "/mcp"}.Subscribe(t, `{"toolsListChanged":true}`)
 
 	const two = "tools: [ { name: first, result: one }, { name: second, result: two } ]"
@@ -81,17 +81,7 @@ func TestAnEditOnOneReplicaIsToldOnAnotherOnce(t *testing.T) {
 // there, and the work goes on with the answer.
 func TestATasksQuestionIsAnsweredOnAnotherReplica(t *testing.T) {
 	ns := natstest.Start(t, natstest.Options{})
-	cfg := `service:
-  name: mocks
-  cluster: { url: '` + ns.ClientURL() + `', prefix: ask }
-connectors: [ { name: api, type: http, settings: { port: 0 } } ]
-flows:
-  - name: mcp
-    source: { connector: api, settings: { path: /mcp } }
-    process:
-      - type: mcp-mock
-        settings:
-          tools:
+	cfg := mockConfig(ns.ClientURL(), "ask", `
             - name: greet
               task: optional
               steps:
@@ -99,7 +89,7 @@ flows:
                   schema: { type: object, properties: { name: { type: string } } }
                   as: who
               result: "Hello, {{args.who.content.name}}!"
-`
+`)
 	const caps = `{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`
 	_, base := runtimetest.Serve(t, cfg, "api", nil)
 	a := runtimetest.Modern{URL: base + "/mcp", Caps: caps}

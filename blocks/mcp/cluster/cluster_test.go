@@ -169,22 +169,12 @@ func TestAtMostOnceIsForTasks(t *testing.T) {
 // same on another.
 func TestAMockServersTasksAreTheClusters(t *testing.T) {
 	ns := natstest.Start(t, natstest.Options{})
-	cfg := `service:
-  name: mocks
-  cluster: { url: '` + ns.ClientURL() + `', prefix: mocks }
-connectors: [ { name: api, type: http, settings: { port: 0 } } ]
-flows:
-  - name: mcp
-    source: { connector: api, settings: { path: /mcp } }
-    process:
-      - type: mcp-mock
-        settings:
-          tools:
+	cfg := mockConfig(ns.ClientURL(), "mocks", `
             - name: report
               task: optional
               steps: [ { sleep: 300ms } ]
               result: "report on {{args.city}}"
-`
+`)
 	_, base := runtimetest.Serve(t, cfg, "api", nil)
 	_, base2 := runtimetest.Serve(t, cfg, "api", nil)
 	a := runtimetest.Modern{URL: base + "/mcp", Caps: runtimetest.WithTasks}
@@ -291,19 +281,9 @@ func TestTasksLiveThroughANATSRestart(t *testing.T) {
 // A mock tool marked atMostOnce fails its lost task as a router's does.
 func TestALostTaskOfAnAtMostOnceMockToolFails(t *testing.T) {
 	ns := natstest.Start(t, natstest.Options{})
-	cfg := `service:
-  name: mocks
-  cluster: { url: '` + ns.ClientURL() + `', prefix: once }
-connectors: [ { name: api, type: http, settings: { port: 0 } } ]
-flows:
-  - name: mcp
-    source: { connector: api, settings: { path: /mcp } }
-    process:
-      - type: mcp-mock
-        settings:
-          tools:
+	cfg := mockConfig(ns.ClientURL(), "once", `
             - { name: pay, task: optional, atMostOnce: true, steps: [ { sleep: 30s } ], result: paid }
-`
+`)
 	svcA, base := runtimetest.Serve(t, cfg, "api", nil)
 	id := runtimetest.Modern{URL: base + "/mcp", Caps: runtimetest.WithTasks}.StartTask(t, "pay", `{}`)
 	time.Sleep(300 * time.Millisecond) // a alone takes it
