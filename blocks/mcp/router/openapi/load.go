@@ -72,6 +72,9 @@ func load(ctx context.Context, source string) (*spec, error) {
 func read(ctx context.Context, source string) ([]byte, *url.URL, error) {
 	u, err := url.Parse(source)
 	if err != nil || u.Scheme != "http" && u.Scheme != "https" {
+		if fi, err := os.Stat(source); err == nil && fi.IsDir() {
+			return nil, nil, fmt.Errorf("%s is a folder: name the description's file", source)
+		}
 		f, err := os.Open(source)
 		if err != nil {
 			return nil, nil, err
@@ -92,7 +95,7 @@ func read(ctx context.Context, source string) ([]byte, *url.URL, error) {
 	req.Header.Set("Accept", "application/json, application/yaml;q=0.9, */*;q=0.5")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("fetching the description: %w", err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {

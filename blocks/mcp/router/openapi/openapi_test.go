@@ -245,6 +245,8 @@ func TestBadInputIsNamed(t *testing.T) {
 		{[]string{"import", "graphql", "x"}, 2, `octo import takes openapi, not "graphql"`},
 		{[]string{"import", "openapi", "x.yaml"}, 2, "say where to write the config: --out DIR"},
 		{[]string{"import", "openapi", filepath.Join(dir, "none.yaml"), "--out", dir}, 1, "no such file or directory"},
+		{[]string{"import", "openapi", dir, "--out", dir}, 1, dir + " is a folder: name the description's file"},
+		{[]string{"import", "openapi", "http://127.0.0.1:1/openapi.json", "--out", dir}, 1, "fetching the description: Get"},
 		{[]string{"import", "openapi", write("a.yaml", "name: not an api\n"), "--out", dir}, 1, "has no openapi or swagger field"},
 		{[]string{"import", "openapi", write("b.json", `{"openapi": "3.0.0", `), "--out", dir}, 1, "not JSON or YAML"},
 		{[]string{"import", "openapi", write("c.yaml", "openapi: 4.0.0\n"), "--out", dir}, 1, "is OpenAPI 4.0.0: octo imports Swagger 2.0 and OpenAPI 3.0 and 3.1"},
@@ -255,5 +257,26 @@ func TestBadInputIsNamed(t *testing.T) {
 		if code != c.code || !strings.Contains(errs, c.want) {
 			t.Errorf("octo %s: exit %d, %q; want %d and %q", strings.Join(c.args, " "), code, errs, c.code, c.want)
 		}
+	}
+}
+
+// A description read from a URL: a relative server URL is the API's address beside it.
+func TestADescriptionByURLResolvesItsServer(t *testing.T) {
+	spec := `{"openapi":"3.0.3","info":{"title":"Beside","version":"1"},"servers":[{"url":"/api/v1"}],
+"paths":{"/ping":{"get":{"operationId":"ping","responses":{"200":{"description":"ok"}}}}}}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/specs/beside.json" {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, spec)
+	}))
+	defer srv.Close()
+	out, errs, code := octo(t, "import", "openapi", srv.URL+"/specs/beside.json", "--out", t.TempDir())
+	if code != 0 || !strings.Contains(out, "The API: "+srv.URL+"/api/v1 (set API_BASE_URL") {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	if _, errs, code := octo(t, "import", "openapi", srv.URL+"/specs/none.json", "--out", t.TempDir()); code != 1 || !strings.Contains(errs, "answered 404 Not Found") {
+		t.Fatalf("a missing description: exit %d, %s", code, errs)
 	}
 }
