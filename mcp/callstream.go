@@ -7,7 +7,9 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
 	"github.com/octo-run/octo/mcp/jsonrpc"
+	"github.com/octo-run/octo/mcp/stream"
 )
 
 // This file is the one case where a stateless server answers a POST with a stream: a tools/call
@@ -26,11 +28,11 @@ func streamsCall(m *jsonrpc.Message, h http.Header) bool {
 	if m.Method != "tools/call" || !namesSSE(h) {
 		return false
 	}
-	meta, ok := member(m.Params, "_meta")
+	meta, ok := jsonscan.Member(m.Params, "_meta")
 	if !ok {
 		return false
 	}
-	_, ok = member(meta, "progressToken")
+	_, ok = jsonscan.Member(meta, "progressToken")
 	return ok
 }
 
@@ -58,9 +60,9 @@ func namesSSE(h http.Header) bool {
 // logLevels[minLevel] are dropped (0 lets every one through).
 func (s *Server) serveStream(ctx context.Context, m *jsonrpc.Message, rc RequestContext, size, minLevel int) HTTPResponse {
 	ctx, cancel := context.WithCancel(ctx)
-	q := newQueue("", cancel)
+	q := stream.New("", cancel)
 	// The stream ends by itself once the call is answered; a stopping server cancels ctx.
-	q.onDrain = func(context.Context) {}
+	q.OnDrain(func(context.Context) {})
 	n := &streamNotifier{q: q, minLevel: minLevel}
 	rc.Notifier = n
 	go func() {
@@ -69,15 +71,15 @@ func (s *Server) serveStream(ctx context.Context, m *jsonrpc.Message, rc Request
 		n.done.Store(true)
 		msg := s.answer(&rc, m.ID, resp, size)
 		// Never dropped for a slow reader, only once the reader has gone.
-		_ = q.push(context.WithoutCancel(ctx), "message", msg, true)
-		q.end()
+		_ = q.Push(context.WithoutCancel(ctx), "message", msg, true)
+		q.End()
 	}()
 	return HTTPResponse{Status: http.StatusOK, ContentType: ContentTypeSSE, Stream: q}
 }
 
 // streamNotifier sends a streamed call's notifications as events, until it is answered.
 type streamNotifier struct {
-	q        *queue
+	q        *stream.Queue
 	done     atomic.Bool
 	minLevel int // the place in logLevels of the least severe log sent
 }
@@ -95,7 +97,7 @@ func (n *streamNotifier) Notify(ctx context.Context, method string, params any) 
 	if err != nil {
 		return err
 	}
-	if err := n.q.push(ctx, "message", msg, true); err != nil && err != ErrNoStream {
+	if err := n.q.Push(ctx, "message", msg, true); err != nil && err != stream.ErrNoStream {
 		return err
 	}
 	return nil

@@ -1,4 +1,4 @@
-package mcp
+package mcp_test
 
 import (
 	"context"
@@ -9,17 +9,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/internal/mcptest"
+	"github.com/octo-run/octo/mcp/stream"
 )
 
 // waitTools has one tool, "wait", which reports progress, then waits until its call is
 // cancelled and says so on ended.
 type waitTools struct{ started, ended chan struct{} }
 
-func (waitTools) ListTools(context.Context, *RequestContext, string) ([]Tool, string, error) {
-	return []Tool{{Name: "wait"}}, "", nil
+func (waitTools) ListTools(context.Context, *mcp.RequestContext, string) ([]mcp.Tool, string, error) {
+	return []mcp.Tool{{Name: "wait"}}, "", nil
 }
 
-func (w waitTools) CallTool(ctx context.Context, rc *RequestContext, _ string, _ json.RawMessage) (*CallToolResult, error) {
+func (w waitTools) CallTool(ctx context.Context, rc *mcp.RequestContext, _ string, _ json.RawMessage) (*mcp.CallToolResult, error) {
 	_ = rc.Progress(ctx, 1, 0, "waiting")
 	close(w.started)
 	<-ctx.Done()
@@ -27,12 +31,12 @@ func (w waitTools) CallTool(ctx context.Context, rc *RequestContext, _ string, _
 	return nil, ctx.Err()
 }
 
-func streamPost(body, accept string) HTTPRequest {
-	return HTTPRequest{Method: http.MethodPost, Header: http.Header{"Accept": {accept}}, Body: []byte(body)}
+func streamPost(body, accept string) mcp.HTTPRequest {
+	return mcp.HTTPRequest{Method: http.MethodPost, Header: http.Header{"Accept": {accept}}, Body: []byte(body)}
 }
 
 // streamData reads a stream to its end, bounded in time.
-func streamData(t *testing.T, s EventStream) []string {
+func streamData(t *testing.T, s stream.Stream) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -51,11 +55,11 @@ func streamData(t *testing.T, s EventStream) []string {
 }
 
 func TestAToolsCallWithAProgressTokenIsAnsweredAsAStream(t *testing.T) {
-	s := newRouterServer(t)
+	s := mcptest.RouterServer(t)
 	const call = `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"whoami","_meta":{"progressToken":"p-1"}}}`
 	t.Run("progress comes first, then the result, then the stream ends", func(t *testing.T) {
 		resp := s.ServeStateless(context.Background(), streamPost(call, "application/json, text/event-stream"))
-		if resp.Stream == nil || resp.ContentType != ContentTypeSSE || resp.Status != http.StatusOK || resp.Body != nil {
+		if resp.Stream == nil || resp.ContentType != mcp.ContentTypeSSE || resp.Status != http.StatusOK || resp.Body != nil {
 			t.Fatalf("not a stream: %d %q %s", resp.Status, resp.ContentType, resp.Body)
 		}
 		got := streamData(t, resp.Stream)
@@ -77,7 +81,7 @@ func TestAToolsCallWithAProgressTokenIsAnsweredAsAStream(t *testing.T) {
 	for _, tc := range plain {
 		t.Run("the answer stays one JSON body "+tc.name, func(t *testing.T) {
 			resp := s.ServeStateless(context.Background(), streamPost(tc.body, tc.accept))
-			if resp.Stream != nil || resp.ContentType != ContentTypeJSON || !strings.HasPrefix(string(resp.Body), `{"jsonrpc":"2.0","id":4,"result":`) {
+			if resp.Stream != nil || resp.ContentType != mcp.ContentTypeJSON || !strings.HasPrefix(string(resp.Body), `{"jsonrpc":"2.0","id":4,"result":`) {
 				t.Fatalf("%d %q %s (stream %v)", resp.Status, resp.ContentType, resp.Body, resp.Stream != nil)
 			}
 		})
@@ -86,7 +90,7 @@ func TestAToolsCallWithAProgressTokenIsAnsweredAsAStream(t *testing.T) {
 
 func TestAStreamedCallEndsWhenItsReaderGoes(t *testing.T) {
 	w := waitTools{started: make(chan struct{}), ended: make(chan struct{})}
-	s := &Server{Info: Implementation{Name: "t", Version: "1"}, Versions: RouterVersions, Tools: w}
+	s := &mcp.Server{Info: mcp.Implementation{Name: "t", Version: "1"}, Versions: mcp.RouterVersions, Tools: w}
 	resp := s.ServeStateless(context.Background(), streamPost(
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","_meta":{"progressToken":1}}}`, "text/event-stream"))
 	if resp.Stream == nil {
@@ -107,7 +111,7 @@ func TestAStreamedCallEndsWhenItsReaderGoes(t *testing.T) {
 
 func TestAStreamedCallEndsWithItsRequest(t *testing.T) {
 	w := waitTools{started: make(chan struct{}), ended: make(chan struct{})}
-	s := &Server{Info: Implementation{Name: "t", Version: "1"}, Versions: RouterVersions, Tools: w}
+	s := &mcp.Server{Info: mcp.Implementation{Name: "t", Version: "1"}, Versions: mcp.RouterVersions, Tools: w}
 	ctx, cancel := context.WithCancel(context.Background())
 	resp := s.ServeStateless(ctx, streamPost(
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","_meta":{"progressToken":1}}}`, "text/event-stream"))
@@ -125,7 +129,7 @@ func TestAStreamedCallEndsWithItsRequest(t *testing.T) {
 func TestAStreamedCallStoppedByShutdownIsAnsweredSo(t *testing.T) {
 	stopping := errors.New("stopping")
 	w := waitTools{started: make(chan struct{}), ended: make(chan struct{})}
-	s := &Server{Info: Implementation{Name: "t", Version: "1"}, Versions: RouterVersions, Tools: w, ShutdownCause: stopping}
+	s := &mcp.Server{Info: mcp.Implementation{Name: "t", Version: "1"}, Versions: mcp.RouterVersions, Tools: w, ShutdownCause: stopping}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	resp := s.ServeStateless(ctx, streamPost(
 		`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"wait","_meta":{"progressToken":1}}}`, "text/event-stream"))
@@ -142,11 +146,11 @@ func TestAStreamedCallStoppedByShutdownIsAnsweredSo(t *testing.T) {
 // may, until its call ends.
 type floodTools struct{ ended chan struct{} }
 
-func (floodTools) ListTools(context.Context, *RequestContext, string) ([]Tool, string, error) {
-	return []Tool{{Name: "flood"}}, "", nil
+func (floodTools) ListTools(context.Context, *mcp.RequestContext, string) ([]mcp.Tool, string, error) {
+	return []mcp.Tool{{Name: "flood"}}, "", nil
 }
 
-func (f floodTools) CallTool(ctx context.Context, rc *RequestContext, _ string, _ json.RawMessage) (*CallToolResult, error) {
+func (f floodTools) CallTool(ctx context.Context, rc *mcp.RequestContext, _ string, _ json.RawMessage) (*mcp.CallToolResult, error) {
 	defer close(f.ended)
 	big := strings.Repeat("x", 8<<10)
 	for i := 1; ctx.Err() == nil && i <= 10_000; i++ { // 80 MB, were nothing held back
@@ -161,10 +165,10 @@ func (f floodTools) CallTool(ctx context.Context, rc *RequestContext, _ string, 
 // is held back rather than buffered without end, and once the client goes the call ends.
 func TestAStreamedCallToAClientThatNeverReadsIsBounded(t *testing.T) {
 	f := floodTools{ended: make(chan struct{})}
-	s := &Server{Info: Implementation{Name: "t", Version: "1"}, Versions: RouterVersions, Tools: f}
+	s := &mcp.Server{Info: mcp.Implementation{Name: "t", Version: "1"}, Versions: mcp.RouterVersions, Tools: f}
 	resp := s.ServeStateless(context.Background(), streamPost(
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flood","_meta":{"progressToken":1}}}`, "text/event-stream"))
-	q, ok := resp.Stream.(*queue)
+	q, ok := resp.Stream.(*stream.Queue)
 	if !ok {
 		t.Fatalf("not a queued stream: %T %s", resp.Stream, resp.Body)
 	}
@@ -173,11 +177,9 @@ func TestAStreamedCallToAClientThatNeverReadsIsBounded(t *testing.T) {
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	for {
-		q.mu.Lock()
-		held, full := q.bytes, q.waiting > 0
-		q.mu.Unlock()
-		if held > queueMaxBytes+16<<10 {
-			t.Fatalf("the queue holds %d bytes, over its bound of %d", held, queueMaxBytes)
+		held, full := q.Held()
+		if held > stream.MaxBytes+16<<10 {
+			t.Fatalf("the queue holds %d bytes, over its bound of %d", held, stream.MaxBytes)
 		}
 		if full {
 			break

@@ -29,12 +29,12 @@ func missingCapability(name, method string, inner any) *jsonrpc.Error {
 		Data:    map[string]any{"requiredCapabilities": map[string]any{top: inner}}}
 }
 
-// elicitMode is an elicitation/create's mode (form when it names none), "" for other methods.
-func elicitMode(method string, params []byte) string {
+// ElicitMode is an elicitation/create's mode (form when it names none), "" for other methods.
+func ElicitMode(method string, params []byte) string {
 	if method != "elicitation/create" {
 		return ""
 	}
-	if v, ok := member(params, "mode"); ok {
+	if v, ok := jsonscan.Member(params, "mode"); ok {
 		if mode, ok := jsonscan.Unquote(v); ok {
 			return mode
 		}
@@ -45,12 +45,12 @@ func elicitMode(method string, params []byte) string {
 // DeclaresElicitMode reports whether client capabilities declare the elicitation mode ("form"
 // or "url"); an empty elicitation object declares form mode only (2025-11-25 and later).
 func DeclaresElicitMode(caps []byte, mode string) bool {
-	el, ok := member(caps, "elicitation")
+	el, ok := jsonscan.Member(caps, "elicitation")
 	if !ok {
 		return false
 	}
-	if _, ok := member(el, mode); ok {
+	if _, ok := jsonscan.Member(el, mode); ok {
 		return true
 	}
-	return mode == ElicitForm && !hasAnyMember(el)
+	return mode == ElicitForm && !jsonscan.HasMembers(el)
 }

@@ -49,12 +49,22 @@ func (f SessionFeatures) Apply(s *Server) {
 // logLevels are the RFC 5424 levels MCP uses, least severe first.
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
-// maxSubscriptions bounds one session's subscription set.
-const maxSubscriptions = 10000
+// KeepingSession is a Session that keeps state between requests (a stateful front's):
+// logging/setLevel and resources/(un)subscribe are answered on it, and are -32601 on a
+// server without sessions.
+type KeepingSession interface {
+	Session
+	// SetLogLevel keeps the least severity (LogLevel) of the log messages the session is sent.
+	SetLogLevel(level int)
+	// Subscribe adds uri to what the session hears resources/updated for; an error (too many
+	// subscriptions) is the client's to see.
+	Subscribe(uri string) error
+	Unsubscribe(uri string)
+}
 
-func sessionOf(rc *RequestContext, method string) (*ServerSession, error) {
+func sessionOf(rc *RequestContext, method string) (KeepingSession, error) {
 	if rc != nil {
-		if s, ok := rc.Session.(*ServerSession); ok {
+		if s, ok := rc.Session.(KeepingSession); ok {
 			return s, nil
 		}
 	}
@@ -72,9 +82,7 @@ func HandleSetLevel(_ context.Context, req *jsonrpc.Request, rc *RequestContext)
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	s.logLevel = i
-	s.mu.Unlock()
+	s.SetLogLevel(i)
 	return nil, nil
 }
 
@@ -92,7 +100,7 @@ func HandleSetLevelAnywhere(ctx context.Context, req *jsonrpc.Request, rc *Reque
 
 // levelParam is the place of params.level among logLevels.
 func levelParam(req *jsonrpc.Request) (int, error) {
-	raw, _ := member(req.Params, "level")
+	raw, _ := jsonscan.Member(req.Params, "level")
 	level, perr := stringParam(raw, "level", true)
 	if perr != nil {
 		return 0, perr
@@ -118,16 +126,7 @@ func HandleSubscribe(_ context.Context, req *jsonrpc.Request, rc *RequestContext
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.subs == nil {
-		s.subs = make(map[string]struct{})
-	}
-	if _, ok := s.subs[uri]; !ok && len(s.subs) >= maxSubscriptions {
-		return nil, invalidParams("too many subscriptions (at most %d per session)", maxSubscriptions)
-	}
-	s.subs[uri] = struct{}{}
-	return nil, nil
+	return nil, s.Subscribe(uri)
 }
 
 // HandleUnsubscribe serves resources/unsubscribe and answers {}, subscribed
@@ -137,18 +136,16 @@ func HandleUnsubscribe(_ context.Context, req *jsonrpc.Request, rc *RequestConte
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	delete(s.subs, uri)
-	s.mu.Unlock()
+	s.Unsubscribe(uri)
 	return nil, nil
 }
 
-func subscription(req *jsonrpc.Request, rc *RequestContext) (*ServerSession, string, error) {
+func subscription(req *jsonrpc.Request, rc *RequestContext) (KeepingSession, string, error) {
 	s, err := sessionOf(rc, req.Method)
 	if err != nil {
 		return nil, "", err
 	}
-	raw, _ := member(req.Params, "uri")
+	raw, _ := jsonscan.Member(req.Params, "uri")
 	uri, perr := stringParam(raw, "uri", true)
 	if perr != nil {
 		return nil, "", perr
@@ -177,11 +174,11 @@ type Completion struct {
 // ReadCompletion reads a completion/complete request; a malformed one is -32602.
 func ReadCompletion(req *jsonrpc.Request) (Completion, error) {
 	var c Completion
-	ref, ok := member(req.Params, "ref")
+	ref, ok := jsonscan.Member(req.Params, "ref")
 	if !ok || ref[0] != '{' {
 		return c, invalidParams(`missing "ref" object`)
 	}
-	rawType, _ := member(ref, "type")
+	rawType, _ := jsonscan.Member(ref, "type")
 	c.RefType, _ = jsonscan.Unquote(rawType)
 	key := "name"
 	switch c.RefType {
@@ -191,15 +188,15 @@ func ReadCompletion(req *jsonrpc.Request) (Completion, error) {
 	default:
 		return c, invalidParams(`"ref.type" must be "ref/prompt" or "ref/resource"`)
 	}
-	raw, _ := member(ref, key)
+	raw, _ := jsonscan.Member(ref, key)
 	c.Ref, _ = jsonscan.Unquote(raw)
-	arg, ok := member(req.Params, "argument")
+	arg, ok := jsonscan.Member(req.Params, "argument")
 	if !ok || arg[0] != '{' {
 		return c, invalidParams(`missing "argument" object`)
 	}
-	raw, _ = member(arg, "name")
+	raw, _ = jsonscan.Member(arg, "name")
 	c.Argument, _ = jsonscan.Unquote(raw)
-	raw, _ = member(arg, "value")
+	raw, _ = jsonscan.Member(arg, "value")
 	c.Value, _ = jsonscan.Unquote(raw)
 	return c, nil
 }
@@ -230,23 +227,14 @@ func Completions(suggestions []string, typed string) any {
 	}{completion{values, total, total > len(values)}}
 }
 
-// wantsLog reports whether a notifications/message passes the session's
-// level; before any logging/setLevel every level passes.
-func (s *ServerSession) wantsLog(params any, msg []byte) bool {
-	s.mu.Lock()
-	floor := s.logLevel
-	s.mu.Unlock()
-	if floor < 0 {
-		return true
-	}
-	var level string
+// MessageLevel is the severity (LogLevel) of a notifications/message, given as the params
+// RequestContext.Log built or else read from the encoded message; -1 when it names none.
+func MessageLevel(params any, msg []byte) int {
 	if p, ok := params.(logParams); ok {
-		level = p.Level
-	} else {
-		p, _ := member(msg, "params")
-		raw, _ := member(p, "level")
-		level, _ = jsonscan.Unquote(raw)
+		return LogLevel(p.Level)
 	}
-	i := slices.Index(logLevels, level)
-	return i < 0 || i >= floor
+	p, _ := jsonscan.Member(msg, "params")
+	raw, _ := jsonscan.Member(p, "level")
+	level, _ := jsonscan.Unquote(raw)
+	return LogLevel(level)
 }

@@ -6,11 +6,16 @@ import (
 	"net/url"
 
 	"github.com/octo-run/octo/mcp/jsonrpc"
+	"github.com/octo-run/octo/mcp/stream"
 )
 
 // HeaderProtocolVersion is the header a client sends after initialize with the
 // negotiated revision (2025-06-18 and later).
 const HeaderProtocolVersion = "Mcp-Protocol-Version"
+
+// HeaderSessionID carries the Streamable HTTP session id (case-insensitive on
+// the wire; this is net/http's canonical form).
+const HeaderSessionID = "Mcp-Session-Id"
 
 // HTTPRequest is what ServeStateless needs of an HTTP request. Header keys are
 // in canonical form, as net/http gives them.
@@ -44,7 +49,7 @@ type HTTPResponse struct {
 	// Stream, when set, is the answer instead of Body: server-sent events to write as they
 	// come (ContentType says text/event-stream). The writer must Close it when it stops
 	// reading, whether it ended or the client left: that cancels what is still running.
-	Stream EventStream
+	Stream stream.Stream
 }
 
 // ContentTypeJSON is the media type of a JSON answer.
@@ -76,20 +81,20 @@ func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPRespons
 			Body:        notAllowedBody,
 		}
 	}
-	if s.modernRequest(in) {
-		return s.serveModern(ctx, in)
+	if s.IsModernRequest(in) {
+		return s.ServeModern(ctx, in)
 	}
 	msgs, batch, perr := jsonrpc.Decode(in.Body)
 	if perr != nil {
 		return jsonResponse(http.StatusBadRequest, jsonrpc.AppendError(nil, jsonrpc.ID{}, perr))
 	}
-	version, announced := headerVersion(in.Header)
-	if announced && !s.versions().Speaks(version) && !(!batch && isInitialize(&msgs[0])) {
+	version, announced := AnnouncedVersion(in.Header)
+	if announced && !s.VersionPolicy().Speaks(version) && !(!batch && IsInitialize(&msgs[0])) {
 		return jsonResponse(http.StatusBadRequest, jsonrpc.AppendError(nil, jsonrpc.ID{}, &jsonrpc.Error{
 			Code: jsonrpc.CodeInvalidRequest,
 			Message: "Bad Request: unsupported " + HeaderProtocolVersion + " \"" + version +
-				"\"; this server speaks " + s.versions().List(),
-			Data: map[string]any{"supported": s.versions().Supported, "requested": version},
+				"\"; this server speaks " + s.VersionPolicy().List(),
+			Data: map[string]any{"supported": s.VersionPolicy().Supported, "requested": version},
 		}))
 	}
 	if !announced {
@@ -103,14 +108,15 @@ func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPRespons
 		return jsonResponse(http.StatusBadRequest, jsonrpc.AppendError(nil, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Invalid Request: JSON-RPC batches are not supported in protocol version %s", version)))
 	}
-	if err := s.checkBatch(len(msgs)); err != nil {
+	if err := s.CheckBatch(len(msgs)); err != nil {
 		return jsonResponse(http.StatusBadRequest, jsonrpc.AppendError(nil, jsonrpc.ID{}, err))
 	}
 	rc.budget = s.newBudget(len(in.Body))
 	return s.serveBatch(ctx, msgs, rc)
 }
 
-func headerVersion(h http.Header) (string, bool) {
+// AnnouncedVersion is the MCP-Protocol-Version header's revision, and whether there is one.
+func AnnouncedVersion(h http.Header) (string, bool) {
 	v, ok := h[HeaderProtocolVersion]
 	if !ok || len(v) == 0 {
 		return "", false
@@ -118,7 +124,8 @@ func headerVersion(h http.Header) (string, bool) {
 	return v[0], true
 }
 
-func isInitialize(m *jsonrpc.Message) bool {
+// IsInitialize reports whether m is an initialize request.
+func IsInitialize(m *jsonrpc.Message) bool {
 	return m.Kind == jsonrpc.KindRequest && m.Method == "initialize"
 }
 
@@ -165,14 +172,14 @@ func (s *Server) serveBatch(ctx context.Context, msgs []jsonrpc.Message, base Re
 		switch {
 		case m.Kind == jsonrpc.KindInvalid:
 			out = jsonrpc.AppendError(out, m.ID, m.Error)
-		case isInitialize(m):
+		case IsInitialize(m):
 			out = jsonrpc.AppendError(out, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 				"Invalid Request: initialize must not be part of a batch"))
 		case m.Kind == jsonrpc.KindRequest:
 			// Answered one after another, so only the answers that fit stay.
 			start := len(out)
 			out = jsonrpc.AppendResponse(out, s.Handle(ctx, &m.Request, &rc))
-			if refused, ok := rc.fitAnswer(m.ID, out[start:]); !ok {
+			if refused, ok := rc.FitAnswer(m.ID, out[start:]); !ok {
 				out = append(out[:start], refused...)
 			}
 		case m.Kind == jsonrpc.KindNotification:

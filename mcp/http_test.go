@@ -1,4 +1,4 @@
-package mcp
+package mcp_test
 
 import (
 	"context"
@@ -10,27 +10,30 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/internal/mcptest"
 )
 
 func TestServeStateless(t *testing.T) {
-	s := newRouterServer(t)
-	post := func(body string, header ...string) HTTPRequest {
+	s := mcptest.RouterServer(t)
+	post := func(body string, header ...string) mcp.HTTPRequest {
 		h := http.Header{}
 		for i := 0; i+1 < len(header); i += 2 {
 			h.Set(header[i], header[i+1])
 		}
-		return HTTPRequest{Method: http.MethodPost, Header: h, Body: []byte(body), Vars: map[string]any{"sub": "alice"}}
+		return mcp.HTTPRequest{Method: http.MethodPost, Header: h, Body: []byte(body), Vars: map[string]any{"sub": "alice"}}
 	}
 	tests := []struct {
 		name   string
-		in     HTTPRequest
+		in     mcp.HTTPRequest
 		status int
 		allow  string
 		body   string // exact; "" means no body
 	}{
-		{"a GET is 405 with Allow: POST", HTTPRequest{Method: http.MethodGet, Header: http.Header{"Accept": {"text/event-stream"}}},
+		{"a GET is 405 with Allow: POST", mcp.HTTPRequest{Method: http.MethodGet, Header: http.Header{"Accept": {"text/event-stream"}}},
 			405, "POST", `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Method not allowed: this MCP endpoint is stateless and accepts POST only"}}`},
-		{"a DELETE is 405 with Allow: POST", HTTPRequest{Method: http.MethodDelete}, 405, "POST",
+		{"a DELETE is 405 with Allow: POST", mcp.HTTPRequest{Method: http.MethodDelete}, 405, "POST",
 			`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Method not allowed: this MCP endpoint is stateless and accepts POST only"}}`},
 		{"a request gets one JSON answer with its string id", post(`{"jsonrpc":"2.0","id":"abc","method":"ping"}`), 200, "",
 			`{"jsonrpc":"2.0","id":"abc","result":{}}`},
@@ -93,29 +96,8 @@ func TestServeStateless(t *testing.T) {
 	}
 }
 
-// statelessHandler is the thinnest possible HTTP adapter, as a connector
-// would write it.
-func statelessHandler(s *Server) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		out := s.ServeStateless(r.Context(), HTTPRequest{Method: r.Method, Header: r.Header, Body: body})
-		for k, v := range out.Header {
-			w.Header()[k] = v
-		}
-		if out.ContentType != "" {
-			w.Header().Set("Content-Type", out.ContentType)
-		}
-		w.WriteHeader(out.Status)
-		_, _ = w.Write(out.Body)
-	})
-}
-
 func TestRawHTTPOverASocket(t *testing.T) {
-	srv := httptest.NewServer(statelessHandler(newRouterServer(t)))
+	srv := httptest.NewServer(mcptest.StatelessHandler(mcptest.RouterServer(t)))
 	defer srv.Close()
 	tests := []struct {
 		name, method, body string
@@ -123,7 +105,7 @@ func TestRawHTTPOverASocket(t *testing.T) {
 		want               string
 	}{
 		{"a POST gets its JSON answer", http.MethodPost, `{"jsonrpc":"2.0","id":"x","method":"ping"}`, 200, `{"jsonrpc":"2.0","id":"x","result":{}}`},
-		{"a GET is refused with 405", http.MethodGet, "", 405, string(notAllowedBody)},
+		{"a GET is refused with 405", http.MethodGet, "", 405, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Method not allowed: this MCP endpoint is stateless and accepts POST only"}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,22 +126,22 @@ func TestRawHTTPOverASocket(t *testing.T) {
 // benchTools is the trivial provider the hot-path benchmark calls.
 type benchTools struct{}
 
-func (benchTools) ListTools(context.Context, *RequestContext, string) ([]Tool, string, error) {
-	return []Tool{{Name: "add"}}, "", nil
+func (benchTools) ListTools(context.Context, *mcp.RequestContext, string) ([]mcp.Tool, string, error) {
+	return []mcp.Tool{{Name: "add"}}, "", nil
 }
 
-func (benchTools) CallTool(_ context.Context, _ *RequestContext, name string, _ json.RawMessage) (*CallToolResult, error) {
+func (benchTools) CallTool(_ context.Context, _ *mcp.RequestContext, name string, _ json.RawMessage) (*mcp.CallToolResult, error) {
 	if name != "add" {
-		return nil, ErrUnknownTool
+		return nil, mcp.ErrUnknownTool
 	}
-	return &CallToolResult{Content: []Content{TextContent("3")}}, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("3")}}, nil
 }
 
 func BenchmarkServeStatelessToolsCall(b *testing.B) {
-	s := &Server{Info: Implementation{Name: "bench", Version: "1"}, Versions: RouterVersions, Tools: benchTools{}, UnknownTool: UnknownToolAsResult}
-	in := HTTPRequest{
+	s := &mcp.Server{Info: mcp.Implementation{Name: "bench", Version: "1"}, Versions: mcp.RouterVersions, Tools: benchTools{}, UnknownTool: mcp.UnknownToolAsResult}
+	in := mcp.HTTPRequest{
 		Method: http.MethodPost,
-		Header: http.Header{"Content-Type": {"application/json"}, HeaderProtocolVersion: {Version20250618}},
+		Header: http.Header{"Content-Type": {"application/json"}, mcp.HeaderProtocolVersion: {mcp.Version20250618}},
 		Body:   []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"progressToken":"t"}}}`),
 	}
 	want := `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"3"}]}}`
@@ -173,8 +155,8 @@ func BenchmarkServeStatelessToolsCall(b *testing.B) {
 }
 
 func BenchmarkServeStatelessToolsList(b *testing.B) {
-	s := &Server{Info: Implementation{Name: "bench", Version: "1"}, Tools: benchTools{}, CacheLists: true}
-	in := HTTPRequest{Method: http.MethodPost, Header: http.Header{}, Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)}
+	s := &mcp.Server{Info: mcp.Implementation{Name: "bench", Version: "1"}, Tools: benchTools{}, CacheLists: true}
+	in := mcp.HTTPRequest{Method: http.MethodPost, Header: http.Header{}, Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)}
 	b.ReportAllocs()
 	for b.Loop() {
 		s.ServeStateless(context.Background(), in)
@@ -182,10 +164,10 @@ func BenchmarkServeStatelessToolsList(b *testing.B) {
 }
 
 func TestStatelessLimits(t *testing.T) {
-	s := newRouterServer(t)
+	s := mcptest.RouterServer(t)
 	s.MaxBatch, s.MaxResponseBytes = 3, 1000
-	post := func(body string) HTTPResponse {
-		return s.ServeStateless(context.Background(), HTTPRequest{Method: http.MethodPost, Header: http.Header{}, Body: []byte(body)})
+	post := func(body string) mcp.HTTPResponse {
+		return s.ServeStateless(context.Background(), mcp.HTTPRequest{Method: http.MethodPost, Header: http.Header{}, Body: []byte(body)})
 	}
 	const (
 		ping = `{"jsonrpc":"2.0","id":1,"method":"ping"}`

@@ -3,7 +3,7 @@
 // The official Go SDK is a test-only dependency whose go.sum entries the
 // module does not hold yet; run with -tags sdkinterop once they are there.
 
-package mcp
+package mcp_test
 
 import (
 	"context"
@@ -12,13 +12,15 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/internal/mcptest"
 )
 
 // TestOfficialClientOverHTTP drives the server through a real socket with the
 // official Go SDK client, which negotiates, sends the version header, probes
 // GET and reads every answer strictly.
 func TestOfficialClientOverHTTP(t *testing.T) {
-	srv := httptest.NewServer(statelessHandler(newRouterServer(t)))
+	srv := httptest.NewServer(mcptest.StatelessHandler(mcptest.RouterServer(t)))
 	defer srv.Close()
 	ctx := context.Background()
 	client := sdk.NewClient(&sdk.Implementation{Name: "probe", Version: "1"}, nil)
@@ -29,7 +31,7 @@ func TestOfficialClientOverHTTP(t *testing.T) {
 	defer cs.Close()
 
 	t.Run("the handshake negotiates the router's newest version", func(t *testing.T) {
-		if v := cs.InitializeResult().ProtocolVersion; v != Version20250618 {
+		if v := cs.InitializeResult().ProtocolVersion; v != mcp.Version20250618 {
 			t.Fatalf("negotiated %q", v)
 		}
 	})

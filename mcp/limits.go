@@ -46,9 +46,9 @@ func (s *Server) checkLimits() error {
 	return errors.Join(errs...)
 }
 
-// checkBatch refuses a batch of n messages when it is longer than the server
+// CheckBatch refuses a batch of n messages when it is longer than the server
 // takes; the whole batch gets this one error, as its messages were not read.
-func (s *Server) checkBatch(n int) *jsonrpc.Error {
+func (s *Server) CheckBatch(n int) *jsonrpc.Error {
 	if max := s.maxBatch(); n > max {
 		return jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Invalid Request: a batch of %d messages is over the limit of %d (maxBatch); send fewer messages per request", n, max)
@@ -75,6 +75,10 @@ func (s *Server) newBudget(size int) *budget {
 	b.left.Store(b.limit)
 	return b
 }
+
+// Budget gives rc the room for the answers to one POST body or stdio line of size bytes
+// (see newBudget); the requests of a batch share one context's budget.
+func (s *Server) Budget(rc *RequestContext, size int) { rc.budget = s.newBudget(size) }
 
 // answerLimit is how many bytes the answers to a request of size bytes may take: the
 // server's maxResponseBytes, or twice the request when that is more (scaled).
@@ -142,10 +146,10 @@ func (rc *RequestContext) Reserve(n int) error {
 	return nil
 }
 
-// fitAnswer charges the encoded answer msg to the request's budget, counting
+// FitAnswer charges the encoded answer msg to the request's budget, counting
 // what the provider reserved. When it does not fit it returns an error
 // answer for the same id (which costs nothing) and false.
-func (rc *RequestContext) fitAnswer(id jsonrpc.ID, msg []byte) ([]byte, bool) {
+func (rc *RequestContext) FitAnswer(id jsonrpc.ID, msg []byte) ([]byte, bool) {
 	b := rc.budget
 	if b == nil {
 		return msg, true

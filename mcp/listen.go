@@ -5,17 +5,21 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"sync"
 
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
 	"github.com/octo-run/octo/mcp/jsonrpc"
+	"github.com/octo-run/octo/mcp/stream"
+	"github.com/octo-run/octo/mcp/tasks"
 )
 
 // This file is 2026-07-28's subscriptions/listen: in place of a session's GET stream and
 // resources/subscribe, a client POSTs the notifications it wants and keeps the answer open
 // as an event stream. The stream opens with notifications/subscriptions/acknowledged and then
 // carries the list changes, resource updates and task status changes (tasknotify.go) the filter
-// names, each tagged with the listen request's id as its subscription id. Only a Stateful
-// server has changes to announce.
+// names, each tagged with the listen request's id as its subscription id. Only a server that
+// announces changes (Listen) has any.
 
 // MetaSubscriptionID tags a notification with the subscriptions/listen request it belongs to.
 const MetaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
@@ -32,14 +36,14 @@ type subscriptionFilter struct {
 
 // listener is one open subscriptions/listen stream.
 type listener struct {
-	q      *queue
+	q      *stream.Queue
 	id     json.RawMessage // the listen request's id: the subscription id
 	filter subscriptionFilter
 	owner  string          // who listens (requester): it hears only of its own tasks
 	tasks  map[string]bool // filter.TaskIDs as a set
 }
 
-// listeners are a Stateful server's open listen streams.
+// listeners are the open listen streams of a server that announces changes (Listen).
 type listeners struct {
 	mu  sync.Mutex
 	set map[*listener]struct{}
@@ -105,12 +109,12 @@ func (ls *listeners) add(l *listener, ack []byte) bool {
 	if len(ls.set) >= ls.max {
 		return false
 	}
-	l.q = newQueue("", func() {
+	l.q = stream.New("", func() {
 		ls.mu.Lock()
 		delete(ls.set, l)
 		ls.mu.Unlock()
 	})
-	_ = l.q.push(context.Background(), "message", ack, false)
+	_ = l.q.Push(context.Background(), "message", ack, false)
 	ls.set[l] = struct{}{}
 	return true
 }
@@ -129,7 +133,7 @@ func (s *Server) honoured(f subscriptionFilter, meta []byte, owner string) (subs
 	if len(f.TaskIDs) == 0 {
 		return f, nil
 	}
-	caps, _ := member(meta, MetaClientCapabilities)
+	caps, _ := jsonscan.Member(meta, MetaClientCapabilities)
 	switch {
 	case s.Tasks == nil:
 		f.TaskIDs = nil
@@ -141,6 +145,38 @@ func (s *Server) honoured(f subscriptionFilter, meta []byte, owner string) (subs
 		f.TaskIDs = s.visible(context.Background(), f.TaskIDs, owner)
 	}
 	return f, nil
+}
+
+// Listen lets clients open subscriptions/listen streams, at most max at once, and has them hear
+// of the changes to the tasks they name. It is for a front that has changes to announce (the
+// stateful one, session.New), which then calls ListChanged and ResourceUpdated on a change and
+// stop when it closes: every listen stream ends.
+func (s *Server) Listen(max int) (stop func()) {
+	ls := &listeners{set: map[*listener]struct{}{}, max: max}
+	s.listeners = ls
+	unwatch := func() {}
+	if s.Tasks != nil {
+		unwatch = s.Tasks.Watch("", func(r *tasks.Record) {
+			ls.sendTask(r, func() []byte { return s.encodeTask(r, "", true) })
+		})
+	}
+	return func() {
+		unwatch()
+		ls.end()
+	}
+}
+
+// ListChanged tells the listen streams that asked that the list of kind ("tools", "resources"
+// or "prompts") changed.
+func (s *Server) ListChanged(kind string) {
+	s.listeners.send("notifications/"+kind+"/list_changed", nil, func(l *listener) bool { return l.wants(kind) })
+}
+
+// ResourceUpdated tells the listen streams that name uri that it changed.
+func (s *Server) ResourceUpdated(uri string) {
+	s.listeners.send("notifications/resources/updated", map[string]any{"uri": uri}, func(l *listener) bool {
+		return slices.Contains(l.filter.ResourceSubscriptions, uri)
+	})
 }
 
 // send pushes a notification to the listeners match picks, tagged with each one's id; a
@@ -163,7 +199,7 @@ func (ls *listeners) send(method string, params map[string]any, match func(*list
 			p[k] = v
 		}
 		if msg, err := jsonrpc.EncodeNotification(method, p); err == nil {
-			if errors.Is(l.q.push(context.Background(), "message", msg, false), errQueueFull) {
+			if errors.Is(l.q.Push(context.Background(), "message", msg, false), stream.ErrFull) {
 				ls.drop(l)
 			}
 		}
@@ -179,7 +215,7 @@ func (ls *listeners) drop(l *listener) {
 	ls.mu.Lock()
 	delete(ls.set, l)
 	ls.mu.Unlock()
-	l.q.end()
+	l.q.End()
 }
 
 // end closes every listen stream (the server is closing).
@@ -194,6 +230,6 @@ func (ls *listeners) end() {
 	}
 	ls.mu.Unlock()
 	for _, l := range all {
-		l.q.end()
+		l.q.End()
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/octo-run/octo/mcp/internal/jsonscan"
 	"github.com/octo-run/octo/mcp/jsonrpc"
+	"github.com/octo-run/octo/mcp/logsafe"
 )
 
 // This file serves the stateless revision, 2026-07-28, beside the older ones on the same
@@ -66,38 +67,38 @@ type CacheHints struct {
 	Public bool
 }
 
-// modernRequest reports whether a POST with no session speaks a stateless revision: its
+// IsModernRequest reports whether a POST with no session speaks a stateless revision: its
 // params._meta names a protocol version (a key no client of the older revisions sends), so a
 // wrong one is answered as that revision does, or its MCP-Protocol-Version header names a
 // stateless revision and it is not an initialize (which never looks at the header, pitfall 2).
-func (s *Server) modernRequest(in HTTPRequest) bool {
-	v := s.versions()
+func (s *Server) IsModernRequest(in HTTPRequest) bool {
+	v := s.VersionPolicy()
 	if len(v.Stateless) == 0 {
 		return false
 	}
 	if bytes.Contains(in.Body, []byte(MetaProtocolVersion)) {
-		params, _ := member(in.Body, "params")
-		meta, _ := member(params, "_meta")
-		if _, ok := member(meta, MetaProtocolVersion); ok {
+		params, _ := jsonscan.Member(in.Body, "params")
+		meta, _ := jsonscan.Member(params, "_meta")
+		if _, ok := jsonscan.Member(meta, MetaProtocolVersion); ok {
 			return true
 		}
 	}
-	h, ok := headerVersion(in.Header)
+	h, ok := AnnouncedVersion(in.Header)
 	if !ok || !slices.Contains(v.Stateless, h) {
 		return false
 	}
-	method, _ := member(in.Body, "method")
+	method, _ := jsonscan.Member(in.Body, "method")
 	return string(method) != `"initialize"`
 }
 
-// requestVersion is the revision a sessionless request came with, for the traffic log: its
+// RequestVersion is the revision a sessionless request came with, for the traffic log: its
 // MCP-Protocol-Version header, else its params._meta's protocol version.
-func requestVersion(h http.Header, m *jsonrpc.Message) string {
-	if v, ok := headerVersion(h); ok {
+func RequestVersion(h http.Header, m *jsonrpc.Message) string {
+	if v, ok := AnnouncedVersion(h); ok {
 		return v
 	}
-	meta, _ := member(m.Params, "_meta")
-	raw, _ := member(meta, MetaProtocolVersion)
+	meta, _ := jsonscan.Member(m.Params, "_meta")
+	raw, _ := jsonscan.Member(meta, MetaProtocolVersion)
 	v, _ := jsonscan.Unquote(raw)
 	return v
 }
@@ -108,9 +109,9 @@ func (v Versions) supportedVersions() []string {
 	return append(slices.Clip(v.Stateless), v.Supported...)
 }
 
-// serveModern answers one 2026-07-28 POST: one request, checked against its headers, then
+// ServeModern answers one 2026-07-28 POST: one request, checked against its headers, then
 // served as the stateless server serves any request; errors keep the request's id.
-func (s *Server) serveModern(ctx context.Context, in HTTPRequest) HTTPResponse {
+func (s *Server) ServeModern(ctx context.Context, in HTTPRequest) HTTPResponse {
 	msgs, batch, perr := jsonrpc.Decode(in.Body)
 	switch {
 	case perr != nil:
@@ -170,26 +171,26 @@ func modernError(id jsonrpc.ID, e *jsonrpc.Error) HTTPResponse {
 // checkModern checks a 2026-07-28 request's _meta and headers and returns its _meta: the
 // revision in both, a capabilities object, and Mcp-Method and Mcp-Name equal to the body's.
 func (s *Server) checkModern(m *jsonrpc.Message, h http.Header) ([]byte, *jsonrpc.Error) {
-	header, ok := headerVersion(h)
+	header, ok := AnnouncedVersion(h)
 	if !ok {
 		return nil, headerMismatch("missing the %s header", HeaderProtocolVersion)
 	}
-	meta, ok := member(m.Params, "_meta")
+	meta, ok := jsonscan.Member(m.Params, "_meta")
 	if !ok || meta[0] != '{' {
 		return nil, invalidParams("params._meta with %s and %s is required", MetaProtocolVersion, MetaClientCapabilities)
 	}
-	rawVersion, ok := member(meta, MetaProtocolVersion)
+	rawVersion, ok := jsonscan.Member(meta, MetaProtocolVersion)
 	if !ok {
 		return nil, invalidParams("params._meta lacks %s", MetaProtocolVersion)
 	}
-	if caps, ok := member(meta, MetaClientCapabilities); !ok || caps[0] != '{' {
+	if caps, ok := jsonscan.Member(meta, MetaClientCapabilities); !ok || caps[0] != '{' {
 		return nil, invalidParams("params._meta lacks %s (an object)", MetaClientCapabilities)
 	}
 	version, _ := jsonscan.Unquote(rawVersion)
 	if version != header {
 		return nil, headerMismatch("%s %q differs from _meta %s %q", HeaderProtocolVersion, header, MetaProtocolVersion, version)
 	}
-	if v := s.versions(); !slices.Contains(v.Stateless, version) {
+	if v := s.VersionPolicy(); !slices.Contains(v.Stateless, version) {
 		return nil, &jsonrpc.Error{Code: CodeUnsupportedVersion, Message: "Unsupported protocol version " + version,
 			Data: map[string]any{"supported": v.supportedVersions(), "requested": version}}
 	}
@@ -197,7 +198,7 @@ func (s *Server) checkModern(m *jsonrpc.Message, h http.Header) ([]byte, *jsonrp
 		return nil, e
 	}
 	if key := NameKey(m.Method); key != "" {
-		raw, _ := member(m.Params, key)
+		raw, _ := jsonscan.Member(m.Params, key)
 		name, _ := jsonscan.Unquote(raw)
 		if e := mirrored(h, HeaderName, name, raw != nil); e != nil {
 			return nil, e
@@ -235,7 +236,7 @@ func mirrored(h http.Header, key, want string, inBody bool) *jsonrpc.Error {
 	case !sent && inBody:
 		return headerMismatch("missing the %s header", key)
 	case sent && got != want:
-		return headerMismatch("the %s header %q differs from the body's %q", key, clip(got), clip(want))
+		return headerMismatch("the %s header %q differs from the body's %q", key, logsafe.Clip(got), logsafe.Clip(want))
 	}
 	return nil
 }
@@ -247,7 +248,7 @@ func headerMismatch(format string, args ...any) *jsonrpc.Error {
 // logLevelOf returns the place in logLevels of _meta's logLevel, or len(logLevels) when the
 // request named none: then no log reaches it.
 func logLevelOf(meta []byte) int {
-	raw, _ := member(meta, MetaLogLevel)
+	raw, _ := jsonscan.Member(meta, MetaLogLevel)
 	if name, ok := jsonscan.Unquote(raw); ok {
 		if i := slices.Index(logLevels, name); i >= 0 {
 			return i
@@ -263,7 +264,7 @@ func (s *Server) modernize(method string, result []byte) []byte {
 	if len(result) < 2 || result[0] != '{' {
 		return result
 	}
-	if _, ok := member(result, "resultType"); ok {
+	if _, ok := jsonscan.Member(result, "resultType"); ok {
 		return result
 	}
 	out := make([]byte, 0, len(result)+64)
@@ -286,7 +287,7 @@ func (s *Server) modernize(method string, result []byte) []byte {
 
 // discover answers server/discover: the revisions, the capabilities and, in _meta, serverInfo.
 // The subscription flags are declared only when subscriptions/listen can deliver them (a
-// Stateful server).
+// stateful front, session.New).
 func (s *Server) discover() (json.RawMessage, error) {
 	caps := s.capabilities()
 	if s.Tasks != nil {
@@ -308,7 +309,7 @@ func (s *Server) discover() (json.RawMessage, error) {
 		Capabilities      serverCaps     `json:"capabilities"`
 		Instructions      string         `json:"instructions,omitempty"`
 		Meta              map[string]any `json:"_meta"`
-	}{s.versions().supportedVersions(), caps, s.Instructions, map[string]any{MetaServerInfo: s.Info}})
+	}{s.VersionPolicy().supportedVersions(), caps, s.Instructions, map[string]any{MetaServerInfo: s.Info}})
 	if err != nil {
 		return nil, fmt.Errorf("encode server/discover: %w", err)
 	}

@@ -67,11 +67,11 @@ func (rc *RequestContext) Ask(ctx context.Context, key, method string, params an
 		return nil, err
 	}
 	if c := capabilityFor(method); c != "" {
-		if v, ok := member(t.caps, c); !ok || v[0] != '{' {
+		if v, ok := jsonscan.Member(t.caps, c); !ok || v[0] != '{' {
 			return nil, missingCapability(c, method, struct{}{})
 		}
 	}
-	if mode := elicitMode(method, b); mode == ElicitURL && !DeclaresElicitMode(t.caps, mode) {
+	if mode := ElicitMode(method, b); mode == ElicitURL && !DeclaresElicitMode(t.caps, mode) {
 		return nil, missingCapability("elicitation.url", method, map[string]any{"url": struct{}{}})
 	}
 	if v, ok := t.given[key]; ok {
@@ -86,20 +86,20 @@ func (rc *RequestContext) Ask(ctx context.Context, key, method string, params an
 // requestState this server did not sign for this method and name is -32602.
 func (s *Server) startRounds(m *jsonrpc.Message, meta []byte, rc *RequestContext) *jsonrpc.Error {
 	t := &inputRounds{given: map[string]json.RawMessage{}, used: map[string]json.RawMessage{}, srv: s}
-	t.caps, _ = member(meta, MetaClientCapabilities)
+	t.caps, _ = jsonscan.Member(meta, MetaClientCapabilities)
 	t.target = m.Method
 	if key := NameKey(m.Method); key != "" {
-		raw, _ := member(m.Params, key)
+		raw, _ := jsonscan.Member(m.Params, key)
 		name, _ := jsonscan.Unquote(raw)
 		t.target += "\x00" + name
 	}
-	if raw, ok := member(m.Params, "requestState"); ok {
+	if raw, ok := jsonscan.Member(m.Params, "requestState"); ok {
 		state, _ := jsonscan.Unquote(raw)
 		if !s.openState(state, t) {
 			return invalidParams("requestState failed its integrity check; start the request again without it")
 		}
 	}
-	if raw, ok := member(m.Params, "inputResponses"); ok {
+	if raw, ok := jsonscan.Member(m.Params, "inputResponses"); ok {
 		if raw[0] != '{' {
 			return invalidParams("inputResponses must be an object, got %s", jsonscan.Kind(raw))
 		}

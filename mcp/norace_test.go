@@ -1,5 +1,5 @@
 //go:build !race
 
-package mcp
+package mcp_test
 
 const raceEnabled = false

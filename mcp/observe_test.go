@@ -1,4 +1,4 @@
-package mcp
+package mcp_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/internal/mcptest"
 	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
@@ -31,14 +33,14 @@ func (p tallyProbe) Done(start time.Time, fail string) {
 	p.t.mu.Unlock()
 }
 
-func (t *tally) probes(method, tool string) Probe {
+func (t *tally) probes(method, tool string) mcp.Probe {
 	t.made = append(t.made, method+" "+tool)
 	return tallyProbe{t, strings.TrimSpace(method + " " + tool)}
 }
 
 func TestEveryRequestIsObservedByMethodAndToolWithHowItEnded(t *testing.T) {
 	tl := &tally{count: map[string]int{}}
-	s := newRouterServer(t)
+	s := mcptest.RouterServer(t)
 	s.Probes = tl.probes
 	for _, body := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize"}`,
@@ -89,14 +91,4 @@ func TestEveryRequestIsObservedByMethodAndToolWithHowItEnded(t *testing.T) {
 			t.Error("a probe was made for a tool the server does not have")
 		}
 	})
-}
-
-func TestAServerWithoutProbesObservesNothing(t *testing.T) {
-	s := newRouterServer(t)
-	if got := roundTrip(t, s, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`, nil); !strings.Contains(got, `"result"`) {
-		t.Fatal(got)
-	}
-	if s.probeSet.tools.Load() != nil {
-		t.Fatal("probes were made without Probes")
-	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/octo-run/octo/mcp/internal/jsonscan"
 	"github.com/octo-run/octo/mcp/jsonrpc"
+	"github.com/octo-run/octo/mcp/logsafe"
 	"github.com/octo-run/octo/mcp/schema"
 )
 
@@ -42,13 +43,13 @@ func (s *Server) checkParamHeaders(m *jsonrpc.Message, h http.Header) *jsonrpc.E
 	if !ok {
 		return nil
 	}
-	raw, _ := member(m.Params, "name")
+	raw, _ := jsonscan.Member(m.Params, "name")
 	name, _ := jsonscan.Unquote(raw)
 	params := tp.ParamHeaders(name)
 	if len(params) == 0 {
 		return nil
 	}
-	args, _ := member(m.Params, "arguments")
+	args, _ := jsonscan.Member(m.Params, "arguments")
 	for _, p := range params {
 		if e := checkParamHeader(h, p, args); e != nil {
 			return e
@@ -72,7 +73,7 @@ func checkParamHeader(h http.Header, p schema.ParamHeader, args []byte) *jsonrpc
 	case !inBody:
 		return headerMismatch("the %s header is set but %s is absent or null", key, arg)
 	case !sameArgument(got, val):
-		return headerMismatch("the %s header %q differs from %s %s", key, clip(got), arg, clip(string(val)))
+		return headerMismatch("the %s header %q differs from %s %s", key, logsafe.Clip(got), arg, logsafe.Clip(string(val)))
 	}
 	return nil
 }
@@ -85,7 +86,7 @@ func argumentAt(args []byte, path []string) ([]byte, bool) {
 			return nil, false
 		}
 		var ok bool
-		if v, ok = member(v, k); !ok {
+		if v, ok = jsonscan.Member(v, k); !ok {
 			return nil, false
 		}
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/octo-run/octo/mcp/jsonrpc"
+	"github.com/octo-run/octo/mcp/stream"
 )
 
 // Errors a provider returns so the server answers the protocol's way; wrap
@@ -144,4 +146,25 @@ func (rc *RequestContext) Log(ctx context.Context, level, logger string, data an
 		return nil
 	}
 	return rc.Notifier.Notify(ctx, "notifications/message", logParams{level, logger, data})
+}
+
+// Requester is implemented by what can ask the client (a stateful request's
+// Notifier, a stateful session).
+type Requester interface {
+	Request(ctx context.Context, method string, params any) (json.RawMessage, error)
+}
+
+// Request asks the client of this request a question (elicitation, sampling,
+// roots) and waits for its answer; see the session's Request. A stateless
+// server cannot ask: stream.ErrNoStream.
+func (rc *RequestContext) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	if rc != nil {
+		if r, ok := rc.Notifier.(Requester); ok {
+			return r.Request(ctx, method, params)
+		}
+		if r, ok := rc.Session.(Requester); ok {
+			return r.Request(ctx, method, params)
+		}
+	}
+	return nil, fmt.Errorf("%s: %w", method, stream.ErrNoStream)
 }

@@ -1,6 +1,6 @@
 //go:build race
 
-package mcp
+package mcp_test
 
 // raceEnabled: the race detector allocates on its own, so allocation counts are only checked
 // without it.

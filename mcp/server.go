@@ -99,7 +99,7 @@ type Server struct {
 	probeSet  probeSet
 	stateOnce sync.Once
 	stateKey  [32]byte   // signs requestState (mrtr.go)
-	listeners *listeners // subscriptions/listen streams; set by NewStateful
+	listeners *listeners // subscriptions/listen streams; nil until Listen
 	initOnce  sync.Once
 	initTail  []byte
 	lists     [4][fieldTiers]atomic.Pointer[[]byte] // by list slot and field tier
@@ -129,7 +129,7 @@ func (s *Server) Check() error {
 	if s.Info.Name == "" {
 		errs = append(errs, errors.New("server: serverInfo name is empty"))
 	}
-	errs = append(errs, s.versions().Check(), s.checkLimits())
+	errs = append(errs, s.VersionPolicy().Check(), s.checkLimits())
 	for m, h := range s.Handlers {
 		if coreMethods[m] {
 			errs = append(errs, fmt.Errorf("server: handler for %q would shadow the built-in method", m))
@@ -156,7 +156,8 @@ func (s *Server) Check() error {
 	return errors.Join(errs...)
 }
 
-func (s *Server) versions() Versions {
+// VersionPolicy is the version policy the server keeps: Versions, or MockVersions when unset.
+func (s *Server) VersionPolicy() Versions {
 	if len(s.Versions.Supported) == 0 {
 		return MockVersions
 	}
@@ -190,8 +191,8 @@ func (s *Server) Handle(ctx context.Context, req *jsonrpc.Request, rc *RequestCo
 	}
 	if err != nil {
 		resp.Error = toError(err)
-		if s.shuttingDown(ctx) {
-			resp.Error = errShuttingDown
+		if s.ShuttingDown(ctx) {
+			resp.Error = ErrShuttingDown
 		}
 		if rc.Version == Version20260728 && resp.Error.Code == jsonrpc.CodeResourceNotFound {
 			e := *resp.Error // 2026-07-28 reports an unknown resource as invalid params
@@ -271,6 +272,16 @@ func encodeResult(v any) (json.RawMessage, error) {
 	return b, nil
 }
 
+// ErrShuttingDown answers a request the server stopped, or did not start,
+// because it is shutting down.
+var ErrShuttingDown = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the server is shutting down")
+
+// ShuttingDown reports whether ctx ended because the server is shutting
+// down: its cause is the server's ShutdownCause.
+func (s *Server) ShuttingDown(ctx context.Context) bool {
+	return s.ShutdownCause != nil && ctx.Err() != nil && errors.Is(context.Cause(ctx), s.ShutdownCause)
+}
+
 func methodNotFound(method string) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: %s", method)
 }
@@ -298,7 +309,7 @@ func (s *Server) initialize(p params, rc *RequestContext) (json.RawMessage, erro
 	if perr != nil {
 		return nil, perr
 	}
-	rc.Version = s.versions().Negotiate(requested)
+	rc.Version = s.VersionPolicy().Negotiate(requested)
 	s.initOnce.Do(s.buildInitTail)
 	out := make([]byte, 0, len(s.initTail)+32)
 	out = append(out, `{"protocolVersion":`...)

@@ -1,4 +1,4 @@
-package mcp
+package mcp_test
 
 import (
 	"context"
@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/internal/mcptest"
 	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 // roundTrip decodes body, hands it to s and encodes the answer.
-func roundTrip(t *testing.T, s *Server, body string, rc *RequestContext) string {
+func roundTrip(t *testing.T, s *mcp.Server, body string, rc *mcp.RequestContext) string {
 	t.Helper()
 	msgs, _, err := jsonrpc.Decode([]byte(body))
 	if err != nil || len(msgs) != 1 || msgs[0].Kind != jsonrpc.KindRequest {
@@ -20,13 +22,13 @@ func roundTrip(t *testing.T, s *Server, body string, rc *RequestContext) string 
 }
 
 func TestHandle(t *testing.T) {
-	router := newRouterServer(t)
-	mock := &Server{Info: Implementation{Name: "mock", Version: "0.1"}, Versions: MockVersions,
-		Tools: newTestTools(t), UnknownTool: UnknownToolAsError}
-	bare := &Server{Info: Implementation{Name: "bare", Version: "0"}}
+	router := mcptest.RouterServer(t)
+	mock := &mcp.Server{Info: mcp.Implementation{Name: "mock", Version: "0.1"}, Versions: mcp.MockVersions,
+		Tools: mcptest.NewTools(t), UnknownTool: mcp.UnknownToolAsError}
+	bare := &mcp.Server{Info: mcp.Implementation{Name: "bare", Version: "0"}}
 	tests := []struct {
 		name   string
-		server *Server
+		server *mcp.Server
 		body   string
 		want   string
 	}{
@@ -51,7 +53,7 @@ func TestHandle(t *testing.T) {
 			`{"jsonrpc":"2.0","id":7,"result":{}}`},
 		{"tools/list keeps schemas verbatim, fills the default and omits nextCursor", router,
 			`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
-			`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","description":"Echoes its arguments.","inputSchema":{"type":"object"}},{"name":"weather","title":"Weather","inputSchema":` + weatherSchema + `,"annotations":{"readOnlyHint":true}}]}}`},
+			`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","description":"Echoes its arguments.","inputSchema":{"type":"object"}},{"name":"weather","title":"Weather","inputSchema":` + mcptest.WeatherSchema + `,"annotations":{"readOnlyHint":true}}]}}`},
 		{"tools/list with a cursor the provider never issued is invalid params", router,
 			`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"zzz"}}`,
 			`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid params: invalid cursor"}}`},
@@ -147,39 +149,39 @@ func TestHandle(t *testing.T) {
 }
 
 func TestHandleFillsTheRequestContext(t *testing.T) {
-	s := newRouterServer(t)
+	s := mcptest.RouterServer(t)
 	tests := []struct {
 		name string
 		body string
-		rc   *RequestContext
+		rc   *mcp.RequestContext
 		want string
 		sent []string
 	}{
 		{"vars, version, id and progress token reach the provider and progress is sent",
 			`{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"whoami","_meta":{"progressToken":"p-31"}}}`,
-			&RequestContext{Vars: map[string]any{"sub": "alice"}, Version: "2025-06-18", Notifier: new(recorder)},
+			&mcp.RequestContext{Vars: map[string]any{"sub": "alice"}, Version: "2025-06-18", Notifier: new(mcptest.Recorder)},
 			`sub=alice version=2025-06-18 token="p-31" id="c1"`,
 			[]string{`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p-31","progress":1,"total":2,"message":"halfway"}}`}},
 		{"an integer progress token is kept raw",
 			`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"whoami","_meta":{"progressToken":12}}}`,
-			&RequestContext{Notifier: new(recorder)},
+			&mcp.RequestContext{Notifier: new(mcptest.Recorder)},
 			`sub=<nil> version= token=12 id=12`,
 			[]string{`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":12,"progress":1,"total":2,"message":"halfway"}}`}},
 		{"no progress is sent without a token",
 			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami"}}`,
-			&RequestContext{Notifier: new(recorder)}, `sub=<nil> version= token= id=1`, nil},
+			&mcp.RequestContext{Notifier: new(mcptest.Recorder)}, `sub=<nil> version= token= id=1`, nil},
 		{"a fractional progress token is ignored",
 			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","_meta":{"progressToken":1.5}}}`,
-			&RequestContext{Notifier: new(recorder)}, `sub=<nil> version= token= id=1`, nil},
+			&mcp.RequestContext{Notifier: new(mcptest.Recorder)}, `sub=<nil> version= token= id=1`, nil},
 		{"a stateless request without a notifier drops progress quietly",
 			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","_meta":{"progressToken":"t"}}}`,
-			&RequestContext{}, `sub=<nil> version= token="t" id=1`, nil},
+			&mcp.RequestContext{}, `sub=<nil> version= token="t" id=1`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := roundTrip(t, s, tt.body, tt.rc)
 			var resp struct {
-				Result CallToolResult `json:"result"`
+				Result mcp.CallToolResult `json:"result"`
 			}
 			if err := json.Unmarshal([]byte(got), &resp); err != nil || len(resp.Result.Content) != 1 {
 				t.Fatalf("unexpected answer %s: %v", got, err)
@@ -188,8 +190,8 @@ func TestHandleFillsTheRequestContext(t *testing.T) {
 				t.Fatalf("provider saw %q, want %q", text, tt.want)
 			}
 			var sent []string
-			if r, ok := tt.rc.Notifier.(*recorder); ok {
-				sent = r.sent
+			if r, ok := tt.rc.Notifier.(*mcptest.Recorder); ok {
+				sent = r.Sent
 			}
 			if strings.Join(sent, "\n") != strings.Join(tt.sent, "\n") {
 				t.Fatalf("sent %q, want %q", sent, tt.sent)
@@ -197,7 +199,7 @@ func TestHandleFillsTheRequestContext(t *testing.T) {
 		})
 	}
 	t.Run("initialize records the negotiated version", func(t *testing.T) {
-		rc := &RequestContext{}
+		rc := &mcp.RequestContext{}
 		roundTrip(t, s, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}`, rc)
 		if rc.Version != "2025-03-26" {
 			t.Fatalf("rc.Version = %q", rc.Version)
@@ -207,22 +209,22 @@ func TestHandleFillsTheRequestContext(t *testing.T) {
 
 func TestHandleExtraMethodsAndNotifications(t *testing.T) {
 	var heard []string
-	s := &Server{
-		Info:         Implementation{Name: "mock", Version: "1"},
-		Capabilities: Capabilities{Logging: true},
-		Handlers: map[string]HandlerFunc{
-			"logging/setLevel": func(_ context.Context, req *jsonrpc.Request, _ *RequestContext) (any, error) {
+	s := &mcp.Server{
+		Info:         mcp.Implementation{Name: "mock", Version: "1"},
+		Capabilities: mcp.Capabilities{Logging: true},
+		Handlers: map[string]mcp.HandlerFunc{
+			"logging/setLevel": func(_ context.Context, req *jsonrpc.Request, _ *mcp.RequestContext) (any, error) {
 				heard = append(heard, "setLevel "+string(req.Params))
 				return nil, nil
 			},
-			"notifications/cancelled": func(_ context.Context, req *jsonrpc.Request, _ *RequestContext) (any, error) {
+			"notifications/cancelled": func(_ context.Context, req *jsonrpc.Request, _ *mcp.RequestContext) (any, error) {
 				heard = append(heard, "cancelled "+string(req.Params))
 				panic("a notification handler panics")
 			},
-			"x/raw": func(context.Context, *jsonrpc.Request, *RequestContext) (any, error) {
+			"x/raw": func(context.Context, *jsonrpc.Request, *mcp.RequestContext) (any, error) {
 				return json.RawMessage(`{"b":1,"a":2}`), nil
 			},
-			"x/bad": func(context.Context, *jsonrpc.Request, *RequestContext) (any, error) {
+			"x/bad": func(context.Context, *jsonrpc.Request, *mcp.RequestContext) (any, error) {
 				return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: bad level")
 			},
 		},
@@ -267,22 +269,22 @@ func TestHandleExtraMethodsAndNotifications(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	tools := newTestTools(t)
-	h := func(context.Context, *jsonrpc.Request, *RequestContext) (any, error) { return nil, nil }
+	tools := mcptest.NewTools(t)
+	h := func(context.Context, *jsonrpc.Request, *mcp.RequestContext) (any, error) { return nil, nil }
 	tests := []struct {
 		name    string
-		server  *Server
+		server  *mcp.Server
 		wantErr string
 	}{
-		{"a router-like server is consistent", newRouterServer(t), ""},
-		{"a server needs a name", &Server{}, "serverInfo name is empty"},
-		{"a broken version policy is reported", &Server{Info: Implementation{Name: "x"}, Versions: Versions{Supported: []string{"a"}, Unknown: "b"}}, `unknown version "b"`},
-		{"a handler may not shadow a core method", &Server{Info: Implementation{Name: "x"}, Handlers: map[string]HandlerFunc{"tools/call": h}}, `handler for "tools/call" would shadow`},
-		{"a nil handler is reported", &Server{Info: Implementation{Name: "x"}, Handlers: map[string]HandlerFunc{"x/y": nil}}, `handler for "x/y" is nil`},
-		{"subscribe needs its handlers", &Server{Info: Implementation{Name: "x"}, Resources: newTestResources(t), Capabilities: Capabilities{ResourcesSubscribe: true}}, "resources.subscribe declared"},
-		{"tools listChanged needs tools", &Server{Info: Implementation{Name: "x"}, Capabilities: Capabilities{ToolsListChanged: true}}, "tools.listChanged declared"},
-		{"completions need a handler", &Server{Info: Implementation{Name: "x"}, Capabilities: Capabilities{Completions: true}}, "completions declared"},
-		{"listChanged with a provider is fine", &Server{Info: Implementation{Name: "x"}, Tools: tools, Capabilities: Capabilities{ToolsListChanged: true}}, ""},
+		{"a router-like server is consistent", mcptest.RouterServer(t), ""},
+		{"a server needs a name", &mcp.Server{}, "serverInfo name is empty"},
+		{"a broken version policy is reported", &mcp.Server{Info: mcp.Implementation{Name: "x"}, Versions: mcp.Versions{Supported: []string{"a"}, Unknown: "b"}}, `unknown version "b"`},
+		{"a handler may not shadow a core method", &mcp.Server{Info: mcp.Implementation{Name: "x"}, Handlers: map[string]mcp.HandlerFunc{"tools/call": h}}, `handler for "tools/call" would shadow`},
+		{"a nil handler is reported", &mcp.Server{Info: mcp.Implementation{Name: "x"}, Handlers: map[string]mcp.HandlerFunc{"x/y": nil}}, `handler for "x/y" is nil`},
+		{"subscribe needs its handlers", &mcp.Server{Info: mcp.Implementation{Name: "x"}, Resources: mcptest.NewResources(t), Capabilities: mcp.Capabilities{ResourcesSubscribe: true}}, "resources.subscribe declared"},
+		{"tools listChanged needs tools", &mcp.Server{Info: mcp.Implementation{Name: "x"}, Capabilities: mcp.Capabilities{ToolsListChanged: true}}, "tools.listChanged declared"},
+		{"completions need a handler", &mcp.Server{Info: mcp.Implementation{Name: "x"}, Capabilities: mcp.Capabilities{Completions: true}}, "completions declared"},
+		{"listChanged with a provider is fine", &mcp.Server{Info: mcp.Implementation{Name: "x"}, Tools: tools, Capabilities: mcp.Capabilities{ToolsListChanged: true}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -295,12 +297,12 @@ func TestCheck(t *testing.T) {
 }
 
 func TestCapabilityFlags(t *testing.T) {
-	h := func(context.Context, *jsonrpc.Request, *RequestContext) (any, error) { return nil, nil }
-	s := &Server{
-		Info: Implementation{Name: "x", Version: "1"}, Tools: newTestTools(t), Resources: newTestResources(t), Prompts: testPrompts{},
-		Capabilities: Capabilities{ToolsListChanged: true, ResourcesSubscribe: true, ResourcesListChanged: true,
+	h := func(context.Context, *jsonrpc.Request, *mcp.RequestContext) (any, error) { return nil, nil }
+	s := &mcp.Server{
+		Info: mcp.Implementation{Name: "x", Version: "1"}, Tools: mcptest.NewTools(t), Resources: mcptest.NewResources(t), Prompts: mcptest.Prompts{},
+		Capabilities: mcp.Capabilities{ToolsListChanged: true, ResourcesSubscribe: true, ResourcesListChanged: true,
 			PromptsListChanged: true, Logging: true, Completions: true},
-		Handlers: map[string]HandlerFunc{"resources/subscribe": h, "resources/unsubscribe": h, "logging/setLevel": h, "completion/complete": h},
+		Handlers: map[string]mcp.HandlerFunc{"resources/subscribe": h, "resources/unsubscribe": h, "logging/setLevel": h, "completion/complete": h},
 	}
 	if err := s.Check(); err != nil {
 		t.Fatal(err)
@@ -314,13 +316,13 @@ func TestCapabilityFlags(t *testing.T) {
 
 // countingTools counts list calls, to see the cache at work.
 type countingTools struct {
-	*testTools
+	*mcptest.Tools
 	lists int
 }
 
-func (c *countingTools) ListTools(ctx context.Context, rc *RequestContext, cursor string) ([]Tool, string, error) {
+func (c *countingTools) ListTools(ctx context.Context, rc *mcp.RequestContext, cursor string) ([]mcp.Tool, string, error) {
 	c.lists++
-	return c.testTools.ListTools(ctx, rc, cursor)
+	return c.Tools.ListTools(ctx, rc, cursor)
 }
 
 func TestCacheLists(t *testing.T) {
@@ -334,8 +336,8 @@ func TestCacheLists(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tools := &countingTools{testTools: newTestTools(t)}
-			s := &Server{Info: Implementation{Name: "x"}, Tools: tools, CacheLists: tt.cache}
+			tools := &countingTools{Tools: mcptest.NewTools(t)}
+			s := &mcp.Server{Info: mcp.Implementation{Name: "x"}, Tools: tools, CacheLists: tt.cache}
 			first := roundTrip(t, s, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil)
 			for range 2 {
 				if got := roundTrip(t, s, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil); got != first {
@@ -352,7 +354,7 @@ func TestCacheLists(t *testing.T) {
 func TestPanicHook(t *testing.T) {
 	var method string
 	var stack []byte
-	s := newRouterServer(t)
+	s := mcptest.RouterServer(t)
 	s.OnPanic = func(m string, v any, st []byte) { method, stack = m, st }
 	roundTrip(t, s, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"panic"}}`, nil)
 	if method != "tools/call" || !strings.Contains(string(stack), "CallTool") {
@@ -361,7 +363,7 @@ func TestPanicHook(t *testing.T) {
 }
 
 func TestConcurrentRequestsShareTheCachesSafely(t *testing.T) {
-	s := newRouterServer(t)
+	s := mcptest.RouterServer(t)
 	s.CacheLists = true
 	bodies := []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}`,
@@ -370,10 +372,10 @@ func TestConcurrentRequestsShareTheCachesSafely(t *testing.T) {
 		`{"jsonrpc":"2.0","id":4,"method":"prompts/list"}`,
 		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"weather","arguments":{"city":"Porto"}}}`,
 	}
-	reference := newRouterServer(t) // answers computed elsewhere, so s starts cold
+	reference := mcptest.RouterServer(t) // answers computed elsewhere, so s starts cold
 	want := make([]string, len(bodies))
 	for i, b := range bodies {
-		want[i] = string(reference.ServeStateless(context.Background(), HTTPRequest{Method: "POST", Body: []byte(b)}).Body)
+		want[i] = string(reference.ServeStateless(context.Background(), mcp.HTTPRequest{Method: "POST", Body: []byte(b)}).Body)
 	}
 	errs := make(chan string, 8*len(bodies))
 	done := make(chan struct{})
@@ -382,7 +384,7 @@ func TestConcurrentRequestsShareTheCachesSafely(t *testing.T) {
 			defer func() { done <- struct{}{} }()
 			for i := range bodies {
 				k := (i + g) % len(bodies)
-				got := string(s.ServeStateless(context.Background(), HTTPRequest{Method: "POST", Body: []byte(bodies[k])}).Body)
+				got := string(s.ServeStateless(context.Background(), mcp.HTTPRequest{Method: "POST", Body: []byte(bodies[k])}).Body)
 				if got != want[k] {
 					errs <- got
 				}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/octo-run/octo/mcp/stream"
 	"github.com/octo-run/octo/mcp/tasks"
 
 	"github.com/octo-run/octo/mcp/internal/jsonscan"
@@ -62,7 +63,7 @@ func (s *Server) visible(ctx context.Context, ids []string, owner string) []stri
 
 // maxListenTaskIDs bounds a listen request's taskIds: the acknowledgement and the state of each
 // task fit in the stream's queue (see snapshot).
-const maxListenTaskIDs = queueMaxEvents - 1
+const maxListenTaskIDs = stream.MaxEvents - 1
 
 // snapshot sends a new listener the current state of each task it listens to: a change before
 // it was registered reached no stream, and a task may have ended before its client listened.
@@ -109,5 +110,5 @@ func (l *listener) sendTask(detail []byte) bool {
 	msg = append(msg, "},"...)
 	msg = append(msg, detail[1:]...) // detail is an object with at least taskId
 	msg = append(msg, '}')
-	return !errors.Is(l.q.push(context.Background(), "message", msg, false), errQueueFull)
+	return !errors.Is(l.q.Push(context.Background(), "message", msg, false), stream.ErrFull)
 }

@@ -63,11 +63,11 @@ func (rc *RequestContext) taskRounds() *inputRounds {
 
 // declaresTasks reports whether client capabilities name the tasks extension.
 func declaresTasks(caps []byte) bool {
-	ext, ok := member(caps, "extensions")
+	ext, ok := jsonscan.Member(caps, "extensions")
 	if !ok || ext[0] != '{' {
 		return false
 	}
-	v, ok := member(ext, ExtensionTasks)
+	v, ok := jsonscan.Member(ext, ExtensionTasks)
 	return ok && v[0] == '{'
 }
 
@@ -265,7 +265,7 @@ func (s *Server) serveTaskMethod(ctx context.Context, req *jsonrpc.Request, rc *
 	if rc.rounds == nil || !declaresTasks(rc.rounds.caps) {
 		return nil, missingTasks(req.Method + " belongs to the tasks extension")
 	}
-	raw, _ := member(req.Params, "taskId")
+	raw, _ := jsonscan.Member(req.Params, "taskId")
 	id, ok := jsonscan.Unquote(raw)
 	if !ok {
 		return nil, invalidParams("taskId must be a string, got %s", jsonscan.Kind(raw))
@@ -324,7 +324,7 @@ func answer(r *tasks.Record, answers map[string]json.RawMessage, now time.Time) 
 
 // taskAnswers reads tasks/update's inputResponses: an object of answers by question key.
 func taskAnswers(params json.RawMessage) (map[string]json.RawMessage, *jsonrpc.Error) {
-	raw, ok := member(params, "inputResponses")
+	raw, ok := jsonscan.Member(params, "inputResponses")
 	if !ok || raw[0] != '{' {
 		return nil, invalidParams("inputResponses must be an object, got %s", jsonscan.Kind(raw))
 	}

@@ -25,7 +25,7 @@ import (
 	"github.com/octo-run/octo/blocks/agent/app"
 	_ "github.com/octo-run/octo/blocks/all"
 	_ "github.com/octo-run/octo/connectors/all"
-	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/session"
 	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
@@ -75,7 +75,7 @@ func openApp(t *testing.T, agents appdata.Agents, opts app.Options, files map[st
 // connector serves each agent's connection, and returns the client's session.
 func connect(t *testing.T, host agenttools.Host, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
-	st := mcp.NewStateful(agenttools.Server(host, "test"), mcp.StatefulOptions{})
+	st := session.New(agenttools.Server(host, "test"), session.Options{})
 	ss, err := st.OpenStdio()
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ func ServerInfo(version string) mcp.Implementation {
 
 // Server returns the MCP server of the agent tools over host: what the app serves each agent
 // connection and what the bridge runs headless. version is the binary's. Serve it with a
-// stateful front (mcp.NewStateful), whose sessions tell which agent calls. Its saves take no
+// stateful front (session.New), whose sessions tell which agent calls. Its saves take no
 // file lock: for a host whose tools are not shared with other processes.
 func Server(host Host, version string) *mcp.Server { return New(host, Options{}).Server(version) }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/jsonrpc"
+	"github.com/octo-run/octo/mcp/session"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/cli"
 )
@@ -63,7 +64,7 @@ type Block struct {
 	mu      sync.Mutex
 	app     *App
 	release runtime.Release
-	st      *mcp.Stateful
+	st      *session.Front
 	stdio   *mcpmsg.Stdio
 }
 
@@ -97,7 +98,7 @@ func (b *Block) Start(ctx context.Context) error {
 		_ = release(ctx)
 		return err
 	}
-	st := mcp.NewStateful(srv, mcp.StatefulOptions{AllowBatch: true})
+	st := session.New(srv, session.Options{AllowBatch: true})
 	b.mu.Lock()
 	b.app, b.release, b.st, b.stdio = a, release, st, mcpmsg.NewStdio(st)
 	b.mu.Unlock()
@@ -136,7 +137,7 @@ func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 // initialized records the agent once its session is ready: the user sees it and may
 // disconnect it.
 func (b *Block) initialized(_ context.Context, _ *jsonrpc.Request, rc *mcp.RequestContext) (any, error) {
-	ss, ok := rc.Session.(*mcp.ServerSession)
+	ss, ok := rc.Session.(*session.Session)
 	b.mu.Lock()
 	a := b.app
 	b.mu.Unlock()
@@ -153,7 +154,7 @@ func (b *Block) initialized(_ context.Context, _ *jsonrpc.Request, rc *mcp.Reque
 
 // disconnect tells the agent it was disconnected, then ends its session, which closes its
 // connection.
-func disconnect(ss *mcp.ServerSession) {
+func disconnect(ss *session.Session) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	_ = ss.Notify(ctx, Disconnected, struct{}{}) // a connection that cannot take it is closed all the same

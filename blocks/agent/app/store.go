@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/octo-run/octo/blocks/agent/agenttools"
-	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/session"
 )
 
 // The traffic store's default bounds: whichever is reached first drops the oldest entries.
@@ -46,7 +46,7 @@ func NewStore(maxEntries, maxBytes int) *Store {
 
 // Observe keeps one event of the server named server (a mock.TrafficTap's function). A message
 // larger than the whole byte bound is kept without its JSON, saying so in its summary.
-func (s *Store) Observe(server string, ev mcp.TrafficEvent) {
+func (s *Store) Observe(server string, ev session.TrafficEvent) {
 	e := agenttools.TrafficEntry{Time: ev.Time, Server: server, Session: ev.Session, Transport: string(ev.Transport),
 		Direction: string(ev.Direction), Kind: string(ev.Kind), Method: ev.Method, Summary: ev.Summary,
 		Message: ev.Message, Status: ev.Status, Code: ev.Code, Reason: string(ev.Reason), Version: ev.Version}

@@ -9,11 +9,12 @@ import (
 	"github.com/octo-run/octo/blocks/agent/agenttools"
 	"github.com/octo-run/octo/blocks/agent/app"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/session"
 )
 
-func event(method string, body int) mcp.TrafficEvent {
+func event(method string, body int) session.TrafficEvent {
 	msg := json.RawMessage(`"` + strings.Repeat("x", body) + `"`)
-	return mcp.TrafficEvent{Time: time.Now(), Session: "s1", Direction: mcp.DirIn, Kind: mcp.TrafficRequest, Method: method, Message: msg}
+	return session.TrafficEvent{Time: time.Now(), Session: "s1", Direction: session.DirIn, Kind: session.TrafficRequest, Method: method, Message: msg}
 }
 
 func TestStoreDropsTheOldestBeyondItsBounds(t *testing.T) {

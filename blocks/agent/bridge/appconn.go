@@ -16,6 +16,7 @@ import (
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/jsonrpc"
+	"github.com/octo-run/octo/mcp/session"
 )
 
 // appConn is the bridge's MCP client session with the app, over one connection that passed
@@ -256,11 +257,11 @@ func (c *appConn) read(r *bufio.Reader) {
 		c.close()
 	}()
 	for {
-		line, tooLong, err := stdiomsg.ReadLine(r, mcp.MaxLineBytes)
+		line, tooLong, err := stdiomsg.ReadLine(r, session.MaxLineBytes)
 		if tooLong {
 			// What it meant cannot be known, so a call waiting on it could wait for ever:
 			// the connection ends, and its calls are told so.
-			c.log.Warn("octo sent a line over the limit; closing the connection", "limit", mcp.MaxLineBytes)
+			c.log.Warn("octo sent a line over the limit; closing the connection", "limit", session.MaxLineBytes)
 			return
 		}
 		if len(bytes.TrimSpace(line)) > 0 {

@@ -18,6 +18,7 @@ import (
 	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/session"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/cli"
 )
@@ -54,7 +55,7 @@ const startTimeout = 30 * time.Second
 
 // Block is a built agent-bridge: one stateful MCP server whose stdio session is the agent.
 type Block struct {
-	st    *mcp.Stateful
+	st    *session.Front
 	stdio *mcpmsg.Stdio
 	fwd   *forwarder
 }
@@ -68,7 +69,7 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	if err := srv.Check(); err != nil {
 		return nil, err
 	}
-	st := mcp.NewStateful(srv, mcp.StatefulOptions{AllowBatch: true, BatchInEveryVersion: true})
+	st := session.New(srv, session.Options{AllowBatch: true, BatchInEveryVersion: true})
 	return &Block{st: st, stdio: mcpmsg.NewStdio(st), fwd: fwd}, nil
 }
 

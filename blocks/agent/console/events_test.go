@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/session"
 )
 
 // heapInUse is the live heap after a collection.
@@ -54,8 +54,8 @@ func TestStreamsThatAreNotReadHoldBoundedMemoryAndOthersAreServed(t *testing.T) 
 	const entries, message = 4000, 4 << 10 // 16 MB of traffic that every stream would carry
 	msg := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("x", message) + `"}}`)
 	for i := range entries {
-		f.app.Store().Observe("Weather", mcp.TrafficEvent{Time: time.Now(), Session: "s", Transport: "http",
-			Direction: mcp.DirOut, Kind: mcp.TrafficNotification, Method: "notifications/message",
+		f.app.Store().Observe("Weather", session.TrafficEvent{Time: time.Now(), Session: "s", Transport: "http",
+			Direction: session.DirOut, Kind: session.TrafficNotification, Method: "notifications/message",
 			Summary: fmt.Sprintf("notifications/message %d", i), Message: msg})
 	}
 	live.waitFor(t, "traffic")

@@ -8,11 +8,11 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/session"
 	"github.com/octo-run/octo/runtime"
 )
 
-// Changes is an mcp.ChangeBus on a topic of the cluster: the list and resource changes of one
+// Changes is an session.ChangeBus on a topic of the cluster: the list and resource changes of one
 // MCP block, shared by its replicas. Start connects it; until then it carries nothing.
 type Changes struct {
 	ref    *runtime.ClusterRef
@@ -23,12 +23,12 @@ type Changes struct {
 	topic   runtime.ClusterTopic
 	release runtime.Release
 	stops   []func()
-	fns     []func(mcp.Change)
+	fns     []func(session.Change)
 }
 
 // change is a Change on the wire, with the replica that made it.
 type change struct {
-	mcp.Change
+	session.Change
 	Origin string `json:"origin"`
 }
 
@@ -75,8 +75,8 @@ func (cs *Changes) Close() {
 	}
 }
 
-// Publish implements mcp.ChangeBus.
-func (cs *Changes) Publish(c mcp.Change) {
+// Publish implements session.ChangeBus.
+func (cs *Changes) Publish(c session.Change) {
 	cs.mu.Lock()
 	topic := cs.topic
 	cs.mu.Unlock()
@@ -89,8 +89,8 @@ func (cs *Changes) Publish(c mcp.Change) {
 	}
 }
 
-// Subscribe implements mcp.ChangeBus.
-func (cs *Changes) Subscribe(fn func(mcp.Change)) func() {
+// Subscribe implements session.ChangeBus.
+func (cs *Changes) Subscribe(fn func(session.Change)) func() {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	cs.fns = append(cs.fns, fn)
@@ -111,7 +111,7 @@ func (cs *Changes) heard(msg []byte) {
 		return
 	}
 	cs.mu.Lock()
-	fns := append([]func(mcp.Change){}, cs.fns...)
+	fns := append([]func(session.Change){}, cs.fns...)
 	cs.mu.Unlock()
 	for _, fn := range fns {
 		if fn != nil {
@@ -120,4 +120,4 @@ func (cs *Changes) heard(msg []byte) {
 	}
 }
 
-var _ mcp.ChangeBus = (*Changes)(nil)
+var _ session.ChangeBus = (*Changes)(nil)

@@ -11,14 +11,15 @@ import (
 	"sync"
 
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
-	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/session"
+	"github.com/octo-run/octo/mcp/stream"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/printable"
 )
 
 // Stream hands the core's event stream to the connector as a message body; the connector
 // closes it when it stops reading, and drains it when it stops.
-type Stream struct{ S mcp.EventStream }
+type Stream struct{ S stream.Stream }
 
 // Next implements runtime.Stream.
 func (e Stream) Next(ctx context.Context) (runtime.Event, error) {
@@ -47,13 +48,13 @@ var (
 // notifications/cancelled read later reaches a call still running); Ended lets it answer what
 // it read and end. Sessions are independent: one that fails or ends leaves the others be.
 type Stdio struct {
-	st *mcp.Stateful
+	st *session.Front
 	mu sync.Mutex
-	ss map[uint64]*mcp.StdioSession // open sessions by Event.Session
+	ss map[uint64]*session.Stdio // open sessions by Event.Session
 }
 
 // NewStdio serves st's stdio sessions.
-func NewStdio(st *mcp.Stateful) *Stdio { return &Stdio{st: st, ss: make(map[uint64]*mcp.StdioSession)} }
+func NewStdio(st *session.Front) *Stdio { return &Stdio{st: st, ss: make(map[uint64]*session.Stdio)} }
 
 // Process answers one event of a line connector.
 func (p *Stdio) Process(ctx context.Context, m *runtime.Message, ev *stdiomsg.Event) (*runtime.Message, error) {
@@ -68,7 +69,7 @@ func (p *Stdio) Process(ctx context.Context, m *runtime.Message, ev *stdiomsg.Ev
 	case ev.Kind == stdiomsg.Line && ev.TooLong: // the connector did not read an over-long line
 		limit := ev.Limit
 		if limit <= 0 {
-			limit = mcp.MaxLineBytes
+			limit = session.MaxLineBytes
 		}
 		ss.TooLong(ctx, limit)
 	case ev.Kind == stdiomsg.Line:
@@ -88,7 +89,7 @@ func (p *Stdio) open(m *runtime.Message, id uint64) (*runtime.Message, error) {
 		return nil, errStdioBusy
 	}
 	ss, err := p.st.OpenStdio()
-	if errors.Is(err, mcp.ErrClosed) {
+	if errors.Is(err, session.ErrClosed) {
 		return nil, errStopping
 	}
 	if err != nil {
@@ -100,7 +101,7 @@ func (p *Stdio) open(m *runtime.Message, id uint64) (*runtime.Message, error) {
 	return m, nil
 }
 
-func (p *Stdio) session(id uint64) *mcp.StdioSession {
+func (p *Stdio) session(id uint64) *session.Stdio {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.ss[id]
@@ -111,7 +112,7 @@ func (p *Stdio) session(id uint64) *mcp.StdioSession {
 type stdioStream struct {
 	Stream
 	p  *Stdio
-	ss *mcp.StdioSession
+	ss *session.Stdio
 	id uint64
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/session"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -20,7 +21,7 @@ func newStdio(t *testing.T) *mcpmsg.Stdio {
 	if err := s.Check(); err != nil {
 		t.Fatal(err)
 	}
-	st := mcp.NewStateful(s, mcp.StatefulOptions{})
+	st := session.New(s, session.Options{})
 	t.Cleanup(func() { st.Close() })
 	return mcpmsg.NewStdio(st)
 }

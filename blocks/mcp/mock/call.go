@@ -10,6 +10,8 @@ import (
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/jsonrpc"
+	"github.com/octo-run/octo/mcp/session"
+	"github.com/octo-run/octo/mcp/stream"
 	"github.com/octo-run/octo/runtime/jsonv"
 )
 
@@ -259,11 +261,11 @@ func (s *step) request(ctx context.Context, rc *mcp.RequestContext, method strin
 		return nil, nil, err
 	case errors.As(err, &rpcErr):
 		return nil, errf("The client answered %s with an error: %s", method, rpcErr.Message), nil
-	case errors.Is(err, mcp.ErrClientCapability) && s.url != nil:
+	case errors.Is(err, session.ErrClientCapability) && s.url != nil:
 		return nil, errf("This tool asks the user to open a link (elicitation/create in mode url), and the client did not declare elicitation.url"), nil
-	case errors.Is(err, mcp.ErrClientCapability):
+	case errors.Is(err, session.ErrClientCapability):
 		return nil, errf("This tool sends %s, and the client did not declare that it can answer it", method), nil
-	case errors.Is(err, mcp.ErrNoStream):
+	case errors.Is(err, stream.ErrNoStream):
 		return nil, errf("This tool sends %s, which needs a session with a stream to the client", method), nil
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, errf("The client did not answer %s within %d ms", method, s.timeout.Milliseconds()), nil

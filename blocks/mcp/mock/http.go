@@ -9,6 +9,7 @@ import (
 	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/session"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -29,7 +30,7 @@ func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 		return nil, err
 	}
 	in := mcp.HTTPRequest{Method: ex.Method, Header: ex.Header, Body: body, Vars: m.Vars, Query: ex.Query()}
-	var r mcp.StreamReply
+	var r session.StreamReply
 	switch ex.Path {
 	case SSEPath:
 		r = s.st.ServeSSE(ctx, in, MessagesPath)
@@ -54,7 +55,7 @@ func rawBody(m *runtime.Message) ([]byte, error) {
 }
 
 // reply writes the core's answer into the message and its exchange.
-func reply(m *runtime.Message, ex *httpmsg.Exchange, r mcp.StreamReply) *runtime.Message {
+func reply(m *runtime.Message, ex *httpmsg.Exchange, r session.StreamReply) *runtime.Message {
 	ex.Status = r.Status
 	for k, v := range r.Header {
 		for _, x := range v {

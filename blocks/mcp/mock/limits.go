@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/session"
 )
 
 // limitSettings are the server's limits on sessions and requests, beside
@@ -40,7 +41,7 @@ func value[T any](p *T) T {
 }
 
 // apply sets the limits on the core server and the stateful options.
-func (l limits) apply(s *mcp.Server, o *mcp.StatefulOptions) {
+func (l limits) apply(s *mcp.Server, o *session.Options) {
 	s.MaxBatch, s.MaxResponseBytes = l.maxBatch, l.maxResponseBytes
 	o.MaxSessions, o.MaxStreamsPerSession = l.maxSessions, l.maxStreams
 	o.IdleTimeout, o.StallTimeout = l.idle, l.stall

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/octo-run/octo/mcp/logsafe"
+	"github.com/octo-run/octo/mcp/session"
 	"github.com/octo-run/octo/mcp/tasks"
 
 	"github.com/octo-run/octo/blocks/mcp/cluster"
@@ -107,7 +109,7 @@ type Server struct {
 	fixed    fixedSettings // what only a restart changes
 	prov     *provider
 	core     *mcp.Server
-	st       *mcp.Stateful
+	st       *session.Front
 	log      *trafficLog
 	// tapProblem puts a problem of the settings in the traffic tap's store; nil without a tap.
 	tapProblem func(text string)
@@ -121,7 +123,7 @@ type Server struct {
 	// bus its list and resource changes reach the other replicas on; nil without one.
 	clustered *cluster.Tasks
 	changes   *cluster.Changes
-	leave     func() // leaves changes (mcp.Stateful.Join)
+	leave     func() // leaves changes (session.Front.Join)
 }
 
 // fixedSettings are the settings a running server cannot change in place:
@@ -151,7 +153,7 @@ func fixedOf(s *Settings, fallbackName string) fixedSettings {
 
 // newServer builds the server; tap, when not nil, gets its traffic besides its log (TrafficTap),
 // and its tasks live in the cluster ref names when it is not nil.
-func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Logger, tap func(string, mcp.TrafficEvent),
+func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Logger, tap func(string, session.TrafficEvent),
 	ref *runtime.ClusterRef) (*Server, config.Diags) {
 	v, ds := newVersion(s, pos)
 	if len(ds) > 0 {
@@ -184,20 +186,20 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 		// A call still running when the server must stop is answered so.
 		ShutdownCause: runtime.ErrShuttingDown,
 		OnPanic: func(method string, recovered any, stack []byte) {
-			logger.Error("panic in MCP method", "method", mcp.LogSafe(method), "panic", recovered, "stack", string(stack))
+			logger.Error("panic in MCP method", "method", logsafe.String(method), "panic", recovered, "stack", string(stack))
 		},
 	}
 	mcp.SessionFeatures{Logging: true, Subscriptions: true, Completions: true}.Apply(srv.core)
 	srv.core.Handlers["completion/complete"] = srv.prov.complete // suggestions from settings
 	srv.log = newTrafficLog(logger, f.serverName)
-	opts := mcp.StatefulOptions{Observer: srv.log.observe, AllowBatch: true}
+	opts := session.Options{Observer: srv.log.observe, AllowBatch: true}
 	if tap != nil {
-		opts.Observer = func(ev mcp.TrafficEvent) {
+		opts.Observer = func(ev session.TrafficEvent) {
 			tap(name, ev)
 			srv.log.observe(ev)
 		}
 		srv.tapProblem = func(text string) {
-			tap(name, mcp.TrafficEvent{Time: time.Now(), Kind: mcp.TrafficProblem, Summary: text})
+			tap(name, session.TrafficEvent{Time: time.Now(), Kind: session.TrafficProblem, Summary: text})
 		}
 	}
 	f.limits.apply(srv.core, &opts)
@@ -205,7 +207,7 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 		srv.core.CloseTasks()
 		return nil, config.Diags{pos.Root().Diag(err.Error())}
 	}
-	srv.st = mcp.NewStateful(srv.core, opts)
+	srv.st = session.New(srv.core, opts)
 	srv.stdio = mcpmsg.NewStdio(srv.st)
 	return srv, nil
 }

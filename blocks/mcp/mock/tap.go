@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/session"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -18,14 +18,14 @@ const TrafficTapKey = "mcp-mock:traffic-tap"
 type TrafficTap struct {
 	// Observe gets each event with the name of the block that served it (a saved server's
 	// name). It is called on the server's own goroutines, so it must return at once.
-	Observe func(server string, ev mcp.TrafficEvent)
+	Observe func(server string, ev session.TrafficEvent)
 }
 
 // Problem puts a problem of server's own settings (found reading its file) in its traffic, as an
-// mcp.TrafficProblem event: where a user reads what is wrong with a file they edited.
+// session.TrafficProblem event: where a user reads what is wrong with a file they edited.
 func (t *TrafficTap) Problem(server, text string) {
 	if t != nil && t.Observe != nil {
-		t.Observe(server, mcp.TrafficEvent{Time: time.Now(), Kind: mcp.TrafficProblem, Summary: text})
+		t.Observe(server, session.TrafficEvent{Time: time.Now(), Kind: session.TrafficProblem, Summary: text})
 	}
 }
 
@@ -34,7 +34,7 @@ func (*TrafficTap) Close(context.Context) error { return nil }
 
 // tapOf returns the Observe function of the tap b's table holds, or nil. The hold is given back
 // at once: the tap lives as long as whoever put it there, who outlives the servers it serves.
-func tapOf(b *runtime.Build) func(string, mcp.TrafficEvent) {
+func tapOf(b *runtime.Build) func(string, session.TrafficEvent) {
 	tap, release, ok := runtime.Held[*TrafficTap](b.Shared(), TrafficTapKey)
 	if !ok {
 		return nil

@@ -6,7 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/logsafe"
+	"github.com/octo-run/octo/mcp/session"
 )
 
 // trafficQueue bounds the events waiting to be logged; beyond it events are
@@ -23,7 +24,7 @@ const trafficQueueBytes = 16 << 20
 type trafficLog struct {
 	logger  *slog.Logger
 	server  string
-	events  chan mcp.TrafficEvent
+	events  chan session.TrafficEvent
 	dropped atomic.Int64
 	queued  atomic.Int64 // bytes of the bodies in events
 	trimmed atomic.Int64 // bodies left out since the last warning
@@ -34,11 +35,11 @@ type trafficLog struct {
 }
 
 func newTrafficLog(logger *slog.Logger, server string) *trafficLog {
-	return &trafficLog{logger: logger, server: mcp.LogSafe(server), events: make(chan mcp.TrafficEvent, trafficQueue)}
+	return &trafficLog{logger: logger, server: logsafe.String(server), events: make(chan session.TrafficEvent, trafficQueue)}
 }
 
 // observe is the core's Observer.
-func (t *trafficLog) observe(ev mcp.TrafficEvent) {
+func (t *trafficLog) observe(ev session.TrafficEvent) {
 	if n := int64(len(ev.Message)); n > 0 && t.queued.Add(n) > trafficQueueBytes {
 		t.queued.Add(-n)
 		ev.Message = nil
@@ -72,12 +73,12 @@ func (t *trafficLog) stop() {
 	t.live = false
 	done := t.done
 	t.mu.Unlock()
-	t.events <- mcp.TrafficEvent{Kind: stopEvent}
+	t.events <- session.TrafficEvent{Kind: stopEvent}
 	<-done
 }
 
 // stopEvent is the writer's signal to finish; it is never logged.
-const stopEvent mcp.TrafficKind = "octo-stop"
+const stopEvent session.TrafficKind = "octo-stop"
 
 func (t *trafficLog) run(done chan struct{}) {
 	defer close(done)
@@ -98,7 +99,7 @@ func (t *trafficLog) run(done chan struct{}) {
 
 // write logs one event: the summary as the message, the full JSON as the
 // "message" attribute.
-func (t *trafficLog) write(ev mcp.TrafficEvent) {
+func (t *trafficLog) write(ev session.TrafficEvent) {
 	attrs := make([]slog.Attr, 0, 8)
 	attrs = append(attrs, slog.String("server", t.server), slog.String("session", ev.Session),
 		slog.String("transport", string(ev.Transport)), slog.String("kind", string(ev.Kind)))
@@ -114,7 +115,7 @@ func (t *trafficLog) write(ev mcp.TrafficEvent) {
 	if ev.Reason != "" {
 		attrs = append(attrs, slog.String("reason", string(ev.Reason)))
 	}
-	if ev.Kind == mcp.TrafficRejected {
+	if ev.Kind == session.TrafficRejected {
 		attrs = append(attrs, slog.Int("status", ev.Status), slog.Int("code", ev.Code))
 	}
 	if len(ev.Message) > 0 {
@@ -123,14 +124,14 @@ func (t *trafficLog) write(ev mcp.TrafficEvent) {
 	msg := ev.Summary
 	level := slog.LevelInfo
 	switch ev.Kind {
-	case mcp.TrafficSessionOpened:
+	case session.TrafficSessionOpened:
 		msg = "session opened"
-	case mcp.TrafficSessionClosed:
+	case session.TrafficSessionClosed:
 		msg = "session closed"
-		if ev.Reason == mcp.EndStalled || ev.Reason == mcp.EndEvicted {
+		if ev.Reason == session.EndStalled || ev.Reason == session.EndEvicted {
 			msg, level = ev.Summary, slog.LevelWarn // the summary says why the server ended it
 		}
-	case mcp.TrafficInvalid, mcp.TrafficError, mcp.TrafficRejected:
+	case session.TrafficInvalid, session.TrafficError, session.TrafficRejected:
 		level = slog.LevelWarn
 	}
 	t.logger.LogAttrs(context.Background(), level, msg, attrs...)

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/session"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 )
@@ -55,17 +55,17 @@ func (f fixedSettings) equal(g fixedSettings) bool {
 // tell it once.
 func (s *Server) notify(old, cur *catalog) {
 	if !sameJSON(old.toolList, cur.toolList) {
-		s.st.Changed(mcp.Change{Kind: "tools", Version: versionOfList(cur.toolList)})
+		s.st.Changed(session.Change{Kind: "tools", Version: versionOfList(cur.toolList)})
 	}
 	if !sameJSON(old.resourceList, cur.resourceList) || !sameJSON(old.templateList, cur.templateList) {
-		s.st.Changed(mcp.Change{Kind: "resources", Version: versionOfList(cur.resourceList, cur.templateList)})
+		s.st.Changed(session.Change{Kind: "resources", Version: versionOfList(cur.resourceList, cur.templateList)})
 	}
 	if !sameJSON(old.promptList, cur.promptList) {
-		s.st.Changed(mcp.Change{Kind: "prompts", Version: versionOfList(cur.promptList)})
+		s.st.Changed(session.Change{Kind: "prompts", Version: versionOfList(cur.promptList)})
 	}
 	for _, r := range old.resources {
 		if n := cur.resourceByURI[r.uri]; n != nil && n.version != r.version {
-			s.st.Changed(mcp.Change{Kind: mcp.ChangeResource, URI: r.uri, Version: n.version})
+			s.st.Changed(session.Change{Kind: session.ChangeResource, URI: r.uri, Version: n.version})
 		}
 	}
 }

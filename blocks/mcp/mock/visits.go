@@ -31,9 +31,9 @@ type visit struct {
 
 func newVisits() *visits { return &visits{bySession: map[string]*visit{}} }
 
-// session is what a required step needs of a stateful session: its capabilities, its end, and
+// liveSession is what a required step needs of a stateful session: its capabilities, its end, and
 // a way to notify outside any request.
-type session interface {
+type liveSession interface {
 	mcp.Session
 	ClientCapabilities() json.RawMessage
 	Done() <-chan struct{}
@@ -43,7 +43,7 @@ type session interface {
 // require answers a call whose session has not completed the elicitation with error -32042
 // listing it (the same elicitationId until it is done), and lets the call go on once it has.
 func (v *visits) require(rc *mcp.RequestContext, p urlParams, u *urlElicit) (*mcp.CallToolResult, error) {
-	sess, ok := rc.Session.(session)
+	sess, ok := rc.Session.(liveSession)
 	if !ok {
 		return errf("This tool needs the user to open a link first, which needs a session"), nil
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"log/slog"
 
+	"github.com/octo-run/octo/mcp/session"
 	"github.com/octo-run/octo/mcp/tasks"
 
 	"github.com/octo-run/octo/blocks/mcp/cluster"
@@ -49,7 +50,7 @@ type Block struct {
 	server *mcp.Server
 	// Over stdio the pipe is one session of the same server: initialize first, then calls run
 	// at once, and notifications/cancelled reaches them.
-	st    *mcp.Stateful
+	st    *session.Front
 	stdio *mcpmsg.Stdio
 	// url reports where clients reach the flow (runtime.Build.SourceURL); Ready prints it.
 	url    func() string
@@ -130,7 +131,7 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 		s.CloseTasks()
 		return nil, err
 	}
-	st := mcp.NewStateful(s, mcp.StatefulOptions{AllowBatch: true})
+	st := session.New(s, session.Options{AllowBatch: true})
 	return &Block{server: s, st: st, stdio: mcpmsg.NewStdio(st), url: b.SourceURL(), logger: b.Logger(),
 		headers: mcp.RequestHeaders(schemas...), clustered: clustered}, nil
 }

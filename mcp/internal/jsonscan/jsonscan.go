@@ -294,3 +294,23 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// Member returns the value of key in a JSON object; null counts as absent.
+func Member(obj []byte, key string) ([]byte, bool) {
+	var val []byte
+	EachMember(obj, func(k, v []byte) bool {
+		if string(KeyText(k)) != key {
+			return true
+		}
+		val = v
+		return false
+	})
+	return val, val != nil && !IsNull(val)
+}
+
+// HasMembers reports whether a JSON object has at least one member.
+func HasMembers(obj []byte) bool {
+	found := false
+	EachMember(obj, func(_, _ []byte) bool { found = true; return false })
+	return found
+}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/octo-run/octo/blocks/mcp/mock"
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
-	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/session"
 	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
@@ -25,7 +25,7 @@ type tapped struct {
 	evs []string // server kind method
 }
 
-func (tp *tapped) observe(server string, ev mcp.TrafficEvent) {
+func (tp *tapped) observe(server string, ev session.TrafficEvent) {
 	tp.mu.Lock()
 	defer tp.mu.Unlock()
 	tp.evs = append(tp.evs, server+" "+string(ev.Kind)+" "+ev.Method)
