@@ -44,6 +44,9 @@ const (
 	// (two tools of one name, a schema that is no JSON object): it serves an older version,
 	// or not at all, until it is mended.
 	TrafficProblem TrafficKind = "problem"
+	// TrafficNote is what a server says of an answer it gave, beside it (mcp-mock: which of a
+	// tool's answers that vary answered the call).
+	TrafficNote TrafficKind = "note"
 )
 
 // EndReason says why a session closed.

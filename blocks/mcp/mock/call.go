@@ -23,7 +23,8 @@ const progressEvery = time.Second
 // delayMs, then render the answer. A tool with task runs its steps marked beforeTask in the
 // call, then the rest as a task when the call may become one (tasks.go). A cancelled call
 // returns ctx's error.
-func (t *tool) call(ctx context.Context, rc *mcp.RequestContext, args json.RawMessage, r *placeholder.Rand) (*mcp.CallToolResult, error) {
+func (t *tool) call(ctx context.Context, rc *mcp.RequestContext, args json.RawMessage, p *provider) (*mcp.CallToolResult, error) {
+	r := p.rand
 	if t.task == taskRequired {
 		if err := rc.RequireTask(); err != nil {
 			return nil, err
@@ -41,7 +42,7 @@ func (t *tool) call(ctx context.Context, rc *mcp.RequestContext, args json.RawMe
 		}
 	}
 	if t.task == taskNever {
-		return t.finish(ctx, rc, &in, r, t.steps)
+		return t.finish(ctx, rc, &in, p, t.steps)
 	}
 	if failed, err := runSteps(ctx, rc, &in, r, t.steps[:t.taskFrom]); failed != nil || err != nil {
 		return failed, err
@@ -50,7 +51,7 @@ func (t *tool) call(ctx context.Context, rc *mcp.RequestContext, args json.RawMe
 	// every call, plain ones included.
 	task := in
 	return rc.RunTask(ctx, func(ctx context.Context, rc *mcp.RequestContext) (*mcp.CallToolResult, error) {
-		return t.finish(ctx, rc, &task, r, t.steps[t.taskFrom:])
+		return t.finish(ctx, rc, &task, p, t.steps[t.taskFrom:])
 	})
 }
 
@@ -68,32 +69,35 @@ func runSteps(ctx context.Context, rc *mcp.RequestContext, in *placeholder.Input
 	return nil, nil
 }
 
-// finish runs steps, waits delayMs and answers.
-func (t *tool) finish(ctx context.Context, rc *mcp.RequestContext, in *placeholder.Input, r *placeholder.Rand, steps []*step) (*mcp.CallToolResult, error) {
+// finish runs steps, picks the outcome (answers.go), waits its delay and answers.
+func (t *tool) finish(ctx context.Context, rc *mcp.RequestContext, in *placeholder.Input, p *provider, steps []*step) (*mcp.CallToolResult, error) {
+	r := p.rand
 	if failed, err := runSteps(ctx, rc, in, r, steps); failed != nil || err != nil {
 		return failed, err
 	}
-	if err := wait(ctx, rc, t.delay, true); err != nil {
+	rep := t.vary.pick(&t.own, rc, in.Args)
+	p.note(t, rep, rc)
+	if err := wait(ctx, rc, rep.delay, true); err != nil {
 		return nil, err
 	}
-	if t.protoErr != nil {
-		return nil, t.protoErr
+	if rep.protoErr != nil {
+		return nil, rep.protoErr
 	}
 	// Room first: the calls of a batch render at once, and a template can
 	// repeat a large argument many times.
-	if err := rc.Reserve(t.answerSize(*in)); err != nil {
+	if err := rc.Reserve(rep.size(*in)); err != nil {
 		return nil, err
 	}
-	return t.answer(*in, r), nil
+	return t.answer(rep, *in, r), nil
 }
 
-// answerSize is roughly how large answer's result will be.
-func (t *tool) answerSize(in placeholder.Input) int {
-	if t.result != nil {
-		return t.result.Size(in)
+// size is roughly how large the outcome's result will be.
+func (rep *outcome) size(in placeholder.Input) int {
+	if rep.result != nil {
+		return rep.result.Size(in)
 	}
 	n := 0
-	for _, c := range t.content {
+	for _, c := range rep.content {
 		n += c.size(in)
 	}
 	return n
@@ -112,17 +116,17 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 
 // answer renders the result. With an output schema the text must be JSON
 // that fits it; it then also goes out as structuredContent.
-func (t *tool) answer(in placeholder.Input, r *placeholder.Rand) *mcp.CallToolResult {
-	if t.result == nil {
-		res := &mcp.CallToolResult{Content: make([]mcp.Content, len(t.content)), IsError: t.isError}
-		for i, c := range t.content {
+func (t *tool) answer(rep *outcome, in placeholder.Input, r *placeholder.Rand) *mcp.CallToolResult {
+	if rep.result == nil {
+		res := &mcp.CallToolResult{Content: make([]mcp.Content, len(rep.content)), IsError: rep.isError}
+		for i, c := range rep.content {
 			res.Content[i] = c.render(in, r)
 		}
 		return res
 	}
-	text := t.result.Render(in, r)
-	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(text)}, IsError: t.isError}
-	if t.output == nil || t.isError {
+	text := rep.result.Render(in, r)
+	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(text)}, IsError: rep.isError}
+	if t.output == nil || rep.isError {
 		return res
 	}
 	if !json.Valid([]byte(text)) {

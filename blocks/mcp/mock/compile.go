@@ -35,13 +35,14 @@ type catalog struct {
 // item out and are collected; the rest of the server still serves.
 type compiler struct {
 	vars     map[string]string
+	seed     *int64            // the server's seed: failure draws repeat with it
 	pos      *config.Positions // where each setting was written
 	problems config.Diags
 }
 
 // compileCatalog builds the catalog of s, whose settings were written at pos.
 func compileCatalog(s *Settings, pos *config.Positions) (*catalog, config.Diags) {
-	c := &compiler{vars: s.Variables, pos: pos}
+	c := &compiler{vars: s.Variables, pos: pos, seed: s.Seed}
 	cat := &catalog{
 		toolByName:    map[string]*tool{},
 		resourceByURI: map[string]*resource{},

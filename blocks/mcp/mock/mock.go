@@ -202,6 +202,7 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 			tap(name, session.TrafficEvent{Time: time.Now(), Kind: session.TrafficProblem, Summary: text})
 		}
 	}
+	srv.prov.observe = opts.Observer
 	f.limits.apply(srv.core, &opts)
 	if err := srv.core.Check(); err != nil {
 		srv.core.CloseTasks()

@@ -8,14 +8,16 @@ import (
 	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/schema"
+	"github.com/octo-run/octo/mcp/session"
 )
 
 // provider serves tools, resources and prompts from the current catalog.
 // A live edit swaps the catalog; a request already running keeps the one it
 // started with.
 type provider struct {
-	cat  atomic.Pointer[catalog]
-	rand *placeholder.Rand // nil: the placeholder package's own
+	cat     atomic.Pointer[catalog]
+	rand    *placeholder.Rand          // nil: the placeholder package's own
+	observe func(session.TrafficEvent) // the traffic log's, for notes (answers.go); nil: none
 }
 
 func (p *provider) current() *catalog { return p.cat.Load() }
@@ -38,7 +40,7 @@ func (p *provider) CallTool(ctx context.Context, rc *mcp.RequestContext, name st
 	if t == nil {
 		return nil, mcp.ErrUnknownTool
 	}
-	return t.call(ctx, rc, args, p.rand)
+	return t.call(ctx, rc, args, p)
 }
 
 // ParamHeaders returns the arguments a tool mirrors in Mcp-Param headers (x-mcp-header).

@@ -13,7 +13,7 @@ type Settings struct {
 	Instructions  string             `yaml:"instructions" doc:"Instructions for the model, sent in the initialize answer." example:"Use get_weather for the weather in a city."`
 	Path          string             `yaml:"path" default:"/mcp" doc:"The Streamable HTTP endpoint; /sse and /messages, the legacy HTTP+SSE pair, are served beside it and cannot be it."`
 	CORS          bool               `yaml:"cors" doc:"A saved server's: answer browsers on other origins (preflights, Mcp-Session-Id exposed). In a flow config this is the http connector's cors."`
-	Seed          *int64             `yaml:"seed" doc:"Makes {{$…}} values reproducible: the same seed gives the same values."`
+	Seed          *int64             `yaml:"seed" doc:"Makes {{$…}} values and the calls failureRate fails reproducible: the same seed gives the same values."`
 	Variables     map[string]string  `yaml:"variables" doc:"Values for {{name}} tags in answers, filled in at load; they win over a workspace's variables. A name starts with a letter or _, then letters, digits, _, - or ." example:"{units: metric}"`
 	Tools         []toolConfig       `yaml:"tools" doc:"The tools, answered from settings: one result text or content items, after optional steps (log, progress, delay, elicit, sample, listRoots)."`
 	Resources     []resourceConfig   `yaml:"resources" doc:"The resources: fixed URIs, and URI templates whose parts are {{params.x}}; each answers with text or base64 blob."`
@@ -41,6 +41,20 @@ type toolConfig struct {
 	Task           string          `yaml:"task" default:"never" enum:"never,optional,required" doc:"On 2026-07-28, whether the call runs as a task (the tasks extension, SEP-2663): optional, a task for a client that declared io.modelcontextprotocol/tasks, else answered in the call; required, a client that did not declare it gets error -32021; never, always answered in the call. The steps marked beforeTask run first, in the call. Older revisions always answer in the call."`
 	AtMostOnce     bool            `yaml:"atMostOnce" doc:"In a cluster (service.cluster), a task whose replica is lost while it works fails instead of running again on another replica."`
 	ProtocolError  *protocolError  `yaml:"protocolError" doc:"Answer the call, after its steps and delay, with this JSON-RPC error instead of a result: a protocol error, not a failed call (as a task: status failed)."`
+	Answers        []answerConfig  `yaml:"answers" doc:"Answers that vary with the call, picked as answerOrder says; when none applies, the tool's own (result or content, isError, delayMs, protocolError). The traffic log says which one answered."`
+	AnswerOrder    string          `yaml:"answerOrder" default:"match" enum:"match,sequence,cycle" doc:"How a call's answer is picked from answers: match, the first whose when holds; sequence, the session's first call the first answer, its second the second, and the last one from then on; cycle, the same, starting over after the last."`
+	FailureRate    float64         `yaml:"failureRate" min:"0" max:"1" doc:"The share of calls (0 to 1) answered with failure instead, drawn from the server's seed when it has one, so a run can be repeated."`
+	Failure        *answerConfig   `yaml:"failure" doc:"What a call picked by failureRate answers; default: a failed call (isError) saying the failure was simulated."`
+}
+
+// answerConfig is one of a tool's answers: when it applies, and what it answers.
+type answerConfig struct {
+	When          string          `yaml:"when" doc:"An expression that picks this answer (answerOrder match): over args (the arguments), headers (lower-case names; none on stdio), session (its id, \"\" without one) and call (the tool's calls in the session so far, this one included). Empty: always." example:"args.city == \"Paris\" || call > 3"`
+	Result        *string         `yaml:"result" doc:"The answer text, a template as the tool's result is."`
+	Content       []contentConfig `yaml:"content" doc:"The answer as several content items instead of result."`
+	IsError       bool            `yaml:"isError" doc:"Send the answer as a failed call."`
+	DelayMs       *int64          `yaml:"delayMs" min:"0" max:"3600000" doc:"Milliseconds to wait before this answer; default: the tool's delayMs."`
+	ProtocolError *protocolError  `yaml:"protocolError" doc:"Answer with this JSON-RPC error instead of a result."`
 }
 
 // protocolError is a JSON-RPC error a tool answers with.

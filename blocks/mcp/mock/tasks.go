@@ -43,7 +43,7 @@ func (t *tool) compileTask(tc *toolConfig) {
 		t.taskFrom++
 	}
 	if pe := tc.ProtocolError; pe != nil {
-		t.protoErr = &jsonrpc.Error{Code: pe.Code, Message: pe.Message}
+		t.own.protoErr = &jsonrpc.Error{Code: pe.Code, Message: pe.Message}
 	}
 }
 

@@ -4,28 +4,23 @@ import (
 	"maps"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
 	"github.com/octo-run/octo/mcp"
-	"github.com/octo-run/octo/mcp/jsonrpc"
 	"github.com/octo-run/octo/mcp/schema"
 	"github.com/octo-run/octo/runtime/config"
 )
 
 // tool is one compiled tool.
 type tool struct {
-	def     mcp.Tool
-	input   *schema.Schema // nil: any object
-	output  *schema.Schema // nil: no structured content
-	result  *placeholder.Template
-	content []*content // when the answer is items rather than one result text
-	isError bool
-	delay   time.Duration
-	steps   []*step
+	def    mcp.Tool
+	input  *schema.Schema // nil: any object
+	output *schema.Schema // nil: no structured content
+	own    outcome        // the tool's own answer
+	vary   *variation     // answers that vary; nil: always own
+	steps  []*step
 
-	task     string         // taskNever, taskOptional or taskRequired
-	taskFrom int            // the first step a task runs; those before run in the call
-	once     bool           // a lost task fails rather than run again (atMostOnce)
-	protoErr *jsonrpc.Error // the JSON-RPC error the call answers with, nil: a result
+	task     string // taskNever, taskOptional or taskRequired
+	taskFrom int    // the first step a task runs; those before run in the call
+	once     bool   // a lost task fails rather than run again (atMostOnce)
 }
 
 func (c *compiler) tools(cat *catalog, confs []toolConfig) {
@@ -56,11 +51,10 @@ func (c *compiler) tools(cat *catalog, confs []toolConfig) {
 
 func (c *compiler) tool(tc *toolConfig) (*tool, bool) {
 	t := &tool{
-		def:     tc.Tool(),
-		input:   tc.InputSchema.Schema,
-		output:  tc.OutputSchema.Schema,
-		isError: tc.IsError,
-		delay:   time.Duration(tc.DelayMs) * time.Millisecond,
+		def:    tc.Tool(),
+		input:  tc.InputSchema.Schema,
+		output: tc.OutputSchema.Schema,
+		own:    outcome{isError: tc.IsError, delay: time.Duration(tc.DelayMs) * time.Millisecond},
 	}
 	ok := true
 	for _, schema := range []*mcp.SchemaSetting{&tc.InputSchema, &tc.OutputSchema} {
@@ -85,28 +79,32 @@ func (c *compiler) tool(tc *toolConfig) (*tool, bool) {
 	if !c.steps(t, tc.Steps, props, r) {
 		ok = false
 	}
-	if !c.answer(t, tc, r) {
+	if !c.answer(&t.own, tc.Result, tc.Content, r) {
 		ok = false
 	}
 	t.compileTask(tc)
+	var vok bool
+	if t.vary, vok = c.compileAnswers(t, tc, r, c.seed); !vok {
+		ok = false
+	}
 	return t, ok
 }
 
-// answer compiles what the tool answers: one result text or content items.
-func (c *compiler) answer(t *tool, tc *toolConfig, r refs) bool {
-	if tc.Result != nil {
+// answer compiles what an outcome answers: one result text or content items.
+func (c *compiler) answer(rep *outcome, result *string, items []contentConfig, r refs) bool {
+	if result != nil {
 		var ok bool
-		t.result, ok = c.text(*tc.Result, tc.Result, r)
+		rep.result, ok = c.text(*result, result, r)
 		return ok
 	}
 	ok := true
-	for i := range tc.Content {
-		ct, cok := c.content(&tc.Content[i], r)
+	for i := range items {
+		ct, cok := c.content(&items[i], r)
 		if !cok {
 			ok = false
 			continue
 		}
-		t.content = append(t.content, ct)
+		rep.content = append(rep.content, ct)
 	}
 	return ok
 }
@@ -133,4 +131,5 @@ func checkTool(tc *toolConfig, pos *config.Positions, ds *config.Diags) {
 		checkStep(&tc.Steps[i], pos, names, ds)
 	}
 	checkTask(tc, pos, ds)
+	checkAnswers(tc, pos, ds)
 }
