@@ -42,6 +42,7 @@ func (s *settings) compile(b *runtime.ConnectorBuild) error {
 type sourceSettings struct {
 	Path    string   `yaml:"path" doc:"The path the flow serves (exact match); set this or paths." example:"/mcp"`
 	Paths   []string `yaml:"paths" doc:"The paths the flow serves, when it serves several (an MCP server's /mcp, /sse and /messages)."`
+	Prefix  string   `yaml:"prefix" doc:"Every path under this one that no flow's path takes (/ for all of them), for a block that routes requests itself (http-mock); set this or path(s)." example:"/api"`
 	Methods []string `yaml:"methods" enum:"GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS" octo:"anycase" doc:"The HTTP methods the flow takes, in any case; others get 405. Empty: any."`
 }
 
@@ -59,6 +60,11 @@ func (s *sourceSettings) routes(src *runtime.SourceBuild) []routed {
 	case s.Path != "" && len(s.Paths) > 0:
 		src.Errorf(&s.Paths, "use path or paths, not both")
 		return nil
+	case s.Prefix != "" && (s.Path != "" || len(s.Paths) > 0):
+		src.Errorf(&s.Prefix, "use prefix or path(s), not both")
+		return nil
+	case s.Prefix != "":
+		out = append(out, routed{s.Prefix, &s.Prefix})
 	case s.Path != "":
 		out = append(out, routed{s.Path, &s.Path})
 	case len(s.Paths) > 0:
@@ -66,7 +72,7 @@ func (s *sourceSettings) routes(src *runtime.SourceBuild) []routed {
 			out = append(out, routed{s.Paths[i], &s.Paths[i]})
 		}
 	default:
-		src.Errorf(nil, `missing required key "path" (or "paths", a list)`)
+		src.Errorf(nil, `missing required key "path" (or "paths", a list, or "prefix")`)
 		return nil
 	}
 	for _, r := range out {

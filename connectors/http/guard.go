@@ -254,7 +254,7 @@ func (c *Connector) screen(w http.ResponseWriter, r *http.Request) bool {
 // MCP block's Mcp-Session-Id, Mcp-Method, Mcp-Name and its tools' Mcp-Param headers), asked
 // now, so a mock's live edit is seen.
 func (c *Connector) allowHeaders(path string) string {
-	rt, ok := c.routes[path]
+	rt, ok := c.lookup(path)
 	if !ok {
 		return corsAllowHeaders
 	}

@@ -10,7 +10,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,6 +48,7 @@ type Connector struct {
 	portAt   config.Position // where the port was set, for the error when it is taken
 	logger   *slog.Logger
 	routes   map[string]*route
+	prefixes []*route // routes of a prefix, longest first
 	// firstPath is the first path each flow is served at, for URLOf.
 	firstPath map[string]string
 	shared    *runtime.Shared
@@ -99,20 +102,51 @@ func (c *Connector) Attach(src *runtime.SourceBuild, flow *runtime.Flow) error {
 		return err
 	}
 	for _, p := range paths {
-		if prev, dup := c.routes[p.path]; dup {
-			src.Errorf(p.field, "path %q is already served by flow %q on connector %q", p.path, prev.flow.Name, c.name)
-			continue
-		}
 		r := &route{path: p.path, methods: s.Methods, flow: flow}
 		if len(s.Methods) > 0 {
 			r.allow = joinMethods(s.Methods)
 		}
-		c.routes[p.path] = r
+		if s.Prefix != "" {
+			if !c.addPrefix(src, p, r) {
+				continue
+			}
+		} else if prev, dup := c.routes[p.path]; dup {
+			src.Errorf(p.field, "path %q is already served by flow %q on connector %q", p.path, prev.flow.Name, c.name)
+			continue
+		} else {
+			c.routes[p.path] = r
+		}
 		if _, ok := c.firstPath[flow.Name]; !ok {
 			c.firstPath[flow.Name] = p.path
 		}
 	}
 	return src.Err()
+}
+
+// addPrefix routes every path under p to r, unless another flow has the same prefix.
+func (c *Connector) addPrefix(src *runtime.SourceBuild, p routed, r *route) bool {
+	for _, prev := range c.prefixes {
+		if strings.TrimSuffix(prev.path, "/") == strings.TrimSuffix(r.path, "/") {
+			src.Errorf(p.field, "prefix %q is already served by flow %q on connector %q", p.path, prev.flow.Name, c.name)
+			return false
+		}
+	}
+	c.prefixes = append(c.prefixes, r)
+	slices.SortFunc(c.prefixes, func(a, b *route) int { return len(b.path) - len(a.path) })
+	return true
+}
+
+// lookup finds the route of a request path: its own, else the longest prefix it is under.
+func (c *Connector) lookup(path string) (*route, bool) {
+	if rt, ok := c.routes[path]; ok {
+		return rt, true
+	}
+	for _, rt := range c.prefixes {
+		if rest, under := strings.CutPrefix(path, strings.TrimSuffix(rt.path, "/")); under && (rest == "" || rest[0] == '/') {
+			return rt, true
+		}
+	}
+	return nil, false
 }
 
 // Leave has every answer from now on close its connection (Connection: close), so a balancer

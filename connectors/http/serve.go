@@ -101,7 +101,7 @@ func closeIfForced(ctx context.Context, h http.Header) {
 
 // route finds the request's route, answering 404 or 405 itself when there is none.
 func (c *Connector) route(w http.ResponseWriter, r *http.Request) *route {
-	rt, ok := c.routes[r.URL.Path]
+	rt, ok := c.lookup(r.URL.Path)
 	if !ok {
 		writeError(w, http.StatusNotFound, "no route for "+r.URL.Path)
 		return nil

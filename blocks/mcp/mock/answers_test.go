@@ -228,3 +228,11 @@ func TestReferenceAnswersExample(t *testing.T) {
 		t.Fatalf("%d of 50 calls failed at rate 0.2", failed)
 	}
 }
+
+// An MCP answer cannot read an HTTP request's parts.
+func TestAnMCPAnswerReadsNoQuery(t *testing.T) {
+	_, _, err := build(t, "tools:\n  - name: t\n    result: '{{query.q}}'\n")
+	if err == nil || !strings.Contains(err.Error(), "{{query…}} reads an HTTP request, in an HTTP mock") {
+		t.Fatalf("err = %v", err)
+	}
+}

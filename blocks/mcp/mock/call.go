@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
+	"github.com/octo-run/octo/blocks/mockkit/placeholder"
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/jsonrpc"
 	"github.com/octo-run/octo/mcp/session"

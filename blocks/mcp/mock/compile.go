@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
+	"github.com/octo-run/octo/blocks/mockkit/placeholder"
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/schema"
 	"github.com/octo-run/octo/runtime/config"
@@ -99,6 +99,12 @@ func (c *compiler) checkRefs(t *placeholder.Template, field any, args, params ma
 	ok := true
 	at := c.pos.Of(field)
 	for _, r := range t.Refs() {
+		if r.Source != "args" && r.Source != "params" {
+			c.problems = append(c.problems, at.DiagInside(r.Pos.Line, r.Pos.Column,
+				"{{"+r.Source+"…}} reads an HTTP request, in an HTTP mock; an MCP answer reads {{args…}} (and a resource template's {{params…}})"))
+			ok = false
+			continue
+		}
 		set := args
 		if r.Source == "params" {
 			set = params

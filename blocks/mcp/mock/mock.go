@@ -12,7 +12,7 @@ import (
 
 	"github.com/octo-run/octo/blocks/mcp/cluster"
 	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
-	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
+	"github.com/octo-run/octo/blocks/mockkit/placeholder"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/mcp"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
+	"github.com/octo-run/octo/blocks/mockkit/placeholder"
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/jsonrpc"
 	"github.com/octo-run/octo/runtime/config"

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"sync/atomic"
 
-	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
+	"github.com/octo-run/octo/blocks/mockkit/placeholder"
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/schema"
 	"github.com/octo-run/octo/mcp/session"

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
+	"github.com/octo-run/octo/blocks/mockkit/placeholder"
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/uritemplate"
 	"github.com/octo-run/octo/runtime/config"

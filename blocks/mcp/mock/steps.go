@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp/mock/placeholder"
+	"github.com/octo-run/octo/blocks/mockkit/placeholder"
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime/config"
 )

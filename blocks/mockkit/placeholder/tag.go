@@ -10,8 +10,8 @@ import (
 type tagKind uint8
 
 const (
-	tagArgs   tagKind = iota // {{args}} or {{args.a.b}}
-	tagParams                // {{params}} or {{params.id}}
+	tagArgs   tagKind = iota // {{args}} or {{args.a.b}}; {{body}} or {{body.a.b}}
+	tagParams                // {{params}} or {{params.id}}; {{query…}} and {{headers…}} alike
 	tagName                  // {{name}}: a variable or a reuse name, resolved later
 	tagDyn                   // {{$name …}} with an optional "as name"
 )
@@ -25,6 +25,7 @@ type pathPart struct {
 type parsedTag struct {
 	raw   *rawTag
 	kind  tagKind
+	src   source     // tagArgs, tagParams: which of the request's values
 	path  []pathPart // tagArgs; nil for the whole map
 	name  string     // tagParams key ("" for all), tagName name
 	call  dynCall    // tagDyn
@@ -46,15 +47,20 @@ func parseTag(t *rawTag) (parsedTag, string) {
 	}
 	w := words[0]
 	switch {
-	case w == "args" || strings.HasPrefix(w, "args."):
+	case root(w) == "args" || root(w) == "body":
+		p.src = srcArgs
+		if root(w) == "body" {
+			p.src = srcBody
+		}
 		return parseArgs(p, w)
-	case w == "params" || strings.HasPrefix(w, "params."):
-		p.kind = tagParams
-		if w != "params" {
-			// URI template names may hold dots ({user.id}), so the rest is one key.
-			p.name = strings.TrimPrefix(w, "params.")
+	case root(w) == "params" || root(w) == "query" || root(w) == "headers":
+		p.kind, p.src = tagParams, sourceNamed[root(w)]
+		if rest, dotted := strings.CutPrefix(w, root(w)+"."); dotted {
+			// URI template names may hold dots ({user.id}), and so may query names: the rest
+			// is one key.
+			p.name = rest
 			if p.name == "" {
-				return p, `"params." needs a name after the dot`
+				return p, fmt.Sprintf("%q needs a name after the dot", w)
 			}
 		}
 		return p, ""
@@ -65,12 +71,19 @@ func parseTag(t *rawTag) (parsedTag, string) {
 	return p, fmt.Sprintf("%q is not a tag: write args.NAME, params.NAME, a variable name or $name", w)
 }
 
+// root is a tag word's first part: "args" in args.city.
+func root(w string) string {
+	head, _, _ := strings.Cut(w, ".")
+	return head
+}
+
 func parseArgs(p parsedTag, w string) (parsedTag, string) {
 	p.kind = tagArgs
-	if w == "args" {
+	head := root(w)
+	if w == head {
 		return p, ""
 	}
-	for _, key := range strings.Split(strings.TrimPrefix(w, "args."), ".") {
+	for _, key := range strings.Split(strings.TrimPrefix(w, head+"."), ".") {
 		if key == "" {
 			return p, fmt.Sprintf("%q has an empty path part", w)
 		}
@@ -99,7 +112,7 @@ func parseDynamic(p parsedTag, words []string) (parsedTag, string) {
 		if !isName(p.alias, false) {
 			return p, fmt.Sprintf("%q is not a valid name to reuse: use letters, digits, _ and -, starting with a letter or _", p.alias)
 		}
-		if p.alias == "args" || p.alias == "params" {
+		if _, reserved := sourceNamed[p.alias]; reserved {
 			return p, fmt.Sprintf("%q is reserved and cannot name a value", p.alias)
 		}
 	}
@@ -128,3 +141,20 @@ func isName(s string, dots bool) bool {
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// source is which of a request's values a tag reads.
+type source uint8
+
+const (
+	srcArgs    source = iota // an MCP call's arguments
+	srcBody                  // an HTTP request's JSON body
+	srcParams                // a resource template's parts, or an HTTP route's path parameters
+	srcQuery                 // an HTTP request's query parameters
+	srcHeaders               // an HTTP request's headers, lower-case names
+)
+
+// sourceNamed are the words that name a source, and so cannot name a reused value.
+var sourceNamed = map[string]source{"args": srcArgs, "body": srcBody, "params": srcParams, "query": srcQuery, "headers": srcHeaders}
+
+// sourceNames are the sources as written, by source.
+var sourceNames = [...]string{srcArgs: "args", srcBody: "body", srcParams: "params", srcQuery: "query", srcHeaders: "headers"}

@@ -12,14 +12,36 @@ import (
 
 // Input is what a client sent with one request.
 type Input struct {
-	Args   map[string]any    // tool or prompt arguments, as decoded from JSON
-	Params map[string]string // URI template parts matched by a resource read
+	Args    map[string]any    // tool or prompt arguments, as decoded from JSON
+	Params  map[string]string // URI template parts matched by a resource read, or an HTTP route's path parameters
+	Body    any               // an HTTP request's body, as decoded from JSON (nil: none, or not JSON)
+	Query   map[string]string // an HTTP request's query parameters, the first value of each
+	Headers map[string]string // an HTTP request's headers, lower-case names, the first value of each
+}
+
+// tree is the JSON value a tagArgs source reads.
+func (in *Input) tree(src source) any {
+	if src == srcBody {
+		return in.Body
+	}
+	return in.Args
+}
+
+// strings is the string map a tagParams source reads.
+func (in *Input) strings(src source) map[string]string {
+	switch src {
+	case srcQuery:
+		return in.Query
+	case srcHeaders:
+		return in.Headers
+	}
+	return in.Params
 }
 
 // Ref is one use of an argument or URI template part, so a caller can check the names
 // against a tool's input schema or a resource's URI template at build time.
 type Ref struct {
-	Source string // "args" or "params"
+	Source string // "args", "params", "body", "query" or "headers"
 	Name   string // first path part ("city" in args.city.zip); "" for the whole map
 	Pos    Pos
 }
@@ -49,6 +71,7 @@ const (
 
 type segment struct {
 	op   op
+	src  source // opArg, opArgs, opParam, opParams: which of the request's values
 	ctx  context
 	text string // opLit text, opParam key
 	path []pathPart
@@ -152,18 +175,18 @@ func (c *compiler) add(t *parsedTag) error {
 	ctx := t.raw.ctx
 	switch t.kind {
 	case tagArgs:
-		c.ref("args", t)
+		c.ref(sourceNames[t.src], t)
 		if t.path == nil {
-			c.emit(segment{op: opArgs, ctx: ctx})
+			c.emit(segment{op: opArgs, src: t.src, ctx: ctx})
 		} else {
-			c.emit(segment{op: opArg, ctx: ctx, path: t.path})
+			c.emit(segment{op: opArg, src: t.src, ctx: ctx, path: t.path})
 		}
 	case tagParams:
-		c.ref("params", t)
+		c.ref(sourceNames[t.src], t)
 		if t.name == "" {
-			c.emit(segment{op: opParams, ctx: ctx})
+			c.emit(segment{op: opParams, src: t.src, ctx: ctx})
 		} else {
-			c.emit(segment{op: opParam, ctx: ctx, text: t.name})
+			c.emit(segment{op: opParam, src: t.src, ctx: ctx, text: t.name})
 		}
 	case tagDyn:
 		c.t.hasDyn = true

@@ -52,18 +52,18 @@ func (t *Template) render(dst []byte, in Input, r *Rand) []byte {
 		case opLit:
 			dst = append(dst, s.text...)
 		case opArg:
-			v, ok := lookup(in.Args, s.path)
+			v, ok := lookup(in.tree(s.src), s.path)
 			dst = appendValue(dst, s.ctx, v, ok)
 		case opArgs:
-			dst = appendValue(dst, s.ctx, in.Args, true)
+			dst = appendValue(dst, s.ctx, in.tree(s.src), true)
 		case opParam:
-			if v, ok := in.Params[s.text]; ok {
+			if v, ok := in.strings(s.src)[s.text]; ok {
 				dst = appendString(dst, s.ctx, v) // not through any: that would allocate
 			} else {
 				dst = appendValue(dst, s.ctx, nil, false)
 			}
 		case opParams:
-			dst = appendValue(dst, s.ctx, in.Params, true)
+			dst = appendValue(dst, s.ctx, in.strings(s.src), true)
 		case opDyn:
 			dst = appendDrawn(dst, s.ctx, s.call.spec.kind, s.call.draw(r))
 		case opSlot:
@@ -73,9 +73,9 @@ func (t *Template) render(dst []byte, in Input, r *Rand) []byte {
 	return dst
 }
 
-// lookup follows an args path through objects and, by index, arrays.
-func lookup(args map[string]any, path []pathPart) (any, bool) {
-	var cur any = args
+// lookup follows an args or body path through objects and, by index, arrays.
+func lookup(root any, path []pathPart) (any, bool) {
+	cur := root
 	for _, p := range path {
 		switch c := cur.(type) {
 		case map[string]any:
@@ -148,15 +148,15 @@ func (t *Template) Size(in Input) int {
 		case opLit:
 			n += len(s.text)
 		case opArg:
-			v, ok := lookup(in.Args, s.path)
+			v, ok := lookup(in.tree(s.src), s.path)
 			n += valueSize(s.ctx, v, ok)
 		case opArgs:
-			n += valueSize(s.ctx, in.Args, true)
+			n += valueSize(s.ctx, in.tree(s.src), true)
 		case opParam:
-			v, ok := in.Params[s.text]
+			v, ok := in.strings(s.src)[s.text]
 			n += valueSize(s.ctx, v, ok)
 		case opParams:
-			n += valueSize(s.ctx, in.Params, true)
+			n += valueSize(s.ctx, in.strings(s.src), true)
 		}
 	}
 	return n
