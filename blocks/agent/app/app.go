@@ -19,8 +19,8 @@ import (
 
 	"github.com/octo-run/octo/agentlink/appdata"
 	"github.com/octo-run/octo/blocks/agent/agenttools"
-	"github.com/octo-run/octo/blocks/mcp/mock"
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
+	"github.com/octo-run/octo/blocks/mockkit/traffic"
 	"github.com/octo-run/octo/runtime/supervisor"
 )
 
@@ -107,7 +107,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		}
 	}
 	a.servers, err = workspace.NewServers(dir, workspace.Options{Manual: true, Logger: opts.Logger, Poll: opts.Poll,
-		Tap: &mock.TrafficTap{Observe: a.store.Observe}, Supervisor: opts.Supervisor})
+		Tap: &traffic.Tap{Observe: a.store.Observe}, Supervisor: opts.Supervisor})
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,7 @@ func NewStore(maxEntries, maxBytes int) *Store {
 	return &Store{maxEntries: maxEntries, maxBytes: maxBytes}
 }
 
-// Observe keeps one event of the server named server (a mock.TrafficTap's function). A message
+// Observe keeps one event of the server named server (a traffic.Tap's function). A message
 // larger than the whole byte bound is kept without its JSON, saying so in its summary.
 func (s *Store) Observe(server string, ev session.TrafficEvent) {
 	e := agenttools.TrafficEntry{Time: ev.Time, Server: server, Session: ev.Session, Transport: string(ev.Transport),

@@ -13,6 +13,7 @@ import (
 	"github.com/octo-run/octo/blocks/mcp/cluster"
 	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
 	"github.com/octo-run/octo/blocks/mockkit/placeholder"
+	"github.com/octo-run/octo/blocks/mockkit/traffic"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/mcp"
@@ -61,7 +62,7 @@ type Block struct {
 }
 
 func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
-	srv, ds := newServer(s, b.Positions(), b.Name, b.Logger(), tapOf(b), b.Cluster())
+	srv, ds := newServer(s, b.Positions(), b.Name, b.Logger(), traffic.TapOf(b), b.Cluster())
 	if srv != nil && b.At.Kind != KindServer {
 		ds = strict(srv, s, b.Positions())
 	}
@@ -110,7 +111,7 @@ type Server struct {
 	prov     *provider
 	core     *mcp.Server
 	st       *session.Front
-	log      *trafficLog
+	log      *traffic.Log
 	// tapProblem puts a problem of the settings in the traffic tap's store; nil without a tap.
 	tapProblem func(text string)
 
@@ -191,12 +192,12 @@ func newServer(s *Settings, pos *config.Positions, name string, logger *slog.Log
 	}
 	mcp.SessionFeatures{Logging: true, Subscriptions: true, Completions: true}.Apply(srv.core)
 	srv.core.Handlers["completion/complete"] = srv.prov.complete // suggestions from settings
-	srv.log = newTrafficLog(logger, f.serverName)
-	opts := session.Options{Observer: srv.log.observe, AllowBatch: true}
+	srv.log = traffic.NewLog(logger, f.serverName)
+	opts := session.Options{Observer: srv.log.Observe, AllowBatch: true}
 	if tap != nil {
 		opts.Observer = func(ev session.TrafficEvent) {
 			tap(name, ev)
-			srv.log.observe(ev)
+			srv.log.Observe(ev)
 		}
 		srv.tapProblem = func(text string) {
 			tap(name, session.TrafficEvent{Time: time.Now(), Kind: session.TrafficProblem, Summary: text})
@@ -240,7 +241,7 @@ func (b *Block) Start(ctx context.Context) error {
 			}
 			s.leave = s.st.Join(s.changes)
 		}
-		s.log.start()
+		s.log.Start()
 		s.logProblems(s.problems)
 		s.running = true
 	}
@@ -259,7 +260,7 @@ func (b *Block) Stop(context.Context) error {
 		}
 		s.st.Close()
 		s.core.CloseTasks()
-		s.log.stop()
+		s.log.Stop()
 		s.running = false
 	}
 	return nil

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp/mock"
+	"github.com/octo-run/octo/blocks/mockkit/traffic"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 	"github.com/octo-run/octo/runtime/reload"
@@ -47,7 +47,7 @@ func NewServers(dir string, opts Options) (*Servers, error) {
 	}
 	if opts.Tap != nil {
 		tap := opts.Tap
-		_, sv.tap, _ = runtime.Acquire(sv.sup.Shared(), mock.TrafficTapKey, func() (*mock.TrafficTap, error) { return tap, nil })
+		_, sv.tap, _ = runtime.Acquire(sv.sup.Shared(), traffic.TapKey, func() (*traffic.Tap, error) { return tap, nil })
 	}
 	sv.f = reload.New(sv.sup, src, reload.Options{Group: sv.group, Poll: opts.Poll, Settle: opts.Settle, Reload: opts.Reload, Reloaded: opts.Reloaded})
 	return sv, nil

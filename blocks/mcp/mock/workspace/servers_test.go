@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp/mock"
 	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
+	"github.com/octo-run/octo/blocks/mockkit/traffic"
 	"github.com/octo-run/octo/mcp/session"
 	"github.com/octo-run/octo/runtime/runtimetest"
 )
@@ -42,7 +42,7 @@ func (tp *tapped) has(want string) bool {
 	return false
 }
 
-func newManual(t *testing.T, dir string, tap *mock.TrafficTap) *workspace.Servers {
+func newManual(t *testing.T, dir string, tap *traffic.Tap) *workspace.Servers {
 	t.Helper()
 	log := &runtimetest.Buffer{}
 	rn, err := workspace.NewServers(dir, workspace.Options{Manual: true, Poll: 20 * time.Millisecond, Settle: -1,
@@ -86,7 +86,7 @@ func TestRunnerStartsAndStopsSingleServers(t *testing.T) {
 		"servers/Broken.yaml": "name: [",
 	})
 	tp := &tapped{}
-	rn := newManual(t, dir, &mock.TrafficTap{Observe: tp.observe})
+	rn := newManual(t, dir, &traffic.Tap{Observe: tp.observe})
 	for _, st := range rn.States() {
 		if st.Running {
 			t.Fatalf("a manual runner started %s by itself", st.Name)

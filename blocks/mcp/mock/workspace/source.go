@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/octo-run/octo/blocks/mcp/mock"
+	"github.com/octo-run/octo/blocks/mockkit/traffic"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 	"github.com/octo-run/octo/runtime/supervisor"
@@ -39,7 +39,7 @@ type Options struct {
 	Manual bool
 	// Tap, when set, gets the traffic of every server, and each problem of a server's file,
 	// which the app's console shows in the server's traffic.
-	Tap *mock.TrafficTap
+	Tap *traffic.Tap
 
 	// Supervisor runs the servers, a unit each, beside whatever else it runs (the app's
 	// console); nil gives the workspace one of its own, closed with it.

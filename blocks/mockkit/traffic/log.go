@@ -1,4 +1,7 @@
-package mock
+// Package traffic is what a mock server (mcp-mock, http-mock) does with its traffic: each
+// request and answer written to the log by one goroutine that never holds a client up, and
+// handed to the app's store through a Tap.
+package traffic
 
 import (
 	"context"
@@ -19,9 +22,9 @@ const trafficQueue = 4096
 // kept in memory for the log's sake.
 const trafficQueueBytes = 16 << 20
 
-// trafficLog turns the core's traffic events into log records, written by
-// one goroutine: the core's observer must never block.
-type trafficLog struct {
+// Log turns traffic events into log records, written by one goroutine: whoever observes
+// must never block.
+type Log struct {
 	logger  *slog.Logger
 	server  string
 	events  chan session.TrafficEvent
@@ -34,12 +37,14 @@ type trafficLog struct {
 	live bool
 }
 
-func newTrafficLog(logger *slog.Logger, server string) *trafficLog {
-	return &trafficLog{logger: logger, server: logsafe.String(server), events: make(chan session.TrafficEvent, trafficQueue)}
+// NewLog returns the log of server; Start it before the first event.
+func NewLog(logger *slog.Logger, server string) *Log {
+	return &Log{logger: logger, server: logsafe.String(server), events: make(chan session.TrafficEvent, trafficQueue)}
 }
 
-// observe is the core's Observer.
-func (t *trafficLog) observe(ev session.TrafficEvent) {
+// Observe queues an event (session.Options.Observer); past the queue's bounds it is counted and
+// dropped, or logged without its body.
+func (t *Log) Observe(ev session.TrafficEvent) {
 	if n := int64(len(ev.Message)); n > 0 && t.queued.Add(n) > trafficQueueBytes {
 		t.queued.Add(-n)
 		ev.Message = nil
@@ -53,7 +58,8 @@ func (t *trafficLog) observe(ev session.TrafficEvent) {
 	}
 }
 
-func (t *trafficLog) start() {
+// Start starts the writer; it is safe to call again.
+func (t *Log) Start() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.live {
@@ -63,8 +69,8 @@ func (t *trafficLog) start() {
 	go t.run(t.done)
 }
 
-// stop writes what is queued and ends the writer.
-func (t *trafficLog) stop() {
+// Stop writes what is queued and ends the writer.
+func (t *Log) Stop() {
 	t.mu.Lock()
 	if !t.live {
 		t.mu.Unlock()
@@ -80,7 +86,7 @@ func (t *trafficLog) stop() {
 // stopEvent is the writer's signal to finish; it is never logged.
 const stopEvent session.TrafficKind = "octo-stop"
 
-func (t *trafficLog) run(done chan struct{}) {
+func (t *Log) run(done chan struct{}) {
 	defer close(done)
 	for ev := range t.events {
 		if ev.Kind == stopEvent {
@@ -99,7 +105,7 @@ func (t *trafficLog) run(done chan struct{}) {
 
 // write logs one event: the summary as the message, the full JSON as the
 // "message" attribute.
-func (t *trafficLog) write(ev session.TrafficEvent) {
+func (t *Log) write(ev session.TrafficEvent) {
 	attrs := make([]slog.Attr, 0, 8)
 	attrs = append(attrs, slog.String("server", t.server), slog.String("session", ev.Session),
 		slog.String("transport", string(ev.Transport)), slog.String("kind", string(ev.Kind)))
