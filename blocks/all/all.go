@@ -10,6 +10,7 @@ import (
 	_ "github.com/octo-run/octo/blocks/catch"
 	_ "github.com/octo-run/octo/blocks/delay"
 	_ "github.com/octo-run/octo/blocks/fail"
+	_ "github.com/octo-run/octo/blocks/httpmock"
 	_ "github.com/octo-run/octo/blocks/httprequest"
 	_ "github.com/octo-run/octo/blocks/httpresponse"
 	_ "github.com/octo-run/octo/blocks/jwtvalidate"

@@ -179,9 +179,9 @@ func (c *Connector) Start(context.Context) error {
 	}
 	c.port, c.release = p, release
 	if bound {
-		c.logger.Info("listening", "addr", "http://"+displayAddr(p.addr), "routes", len(c.routes))
+		c.logger.Info("listening", "addr", "http://"+displayAddr(p.addr), "routes", len(c.routes)+len(c.prefixes))
 	} else {
-		c.logger.Debug("took over the address from the previous build", "addr", "http://"+displayAddr(p.addr), "routes", len(c.routes))
+		c.logger.Debug("took over the address from the previous build", "addr", "http://"+displayAddr(p.addr), "routes", len(c.routes)+len(c.prefixes))
 	}
 	return nil
 }

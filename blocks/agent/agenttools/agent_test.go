@@ -5,6 +5,7 @@ package agenttools_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -299,4 +300,43 @@ func TestSaveServerFixesABrokenFileAndTakesNoOtherFile(t *testing.T) {
 	if text, err := os.ReadFile(filepath.Join(ws, "servers", "Other.yaml")); err != nil || string(text) != "name: Someone else\nport: 0\n" {
 		t.Fatalf("the other server's file: %q %v", text, err)
 	}
+}
+
+// An agent saves an HTTP API (kind http) as it saves an MCP server: the file holds its routes
+// under http, it serves at its URL, and its traffic is the app's.
+func TestSaveServerMakesAnHTTPAPI(t *testing.T) {
+	a, ws := openApp(t, appdata.Agents{Allow: true, Approve: appdata.ApproveNever}, app.Options{}, nil)
+	cs := connect(t, a, nil)
+	saved := works(t, cs, agenttools.SaveServer, rawArgs(`{"name": "Billing", "kind": "http", "port": 0,
+		"http": {"routes": [{"method": "GET", "path": "/invoices/{id}", "body": "{\"id\": \"{{params.id}}\"}"}]}}`))
+	if !strings.Contains(saved, "Billing") {
+		t.Fatalf("save: %s", saved)
+	}
+	text, err := os.ReadFile(filepath.Join(ws, "servers", "Billing.yaml"))
+	if err != nil || !strings.Contains(string(text), "kind: http") || !strings.Contains(string(text), "http:\n  routes:") {
+		t.Fatalf("file: %s %v", text, err)
+	}
+	fails(t, cs, agenttools.SaveServer, rawArgs(`{"name": "Billing", "kind": "http", "http": {"routes": [{"path": "/a", "body": "{{params.id}}"}]}}`),
+		`{{params.id}}: the path /a has no {id}`)
+	fails(t, cs, agenttools.SaveServer, rawArgs(`{"name": "Billing", "kind": "http", "http": {}, "mcp": {}}`),
+		`a server of kind http takes its settings under http, not mcp`)
+	started := works(t, cs, agenttools.StartServer, map[string]any{"name": "Billing"})
+	_, rest, _ := strings.Cut(started, "serves at ")
+	base, _, _ := strings.Cut(rest, " ")
+	if !strings.Contains(started, "(an HTTP API: every route under it)") || !strings.HasPrefix(base, "http://127.0.0.1:") {
+		t.Fatalf("started: %s", started)
+	}
+	resp, err := http.Get(strings.TrimSuffix(base, "/") + "/invoices/9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(body) != `{"id": "9"}` {
+		t.Fatalf("GET: %d %s", resp.StatusCode, body)
+	}
+	waitFor(t, "the request in the app's traffic", func() bool {
+		return len(a.Traffic(agenttools.TrafficQuery{Server: "Billing"})) >= 2
+	})
+	fails(t, cs, agenttools.CallServer, map[string]any{"server": "Billing", "tool": "x"}, `"Billing" is an HTTP API, and call_server speaks MCP`)
 }

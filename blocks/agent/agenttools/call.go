@@ -1,12 +1,14 @@
 package agenttools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/octo-run/octo/blocks/mcp/mock/workspace"
 	"github.com/octo-run/octo/mcp"
 	mcpclient "github.com/octo-run/octo/mcp/client"
 	"github.com/octo-run/octo/mcp/jsonrpc"
@@ -57,6 +59,9 @@ func (t *Tools) callServer(c Call) (op, error) {
 		s, err := t.find(a.Server)
 		if err != nil {
 			return errResult(err)
+		}
+		if s.Kind == workspace.KindHTTP {
+			return errResult(fmt.Errorf("%q is an HTTP API, and call_server speaks MCP: send it HTTP requests (its routes are under %s when it runs)", s.Name, cmp.Or(s.URL, "its URL")))
 		}
 		if !s.Running {
 			return errResult(fmt.Errorf("%q is not running: start it with start_server first", s.Name))

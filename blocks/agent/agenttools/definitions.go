@@ -123,16 +123,17 @@ func (e effect) annotations(title string) *mcp.ToolAnnotations {
 func ptr[T any](v T) *T { return &v }
 
 const (
-	getWorkspaceDoc = "Start here. Describes the octo workspace the user has open: its folder; every saved MCP mock server with its state " +
+	getWorkspaceDoc = "Start here. Describes the octo workspace the user has open: its folder; every saved mock server (an MCP server, or an HTTP API of kind http) with its state " +
 		"(running or not, the URL to give MCP clients, the problem that keeps it from serving); the names of the workspace's " +
 		"{{variables}} (not their values, which may be secrets), its environments and the active one."
-	listServersDoc = "Lists the saved MCP mock servers: name, file, whether each runs, its URL when it does, and the problem that keeps it " +
+	listServersDoc = "Lists the saved mock servers (MCP servers and HTTP APIs): name, kind, file, whether each runs, its URL when it does, and the problem that keeps it " +
 		"from serving (a broken file, a port in use), if any."
-	getServerDoc = "Reads one saved MCP mock server: its state and URL, its file as YAML text with the problems serving it would find " +
-		"(file:line:col), and its fields (name, kind, port, mcp) in the form save_server takes — read it, change what you need and " +
+	getServerDoc = "Reads one saved mock server: its state and URL, its file as YAML text with the problems serving it would find " +
+		"(file:line:col), and its fields (name, kind, port, mcp or http) in the form save_server takes — read it, change what you need and " +
 		"save it back whole."
-	saveServerDoc = "Creates or replaces a saved MCP mock server, servers/<name>.yaml in the workspace: tools, resources and prompts " +
-		"answered from settings, no code. The server is checked before anything is written, with the errors octo gives for the saved " +
+	saveServerDoc = "Creates or replaces a saved mock server, servers/<name>.yaml in the workspace, answered from settings, no code: " +
+		"kind mcp, an MCP server (tools, resources and prompts under mcp), or kind http, an HTTP API (routes under http: method, " +
+		"path with {name} parameters, status, headers and a body template over {{params.x}}, {{query.x}}, {{headers.x}}, {{body.x}}). The server is checked before anything is written, with the errors octo gives for the saved " +
 		"file (their line:column point into the YAML shown with them); while there are any, nothing is written. A running server " +
 		"takes the change at once. Without port, a new server gets 3004 or the next port no saved server uses. Put hosts, URLs, " +
 		"tokens and other credentials in the workspace's {{variables}} and write {{name}} here, never the values. " +
@@ -201,6 +202,7 @@ func saveServerSchemas() (listed, args string, err error) {
 			Kind json.RawMessage `json:"kind"`
 			Port json.RawMessage `json:"port"`
 			MCP  json.RawMessage `json:"mcp"`
+			HTTP json.RawMessage `json:"http"`
 		} `json:"properties"`
 		Defs json.RawMessage `json:"$defs"`
 	}
@@ -208,15 +210,19 @@ func saveServerSchemas() (listed, args string, err error) {
 		return "", "", err
 	}
 	p := file.Properties
-	if p.Kind == nil || p.Port == nil || p.MCP == nil || file.Defs == nil {
-		return "", "", fmt.Errorf("the %s schema lacks kind, port, mcp or $defs", workspace.ServerSchema)
+	if p.Kind == nil || p.Port == nil || p.MCP == nil || p.HTTP == nil || file.Defs == nil {
+		return "", "", fmt.Errorf("the %s schema lacks kind, port, mcp, http or $defs", workspace.ServerSchema)
 	}
-	props := func(mcpSchema json.RawMessage) string {
-		return `{"name":` + nameSchema(saveServerName) + `,"kind":` + string(p.Kind) + `,"port":` + string(p.Port) + `,"mcp":` + string(mcpSchema) + `}`
+	props := func(mcpSchema, httpSchema json.RawMessage) string {
+		return `{"name":` + nameSchema(saveServerName) + `,"kind":` + string(p.Kind) + `,"port":` + string(p.Port) +
+			`,"mcp":` + string(mcpSchema) + `,"http":` + string(httpSchema) + `}`
 	}
-	const tail = `,"required":["name","kind","mcp"],"additionalProperties":false`
-	listed = `{"type":"object","properties":` + props(p.MCP) + tail + `,"$defs":` + string(file.Defs) + `}`
-	args = `{"type":"object","properties":` + props(json.RawMessage(`{"type":"object"}`)) + tail + `}`
+	// kind http takes its settings under http, kind mcp under mcp.
+	const tail = `,"required":["name","kind"],"additionalProperties":false,` +
+		`"if":{"properties":{"kind":{"const":"http"}}},"then":{"required":["http"]},"else":{"required":["mcp"]}`
+	listed = `{"type":"object","properties":` + props(p.MCP, p.HTTP) + tail + `,"$defs":` + string(file.Defs) + `}`
+	object := json.RawMessage(`{"type":"object"}`)
+	args = `{"type":"object","properties":` + props(object, object) + tail + `}`
 	return listed, args, nil
 }
 

@@ -26,8 +26,9 @@ type Host interface {
 // ServerState is one saved server as the host sees it.
 type ServerState struct {
 	Name, File string
+	Kind       string // mcp or http (an HTTP API); "" when its file cannot be read
 	Running    bool
-	URL        string // the address to give MCP clients when running
+	URL        string // the address to give clients when running
 	Problem    string // why it does not serve (a broken file, a port in use), "" when none
 }
 

@@ -24,6 +24,23 @@ type saveArgs struct {
 	Kind string          `json:"kind"`
 	Port *int            `json:"port"`
 	MCP  json.RawMessage `json:"mcp"`
+	HTTP json.RawMessage `json:"http"`
+}
+
+// section is the settings of the server's kind: http for an HTTP API, else mcp.
+func (a *saveArgs) section() (key string, settings json.RawMessage) {
+	if a.Kind == workspace.KindHTTP {
+		return "http", a.HTTP
+	}
+	return "mcp", a.MCP
+}
+
+// otherSection names the section of the kind the server is not, when it was given anyway.
+func otherSection(a *saveArgs) (string, bool) {
+	if a.Kind == workspace.KindHTTP {
+		return "mcp", a.MCP != nil
+	}
+	return "http", a.HTTP != nil
 }
 
 // saving is a save_server call with its file drafted.
@@ -40,9 +57,13 @@ func (t *Tools) saveServer(c Call) (op, error) {
 	if err := workspace.CheckName(s.Name); err != nil {
 		return op{}, argError("name", "%v", err)
 	}
-	d, err := workspace.NewDraft(s.Name, s.Kind, s.MCP)
+	key, section := s.section()
+	if other, given := otherSection(&s.saveArgs); given {
+		return op{}, argError(other, "a server of kind %s takes its settings under %s, not %s", cmp.Or(s.Kind, "mcp"), key, other)
+	}
+	d, err := workspace.NewDraft(s.Name, s.Kind, section)
 	if err != nil {
-		return op{}, argError("mcp", "%v", err)
+		return op{}, argError(key, "%v", err)
 	}
 	s.draft = d
 	return op{summary: t.saveSummary(&s), detail: t.saveDetail(&s), again: func() string { return t.saveSummary(&s) },
@@ -86,12 +107,13 @@ func (t *Tools) saveSummary(s *saving) string {
 	} else {
 		parts = append(parts, "replaces "+printable.Escape(t.rel(st.File)))
 	}
-	var counts struct{ Tools, Resources, Prompts []json.RawMessage }
-	_ = json.Unmarshal(s.MCP, &counts) // only counted; the file's checks judge them
+	var counts struct{ Tools, Resources, Prompts, Routes []json.RawMessage }
+	_, section := s.section()
+	_ = json.Unmarshal(section, &counts) // only counted; the file's checks judge them
 	for _, c := range []struct {
 		n    int
 		what string
-	}{{len(counts.Tools), "tool"}, {len(counts.Resources), "resource"}, {len(counts.Prompts), "prompt"}} {
+	}{{len(counts.Tools), "tool"}, {len(counts.Resources), "resource"}, {len(counts.Prompts), "prompt"}, {len(counts.Routes), "route"}} {
 		if c.n > 0 {
 			parts = append(parts, plural(c.n, c.what))
 		}
@@ -114,8 +136,12 @@ func (t *Tools) saveDetail(s *saving) []string {
 			Name     string
 			Messages []struct{ Text string }
 		}
+		Routes []struct {
+			Method, Path, Body string
+		}
 	}
-	_ = json.Unmarshal(s.MCP, &m) // the file's checks judge its shape; this only shows it
+	_, section := s.section()
+	_ = json.Unmarshal(section, &m) // the file's checks judge its shape; this only shows it
 	var lines []string
 	answers := func(what, name, text string) {
 		lines = append(lines, fmt.Sprintf("%s %s answers %s", what, printable.Quote(name), printable.Quote(text)))
@@ -133,7 +159,10 @@ func (t *Tools) saveDetail(s *saving) []string {
 		}
 		answers("prompt", p.Name, strings.Join(texts, " / "))
 	}
-	if reads := t.variablesRead(s.MCP); len(reads) > 0 {
+	for _, r := range m.Routes {
+		answers("route", cmp.Or(strings.ToUpper(r.Method), "GET")+" "+r.Path, r.Body)
+	}
+	if reads := t.variablesRead(section); len(reads) > 0 {
 		lines = append(lines, "it reads the variables "+strings.Join(reads, ", "))
 	}
 	return lines

@@ -18,7 +18,8 @@ import (
 // serverView is a saved server as the agent sees it.
 type serverView struct {
 	Name    string `json:"name"`
-	File    string `json:"file"` // relative to the workspace folder
+	File    string `json:"file"`           // relative to the workspace folder
+	Kind    string `json:"kind,omitempty"` // mcp, or http for an HTTP API
 	Running bool   `json:"running"`
 	URL     string `json:"url,omitempty"`
 	Problem string `json:"problem,omitempty"`
@@ -78,7 +79,7 @@ func (t *Tools) servers() []serverView {
 }
 
 func (t *Tools) view(s ServerState) serverView {
-	v := serverView{Name: s.Name, File: t.rel(s.File), Running: s.Running, Problem: s.Problem}
+	v := serverView{Name: s.Name, File: t.rel(s.File), Kind: s.Kind, Running: s.Running, Problem: s.Problem}
 	if s.Running {
 		v.URL = s.URL
 	}
@@ -241,6 +242,9 @@ func (t *Tools) startServer(c Call) (op, error) {
 
 // started tells where a started server answers.
 func started(s ServerState) []string {
+	if s.Kind == workspace.KindHTTP {
+		return []string{fmt.Sprintf("%q serves at %s (an HTTP API: every route under it).", s.Name, s.URL)}
+	}
 	lines := []string{fmt.Sprintf("%q serves at %s (Streamable HTTP).", s.Name, s.URL)}
 	if u, err := url.Parse(s.URL); err == nil && u.Host != "" {
 		u.Path, u.RawQuery = "/sse", ""

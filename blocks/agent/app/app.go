@@ -220,7 +220,7 @@ func (a *App) States() []agenttools.ServerState {
 }
 
 func hostState(st workspace.State) agenttools.ServerState {
-	return agenttools.ServerState{Name: st.Name, File: st.File, Running: st.Running, URL: st.URL, Problem: st.Problem}
+	return agenttools.ServerState{Name: st.Name, File: st.File, Kind: st.Kind, Running: st.Running, URL: st.URL, Problem: st.Problem}
 }
 
 // Start implements agenttools.Host: the server is marked started, so the app starts it again

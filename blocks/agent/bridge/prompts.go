@@ -16,8 +16,8 @@ var promptList = []mcp.Prompt{
 	{
 		Name:  "map_apis",
 		Title: "Map this codebase's APIs into mock servers",
-		Description: "Find the MCP servers this codebase calls and build an octo mock server for each, " +
-			"with the tools, resources and prompts the code relies on.",
+		Description: "Find the MCP servers and HTTP APIs this codebase calls and build an octo mock server for each, " +
+			"with the tools, resources, prompts and routes the code relies on.",
 		Arguments: []mcp.PromptArgument{{Name: "focus",
 			Description: "Optional: a folder, service or server name to limit the search to"}},
 	},
@@ -67,11 +67,12 @@ func mapAPIsText(focus string) string {
 	if focus != "" {
 		scope = "this codebase, limited to " + focus + ","
 	}
-	return "Map the MCP servers that " + scope + ` calls into octo mock servers, so the code can be developed and tested without the real ones.
+	return "Map the MCP servers and HTTP APIs that " + scope + ` calls into octo mock servers, so the code can be developed and tested without the real ones.
 
 1. Call get_workspace to learn where the mocks are saved, then list_servers to see which exist already; update those rather than making duplicates.
 2. Search the code for every MCP server it talks to: client setups (Streamable HTTP or SSE URLs, stdio commands), MCP settings files (.mcp.json, mcp.json, settings of editors and agents), and the calls made through them: tools/call with tool names and arguments, resources/read with URIs, prompts/get with names. Note where each call is made (file and line) and what the code does with the answer: which fields of structuredContent or text it reads, which errors it handles.
-3. For each server, call save_server with kind "mcp": its name, and under mcp the tools (name, description, an inputSchema matching the arguments the code sends, and an answer with the shape the code reads), resources and prompts the code uses. Give the answers realistic values, and add a failing case wherever the code handles an error.
+3. For each MCP server, call save_server with kind "mcp": its name, and under mcp the tools (name, description, an inputSchema matching the arguments the code sends, and an answer with the shape the code reads), resources and prompts the code uses. Give the answers realistic values, and add a failing case wherever the code handles an error (an answer with a when, or a failureRate).
+   Also look for the HTTP APIs the code calls (base URLs in settings, HTTP clients such as fetch, axios, requests or net/http, generated API clients): for each, call save_server with kind "http" and under http the routes the code uses (method, path with {name} parameters, status, headers, and a body with the shape the code reads; {{params.x}}, {{query.x}} and {{body.x}} echo the request), with an error answer wherever the code handles one.
 4. Never write a real host name, URL, token, key or password into a mock: give each a variable (the server's mcp.variables, with a harmless placeholder value), write {{name}} where it is used, and tell me which variables to set. The mocks live in my workspace, which others may read.
 5. If save_server answers with problems (file:line: what is wrong), fix them and save again.
 6. Start each server with start_server, check it with call_server (one call per tool at least), and read get_traffic if an answer looks wrong.

@@ -2,7 +2,6 @@ package mock
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -69,26 +68,9 @@ func (c *compiler) problem(field any, format string, args ...any) {
 // template compiles answer text written at field, reporting each bad tag
 // at its position in the file.
 func (c *compiler) template(text string, field any) (*placeholder.Template, bool) {
-	t, err := placeholder.Compile(text, c.vars)
-	if err == nil {
-		return t, true
-	}
-	var errs []error
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	} else {
-		errs = []error{err}
-	}
-	at := c.pos.Of(field)
-	for _, e := range errs {
-		var pe *placeholder.Error
-		if !errors.As(e, &pe) {
-			c.problem(field, "%v", e)
-			continue
-		}
-		c.problems = append(c.problems, at.DiagInside(pe.Line, pe.Column, pe.Msg))
-	}
-	return nil, false
+	t, ds := placeholder.CompileAt(text, c.vars, c.pos.Of(field))
+	c.problems = append(c.problems, ds...)
+	return t, len(ds) == 0
 }
 
 // checkRefs reports tags that name what the item cannot have: URI parts

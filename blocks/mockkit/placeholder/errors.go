@@ -1,6 +1,7 @@
 package placeholder
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/octo-run/octo/runtime/config"
@@ -70,4 +71,27 @@ func didYouMean(s string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q)", s)
+}
+
+// CompileAt compiles text written in the setting at, each bad tag a diagnostic at its own line
+// and column in the file.
+func CompileAt(text string, vars map[string]string, at config.Position) (*Template, config.Diags) {
+	t, err := Compile(text, vars)
+	if err == nil {
+		return t, nil
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	var ds config.Diags
+	for _, e := range errs {
+		var pe *Error
+		if errors.As(e, &pe) {
+			ds = append(ds, at.DiagInside(pe.Line, pe.Column, pe.Msg))
+		} else {
+			ds = append(ds, at.Diag(e.Error()))
+		}
+	}
+	return nil, ds
 }

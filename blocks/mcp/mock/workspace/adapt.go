@@ -6,6 +6,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/octo-run/octo/blocks/httpmock"
 	"github.com/octo-run/octo/blocks/mcp/mock"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
@@ -30,12 +31,16 @@ const (
 // the live server (see Live).
 func Adapt(s *Server, vars map[string]string, cluster *yaml.Node, t Transport) (cfg *config.Config, mockAddr string) {
 	at := config.Where{File: s.File, Path: "mcp", Kind: mock.KindServer, Name: s.Name}
+	blockType := "mcp-mock"
+	if s.Kind == KindHTTP {
+		at.Path, at.Kind, blockType = "http", httpmock.KindServer, "http-mock"
+	}
 	block := &config.Block{
-		Type:       "mcp-mock",
+		Type:       blockType,
 		Name:       s.Name,
-		Settings:   settingsNode(s.mcp, vars),
+		Settings:   settingsNode(s.section, vars),
 		At:         at,
-		Node:       s.mcp,
+		Node:       s.section,
 		SettingsAt: at,
 	}
 	cfg = &config.Config{
@@ -45,7 +50,7 @@ func Adapt(s *Server, vars map[string]string, cluster *yaml.Node, t Transport) (
 		Templates: map[string]*config.Template{},
 	}
 	at = config.Where{File: s.File, Kind: "server", Name: s.Name}
-	if t == Stdio {
+	if t == Stdio && s.Kind == KindMCP {
 		cfg.Connectors = []*config.Connector{{Name: "stdio", Type: "stdio", At: at.Field("stdio"), Node: s.root}}
 		cfg.Flows = []*config.Flow{flow("stdio", "stdio", nil, block, at)}
 		return cfg, "flows.stdio.process[0]"
@@ -54,7 +59,12 @@ func Adapt(s *Server, vars map[string]string, cluster *yaml.Node, t Transport) (
 		Name: "http", Type: "http", At: at.Field("port"), Node: portNode(s),
 		Settings: config.Encode(listen{Port: s.Port, Host: "127.0.0.1", CORS: s.CORS}, portNode(s)),
 	}}
-	src := config.Encode(map[string][]string{"paths": {s.Path, mock.SSEPath, mock.MessagesPath}}, s.mcp)
+	if s.Kind == KindHTTP { // every path: the block routes them
+		src := config.Encode(map[string]string{"prefix": "/"}, s.section)
+		cfg.Flows = []*config.Flow{flow("http", "http", src, block, at)}
+		return cfg, "flows.http.process[0]"
+	}
+	src := config.Encode(map[string][]string{"paths": {s.Path, mock.SSEPath, mock.MessagesPath}}, s.section)
 	cfg.Flows = []*config.Flow{flow("mcp", "http", src, block, at)}
 	return cfg, "flows.mcp.process[0]"
 }
@@ -81,15 +91,15 @@ func flow(name, connector string, src *yaml.Node, block *config.Block, at config
 
 // settingsNode is the block's settings: the file's mcp section with the
 // variables added, the server's own winning.
-func settingsNode(mcpNode *yaml.Node, vars map[string]string) *yaml.Node {
+func settingsNode(section *yaml.Node, vars map[string]string) *yaml.Node {
 	merged := maps.Clone(vars)
 	if merged == nil {
 		merged = map[string]string{}
 	}
-	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: mcpNode.Line, Column: mcpNode.Column}
+	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: section.Line, Column: section.Column}
 	var varsKey *yaml.Node
-	for i := 0; i+1 < len(mcpNode.Content); i += 2 {
-		k, v := mcpNode.Content[i], mcpNode.Content[i+1]
+	for i := 0; i+1 < len(section.Content); i += 2 {
+		k, v := section.Content[i], section.Content[i+1]
 		if k.Value == "variables" && v.Kind == yaml.MappingNode {
 			varsKey = k
 			for j := 0; j+1 < len(v.Content); j += 2 {
@@ -100,7 +110,7 @@ func settingsNode(mcpNode *yaml.Node, vars map[string]string) *yaml.Node {
 		out.Content = append(out.Content, k, v)
 	}
 	if varsKey == nil {
-		varsKey = config.Encode("variables", mcpNode)
+		varsKey = config.Encode("variables", section)
 	}
 	out.Content = append(out.Content, varsKey, config.Encode(merged, varsKey))
 	return out

@@ -28,36 +28,44 @@ const maxDraftDepth = 64
 // Draft is a saved server given as JSON fields, ready to be written as its file.
 type Draft struct {
 	name, kind string
-	mcp        *yaml.Node
+	section    *yaml.Node // the mcp: or http: section, as kind says
 }
 
-// NewDraft makes the draft of a saved server: its name, kind and mcp section (a JSON object,
-// nested at most 64 levels).
-func NewDraft(name, kind string, mcpSection json.RawMessage) (*Draft, error) {
-	n, err := jsonNode(mcpSection)
+// NewDraft makes the draft of a saved server: its name, kind and section (mcp: for kind mcp,
+// http: for kind http; a JSON object, nested at most 64 levels).
+func NewDraft(name, kind string, section json.RawMessage) (*Draft, error) {
+	n, err := jsonNode(section)
 	if err != nil {
 		return nil, err
 	}
 	if n.Kind != yaml.MappingNode {
 		return nil, errors.New("expected a JSON object")
 	}
-	return &Draft{name: name, kind: kind, mcp: n}, nil
+	return &Draft{name: name, kind: kind, section: n}, nil
 }
 
 // Text is the draft's saved file with port: its schema modeline (as `octo new mcp-mock` writes
-// it), then name, kind, port and mcp.
+// it), then name, kind, port and the mcp (or http) section.
 func (d *Draft) Text(port int) ([]byte, error) {
 	root := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{
 		scalar("!!str", "name"), scalar("!!str", d.name),
 		scalar("!!str", "kind"), scalar("!!str", d.kind),
 		scalar("!!str", "port"), scalar("!!int", strconv.Itoa(port)),
-		scalar("!!str", "mcp"), d.mcp,
+		scalar("!!str", d.sectionKey()), d.section,
 	}}
 	text, err := yamlText(root)
 	if err != nil {
 		return nil, err
 	}
 	return reference.WithModeline(text, "../"+reference.SchemaFile(ServerSchema)), nil
+}
+
+// sectionKey is where the draft's kind keeps its settings.
+func (d *Draft) sectionKey() string {
+	if d.kind == KindHTTP {
+		return KindHTTP
+	}
+	return KindMCP
 }
 
 // ServerFields reads a saved server file's text as JSON, its keys in their order; aliases and

@@ -27,23 +27,33 @@ type Server struct {
 	Port int
 	// PortSet tells a port written in the file from an assigned one.
 	PortSet bool
-	// Path is the Streamable HTTP path (mcp.path, default /mcp).
+	// Kind is what the server is: KindMCP (an mcp-mock) or KindHTTP (an http-mock).
+	Kind string
+	// Path is where clients reach it: the Streamable HTTP path (mcp.path, default /mcp), or /
+	// for an HTTP mock, which takes every path.
 	Path string
-	// CORS lets browsers on other origins in (mcp.cors).
+	// CORS lets browsers on other origins in (mcp.cors, http.cors).
 	CORS bool
 
-	root *yaml.Node
-	mcp  *yaml.Node // the mcp: mapping; never nil
-	data []byte     // the file as read, to tell a real edit from a touch
+	root    *yaml.Node
+	section *yaml.Node // the mcp: or http: mapping, as Kind says; never nil
+	data    []byte     // the file as read, to tell a real edit from a touch
 }
 
-// fileSettings are a saved server's top-level keys. The mcp section is
-// handed to the mcp-mock block as written.
+// The kinds of saved server.
+const (
+	KindMCP  = "mcp"  // an MCP server: the mcp-mock block, its mcp: section
+	KindHTTP = "http" // an HTTP API: the http-mock block, its http: section
+)
+
+// fileSettings are a saved server's top-level keys. The mcp (or http) section is handed to the
+// mcp-mock (or http-mock) block as written.
 type fileSettings struct {
 	Name string     `yaml:"name" doc:"The server's name: its serverInfo.name unless mcp.serverName says otherwise; default: the file name without .yaml."`
-	Kind string     `yaml:"kind" enum:"mcp" doc:"The kind of saved server; mcp, the only one."`
+	Kind string     `yaml:"kind" default:"mcp" enum:"mcp,http" doc:"The kind of saved server: mcp, an MCP server (its mcp: section); http, an HTTP API (its http: section)."`
 	Port *int       `yaml:"port" min:"0" max:"65535" doc:"The port it listens on, on 127.0.0.1; default: 3004 or the next one no other saved server uses; 0: any free port."`
-	MCP  *yaml.Node `yaml:"mcp" block:"mcp-mock" doc:"The server itself: the mcp-mock block's settings (tools, resources, prompts, limits)."`
+	MCP  *yaml.Node `yaml:"mcp" block:"mcp-mock" doc:"An MCP server (kind mcp): the mcp-mock block's settings (tools, resources, prompts, limits)."`
+	HTTP *yaml.Node `yaml:"http" block:"http-mock" doc:"An HTTP API (kind http): the http-mock block's settings (routes, variables, seed, cors)."`
 }
 
 // ReadServer reads and checks one saved server file, servers/<name>.yaml in
@@ -76,7 +86,10 @@ func parseServer(file string, data []byte) (*Server, config.Diags) {
 	if ds := config.Decode(root, &fset, at); len(ds) > 0 {
 		return nil, ds
 	}
-	s := &Server{Name: fset.Name, File: file, Path: "/mcp", root: root, data: data}
+	s := &Server{Name: fset.Name, Kind: fset.Kind, File: file, Path: "/mcp", root: root, data: data}
+	if s.Kind == "" {
+		s.Kind = KindMCP
+	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
@@ -91,27 +104,38 @@ func parseServer(file string, data []byte) (*Server, config.Diags) {
 	if fset.Port != nil {
 		s.Port, s.PortSet = *fset.Port, true
 	}
-	s.readMCP(at, &ds)
+	s.readSection(at, &ds)
 	if len(ds) > 0 {
 		return nil, ds
 	}
 	return s, nil
 }
 
-// readMCP finds the mcp section and reads the two settings the adapter
-// needs from it (path, cors); the block checks the rest.
-func (s *Server) readMCP(at config.Where, ds *config.Diags) {
-	_, s.mcp = entry(s.root, "mcp")
-	switch {
-	case s.mcp == nil || s.mcp.Kind == yaml.ScalarNode && s.mcp.ShortTag() == "!!null":
-		s.mcp = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: s.root.Line, Column: s.root.Column}
-	case s.mcp.Kind != yaml.MappingNode:
-		ds.Addf(s.mcp, at.Field("mcp"), "expected a mapping of tools, resources, prompts and server settings")
+// readSection finds the section of the server's kind and reads the settings the adapter needs
+// from it (path, cors); the block checks the rest. The other kind's section is refused: it
+// would be ignored.
+func (s *Server) readSection(at config.Where, ds *config.Diags) {
+	key, other := KindMCP, KindHTTP
+	if s.Kind == KindHTTP {
+		key, other = KindHTTP, KindMCP
+		s.Path = "/"
 	}
-	if p := value(s.mcp, "path"); p != nil && p.Kind == yaml.ScalarNode && p.Value != "" {
+	if k, _ := entry(s.root, other); k != nil {
+		ds.Addf(k, at.Field(other), "a server of kind %s has an %s: section, not %s: (or set kind: %s)", s.Kind, key, other, other)
+	}
+	_, s.section = entry(s.root, key)
+	switch {
+	case s.section == nil || s.section.Kind == yaml.ScalarNode && s.section.ShortTag() == "!!null":
+		s.section = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: s.root.Line, Column: s.root.Column}
+	case s.section.Kind != yaml.MappingNode && s.Kind == KindHTTP:
+		ds.Addf(s.section, at.Field(key), "expected a mapping of routes and server settings")
+	case s.section.Kind != yaml.MappingNode:
+		ds.Addf(s.section, at.Field(key), "expected a mapping of tools, resources, prompts and server settings")
+	}
+	if p := value(s.section, "path"); p != nil && p.Kind == yaml.ScalarNode && p.Value != "" && s.Kind == KindMCP {
 		s.Path = p.Value
 	}
-	if c := value(s.mcp, "cors"); c != nil && c.Kind == yaml.ScalarNode && c.ShortTag() == "!!bool" {
+	if c := value(s.section, "cors"); c != nil && c.Kind == yaml.ScalarNode && c.ShortTag() == "!!bool" {
 		s.CORS = strings.EqualFold(c.Value, "true")
 	}
 }

@@ -130,6 +130,8 @@ type State struct {
 	// Name is the server's name (its file name without .yaml when the file cannot be read).
 	Name string
 	File string
+	// Kind is KindMCP or KindHTTP ("" when the file cannot be read).
+	Kind string
 	// Running tells whether it serves; URL is then the address to give MCP clients ("" on stdio).
 	Running bool
 	URL     string
@@ -156,10 +158,10 @@ func (sv *Servers) States() []State {
 func (w *Source) state(f string, servers []*Server, ds config.Diags) State {
 	st := State{Name: strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)), File: f, Problem: w.problems[f]}
 	if i := slices.IndexFunc(servers, func(s *Server) bool { return s.File == f }); i >= 0 {
-		st.Name = servers[i].Name
+		st.Name, st.Kind = servers[i].Name, servers[i].Kind
 	}
 	if rs := w.serving[f]; rs != nil {
-		st.Name, st.Running, st.URL = rs.srv.Name, true, rs.url
+		st.Name, st.Kind, st.Running, st.URL = rs.srv.Name, rs.srv.Kind, true, rs.url
 		return st
 	}
 	if st.Problem == "" {

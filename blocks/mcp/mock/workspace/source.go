@@ -159,6 +159,9 @@ func (w *Source) choose() error {
 		return fmt.Errorf("%s has no saved servers: add one with octo new mcp-mock %s \"My server\"", w.dir, w.dir)
 	}
 	if w.opts.Transport == Stdio {
+		if chosen[0].Kind == KindHTTP {
+			return fmt.Errorf("%s is an HTTP API (kind http); --stdio serves an MCP server: serve it without --stdio", chosen[0].Name)
+		}
 		w.stdio = chosen[0].File
 	}
 	return nil

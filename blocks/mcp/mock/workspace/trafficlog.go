@@ -63,7 +63,9 @@ func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
 		fmt.Fprintf(&b, "%s  %-3s %s", attrs["server"], dir, r.Message)
 		if sess := attrs["session"]; sess != "" {
 			fmt.Fprintf(&b, "  [%s %s]", shortID(sess), attrs["transport"])
-		} else if t := attrs["transport"]; t != "" && dir != "" { // a 2026-07-28 request: no session
+		} else if t := attrs["transport"]; t == "http" { // an HTTP mock's: plain HTTP has no sessions
+			b.WriteString("  [http]")
+		} else if t != "" && dir != "" { // a 2026-07-28 request: no session
 			version := attrs["version"]
 			if version == "" {
 				version = "stateless"
