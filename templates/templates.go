@@ -13,7 +13,7 @@ import (
 	"text/template"
 )
 
-//go:embed mcp-api mcp-mock mcp-router
+//go:embed http-mock mcp-api mcp-mock mcp-router
 var files embed.FS
 
 // Starter is one kind of thing `octo new` can make.
@@ -25,6 +25,8 @@ type Starter struct {
 
 // Starters lists what `octo new` offers, in the order shown.
 var Starters = []Starter{
+	{"http-mock", "a saved HTTP mock server (routes with parameters, a failing case) in a workspace folder",
+		`octo new http-mock <workspace> "<Server name>"`},
 	{"mcp-api", "a flow config serving MCP tools that call your HTTP API (list, get and create, with tests)",
 		"octo new mcp-api <folder>"},
 	{"mcp-mock", "a saved MCP mock server (tool, resource, prompt) in a workspace folder",
@@ -51,6 +53,11 @@ type MockServer struct {
 
 // RenderMockServer returns servers/<name>.yaml for a new mock server.
 func RenderMockServer(v MockServer) ([]byte, error) { return renderMock("mcp-mock/server.yaml", v) }
+
+// RenderHTTPMockServer returns servers/<name>.yaml for a new HTTP mock server.
+func RenderHTTPMockServer(v MockServer) ([]byte, error) {
+	return renderMock("http-mock/server.yaml", v)
+}
 
 // RenderMockTests returns tests/<name>.yaml, the octo test cases of a new mock server.
 func RenderMockTests(v MockServer) ([]byte, error) {

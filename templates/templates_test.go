@@ -45,6 +45,20 @@ func TestEveryStarterBuilds(t *testing.T) {
 				}
 			}
 		},
+		"http-mock": func(t *testing.T) {
+			for _, name := range []string{"Billing API", `Odd: "quoted" # name`} {
+				dir := t.TempDir()
+				text, err := templates.RenderHTTPMockServer(templates.MockServer{Name: name, Port: 3010})
+				if err != nil {
+					t.Fatal(err)
+				}
+				mustWrite(t, filepath.Join(dir, "servers", "x.yaml"), text)
+				names, ds := workspace.Validate(dir, "")
+				if len(ds) > 0 || len(names) != 1 || names[0] != name {
+					t.Fatalf("server %q: names %v, problems:\n%v\n%s", name, names, ds, text)
+				}
+			}
+		},
 		"mcp-router": func(t *testing.T) { buildsAsWritten(t, "mcp-router") },
 		"mcp-api":    func(t *testing.T) { buildsAsWritten(t, "mcp-api") },
 	}

@@ -252,7 +252,7 @@ func read(t *testing.T, file string) []byte {
 }
 
 // Samples and starters name their schema on their first line; in a sample the path reaches the
-// committed schema (the mcp-mock starter's are written beside it by octo new, tested there).
+// committed schema (the mock starters' are written beside it by octo new, tested there).
 func TestSamplesAndStartersNameTheirSchema(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(repo, "samples", "*", "*.yaml"))
 	servers, _ := filepath.Glob(filepath.Join(repo, "samples", "*", "servers", "*.yaml"))
@@ -268,7 +268,7 @@ func TestSamplesAndStartersNameTheirSchema(t *testing.T) {
 		switch {
 		case filepath.Base(file) == "workspace.yaml":
 			schema = "workspace"
-		case filepath.Base(filepath.Dir(file)) == "servers", strings.HasSuffix(file, "mcp-mock/server.yaml"):
+		case filepath.Base(filepath.Dir(file)) == "servers", strings.HasSuffix(file, "mock/server.yaml"):
 			schema = "server"
 		case filepath.Base(filepath.Dir(file)) == "tests":
 			schema = "test"
@@ -279,7 +279,7 @@ func TestSamplesAndStartersNameTheirSchema(t *testing.T) {
 			t.Errorf("%s: the first line is not a yaml-language-server modeline: %q", file, first)
 			continue
 		}
-		if strings.Contains(file, "templates/mcp-mock") {
+		if strings.Contains(file, "templates/mcp-mock") || strings.Contains(file, "templates/http-mock") {
 			if path != reference.SchemaFile(schema) && path != "../"+reference.SchemaFile(schema) {
 				t.Errorf("%s names %s", file, path)
 			}

@@ -28,14 +28,17 @@ import (
 )
 
 func init() {
-	cli.RegisterCommand(cli.Command{Name: "serve", Order: 30, Summary: "serve the saved MCP mock servers of a workspace folder",
+	cli.RegisterCommand(cli.Command{Name: "serve", Order: 30, Summary: "serve the saved mock servers (MCP and HTTP) of a workspace folder",
 		Usage: `serve WORKSPACE [SERVER...] [--port N] [--stdio] [--json] [--env NAME] [--shutdown-timeout 10s]`, Run: serve})
 	s := templates.Lookup("mcp-mock")
 	cli.RegisterStarter(cli.Starter{Name: s.Name, Summary: s.Summary, Usage: s.Usage, Args: `WORKSPACE "NAME"`,
-		Makes: "a mock server in a workspace", Write: newStarter})
+		Makes: "an MCP mock server in a workspace", Write: newStarter(KindMCP)})
+	s = templates.Lookup("http-mock")
+	cli.RegisterStarter(cli.Starter{Name: s.Name, Summary: s.Summary, Usage: s.Usage, Args: `WORKSPACE "NAME"`,
+		Makes: "an HTTP mock server in a workspace", Write: newStarter(KindHTTP)})
 }
 
-// serve is `octo serve`: it serves the saved MCP servers of a workspace.
+// serve is `octo serve`: it serves the saved servers of a workspace.
 func serve(ctx context.Context, env *cli.Env, args []string) error {
 	fs := cli.NewFlags("serve", env)
 	port := fs.Int("port", 0, "serve the one named server on this port instead of its own")
@@ -107,12 +110,17 @@ func printAddress(w io.Writer, asJSON bool) func(name, url string) {
 	}
 }
 
-// newStarter is `octo new mcp-mock WORKSPACE NAME`.
-func newStarter(env *cli.Env, args []string, opts cli.NewOptions) error {
-	if len(args) != 2 {
-		return cli.Usagef(`mcp-mock takes a workspace folder and a server name: octo new mcp-mock my-mocks "Weather mock"`)
+// newStarter is `octo new mcp-mock WORKSPACE NAME` (kind mcp) or `octo new http-mock …` (kind http).
+func newStarter(kind string) func(env *cli.Env, args []string, opts cli.NewOptions) error {
+	return func(env *cli.Env, args []string, opts cli.NewOptions) error {
+		if len(args) != 2 {
+			if kind == KindHTTP {
+				return cli.Usagef(`http-mock takes a workspace folder and a server name: octo new http-mock my-mocks "Billing API"`)
+			}
+			return cli.Usagef(`mcp-mock takes a workspace folder and a server name: octo new mcp-mock my-mocks "Weather mock"`)
+		}
+		return newMockServer(env, args[0], args[1], opts.Port, kind)
 	}
-	return newMockServer(env, args[0], args[1], opts.Port)
 }
 
 // newMockServer writes servers/<name>.yaml (and workspace.yaml for a new
@@ -120,7 +128,7 @@ func newStarter(env *cli.Env, args []string, opts cli.NewOptions) error {
 // port neither a saved server nor another program uses. It holds the workspace's write lock
 // from the name's check to the write, so a console or an agent saving at the same time never
 // takes the same name or port.
-func newMockServer(env *cli.Env, dir, name string, port int) error {
+func newMockServer(env *cli.Env, dir, name string, port int, kind string) error {
 	if err := checkServerName(name); err != nil {
 		return err
 	}
@@ -149,17 +157,32 @@ func newMockServer(env *cli.Env, dir, name string, port int) error {
 	} else if usedPorts(dir)(port) {
 		return fmt.Errorf("--port %d: a saved server of %s uses it already", port, dir)
 	}
-	text, err := templates.RenderMockServer(templates.MockServer{Name: name, Port: port})
+	render := templates.RenderMockServer
+	if kind == KindHTTP {
+		render = templates.RenderHTTPMockServer
+	}
+	text, err := render(templates.MockServer{Name: name, Port: port})
 	if err != nil {
 		return err
 	}
 	if err := w.WriteServer(file, text); err != nil {
 		return err
 	}
+	if kind == KindHTTP {
+		return printHTTPServe(env.Stdout, dir, file, port)
+	}
 	if err := writeStarterTests(dir, name, port); err != nil {
 		return err
 	}
 	return printConnect(env.Stdout, dir, name, file, port)
+}
+
+// printHTTPServe says how to serve a new HTTP mock and where it answers.
+func printHTTPServe(w io.Writer, dir, file string, port int) error {
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	fmt.Fprintf(w, "Wrote %s (port %d).\n\nServe it:\n  octo serve %s\n\nTry it:\n  curl %s/invoices/7\n  curl -X POST %s/invoices -H 'Content-Type: application/json' -d '{\"customer\": \"ACME\", \"total\": 120}'\n",
+		printable.Escape(file), port, printable.ShellQuote(dir), base, base)
+	return nil
 }
 
 // newLockWait bounds how long octo new waits for another writer of the workspace.
