@@ -400,3 +400,16 @@ func TestSizeIsTheLengthOfTheRenderedAnswer(t *testing.T) {
 		})
 	}
 }
+
+// Literal text renders as itself, tags and all.
+func TestLiteralRendersAsItself(t *testing.T) {
+	for _, text := range []string{`plain`, `{"a": "{{args.x}}"}`, `{{{{`, `{"s": "\\{{x}}"}`, `a{b}c {{$uuid}}`} {
+		tpl, err := Compile(Literal(text), nil)
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		if got := tpl.Render(Input{}, nil); got != text {
+			t.Fatalf("%q rendered %q", text, got)
+		}
+	}
+}

@@ -309,3 +309,27 @@ func (t *Template) Static() bool { return t.static }
 
 // Refs lists the args and params tags in text order.
 func (t *Template) Refs() []Ref { return slices.Clone(t.refs) }
+
+// Literal returns text written so that it renders as itself: each {{ gets the backslash that
+// makes it literal (JSON text, whose backslashes before a { come in pairs, stays as it was).
+func Literal(text string) string {
+	if !strings.Contains(text, "{{") {
+		return text
+	}
+	var b strings.Builder
+	run := 0 // backslashes just before i
+	for i := 0; i < len(text); i++ {
+		if text[i] == '{' && i+1 < len(text) && text[i+1] == '{' && run%2 == 0 {
+			b.WriteString(`\{{`)
+			i, run = i+1, 0
+			continue
+		}
+		if text[i] == '\\' {
+			run++
+		} else {
+			run = 0
+		}
+		b.WriteByte(text[i])
+	}
+	return b.String()
+}

@@ -20,7 +20,7 @@ import (
 func init() {
 	cli.RegisterCommand(cli.Command{Name: "import", Order: 26,
 		Summary: "write an MCP router config from an OpenAPI description: a tool per operation",
-		Usage:   "import openapi SPEC --out DIR [--tags T,…] [--operations ID,…] [--port N] [--force]",
+		Usage:   "import openapi SPEC (--out DIR | --mock WORKSPACE | both) [--tags T,…] [--operations ID,…] [--port N] [--mock-port N] [--force]",
 		Run:     command})
 }
 
@@ -33,7 +33,9 @@ func command(ctx context.Context, env *cli.Env, args []string) error {
 	tags := fs.String("tags", "", "only the operations with one of these tags, comma-separated")
 	opsFlag := fs.String("operations", "", "only these operations, by operationId or tool name, comma-separated")
 	port := fs.Int("port", 0, "the port the config serves MCP on (default 8080, or the next free one)")
-	force := fs.Bool("force", false, "replace the config and tests an earlier import wrote in --out")
+	force := fs.Bool("force", false, "replace the config and tests an earlier import wrote in --out, and its mock in --mock")
+	mock := fs.String("mock", "", "also (or only) write the API itself as an HTTP mock: a saved server of kind http in this workspace folder")
+	mockPort := fs.Int("mock-port", 0, "the port of the --mock server (default 3004, or the next one free)")
 	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -45,12 +47,25 @@ func command(ctx context.Context, env *cli.Env, args []string) error {
 		return cli.Usagef("octo import takes openapi, not %s: octo import openapi SPEC --out DIR", printable.Quote(pos[0]))
 	case len(pos) != 2:
 		return cli.Usagef("name one description, a file or an http(s) URL: octo import openapi SPEC --out DIR")
-	case *out == "":
-		return cli.Usagef("say where to write the config: --out DIR")
+	case *out == "" && *mock == "":
+		return cli.Usagef("say where to write: --out DIR for an MCP router config, --mock WORKSPACE for an HTTP mock of the API, or both")
 	}
 	im, err := Load(ctx, pos[1], Options{Tags: list(*tags), Operations: list(*opsFlag)})
-	if err != nil {
+	if err != nil && (*out != "" || im == nil || len(im.chosen) == 0) {
 		return err
+	}
+	var m *mocked
+	if *mock != "" {
+		written, err := im.writeMock(ctx, *mock, pos[1], *mockPort, *force)
+		written.base = im.basePath()
+		if err != nil {
+			return err
+		}
+		m = &written
+	}
+	if *out == "" {
+		reportMock(env, pos[1], *mock, m)
+		return nil
 	}
 	if *port == 0 {
 		*port = ports.Free(8080, nil)
@@ -69,7 +84,25 @@ func command(ctx context.Context, env *cli.Env, args []string) error {
 		return err
 	}
 	im.report(env, pos[1], *out, *port, len(cases.Cases)-1)
+	if m != nil {
+		fmt.Fprintln(env.Stdout)
+		reportMock(env, pos[1], *mock, m)
+		fmt.Fprintf(env.Stdout, "\nTry the router against the mock:\n  API_BASE_URL=http://127.0.0.1:%d%s octo run %s\n", m.port, im.basePath(), printable.ShellQuote(*out))
+	}
 	return nil
+}
+
+// reportMock tells what the mock is and how to serve it.
+func reportMock(env *cli.Env, from, dir string, m *mocked) {
+	w := env.Stdout
+	fmt.Fprintf(w, "Imported %s as an HTTP mock into %s: %s.\n", printable.Quote(filepath.Base(from)), printable.Escape(m.file), plural(m.routes, "route"))
+	if len(m.left) > 0 {
+		fmt.Fprintf(w, "Left out %s:\n", plural(len(m.left), "operation"))
+		for _, s := range m.left {
+			fmt.Fprintf(w, "  %s: %s\n", printable.Escape(s.op), printable.Escape(s.why))
+		}
+	}
+	fmt.Fprintf(w, "\nServe it:\n  octo serve %s %s\n\nThe API, mocked:\n  http://127.0.0.1:%d%s\n", printable.ShellQuote(dir), printable.ShellQuote(m.name), m.port, m.base)
 }
 
 func list(s string) []string {

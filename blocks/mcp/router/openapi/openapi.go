@@ -28,6 +28,7 @@ type Import struct {
 	base    string // the API's base URL; "" when the description names none
 	tools   []*tool
 	skipped []skip
+	chosen  []operation // every operation the options keep, tool or not: the mock's routes
 	// unmatched are the --tags and --operations that chose nothing.
 	unmatched []string
 }
@@ -46,6 +47,7 @@ func Load(ctx context.Context, source string, o Options) (*Import, error) {
 		if !chosen(op, o, usedTags, usedOps) {
 			continue
 		}
+		im.chosen = append(im.chosen, op)
 		t, why := plan(op, taken)
 		if why == nil {
 			why = compiles(t, patterns)

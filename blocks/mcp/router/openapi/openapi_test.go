@@ -243,7 +243,7 @@ func TestBadInputIsNamed(t *testing.T) {
 	}{
 		{[]string{"import"}, 2, "say what to import"},
 		{[]string{"import", "graphql", "x"}, 2, `octo import takes openapi, not "graphql"`},
-		{[]string{"import", "openapi", "x.yaml"}, 2, "say where to write the config: --out DIR"},
+		{[]string{"import", "openapi", "x.yaml"}, 2, "say where to write: --out DIR for an MCP router config, --mock WORKSPACE for an HTTP mock of the API, or both"},
 		{[]string{"import", "openapi", filepath.Join(dir, "none.yaml"), "--out", dir}, 1, "no such file or directory"},
 		{[]string{"import", "openapi", dir, "--out", dir}, 1, dir + " is a folder: name the description's file"},
 		{[]string{"import", "openapi", "http://127.0.0.1:1/openapi.json", "--out", dir}, 1, "fetching the description: Get"},
