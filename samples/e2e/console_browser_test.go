@@ -50,7 +50,7 @@ func TestTheConsoleInChromium(t *testing.T) {
 		t.Fatalf("node console.mjs: %v\n%s%s", err, out, stderr.String())
 	}
 	t.Log(strings.TrimSpace(string(out)))
-	for _, shot := range []string{"login-needed", "home", "server-tools", "server-yaml", "server-yaml-error", "server-clients", "server-try", "traffic", "variables", "sidebar-rename", "sidebar-undo", "agents", "agents-history"} {
+	for _, shot := range []string{"login-needed", "home", "server-tools", "server-yaml", "server-yaml-error", "server-clients", "server-try", "traffic", "variables", "sidebar-rename", "sidebar-undo", "agents", "agents-history", "server-routes"} {
 		if fi, err := os.Stat(filepath.Join(artifacts, shot+".png")); err != nil || fi.Size() == 0 {
 			t.Errorf("screenshot %s missing: %v", shot, err)
 		}

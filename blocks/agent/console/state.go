@@ -70,6 +70,7 @@ func connectCommands(bin, dataDir string) []connectView {
 type serverView struct {
 	Name    string `json:"name"`
 	File    string `json:"file"`
+	Kind    string `json:"kind,omitempty"` // mcp, or http for an HTTP API
 	Running bool   `json:"running"`
 	URL     string `json:"url,omitempty"`
 	Problem string `json:"problem,omitempty"`
@@ -142,7 +143,7 @@ func waitingOf(w app.Waiting) waitingView {
 func (c *api) servers() []serverView {
 	out := []serverView{}
 	for _, s := range c.app.States() {
-		v := serverView{Name: s.Name, File: c.rel(s.File), Running: s.Running, Problem: s.Problem}
+		v := serverView{Name: s.Name, File: c.rel(s.File), Kind: s.Kind, Running: s.Running, Problem: s.Problem}
 		if s.Running {
 			v.URL = s.URL
 		}

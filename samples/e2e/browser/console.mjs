@@ -2,7 +2,8 @@
 // browser download): makes a server, adds a tool through the form, sees it in the YAML, starts
 // the server, calls the tool from Try it, sees the call arrive live in the traffic panel,
 // edits variables and environments in their form, renames, duplicates, deletes (and undoes)
-// and stops servers from the sidebar, allows agents and approves a real agent's save_server (the built binary's `octo mcp`), and
+// and stops servers from the sidebar, allows agents and approves a real agent's save_server (the built binary's `octo mcp`),
+// an HTTP API's among them, edited in its Routes form and called, and
 // keeps a screenshot of each main page. Prints "ok: …" last; any failure exits 1.
 //
 // usage: node console.mjs LOGIN_LINK OCTO_BIN DATA_DIR ARTIFACTS_DIR
@@ -296,6 +297,33 @@ try {
   await page.locator('table.history', { hasText: 'approved (console)' }).waitFor();
   await page.getByRole('link', { name: /Agent mock/ }).waitFor(); // the sidebar follows
   await shot('agents-history');
+
+  step('an agent saves an HTTP API; its page has routes, a form save keeps its kind, and it serves');
+  const savedAPI = answer(3);
+  send({ id: 3, method: 'tools/call', params: { name: 'save_server', arguments: {
+    name: 'Billing API', kind: 'http', port: 0, http: { routes: [{ method: 'GET', path: '/invoices/{id}', body: '{"id": "{{params.id}}"}' }] } } } });
+  const apiQuestion = page.locator('#pending-list li', { hasText: 'save_server "Billing API"' });
+  await apiQuestion.waitFor();
+  await apiQuestion.getByRole('button', { name: 'Approve' }).click();
+  const apiSaid = JSON.stringify(await savedAPI);
+  if (!apiSaid.includes('Saved') || apiSaid.includes('"isError":true')) throw new Error('save_server (http) answered ' + apiSaid);
+  await page.locator('li[data-server="Billing API"] .kind-tag', { hasText: 'HTTP' }).waitFor();
+  await page.getByRole('link', { name: /Billing API/ }).click();
+  await page.getByRole('heading', { name: 'Billing API', level: 2 }).waitFor();
+  await page.getByRole('tab', { name: 'Routes' }).waitFor();
+  if (await page.getByRole('tab', { name: 'Tools' }).count() !== 0) throw new Error('an HTTP API shows a Tools tab');
+  await page.getByRole('tab', { name: 'Routes' }).click();
+  const route = page.locator('fieldset.item', { hasText: 'GET /invoices/{id}' });
+  await route.getByLabel('Body').fill('{"id": "{{params.id}}", "paid": true}');
+  await shot('server-routes');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.locator('#notice').getByText(/Saved/).waitFor();
+  await page.locator('#start').click();
+  const apiURL = (await page.locator('header .url').textContent()).trim();
+  const got = await page.request.get(apiURL.replace(/\/$/, '') + '/invoices/7');
+  if (got.status() !== 200 || (await got.text()) !== '{"id": "7", "paid": true}') throw new Error(`GET /invoices/7 answered ${got.status()} ${await got.text()}`);
+  await page.getByRole('tab', { name: 'Traffic' }).click();
+  await page.locator('.summary', { hasText: '200 for GET /invoices/7' }).first().waitFor();
 
   if (pageErrors.length) throw new Error('the page logged errors:\n' + pageErrors.join('\n'));
   console.log(`ok: ${steps.length} steps in chromium`);

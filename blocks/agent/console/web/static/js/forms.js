@@ -148,3 +148,24 @@ export const settingsFields = [
   { key: 'path', label: 'Endpoint path', placeholder: '/mcp' },
   { key: 'cors', label: 'Answer browsers on other origins (CORS)', type: 'checkbox' },
 ];
+
+// The routes and settings of a saved HTTP API (kind http). Headers and answers that vary are
+// edited in the YAML tab.
+export const routeSpec = {
+  noun: 'route',
+  title: (r) => ((r.method || 'GET').toUpperCase() + ' ' + (r.path || '')).trim(),
+  make: (n) => ({ method: 'GET', path: '/items' + (n ? n + 1 : ''), body: '' }),
+  fields: [
+    { key: 'method', label: 'Method', type: 'select', options: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] },
+    { key: 'path', label: 'Path', required: true, hint: 'Such as /invoices/{id}: {id} is a whole segment, read as {{params.id}}.' },
+    { key: 'status', label: 'Status', type: 'number', min: 100, placeholder: '200' },
+    { key: 'body', label: 'Body', type: 'textarea', rows: 5, hint: 'A template: {{params.id}}, {{query.page}}, {{body.name}}, {{$uuid}}.' },
+    { key: 'delayMs', label: 'Delay (ms)', type: 'number' },
+    { key: 'enabled', label: 'Enabled', type: 'checkbox', defaultOn: true },
+  ],
+};
+
+export const httpSettingsFields = [
+  { key: 'seed', label: 'Seed', type: 'number', hint: 'Makes {{$…}} values and failure rates repeat run after run.' },
+  { key: 'cors', label: 'Answer browsers on other origins (CORS)', type: 'checkbox' },
+];

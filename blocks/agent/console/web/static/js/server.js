@@ -1,15 +1,18 @@
 // A server's page: its state and actions, and tabs for its tools, resources, prompts and
-// settings (forms), its file (YAML), how clients connect, Try it, and its traffic.
+// settings (forms), its file (YAML), how clients connect, Try it, and its traffic; an HTTP API's
+// has its routes and settings, its file and its traffic.
 import { api, tool } from './api.js';
 import { startStop, rename, duplicate, remove } from './actions.js';
 import { h, replace, notice, copyButton } from './dom.js';
-import { field, list, toolSpec, resourceSpec, promptSpec, settingsFields } from './forms.js';
+import { field, list, toolSpec, resourceSpec, promptSpec, settingsFields, routeSpec, httpSettingsFields } from './forms.js';
 import { yamlEditor } from './yaml.js';
 import { trafficPage } from './traffic.js';
 import { tryIt } from './tryit.js';
 
-const tabs = [['tools', 'Tools'], ['resources', 'Resources'], ['prompts', 'Prompts'], ['settings', 'Settings'],
+const mcpTabs = [['tools', 'Tools'], ['resources', 'Resources'], ['prompts', 'Prompts'], ['settings', 'Settings'],
   ['yaml', 'YAML'], ['clients', 'Clients'], ['try', 'Try it'], ['traffic', 'Traffic']];
+// An HTTP API (kind http) has routes where an MCP server has tools, and no MCP clients.
+const httpTabs = [['routes', 'Routes'], ['settings', 'Settings'], ['yaml', 'YAML'], ['traffic', 'Traffic']];
 
 export function serverPage(app, root, name, tab) {
   const page = { name, tab, dirty: false, server: null, sub: null };
@@ -23,7 +26,12 @@ export function serverPage(app, root, name, tab) {
     page.server = JSON.parse(r.text);
     page.fields = page.server.fields ? structuredClone(page.server.fields) : null;
     page.dirty = false;
+    page.http = (page.fields && page.fields.kind === 'http') || page.server.kind === 'http';
+    const own = tabsOf();
+    if (!own.some(([id]) => id === tab)) tab = own[0][0]; // a link to another kind's tab
   }
+
+  function tabsOf() { return page.http ? httpTabs : mcpTabs; }
 
   function renderHeader() {
     const s = page.server;
@@ -48,7 +56,7 @@ export function serverPage(app, root, name, tab) {
   }
 
   function renderTabs() {
-    replace(tablist, tabs.map(([id, label]) => h('a', { role: 'tab', href: app.serverHash(name, id), id: 'tab-' + id,
+    replace(tablist, tabsOf().map(([id, label]) => h('a', { role: 'tab', href: app.serverHash(name, id), id: 'tab-' + id,
       'aria-selected': String(id === tab), 'aria-controls': 'server-panel', tabindex: id === tab ? '0' : '-1' }, label)));
   }
 
@@ -91,6 +99,19 @@ export function serverPage(app, root, name, tab) {
   function renderPanel() {
     if (page.sub && page.sub.close) page.sub.close();
     page.sub = null;
+    if (page.http) {
+      const api = page.fields ? (page.fields.http = page.fields.http || {}) : null;
+      switch (tab) {
+        case 'routes': replace(panel, form(api && list(api, 'routes', routeSpec, changed))); break;
+        case 'settings':
+          replace(panel, form(page.fields && field(page.fields, { key: 'port', label: 'Port', type: 'number', hint: 'On 127.0.0.1; 0 takes any free port.' }, changed),
+            ...(api ? httpSettingsFields.map((f) => field(api, f, changed)) : [])));
+          break;
+        case 'yaml': page.sub = yamlEditor(app, panel, page, reload); break;
+        case 'traffic': page.sub = trafficPage(app, panel, { server: name }); break;
+      }
+      return;
+    }
     const mcp = page.fields ? (page.fields.mcp = page.fields.mcp || {}) : null;
     switch (tab) {
       case 'tools': replace(panel, form(mcp && list(mcp, 'tools', toolSpec, changed))); break;

@@ -66,6 +66,7 @@ function row(app, s, current) {
   const link = h('a', { href: app.serverHash(s.name), class: 'server-link' + (current ? ' current' : ''),
     'aria-current': current ? 'page' : null, title: s.problem || s.url || 'stopped' },
   h('span', { class: 'dot ' + status, 'aria-hidden': 'true' }), h('span', { class: 'server-name' }, s.name),
+  s.kind === 'http' ? h('span', { class: 'kind-tag', title: 'an HTTP API' }, 'HTTP') : null,
   h('span', { class: 'visually-hidden' }, ' (' + status + ')'));
   const menuOpen = open.name === s.name && !open.renaming;
   const button = h('button', { type: 'button', class: 'row-menu-button', 'aria-haspopup': 'menu',
