@@ -18,8 +18,9 @@ import (
 )
 
 // configAdapters may read YAML themselves: they turn their own files into the runtime's config
-// (the workspace), or write one from another description (octo import openapi).
-var configAdapters = map[string]bool{"blocks/mcp/mock/workspace": true, "blocks/mcp/router/openapi": true}
+// (the workspace), or write one from another description (octo import openapi) or from what a
+// real server answered (octo record).
+var configAdapters = map[string]bool{"blocks/mcp/mock/workspace": true, "blocks/mcp/router/openapi": true, "blocks/mcp/mock/record": true}
 
 // Blocks and connectors get their settings decoded and compiled by the runtime; none walks YAML
 // nodes of its own (a config adapter excepted), so aliases, positions and checks are the same

@@ -19,7 +19,7 @@ import (
 
 func init() {
 	cli.RegisterCommand(cli.Command{Name: "import", Order: 26,
-		Summary: "write an MCP router config from an OpenAPI description: a tool per operation",
+		Summary: "write an MCP router config (a tool per operation) or an HTTP mock of the API from an OpenAPI description",
 		Usage:   "import openapi SPEC (--out DIR | --mock WORKSPACE | both) [--tags T,…] [--operations ID,…] [--port N] [--mock-port N] [--force]",
 		Run:     command})
 }
