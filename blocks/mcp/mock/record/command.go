@@ -12,8 +12,8 @@ import (
 
 func init() {
 	cli.RegisterCommand(cli.Command{Name: "record", Order: 32,
-		Summary: "record a real MCP server into a saved mock server: pass a client's traffic on and keep what the server answered",
-		Usage:   `record WORKSPACE "NAME" (--upstream URL | -- COMMAND ARGS...) [--port N] [--force]`,
+		Summary: "record a real MCP server (or HTTP API) into a saved mock server: pass a client's traffic on and keep what it answered",
+		Usage:   `record WORKSPACE "NAME" (--upstream URL [--http] | -- COMMAND ARGS...) [--port N] [--force]`,
 		Run:     command})
 }
 
@@ -26,6 +26,7 @@ func command(ctx context.Context, env *cli.Env, args []string) error {
 	upstream := fs.String("upstream", "", "the real server's Streamable HTTP URL (http://host:port/mcp)")
 	port := fs.Int("port", 0, "the local port to point the client at (default 3100, or the next one free)")
 	force := fs.Bool("force", false, "record over a saved server of that name")
+	api := fs.Bool("http", false, "the upstream is an HTTP API (--upstream its base URL): record it into an HTTP mock")
 	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -37,10 +38,12 @@ func command(ctx context.Context, env *cli.Env, args []string) error {
 		return cli.Usagef("say what to record: --upstream URL for a server over HTTP, or -- COMMAND ARGS... for one over stdio")
 	case *upstream != "" && len(server) > 0:
 		return cli.Usagef("record one server: --upstream URL or -- COMMAND ARGS..., not both")
+	case len(server) > 0 && *api:
+		return cli.Usagef("--http records an HTTP API by its --upstream URL, not a command")
 	case len(server) > 0 && *port != 0:
 		return cli.Usagef("--port is for --upstream: a stdio server is recorded over this process's own input and output")
 	}
-	o := Options{Workspace: pos[0], Name: pos[1], Upstream: *upstream, Command: server, Port: *port, Force: *force,
+	o := Options{Workspace: pos[0], Name: pos[1], Upstream: *upstream, Command: server, Port: *port, Force: *force, HTTP: *api,
 		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr}
 	out := env.Stdout
 	if len(server) > 0 {

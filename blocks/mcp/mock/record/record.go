@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"slices"
@@ -22,8 +23,9 @@ import (
 type Options struct {
 	Workspace string // the workspace folder the recording is saved into
 	Name      string // the saved server's name: servers/<Name>.yaml
-	Upstream  string // the real server's Streamable HTTP URL; or
+	Upstream  string // the real server's Streamable HTTP URL (or, with HTTP, the API's base URL); or
 	Command   []string
+	HTTP      bool // record an HTTP API into an HTTP mock rather than an MCP server
 	Port      int  // the local port clients are pointed at (0: the next free from 3100)
 	Force     bool // replace a saved server of that name
 	// Ready hears where clients reach the recorder ("" over stdio) and the file it saves into.
@@ -54,15 +56,30 @@ func Record(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	rec := NewRecording()
 	stop := make(chan struct{})
 	saved := make(chan error, 1)
-	go func() { saved <- s.follow(rec, stop) }()
 	var runErr error
-	if len(o.Command) > 0 {
-		runErr = recordStdio(ctx, o, rec, file)
-	} else {
-		runErr = recordHTTP(ctx, o, rec, file)
+	switch {
+	case o.HTTP:
+		base, err := url.Parse(o.Upstream)
+		if err != nil || base.Host == "" {
+			return fmt.Errorf("--upstream %q: expected the API's base URL, http://host:port/path", o.Upstream)
+		}
+		api := newAPIRecording()
+		go func() {
+			saved <- s.follow(api.changed, func(name string, port int) ([]byte, error) { return s.w.apiFile(api, name, port) }, stop)
+		}()
+		runErr = listen(ctx, o, &apiProxy{base: base, client: noRedirects, rec: api}, file, "")
+	default:
+		rec := NewRecording()
+		go func() {
+			saved <- s.follow(rec.Changed(), func(name string, port int) ([]byte, error) { return s.w.file(rec, name, port) }, stop)
+		}()
+		if len(o.Command) > 0 {
+			runErr = recordStdio(ctx, o, rec, file)
+		} else {
+			runErr = listen(ctx, o, &proxy{upstream: o.Upstream, client: &http.Client{}, rec: rec}, file, "/mcp")
+		}
 	}
 	close(stop)
 	if err := <-saved; err != nil {
@@ -71,8 +88,11 @@ func Record(ctx context.Context, o Options) error {
 	return runErr
 }
 
-// recordHTTP serves the proxy on 127.0.0.1 until ctx ends.
-func recordHTTP(ctx context.Context, o Options, rec *Recording, file string) error {
+// noRedirects passes an API's redirects to the client as they are, to be recorded.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// listen serves h on 127.0.0.1 until ctx ends; clients are pointed at its path.
+func listen(ctx context.Context, o Options, h http.Handler, file, path string) error {
 	port := o.Port
 	if port == 0 {
 		port = ports.Free(3100, nil)
@@ -81,11 +101,11 @@ func recordHTTP(ctx context.Context, o Options, rec *Recording, file string) err
 	if err != nil {
 		return fmt.Errorf("listening on 127.0.0.1:%d: %w", port, err)
 	}
-	srv := &http.Server{Handler: &proxy{upstream: o.Upstream, client: &http.Client{}, rec: rec}, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	if o.Ready != nil {
-		o.Ready("http://"+ln.Addr().String()+"/mcp", file)
+		o.Ready("http://"+ln.Addr().String()+path, file)
 	}
 	select {
 	case err := <-done:

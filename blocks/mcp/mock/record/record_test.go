@@ -3,9 +3,12 @@ package record_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,5 +207,73 @@ func copyDir(t *testing.T, from, to string) {
 	t.Helper()
 	if err := os.CopyFS(to, os.DirFS(from)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// An HTTP API recorded (--http) into an HTTP mock replays each request's answer: by method and
+// path, and by the query and body that got it.
+func TestAnHTTPAPIRecordingReplays(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == "GET" && r.URL.Path == "/v1/invoices/7":
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"id": "7", "total": 12.5}`)
+		case r.Method == "GET" && r.URL.Path == "/v1/invoices":
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"page": "`+r.URL.Query().Get("page")+`"}`)
+		case r.Method == "POST" && r.URL.Path == "/v1/invoices":
+			b, _ := io.ReadAll(r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(201)
+			_, _ = w.Write(b)
+		default:
+			http.Error(w, "no such thing", 404)
+		}
+	}))
+	defer api.Close()
+	ws := t.TempDir()
+	ready := make(chan string, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- record.Record(ctx, record.Options{Workspace: ws, Name: "Billing", Upstream: api.URL + "/v1", HTTP: true,
+			Port: freePort(t), Ready: func(url, _ string) { ready <- url }})
+	}()
+	base := <-ready
+	requests := []struct{ method, path, body string }{
+		{"GET", "/invoices/7", ""},
+		{"GET", "/invoices?page=1", ""},
+		{"GET", "/invoices?page=2", ""},
+		{"POST", "/invoices", `{"customer": "ACME"}`},
+		{"POST", "/invoices", `{"customer": "Bob"}`},
+		{"GET", "/missing", ""},
+	}
+	ask := func(base string) []string {
+		var got []string
+		for _, r := range requests {
+			req, _ := http.NewRequest(r.method, strings.TrimSuffix(base, "/")+r.path, strings.NewReader(r.body))
+			if r.body != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			got = append(got, fmt.Sprintf("%d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), strings.TrimSpace(string(b))))
+		}
+		return got
+	}
+	recorded := ask(base)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	replayed := ask(serve(t, ws, "Billing"))
+	for i := range recorded {
+		if replayed[i] != recorded[i] {
+			t.Errorf("%s %s\nrecorded %s\nreplayed %s", requests[i].method, requests[i].path, recorded[i], replayed[i])
+		}
 	}
 }

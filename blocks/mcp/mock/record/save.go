@@ -40,27 +40,28 @@ func newSaver(dir, name, file string) (*saver, error) {
 	return s, nil
 }
 
-// follow saves the recording after each change has settled, and once more when stop closes.
-func (s *saver) follow(r *Recording, stop <-chan struct{}) error {
+// follow saves the recording (render writes it) after each change has settled, and once more
+// when stop closes.
+func (s *saver) follow(changed <-chan struct{}, render func(name string, port int) ([]byte, error), stop <-chan struct{}) error {
 	for {
 		select {
-		case <-r.Changed():
+		case <-changed:
 			select {
 			case <-time.After(saveEvery):
 			case <-stop:
 			}
-			if err := s.save(r); err != nil {
+			if err := s.save(render); err != nil {
 				return err
 			}
 		case <-stop:
-			return s.save(r)
+			return s.save(render)
 		}
 	}
 }
 
 // save writes the recording, checked as octo serve would read it.
-func (s *saver) save(r *Recording) error {
-	text, err := s.w.file(r, s.name, s.port)
+func (s *saver) save(render func(name string, port int) ([]byte, error)) error {
+	text, err := render(s.name, s.port)
 	if err != nil {
 		return err
 	}
