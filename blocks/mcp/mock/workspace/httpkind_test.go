@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -92,4 +93,38 @@ func writeOne(t *testing.T, text string) string {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"servers/X.yaml": text})
 	return filepath.Join(dir, "servers/X.yaml")
+}
+
+// http.cors lets browsers on other origins call the API (a preflight answered, the origin
+// allowed); without it a cross-origin request is refused, as an MCP server's is.
+func TestAnHTTPServerAnswersBrowsersWithCORS(t *testing.T) {
+	for _, cors := range []bool{true, false} {
+		dir := t.TempDir()
+		text := strings.Replace(billingServer, "http:\n", "http:\n  cors: "+strconv.FormatBool(cors)+"\n", 1)
+		writeFiles(t, dir, map[string]string{"servers/Billing.yaml": text, "workspace.yaml": "variables: { currency: EUR }\n"})
+		r := run(t, dir, workspace.Options{})
+		_, url := r.next(t)
+		pre, _ := http.NewRequest(http.MethodOptions, url+"invoices/7", nil)
+		pre.Header.Set("Origin", "http://app.example.com")
+		pre.Header.Set("Access-Control-Request-Method", "GET")
+		resp, err := http.DefaultClient.Do(pre)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		allowed := resp.Header.Get("Access-Control-Allow-Origin") == "http://app.example.com"
+		if allowed != cors {
+			t.Fatalf("cors %v: preflight %d, allowed %v", cors, resp.StatusCode, allowed)
+		}
+		req, _ := http.NewRequest(http.MethodGet, url+"invoices/7", nil)
+		req.Header.Set("Origin", "http://app.example.com")
+		resp, err = http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if (resp.StatusCode == http.StatusOK) != cors {
+			t.Fatalf("cors %v: a cross-origin GET got %d", cors, resp.StatusCode)
+		}
+	}
 }
