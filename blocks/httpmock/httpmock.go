@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/octo-run/octo/blocks/mockkit/placeholder"
 	"github.com/octo-run/octo/blocks/mockkit/traffic"
@@ -141,7 +140,7 @@ func (b *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 	case rt != nil:
 		req.in.Params = params
 		out := rt.pick(req)
-		if err := wait(ctx, out.delay); err != nil {
+		if err := runtime.Sleep(ctx, out.delay); err != nil {
 			return nil, err
 		}
 		ans = out.render(req.in, v.rand, rt.label(out))
@@ -198,21 +197,6 @@ func (b *Block) observe(ev session.TrafficEvent) {
 		b.tap(b.name, ev)
 	}
 	b.log.Observe(ev)
-}
-
-// wait sleeps for d unless ctx ends first.
-func wait(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 func contains(list []string, s string) bool {

@@ -58,36 +58,15 @@ type apiProxy struct {
 }
 
 func (p *apiProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	if err != nil || len(body) > maxBody {
-		http.Error(w, "the request body could not be read whole (at most 64 MiB)", http.StatusRequestEntityTooLarge)
-		return
-	}
 	target := *p.base
 	target.Path = strings.TrimSuffix(p.base.Path, "/") + r.URL.Path
 	target.RawQuery = r.URL.RawQuery
-	req, err := http.NewRequestWithContext(r.Context(), r.Method, target.String(), bytes.NewReader(body))
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	req.Header = r.Header.Clone()
-	for _, h := range hopHeaders {
-		req.Header.Del(h)
-	}
-	resp, err := p.client.Do(req)
-	if err != nil {
-		http.Error(w, "octo record: the upstream API did not answer: "+err.Error(), http.StatusBadGateway)
+	body, resp, ok := forward(w, r, p.client, target.String(), func([]byte) {})
+	if !ok {
 		return
 	}
 	defer resp.Body.Close()
 	reply, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	for k, v := range resp.Header {
-		if !contains(hopHeaders, k) {
-			w.Header()[k] = v
-		}
-	}
-	w.WriteHeader(resp.StatusCode)
 	_, _ = w.Write(reply)
 	p.rec.record(r.Method, r.URL.Path, apiAnswer{query: r.URL.Query(), body: body, contentType: r.Header.Get("Content-Type"),
 		status: resp.StatusCode, replyType: resp.Header.Get("Content-Type"), reply: reply})

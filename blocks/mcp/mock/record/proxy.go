@@ -26,36 +26,16 @@ type proxy struct {
 var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "Host", "Content-Length"}
 
 func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	if err != nil || len(body) > maxBody {
-		http.Error(w, "the request body could not be read whole (at most 64 MiB)", http.StatusRequestEntityTooLarge)
-		return
-	}
 	ex := p.rec.NewExchange()
-	if r.Method == http.MethodPost {
-		ex.Sent(body)
-	}
-	req, err := http.NewRequestWithContext(r.Context(), r.Method, p.upstream, bytes.NewReader(body))
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	req.Header = r.Header.Clone()
-	for _, h := range hopHeaders {
-		req.Header.Del(h)
-	}
-	resp, err := p.client.Do(req)
-	if err != nil {
-		http.Error(w, "octo record: the upstream server did not answer: "+err.Error(), http.StatusBadGateway)
+	_, resp, ok := forward(w, r, p.client, p.upstream, func(body []byte) {
+		if r.Method == http.MethodPost {
+			ex.Sent(body)
+		}
+	})
+	if !ok {
 		return
 	}
 	defer resp.Body.Close()
-	for k, v := range resp.Header {
-		if !contains(hopHeaders, k) {
-			w.Header()[k] = v
-		}
-	}
-	w.WriteHeader(resp.StatusCode)
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if media == "text/event-stream" {
 		relayEvents(r.Context(), w, resp.Body, ex)
@@ -66,6 +46,39 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if media == "application/json" {
 		ex.Answered(answer)
 	}
+}
+
+// forward reads r's body (sent hears it first), sends the request on to target with r's headers
+// but a connection's own, and writes the answer's status and headers to w; the caller copies the
+// body and closes it. On failure it has answered w itself.
+func forward(w http.ResponseWriter, r *http.Request, client *http.Client, target string, sent func([]byte)) ([]byte, *http.Response, bool) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil || len(body) > maxBody {
+		http.Error(w, "the request body could not be read whole (at most 64 MiB)", http.StatusRequestEntityTooLarge)
+		return nil, nil, false
+	}
+	sent(body)
+	req, err := http.NewRequestWithContext(r.Context(), r.Method, target, bytes.NewReader(body))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return nil, nil, false
+	}
+	req.Header = r.Header.Clone()
+	for _, h := range hopHeaders {
+		req.Header.Del(h)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		http.Error(w, "octo record: the upstream did not answer: "+err.Error(), http.StatusBadGateway)
+		return nil, nil, false
+	}
+	for k, v := range resp.Header {
+		if !contains(hopHeaders, k) {
+			w.Header()[k] = v
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	return body, resp, true
 }
 
 // relayEvents copies an event stream line by line, flushing each event, and records each
