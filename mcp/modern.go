@@ -34,6 +34,7 @@ const (
 const (
 	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
 	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
 	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
 	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
 )
@@ -156,6 +157,41 @@ func (s *Server) ServeModern(ctx context.Context, in HTTPRequest) HTTPResponse {
 	return jsonResponse(http.StatusOK, s.answer(&rc, m.ID, resp, len(in.Body)))
 }
 
+// IsModernMessage reports whether a message that came without HTTP (a stdio line) speaks a
+// stateless revision: its params._meta names one the server serves per request.
+func (s *Server) IsModernMessage(m *jsonrpc.Message) bool {
+	v := s.VersionPolicy()
+	if len(v.Stateless) == 0 || m.Kind != jsonrpc.KindRequest {
+		return false
+	}
+	meta, _ := jsonscan.Member(m.Params, "_meta")
+	raw, ok := jsonscan.Member(meta, MetaProtocolVersion)
+	if !ok {
+		return false
+	}
+	version, _ := jsonscan.Unquote(raw)
+	return slices.Contains(v.Stateless, version)
+}
+
+// PrepareModern readies rc for a 2026-07-28 request that came without HTTP (a stdio line, beside
+// the older revisions on the same pipe): its _meta checked, its method one the revision has, its
+// input rounds read, rc.Version set. An error is the request's answer. (Over HTTP, ServeModern
+// does this and checks the headers too.)
+func (s *Server) PrepareModern(m *jsonrpc.Message, rc *RequestContext) *jsonrpc.Error {
+	meta, version, e := modernMeta(m)
+	if e == nil {
+		e = s.servesStateless(version)
+	}
+	if e != nil {
+		return e
+	}
+	if !modernMethods[m.Method] || m.Method == "subscriptions/listen" { // a listen stream is HTTP's
+		return methodNotFound(m.Method)
+	}
+	rc.Version = Version20260728
+	return s.startRounds(m, meta, rc)
+}
+
 // modernError answers e for id with the HTTP status 2026-07-28 gives its code.
 func modernError(id jsonrpc.ID, e *jsonrpc.Error) HTTPResponse {
 	status := http.StatusOK
@@ -175,24 +211,15 @@ func (s *Server) checkModern(m *jsonrpc.Message, h http.Header) ([]byte, *jsonrp
 	if !ok {
 		return nil, headerMismatch("missing the %s header", HeaderProtocolVersion)
 	}
-	meta, ok := jsonscan.Member(m.Params, "_meta")
-	if !ok || meta[0] != '{' {
-		return nil, invalidParams("params._meta with %s and %s is required", MetaProtocolVersion, MetaClientCapabilities)
+	meta, version, e := modernMeta(m)
+	if e != nil {
+		return nil, e
 	}
-	rawVersion, ok := jsonscan.Member(meta, MetaProtocolVersion)
-	if !ok {
-		return nil, invalidParams("params._meta lacks %s", MetaProtocolVersion)
-	}
-	if caps, ok := jsonscan.Member(meta, MetaClientCapabilities); !ok || caps[0] != '{' {
-		return nil, invalidParams("params._meta lacks %s (an object)", MetaClientCapabilities)
-	}
-	version, _ := jsonscan.Unquote(rawVersion)
-	if version != header {
+	if version != header { // a mismatch is told before whether the revision is served
 		return nil, headerMismatch("%s %q differs from _meta %s %q", HeaderProtocolVersion, header, MetaProtocolVersion, version)
 	}
-	if v := s.VersionPolicy(); !slices.Contains(v.Stateless, version) {
-		return nil, &jsonrpc.Error{Code: CodeUnsupportedVersion, Message: "Unsupported protocol version " + version,
-			Data: map[string]any{"supported": v.supportedVersions(), "requested": version}}
+	if e := s.servesStateless(version); e != nil {
+		return nil, e
 	}
 	if e := mirrored(h, HeaderMethod, m.Method, true); e != nil {
 		return nil, e
@@ -210,6 +237,33 @@ func (s *Server) checkModern(m *jsonrpc.Message, h http.Header) ([]byte, *jsonrp
 		}
 	}
 	return meta, nil
+}
+
+// modernMeta checks that a 2026-07-28 request's _meta names a revision and holds a
+// capabilities object, and returns it with the revision.
+func modernMeta(m *jsonrpc.Message) (meta []byte, version string, e *jsonrpc.Error) {
+	meta, ok := jsonscan.Member(m.Params, "_meta")
+	if !ok || meta[0] != '{' {
+		return nil, "", invalidParams("params._meta with %s and %s is required", MetaProtocolVersion, MetaClientCapabilities)
+	}
+	rawVersion, ok := jsonscan.Member(meta, MetaProtocolVersion)
+	if !ok {
+		return nil, "", invalidParams("params._meta lacks %s", MetaProtocolVersion)
+	}
+	if caps, ok := jsonscan.Member(meta, MetaClientCapabilities); !ok || caps[0] != '{' {
+		return nil, "", invalidParams("params._meta lacks %s (an object)", MetaClientCapabilities)
+	}
+	version, _ = jsonscan.Unquote(rawVersion)
+	return meta, version, nil
+}
+
+// servesStateless refuses a revision the server does not serve per request.
+func (s *Server) servesStateless(version string) *jsonrpc.Error {
+	if v := s.VersionPolicy(); !slices.Contains(v.Stateless, version) {
+		return &jsonrpc.Error{Code: CodeUnsupportedVersion, Message: "Unsupported protocol version " + version,
+			Data: map[string]any{"supported": v.supportedVersions(), "requested": version}}
+	}
+	return nil
 }
 
 // NameKey is the params member a 2026-07-28 request's Mcp-Name header mirrors for method, ""
@@ -287,13 +341,13 @@ func (s *Server) modernize(method string, result []byte) []byte {
 
 // discover answers server/discover: the revisions, the capabilities and, in _meta, serverInfo.
 // The subscription flags are declared only when subscriptions/listen can deliver them (a
-// stateful front, session.New).
-func (s *Server) discover() (json.RawMessage, error) {
+// stateful front, session.New, over HTTP).
+func (s *Server) discover(overHTTP bool) (json.RawMessage, error) {
 	caps := s.capabilities()
 	if s.Tasks != nil {
 		caps.Extensions = map[string]any{ExtensionTasks: struct{}{}}
 	}
-	if s.listeners == nil {
+	if s.listeners == nil || !overHTTP {
 		if caps.Tools != nil {
 			caps.Tools = &listChangedCap{}
 		}

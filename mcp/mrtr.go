@@ -29,6 +29,7 @@ var ErrInputRequired = errors.New("input required from the client")
 // inputRounds is what one 2026-07-28 request knows of its rounds.
 type inputRounds struct {
 	caps   []byte                     // the client's capabilities (params._meta)
+	client []byte                     // the client's clientInfo (params._meta), nil when it sent none
 	target string                     // method and name, which a requestState is bound to
 	given  map[string]json.RawMessage // inputResponses, then the earlier rounds' answers
 	used   map[string]json.RawMessage // the answers the provider took
@@ -87,6 +88,7 @@ func (rc *RequestContext) Ask(ctx context.Context, key, method string, params an
 func (s *Server) startRounds(m *jsonrpc.Message, meta []byte, rc *RequestContext) *jsonrpc.Error {
 	t := &inputRounds{given: map[string]json.RawMessage{}, used: map[string]json.RawMessage{}, srv: s}
 	t.caps, _ = jsonscan.Member(meta, MetaClientCapabilities)
+	t.client, _ = jsonscan.Member(meta, MetaClientInfo)
 	t.target = m.Method
 	if key := NameKey(m.Method); key != "" {
 		raw, _ := jsonscan.Member(m.Params, key)

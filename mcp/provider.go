@@ -168,3 +168,20 @@ func (rc *RequestContext) Request(ctx context.Context, method string, params any
 	}
 	return nil, fmt.Errorf("%s: %w", method, stream.ErrNoStream)
 }
+
+// ClientInfo is who the client of this request says it is: a 2026-07-28 request's _meta
+// clientInfo, else its session's (what initialize said); empty when neither says.
+func (rc *RequestContext) ClientInfo() Implementation {
+	var info Implementation
+	if rc == nil {
+		return info
+	}
+	if rc.rounds != nil && len(rc.rounds.client) > 0 {
+		_ = json.Unmarshal(rc.rounds.client, &info)
+		return info
+	}
+	if s, ok := rc.Session.(interface{ ClientInfo() Implementation }); ok {
+		return s.ClientInfo()
+	}
+	return info
+}

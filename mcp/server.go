@@ -245,7 +245,7 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc.Request, rc *Request
 		if rc.Version != Version20260728 { // older clients probe with it and expect an error
 			return nil, methodNotFound(req.Method)
 		}
-		return s.discover()
+		return s.discover(rc.Header != nil) // listen streams are HTTP's: a stdio line has no headers
 	case "ping":
 		return jsonrpc.EmptyObject, nil
 	case "tools/list", "tools/call":

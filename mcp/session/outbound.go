@@ -100,7 +100,7 @@ func (s *Session) track(ctx context.Context, m *jsonrpc.Message, out outlet) (*c
 // returns nil.
 func (s *Session) start(ctx context.Context, m *jsonrpc.Message, rc mcp.RequestContext, out outlet, answer func([]byte)) *call {
 	s.touch()
-	if !allowedBeforeInit(m.Method) && !s.answered() {
+	if !allowedBeforeInit(m.Method) && !s.answered() && rc.Version != mcp.Version20260728 {
 		answer(s.reply(m.ID, m.Method, summarize(m.Method, m.Params), jsonrpc.Response{ID: m.ID, Error: errNotInitialized}))
 		return nil
 	}
@@ -119,7 +119,10 @@ func (s *Session) start(ctx context.Context, m *jsonrpc.Message, rc mcp.RequestC
 
 func (s *Session) run(ctx context.Context, c *call, m *jsonrpc.Message) []byte {
 	rc := &c.rc
-	rc.Session, rc.Notifier, rc.Version = s, c, s.Version()
+	rc.Session, rc.Notifier = s, c
+	if rc.Version != mcp.Version20260728 { // a 2026-07-28 request (stdio) keeps its own revision
+		rc.Version = s.Version()
+	}
 	resp := s.st.srv.Handle(ctx, &m.Request, rc)
 	c.finished.Store(true)
 	c.cancel()

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/internal/jsonscan"
 	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
@@ -73,11 +74,39 @@ func (s *Session) deliverOne(ctx context.Context, m *jsonrpc.Message, rc mcp.Req
 		answer(jsonrpc.AppendError(nil, m.ID, m.Error))
 	case mcp.IsInitialize(m):
 		answer(s.reply(m.ID, m.Method, m.Method, s.initialize(ctx, m, rc)))
+	case m.Kind == jsonrpc.KindRequest && s.transport == TransportStdio && s.st.srv.IsModernMessage(m):
+		s.modern.Store(true)
+		s.startModern(ctx, m, rc, answer)
+	case m.Kind == jsonrpc.KindRequest && s.modern.Load() && !s.answered() && !namesRevision(m):
+		// A client of 2026-07-28 sends some requests without _meta (logging/setLevel, which
+		// the pipe keeps for it): on a pipe that speaks the revision and never initialized,
+		// they are the revision's too.
+		rc.Version = mcp.Version20260728
+		s.start(ctx, m, rc, sessionOutlet{s}, answer)
 	case m.Kind == jsonrpc.KindRequest:
 		s.start(ctx, m, rc, sessionOutlet{s}, answer)
 	default:
 		s.receive(ctx, m, rc)
 	}
+}
+
+// namesRevision reports whether a request names a protocol revision in its _meta.
+func namesRevision(m *jsonrpc.Message) bool {
+	meta, _ := jsonscan.Member(m.Params, "_meta")
+	_, ok := jsonscan.Member(meta, mcp.MetaProtocolVersion)
+	return ok
+}
+
+// startModern serves a 2026-07-28 request on a stdio pipe, beside the older revisions (chosen per
+// message, as over HTTP): it needs no initialize and takes nothing from the session (its
+// revision, capabilities and input rounds are its own), but runs, is cancelled and answered as
+// the pipe's other calls are.
+func (s *Session) startModern(ctx context.Context, m *jsonrpc.Message, rc mcp.RequestContext, answer func([]byte)) {
+	if e := s.st.srv.PrepareModern(m, &rc); e != nil {
+		answer(s.reply(m.ID, m.Method, summarize(m.Method, m.Params), jsonrpc.Response{ID: m.ID, Error: e}))
+		return
+	}
+	s.start(ctx, m, rc, sessionOutlet{s}, answer)
 }
 
 // batchAnswer gathers the answers of a 2025-03-26 batch into one array,

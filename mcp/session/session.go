@@ -33,6 +33,7 @@ type Session struct {
 	calls     sync.WaitGroup
 	last      atomic.Int64 // unix nanos of the last traffic
 	timer     *time.Timer  // idle expiry (Streamable HTTP only)
+	modern    atomic.Bool  // a stdio pipe whose client spoke 2026-07-28 (pipe.go)
 
 	mu          sync.Mutex
 	ended       bool

@@ -352,3 +352,59 @@ func FuzzStdio(f *testing.F) {
 		}
 	})
 }
+
+// 2026-07-28 on a stdio pipe, beside the older revisions and chosen per message as over HTTP: a
+// request naming it in its _meta needs no initialize and is answered as the revision says; the
+// same pipe then initializes a 2025 session, whose requests are served as before; a listen
+// stream, which is HTTP's, is -32601, and a stdio discover promises no list changes.
+func TestStdioSpeaks2026BesideTheOlderRevisions(t *testing.T) {
+	leakCheck(t)
+	s, _ := newStatefulServer(t)
+	st := New(s, Options{})
+	defer st.Close()
+	p := startStdio(t, context.Background(), st)
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	for _, step := range []struct{ name, send, want string }{
+		{"server/discover before any initialize", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`,
+			`"supportedVersions":["2026-07-28"`},
+		{"a call with its revision in _meta", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"a":1},` + meta + `}}`,
+			`{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[{"type":"text","text":"{\"a\":1}"}]}}`},
+		{"a listen stream is HTTP's", `{"jsonrpc":"2.0","id":3,"method":"subscriptions/listen","params":{"notifications":{},` + meta + `}}`,
+			`"code":-32601`},
+		{"a revision the server does not serve per request is named", `{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+			`"message":"Invalid Request: the session is not initialized; send initialize first"`},
+		{"the older revision initializes on the same pipe", fmt.Sprintf(initBody, "2025-11-25", `{}`), `"protocolVersion":"2025-11-25"`},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			p.send(t, step.send+"\n")
+			if got := p.next(t); !strings.Contains(got, step.want) {
+				t.Fatalf("got %s\nwant one holding %s", got, step.want)
+			}
+		})
+	}
+	p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"b":2}}}`+"\n")
+	if got := p.next(t); got != `{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"{\"b\":2}"}]}}`+"\n" {
+		t.Fatalf("a 2025-11-25 call after: %s", got)
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":6,"method":"server/discover","params":{`+meta+`}}`+"\n")
+	if got := p.next(t); strings.Contains(got, `"listChanged":true`) {
+		t.Fatalf("a stdio discover promises list changes: %s", got)
+	}
+}
+
+// On a pipe that speaks 2026-07-28 and never initialized, a request the revision sends without
+// _meta (logging/setLevel) is the revision's too: answered, and the level kept for the pipe.
+func TestStdioKeepsA2026ClientsLogLevel(t *testing.T) {
+	leakCheck(t)
+	s, _ := newStatefulServer(t)
+	st := New(s, Options{})
+	defer st.Close()
+	p := startStdio(t, context.Background(), st)
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+meta+`}}`+"\n")
+	p.next(t)
+	p.send(t, `{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"warning"}}`+"\n")
+	if got := p.next(t); got != `{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete"}}`+"\n" {
+		t.Fatalf("setLevel: %s", got)
+	}
+}

@@ -230,7 +230,7 @@ func TestAgentBridgeWhenTheAppCloses(t *testing.T) {
 	}()
 	waitForTraffic(t, ctx, cs, "tools/call")
 	h.kill(t, h.started()[0])
-	if a := <-got; a != `{"content":[{"type":"text","text":"Octo closed before the call finished."}],"isError":true} <nil>` {
+	if a := <-got; a != `{"content":[{"type":"text","text":"Octo closed before the call finished."}],"isError":true,"resultType":"complete"} <nil>` {
 		t.Fatalf("the call cut short got %s", a)
 	}
 	if text, isErr := toolText(t, ctx, cs, "list_servers", map[string]any{}); !isErr || text != "Octo closed the connection; try again." {

@@ -155,7 +155,8 @@ func TestAgentBridgeAnswersWithoutTheApp(t *testing.T) {
 
 	ir := cs.InitializeResult()
 	if ir.ServerInfo.Name != "octo" || ir.ServerInfo.Title != "Octo" || ir.ServerInfo.Version == "" ||
-		ir.ProtocolVersion != "2025-06-18" && ir.ProtocolVersion != "2025-11-25" {
+		ir.ProtocolVersion != "2026-07-28" { // over stdio too, beside the older revisions
+
 		t.Fatalf("initialize = %s", jsonText(ir))
 	}
 	if ir.Capabilities.Tools == nil || ir.Capabilities.Prompts == nil || ir.Capabilities.Resources != nil {

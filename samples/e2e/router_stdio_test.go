@@ -102,7 +102,8 @@ func TestGoSDKClientUsesTheRouterOverStdio(t *testing.T) {
 			defer cancel()
 			client := mcp.NewClient(&mcp.Implementation{Name: "octo-e2e-stdio", Version: "1"}, nil)
 			cs, _ := connectStdio(t, ctx, client, nil, f.args(t)...)
-			if res := cs.InitializeResult(); res.ServerInfo.Name != "weather-tools" || res.ProtocolVersion != routerVersion {
+			// The SDK speaks 2026-07-28 first, which a stdio pipe serves beside the older revisions.
+			if res := cs.InitializeResult(); res.ServerInfo.Name != "weather-tools" || res.ProtocolVersion != "2026-07-28" {
 				t.Fatalf("initialize = %s", jsonText(res))
 			}
 			tools, err := cs.ListTools(ctx, nil)

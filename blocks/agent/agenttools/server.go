@@ -24,11 +24,16 @@ func (t *Tools) Server(version string) *mcp.Server {
 	return &mcp.Server{
 		Info:         ServerInfo(version),
 		Instructions: Instructions,
-		Versions:     mcp.MockVersions,
+		Versions:     sessionVersions,
 		Tools:        provider{t},
 		CacheLists:   true,
 	}
 }
+
+// sessionVersions are the revisions the app serves an agent connection: those with sessions,
+// since the app knows an agent by its session (shown once it initializes, disconnected by
+// ending it). An agent of 2026-07-28 reaches the app through octo mcp, which speaks it.
+var sessionVersions = mcp.Versions{Supported: mcp.MockVersions.Supported, Absent: mcp.MockVersions.Absent, Unknown: mcp.MockVersions.Unknown}
 
 // provider serves the tools as an MCP tool provider.
 type provider struct{ tools *Tools }
@@ -49,14 +54,6 @@ func (p provider) CallTool(ctx context.Context, rc *mcp.RequestContext, name str
 }
 
 // AgentName is the name the calling agent gave in its clientInfo, "" when unknown.
-func AgentName(rc *mcp.RequestContext) string {
-	if rc == nil {
-		return ""
-	}
-	if s, ok := rc.Session.(interface{ ClientInfo() mcp.Implementation }); ok {
-		return s.ClientInfo().Name
-	}
-	return ""
-}
+func AgentName(rc *mcp.RequestContext) string { return rc.ClientInfo().Name }
 
 var _ mcp.ToolProvider = provider{}

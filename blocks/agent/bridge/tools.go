@@ -50,11 +50,7 @@ type call struct {
 }
 
 func callOf(rc *mcp.RequestContext, name string, args json.RawMessage) call {
-	c := call{name: name, args: args, rc: rc, began: time.Now()}
-	if s, ok := rc.Session.(interface{ ClientInfo() mcp.Implementation }); ok {
-		c.agent = s.ClientInfo()
-	}
-	return c
+	return call{name: name, args: args, rc: rc, began: time.Now(), agent: rc.ClientInfo()}
 }
 
 // token is the agent's progress token, verbatim; nil when it asked for no progress.
