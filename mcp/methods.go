@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/octo-run/octo/mcp/internal/jsonscan"
 	"github.com/octo-run/octo/mcp/jsonrpc"
@@ -112,7 +114,7 @@ func listPage[T any](s *Server, slot int, key string, p params, rc *RequestConte
 			return *b, nil
 		}
 	}
-	items, next, err := fetch(cursor)
+	items, next, err := page(s, cursor, fetch)
 	if err != nil {
 		return nil, err
 	}
@@ -138,6 +140,51 @@ func listPage[T any](s *Server, slot int, key string, p params, rc *RequestConte
 		s.lists[slot][tier].Store(&out)
 	}
 	return out, nil
+}
+
+// DefaultPageSize is the most items a page of a list holds when the server says nothing: enough
+// that a small server answers in one page.
+const DefaultPageSize = 1000
+
+// pageCursor starts the cursors the core gives the pages it makes.
+const pageCursor = "octo-page-"
+
+// page is one page of a list: the provider's own, when it pages itself; else the items of a
+// whole list from the cursor's offset on, at most PageSize, and the cursor of the next page.
+// A cursor neither gave is ErrInvalidCursor.
+func page[T any](s *Server, cursor string, fetch func(cursor string) ([]T, string, error)) ([]T, string, error) {
+	offset := 0
+	if rest, ours := strings.CutPrefix(cursor, pageCursor); ours {
+		n, err := strconv.Atoi(rest)
+		if err != nil || n <= 0 {
+			return nil, "", ErrInvalidCursor
+		}
+		offset, cursor = n, ""
+	}
+	items, next, err := fetch("")
+	if err != nil {
+		return nil, "", err
+	}
+	if next != "" { // the provider pages: the cursor is its own
+		if cursor == "" {
+			return items, next, nil
+		}
+		return fetch(cursor)
+	}
+	if cursor != "" { // a whole list has no cursors but the core's
+		return nil, "", ErrInvalidCursor
+	}
+	size := s.PageSize
+	if size <= 0 {
+		size = DefaultPageSize
+	}
+	if offset > len(items) {
+		return nil, "", ErrInvalidCursor
+	}
+	if end := offset + size; end < len(items) {
+		return items[offset:end], pageCursor + strconv.Itoa(end), nil
+	}
+	return items[offset:], "", nil
 }
 
 func (s *Server) tools(ctx context.Context, method string, p params, rc *RequestContext) (json.RawMessage, error) {

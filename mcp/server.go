@@ -71,6 +71,10 @@ type Server struct {
 	// CacheLists encodes the first page of each list once, for providers whose
 	// lists do not depend on the request.
 	CacheLists bool
+	// PageSize is the most items one page of a list holds (0: DefaultPageSize), for providers
+	// that answer a list whole: the core pages it, with cursors of its own. A provider that pages
+	// itself (a nextCursor of its own) is left to it.
+	PageSize int
 	// OnPanic, when set, hears about a panic recovered while handling method.
 	OnPanic func(method string, recovered any, stack []byte)
 	// MaxBatch caps the messages of one JSON-RPC batch (0: DefaultMaxBatch);

@@ -17,19 +17,20 @@ type limitSettings struct {
 	StallTimeout         *time.Duration `yaml:"stallTimeout" min:">0" doc:"How long a client may read nothing while the server waits on its full stream (256 events, 1 MiB); then it loses its session. Default 30s."`
 	MaxBatch             *int           `yaml:"maxBatch" min:">0" doc:"Messages in one JSON-RPC batch (2025-03-26 sessions); a longer batch gets one error and none of it runs. Default 100."`
 	MaxResponseBytes     *int64         `yaml:"maxResponseBytes" min:">0" doc:"Bytes of answers one POST body or stdio line may produce, or twice the body or line if that is more; an answer past it is error -32603. Default 16777216."`
+	PageSize             *int           `yaml:"pageSize" min:">0" doc:"The most tools, resources, templates or prompts one page of a list holds; a longer list has pages, the next one named by nextCursor (a cursor the server did not give is -32602). Default 1000."`
 }
 
 // limits are the values a server is built with; zero means the default.
 // Changing them rebuilds the server.
 type limits struct {
-	maxSessions, maxStreams, maxBatch int
-	idle, stall                       time.Duration
-	maxResponseBytes                  int64
+	maxSessions, maxStreams, maxBatch, pageSize int
+	idle, stall                                 time.Duration
+	maxResponseBytes                            int64
 }
 
 func limitsOf(l *limitSettings) limits {
 	return limits{maxSessions: value(l.MaxSessions), maxStreams: value(l.MaxStreamsPerSession), maxBatch: value(l.MaxBatch),
-		idle: value(l.SessionIdleTimeout), stall: value(l.StallTimeout), maxResponseBytes: value(l.MaxResponseBytes)}
+		idle: value(l.SessionIdleTimeout), stall: value(l.StallTimeout), maxResponseBytes: value(l.MaxResponseBytes), pageSize: value(l.PageSize)}
 }
 
 func value[T any](p *T) T {
@@ -42,7 +43,7 @@ func value[T any](p *T) T {
 
 // apply sets the limits on the core server and the stateful options.
 func (l limits) apply(s *mcp.Server, o *session.Options) {
-	s.MaxBatch, s.MaxResponseBytes = l.maxBatch, l.maxResponseBytes
+	s.MaxBatch, s.MaxResponseBytes, s.PageSize = l.maxBatch, l.maxResponseBytes, l.pageSize
 	o.MaxSessions, o.MaxStreamsPerSession = l.maxSessions, l.maxStreams
 	o.IdleTimeout, o.StallTimeout = l.idle, l.stall
 }

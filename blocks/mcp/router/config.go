@@ -25,6 +25,7 @@ type Settings struct {
 	// Limits on one POST (mcp.Server.MaxBatch, MaxResponseBytes); nil means the default.
 	MaxBatch         *int   `yaml:"maxBatch" min:"1" doc:"Messages one JSON-RPC batch may hold; a longer batch gets one error and none of it runs. Default 100."`
 	MaxResponseBytes *int64 `yaml:"maxResponseBytes" min:"1" doc:"Bytes of answers one POST may produce, or twice its body if that is more; an answer past it is error -32603. Default 16777216."`
+	PageSize         *int   `yaml:"pageSize" min:"1" doc:"The most tools, resources, templates or prompts one page of a list holds; a longer list has pages, the next one named by nextCursor (a cursor the router did not give is -32602). Default 1000."`
 }
 
 // loggingSettings opt a router into MCP logging (mcp-router.md, Logs from tools).

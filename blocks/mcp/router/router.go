@@ -93,6 +93,9 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 	if f.MaxResponseBytes != nil {
 		s.MaxResponseBytes = *f.MaxResponseBytes
 	}
+	if f.PageSize != nil {
+		s.PageSize = *f.PageSize
+	}
 	var schemas []*schema.Schema // of the tools' arguments, some mirrored in Mcp-Param headers
 	var clustered *cluster.Tasks
 	if len(f.Tools) > 0 {
