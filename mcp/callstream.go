@@ -13,7 +13,8 @@ import (
 )
 
 // This file is the one case where a stateless server answers a POST with a stream: a tools/call
-// that carries a progress token, from a client that says it takes text/event-stream. Its
+// that asks for what only a stream carries (a progress token, a log level in its _meta, or any
+// call of a server that sends logs), from a client that says it takes text/event-stream. Its
 // notifications (progress, logs) go out as server-sent events as they happen, then the result,
 // and the stream ends (mcp-protocol.md §7.2.2). Every other POST keeps its single JSON answer,
 // and pays for this only with a look at its method.
@@ -22,17 +23,24 @@ import (
 const ContentTypeSSE = "text/event-stream"
 
 // streamsCall reports whether a stateless POST holding the request m asks for its answer as a
-// stream: a tools/call whose params._meta has a progressToken, from a client whose Accept
-// names text/event-stream itself (a wildcard such as curl's */* is not taken as asking).
-func streamsCall(m *jsonrpc.Message, h http.Header) bool {
+// stream: a tools/call from a client whose Accept names text/event-stream itself (a wildcard
+// such as curl's */* is not taken as asking) that would hear something before its result: its
+// params._meta has a progressToken or a log level, or the server sends logs (logs).
+func streamsCall(m *jsonrpc.Message, h http.Header, logs bool) bool {
 	if m.Method != "tools/call" || !namesSSE(h) {
 		return false
+	}
+	if logs {
+		return true
 	}
 	meta, ok := jsonscan.Member(m.Params, "_meta")
 	if !ok {
 		return false
 	}
-	_, ok = jsonscan.Member(meta, "progressToken")
+	if _, ok = jsonscan.Member(meta, "progressToken"); ok {
+		return true
+	}
+	_, ok = jsonscan.Member(meta, MetaLogLevel)
 	return ok
 }
 

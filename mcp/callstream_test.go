@@ -199,3 +199,51 @@ func TestAStreamedCallToAClientThatNeverReadsIsBounded(t *testing.T) {
 		t.Fatal("the call still runs after its reader went")
 	}
 }
+
+// logTool logs one line and answers.
+type logTool struct{}
+
+func (logTool) ListTools(context.Context, *mcp.RequestContext, string) ([]mcp.Tool, string, error) {
+	return []mcp.Tool{{Name: "log"}}, "", nil
+}
+
+func (logTool) CallTool(ctx context.Context, rc *mcp.RequestContext, _ string, _ json.RawMessage) (*mcp.CallToolResult, error) {
+	_ = rc.Log(ctx, "warning", "", "disk almost full")
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent("done")}}, nil
+}
+
+// Logs reach a stateless call that can take a stream without a progress token: any call of a
+// server that sends logs, or a 2026-07-28 call that names a log level; the answer is then a
+// stream whose log line comes before the result.
+func TestLogsReachAStatelessCallWithoutAProgressToken(t *testing.T) {
+	const call = `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"log"}}`
+	logging := &mcp.Server{Info: mcp.Implementation{Name: "l", Version: "1"}, Versions: mcp.RouterVersions, Tools: logTool{},
+		Capabilities: mcp.Capabilities{Logging: true}, Handlers: map[string]mcp.HandlerFunc{"logging/setLevel": mcp.HandleSetLevelAnywhere},
+		StreamLogs: true}
+	quiet := &mcp.Server{Info: mcp.Implementation{Name: "q", Version: "1"}, Versions: mcp.RouterVersions, Tools: logTool{}}
+	for _, s := range []*mcp.Server{logging, quiet} {
+		if err := s.Check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resp := logging.ServeStateless(context.Background(), streamPost(call, "application/json, text/event-stream"))
+	if resp.Stream == nil {
+		t.Fatalf("a server that sends logs answered %s", resp.Body)
+	}
+	if got := streamData(t, resp.Stream); len(got) != 2 || !strings.Contains(got[0], `"method":"notifications/message"`) || !strings.Contains(got[1], `"result"`) {
+		t.Fatalf("events: %q", got)
+	}
+	if resp := quiet.ServeStateless(context.Background(), streamPost(call, "application/json, text/event-stream")); resp.Stream != nil {
+		t.Fatal("a server that sends no logs streamed a call that asked for nothing")
+	}
+	modern := mcptest.ModernPost("tools/call", `{"name":"log"}`, "{}")
+	modern.Body = []byte(strings.Replace(string(modern.Body), `"_meta":{`, `"_meta":{"io.modelcontextprotocol/logLevel":"info",`, 1))
+	modern.Header.Set("Accept", "application/json, text/event-stream")
+	resp = quiet.ServeStateless(context.Background(), modern)
+	if resp.Stream == nil {
+		t.Fatalf("a 2026-07-28 call naming a log level answered %d %s", resp.Status, resp.Body)
+	}
+	if got := streamData(t, resp.Stream); len(got) != 2 || !strings.Contains(got[0], `disk almost full`) {
+		t.Fatalf("events: %q", got)
+	}
+}

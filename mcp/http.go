@@ -145,7 +145,7 @@ func (s *Server) serveOne(ctx context.Context, m *jsonrpc.Message, rc RequestCon
 	case jsonrpc.KindInvalid:
 		return jsonResponse(http.StatusBadRequest, jsonrpc.AppendError(nil, m.ID, m.Error))
 	case jsonrpc.KindRequest:
-		if streamsCall(m, rc.Header) {
+		if streamsCall(m, rc.Header, s.StreamLogs) {
 			if detach != nil {
 				rc.Caller = detach(rc.Caller)
 			}

@@ -71,6 +71,10 @@ type Server struct {
 	// CacheLists encodes the first page of each list once, for providers whose
 	// lists do not depend on the request.
 	CacheLists bool
+	// StreamLogs answers every stateless tools/call from a client that takes text/event-stream
+	// as a stream, so the logs its provider sends reach it (mcp-router with logging); without
+	// it only a call with a progress token or a _meta log level is streamed.
+	StreamLogs bool
 	// PageSize is the most items one page of a list holds (0: DefaultPageSize), for providers
 	// that answer a list whole: the core pages it, with cursors of its own. A provider that pages
 	// itself (a nextCursor of its own) is left to it.

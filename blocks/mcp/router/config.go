@@ -30,7 +30,7 @@ type Settings struct {
 
 // loggingSettings opt a router into MCP logging (mcp-router.md, Logs from tools).
 type loggingSettings struct {
-	Level string `yaml:"level" default:"info" enum:"debug,info,notice,warning,error,critical,alert,emergency" doc:"The least severe line sent; a log block's warn is warning. Over HTTP only a streamed tools/call (a progress token and Accept: text/event-stream) can carry them; over stdio every call does, and logging/setLevel can raise it for the session."`
+	Level string `yaml:"level" default:"info" enum:"debug,info,notice,warning,error,critical,alert,emergency" doc:"The least severe line sent; a log block's warn is warning. Over HTTP a tools/call from a client whose Accept names text/event-stream is answered as a stream that carries them (a progress token or not); over stdio every call does, and logging/setLevel can raise it for the session."`
 }
 
 type toolSettings struct {

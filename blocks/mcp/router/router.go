@@ -30,7 +30,8 @@ func init() {
 			"A tools/call with a progress token, over stdio or from an HTTP client that accepts " +
 			"text/event-stream, hears the progress its branch reports (progress blocks, long delays) " +
 			"before its result, and a client that leaves or cancels stops the branch. With logging set, " +
-			"such a call (and every call over stdio) also hears its log blocks' lines as notifications/message. " +
+			"every call from a client that accepts text/event-stream (and every call over stdio) also hears its " +
+			"log blocks' lines as notifications/message. " +
 			"Each tool is a branch of blocks run with the call's arguments as the body; resources " +
 			"and prompts are template resources. Arguments are checked against the tool's " +
 			"inputSchema before its branch runs, results against its outputSchema.",
@@ -118,7 +119,7 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 	}
 	if f.Logging != nil { // declared only when asked: initialize reports what the block serves
 		s.Handlers = map[string]mcp.HandlerFunc{"logging/setLevel": mcp.HandleSetLevelAnywhere}
-		s.Capabilities.Logging = true
+		s.Capabilities.Logging, s.StreamLogs = true, true // its tools send logs: a call that can take a stream hears them
 	}
 	if len(f.Resources) > 0 {
 		s.Resources = buildResources(b, f.Resources)
