@@ -36,6 +36,7 @@ type loggingSettings struct {
 type toolSettings struct {
 	mcp.ToolFields `yaml:",inline"`
 	Process        runtime.Branch `yaml:"process" octo:"required" answers:"the tool's result" doc:"The blocks that answer a call, run with the arguments as the body; a string body is the result's text, anything else its JSON."`
+	Result         string         `yaml:"result" default:"text" enum:"text,content" doc:"How the branch's body becomes the result: text, a string as the text and anything else as its JSON (with outputSchema, also the structured content); content, a list of content items as MCP writes them (text, image and audio with base64 data and mimeType, resource_link, resource) or an object of content, and optionally isError and structuredContent."`
 	Task           string         `yaml:"task" default:"never" enum:"never,optional,required" doc:"On 2026-07-28, whether the branch runs as a task (the tasks extension, SEP-2663): optional, a task for a client that declared io.modelcontextprotocol/tasks, else answered in the call; required, a client that did not declare it gets error -32021; never, always in the call. A task's branch gets no progress or log notifications. Older revisions always answer in the call."`
 	AtMostOnce     bool           `yaml:"atMostOnce" doc:"In a cluster (service.cluster), a task whose replica is lost while its branch runs fails instead of running again on another replica: for branches whose effects must not happen twice. Without it the task is taken over and completes, its branch maybe run twice."`
 }

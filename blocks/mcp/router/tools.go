@@ -23,6 +23,7 @@ type tool struct {
 	branch runtime.Block
 	task   string // "never", "optional" or "required" (toolSettings.Task)
 	steps  bool   // its branch reports its steps (a progress block)
+	items  bool   // the branch answers content items (toolSettings.Result content)
 	once   bool   // a lost task fails rather than run again (toolSettings.AtMostOnce)
 }
 
@@ -64,7 +65,7 @@ func buildTools(b *runtime.Build, confs []toolSettings) *tools {
 		if c.AtMostOnce && c.Task == "never" {
 			b.Errorf(&c.AtMostOnce, "atMostOnce is about tasks, and tool %q never runs as one: set task to optional or required", c.Name)
 		}
-		t := &tool{def: c.Tool(), input: c.InputSchema.Schema, output: c.OutputSchema.Schema, branch: c.Process.Block, task: c.Task,
+		t := &tool{def: c.Tool(), input: c.InputSchema.Schema, output: c.OutputSchema.Schema, branch: c.Process.Block, task: c.Task, items: c.Result == "content",
 			steps: c.Process.Holds("progress"), once: c.AtMostOnce}
 		ts.byName[c.Name] = t
 		ts.list = append(ts.list, t.def)
@@ -174,6 +175,9 @@ func (ts *tools) failed(ctx context.Context, name string, err error) *mcp.CallTo
 // text, any other value as JSON text, and with an output schema also as
 // structured content that must match it.
 func (t *tool) result(m *runtime.Message) (*mcp.CallToolResult, error) {
+	if t.items {
+		return t.content(m)
+	}
 	var (
 		text    string
 		value   any
@@ -221,6 +225,84 @@ func (t *tool) result(m *runtime.Message) (*mcp.CallToolResult, error) {
 	res := textResult(text, false)
 	res.StructuredContent = json.RawMessage(structured)
 	return res, nil
+}
+
+// content turns a branch's body of content items into a result: a list of items, or an object
+// with content and optionally isError and structuredContent (checked against the outputSchema).
+// A body of another shape, or an item MCP does not have, is a failed call that says so.
+func (t *tool) content(m *runtime.Message) (*mcp.CallToolResult, error) {
+	v, err := m.Body()
+	if err != nil {
+		return nil, err
+	}
+	var shaped struct {
+		Content           []json.RawMessage `json:"content"`
+		IsError           bool              `json:"isError"`
+		StructuredContent any               `json:"structuredContent"`
+	}
+	switch b := v.(type) {
+	case []any:
+		raw, _ := json.Marshal(b)
+		_ = json.Unmarshal(raw, &shaped.Content)
+	case map[string]any:
+		raw, _ := json.Marshal(b)
+		if json.Unmarshal(raw, &shaped) != nil || shaped.Content == nil {
+			return errorResult(fmt.Sprintf("tool %q answers content: its branch's object has no content list", t.def.Name)), nil
+		}
+	default:
+		return errorResult(fmt.Sprintf("tool %q answers content: its branch must end with a list of content items, or an object with content", t.def.Name)), nil
+	}
+	res := &mcp.CallToolResult{IsError: shaped.IsError, Content: make([]mcp.Content, 0, len(shaped.Content))}
+	for i, raw := range shaped.Content {
+		var c mcp.Content
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return errorResult(fmt.Sprintf("tool %q answers content: item %d is not a content item: %v", t.def.Name, i, err)), nil
+		}
+		if problem := contentProblem(c); problem != "" {
+			return errorResult(fmt.Sprintf("tool %q answers content: item %d %s", t.def.Name, i, problem)), nil
+		}
+		res.Content = append(res.Content, c)
+	}
+	if shaped.StructuredContent != nil && !shaped.IsError {
+		if t.output != nil {
+			if err := t.output.ValidateValue(shaped.StructuredContent); err != nil {
+				return errorResult(fmt.Sprintf("tool %q returned a result that does not match its outputSchema: %v", t.def.Name, err)), nil
+			}
+		}
+		b, err := json.Marshal(shaped.StructuredContent)
+		if err != nil {
+			return nil, err
+		}
+		res.StructuredContent = json.RawMessage(b)
+	} else if t.output != nil && !shaped.IsError {
+		return errorResult(fmt.Sprintf("tool %q declares an outputSchema, so its content answer needs structuredContent", t.def.Name)), nil
+	}
+	return res, nil
+}
+
+// contentProblem says what a content item lacks, "" when it is one MCP has.
+func contentProblem(c mcp.Content) string {
+	switch c.Type {
+	case mcp.ContentText:
+		return ""
+	case mcp.ContentImage, mcp.ContentAudio:
+		if len(c.Data) == 0 || c.MimeType == "" {
+			return "(" + c.Type + ") needs data (base64) and mimeType"
+		}
+	case mcp.ContentResourceLink:
+		if c.Link.URI == "" || c.Link.Name == "" {
+			return "(resource_link) needs uri and name"
+		}
+	case mcp.ContentResource:
+		if c.Resource == nil || c.Resource.URI == "" {
+			return "(resource) needs a resource with uri and text or blob"
+		}
+	case "":
+		return "has no type: text, image, audio, resource_link or resource"
+	default:
+		return fmt.Sprintf("has type %q, which MCP does not: text, image, audio, resource_link or resource", c.Type)
+	}
+	return ""
 }
 
 // oneText is a result of one text block, allocated as one.

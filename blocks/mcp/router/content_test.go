@@ -1,0 +1,82 @@
+package router_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/octo-run/octo/runtime/runtimetest"
+)
+
+// richTools answer content items from their branches: a list, an object with structured
+// content, and a list holding something MCP has not.
+const richTools = `connectors: [ { name: api, type: http, settings: { port: %d } } ]
+flows:
+  - name: mcp
+    source: { connector: api, settings: { path: /mcp } }
+    process:
+      - type: mcp-router
+        tools:
+          - name: chart
+            description: a chart and where to read more
+            result: content
+            process:
+              - type: set-payload
+                settings:
+                  value: >-
+                    [{"type": "text", "text": "Sales for " + body.city},
+                     {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+                     {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
+                     {"type": "resource_link", "uri": "docs://sales", "name": "sales"},
+                     {"type": "resource", "resource": {"uri": "docs://notes", "mimeType": "text/plain", "text": "up 4%%"}}]
+          - name: total
+            description: a total, said and structured
+            result: content
+            outputSchema: '{"type": "object", "properties": {"total": {"type": "number"}}, "required": ["total"]}'
+            process:
+              - type: set-payload
+                settings: { value: '{"content": [{"type": "text", "text": "12.5"}], "structuredContent": {"total": 12.5}}' }
+          - name: odd
+            description: answers what MCP has not
+            result: content
+            process:
+              - type: set-payload
+                settings: { value: '[{"type": "video", "url": "x"}]' }
+`
+
+// A branch answers content items as MCP writes them: every kind reaches the official client
+// whole, structured content beside them is checked against the outputSchema, and an item MCP
+// has not is a failed call that says which.
+func TestABranchAnswersContentItems(t *testing.T) {
+	_, base := runtimetest.Serve(t, fmt.Sprintf(richTools, 0), "api", &runtimetest.Buffer{})
+	cs := runtimetest.ConnectMCP(t, base+"/mcp", nil)
+	ctx := context.Background()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "chart", Arguments: map[string]any{"city": "Oslo"}})
+	if err != nil || res.IsError || len(res.Content) != 5 {
+		t.Fatalf("chart: %v %+v", err, res)
+	}
+	kinds := []string{}
+	for _, c := range res.Content {
+		b, _ := json.Marshal(c)
+		kinds = append(kinds, string(b))
+	}
+	got := strings.Join(kinds, "\n")
+	for _, want := range []string{`"text":"Sales for Oslo"`, `"type":"image"`, `"data":"iVBORw0KGgo="`, `"mimeType":"audio/wav"`,
+		`"type":"resource_link"`, `"uri":"docs://sales"`, `"type":"resource"`, `"text":"up 4%"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the content lacks %s:\n%s", want, got)
+		}
+	}
+	total, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "total"})
+	if sc, _ := json.Marshal(total.StructuredContent); err != nil || total.IsError || string(sc) != `{"total":12.5}` {
+		t.Fatalf("total: %v %+v %s", err, total, sc)
+	}
+	odd, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "odd"})
+	if err != nil || !odd.IsError || !strings.Contains(odd.Content[0].(*sdk.TextContent).Text, `item 0 has type "video", which MCP does not`) {
+		t.Fatalf("odd: %v %+v", err, odd)
+	}
+}
