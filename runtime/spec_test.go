@@ -81,7 +81,7 @@ func TestTheSettingsSpecDescribesEveryKey(t *testing.T) {
 		{"a schema shared by the MCP blocks", field(t, block(t, "mcp-mock"), "tools[].outputSchema"),
 			runtime.FieldSpec{Key: "outputSchema", Kind: runtime.KindJSON}},
 		{"a template resource", field(t, block(t, "mcp-router"), "prompts[].resource"),
-			runtime.FieldSpec{Key: "resource", Kind: runtime.KindTemplateResource, Required: true}},
+			runtime.FieldSpec{Key: "resource", Kind: runtime.KindTemplateResource}},
 		{"an inline struct's keys are the outer's", field(t, block(t, "mcp-mock"), "maxSessions"),
 			runtime.FieldSpec{Key: "maxSessions", Kind: runtime.KindInt, Min: "0", MinExclusive: true}},
 		{"a nested list's item", field(t, block(t, "mcp-mock"), "prompts[].arguments[].required"),

@@ -45,12 +45,14 @@ type resourceSettings struct {
 	URI                string `yaml:"uri" doc:"The resource's fixed URI, listed under resources/list; set this or uriTemplate." example:"octo://guide"`
 	URITemplate        string `yaml:"uriTemplate" doc:"An RFC 6570 level-1 URI template (octo://cities/{name}) listed under resources/templates/list; its parts are the body when rendered."`
 	mcp.ResourceFields `yaml:",inline"`
-	Resource           runtime.TemplateResource `yaml:"resource" octo:"required" doc:"The alias of the template resource (resources.templates[].as) rendered as its text."`
+	Resource           runtime.TemplateResource `yaml:"resource" doc:"The alias of the template resource (resources.templates[].as) rendered as its text; set this or process."`
+	Process            runtime.Branch           `yaml:"process" answers:"the resource's text" doc:"Blocks that make the text when the resource is read, run with the URI template's parts as the body ({} for a fixed uri): a string body is the text, anything else its JSON. A failure of kind not found is the protocol's resource not found. Set this or resource."`
 }
 
 type promptSettings struct {
 	mcp.PromptFields `yaml:",inline"`
-	Resource         runtime.TemplateResource `yaml:"resource" octo:"required" doc:"The alias of the template resource rendered, with the arguments as the body, as the prompt's one user message."`
+	Resource         runtime.TemplateResource `yaml:"resource" doc:"The alias of the template resource rendered, with the arguments as the body, as the prompt's one user message; set this or process."`
+	Process          runtime.Branch           `yaml:"process" answers:"the prompt's messages" doc:"Blocks that make the messages when the prompt is got, run with the arguments as the body: a string body is one user message, a list of {role, text} its messages. Set this or resource."`
 }
 
 // Body is a call's arguments: the properties the inputSchema declares, when it lists them all.

@@ -80,3 +80,52 @@ func TestABranchAnswersContentItems(t *testing.T) {
 		t.Fatalf("odd: %v %+v", err, odd)
 	}
 }
+
+// backedByBranches are a resource template and a prompt whose text a branch makes.
+const backedByBranches = `connectors: [ { name: api, type: http, settings: { port: %d } } ]
+flows:
+  - name: mcp
+    source: { connector: api, settings: { path: /mcp } }
+    process:
+      - type: mcp-router
+        resources:
+          - uriTemplate: issues://{id}
+            name: issue
+            mimeType: application/json
+            process:
+              - type: switch
+                cases:
+                  - when: body.id == "0"
+                    process:
+                      - type: fail
+                        settings: { message: 'no issue {{ body.id }}', kind: not found }
+                default:
+                  - type: set-payload
+                    settings: { value: '{"id": body.id, "title": "Issue " + body.id}' }
+        prompts:
+          - name: triage
+            arguments: [ { name: id, required: true } ]
+            process:
+              - type: set-payload
+                settings: { value: '[{"role": "user", "text": "Triage issue " + body.id}, {"role": "assistant", "text": "On it."}]' }
+`
+
+// A resource template and a prompt backed by a branch: reading issues://7 runs it with the URI's
+// parts, its body the text; a failure of kind not found is the protocol's resource not found; a
+// prompt's branch answers its messages.
+func TestResourcesAndPromptsBackedByABranch(t *testing.T) {
+	_, base := runtimetest.Serve(t, fmt.Sprintf(backedByBranches, 0), "api", &runtimetest.Buffer{})
+	cs := runtimetest.ConnectMCP(t, base+"/mcp", nil)
+	ctx := context.Background()
+	r, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "issues://7"})
+	if err != nil || len(r.Contents) != 1 || r.Contents[0].Text != `{"id":"7","title":"Issue 7"}` || r.Contents[0].MIMEType != "application/json" {
+		t.Fatalf("issues://7: %v %+v", err, r)
+	}
+	if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "issues://0"}); err == nil || !strings.Contains(strings.ToLower(err.Error()), "resource not found") {
+		t.Fatalf("issues://0: %v", err)
+	}
+	p, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "triage", Arguments: map[string]string{"id": "9"}})
+	if err != nil || len(p.Messages) != 2 || p.Messages[0].Content.(*sdk.TextContent).Text != "Triage issue 9" || p.Messages[1].Role != "assistant" {
+		t.Fatalf("triage: %v %+v", err, p)
+	}
+}

@@ -2,6 +2,8 @@ package router
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/runtime"
@@ -15,7 +17,8 @@ type prompts struct {
 
 type prompt struct {
 	description string
-	text        *runtime.Template
+	text        *runtime.Template // or
+	branch      runtime.Block
 }
 
 func buildPrompts(b *runtime.Build, confs []promptSettings) *prompts {
@@ -29,7 +32,11 @@ func buildPrompts(b *runtime.Build, confs []promptSettings) *prompts {
 		for _, a := range c.RepeatedArguments() {
 			b.Errorf(&a.Name, "argument %q is declared twice", a.Name)
 		}
-		ps.byName[c.Name] = &prompt{description: c.Description, text: &c.Resource.Template}
+		if written(b, c, "resource") == written(b, c, "process") {
+			b.Errorf(c, "a prompt needs exactly one of resource (a template) or process (blocks that make its messages)")
+			continue
+		}
+		ps.byName[c.Name] = &prompt{description: c.Description, text: &c.Resource.Template, branch: c.Process.Block}
 		ps.list = append(ps.list, c.Prompt())
 	}
 	return ps
@@ -51,6 +58,9 @@ func (ps *prompts) GetPrompt(ctx context.Context, rc *mcp.RequestContext, name s
 	for k, v := range args {
 		body[k] = v
 	}
+	if p.branch != nil {
+		return p.fromBranch(ctx, parentOf(rc).Derive(body))
+	}
 	text, err := p.text.Render(parentOf(rc).Derive(body))
 	if err != nil {
 		return nil, err
@@ -59,4 +69,35 @@ func (ps *prompts) GetPrompt(ctx context.Context, rc *mcp.RequestContext, name s
 		Description: p.description,
 		Messages:    []mcp.PromptMessage{{Role: "user", Content: mcp.TextContent(text)}},
 	}, nil
+}
+
+// fromBranch runs the prompt's branch: a string body is one user message, a list of {role, text}
+// the messages; any other shape is an error that says so.
+func (p *prompt) fromBranch(ctx context.Context, m *runtime.Message) (*mcp.GetPromptResult, error) {
+	out, err := p.branch.Process(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	v, err := out.Body()
+	if err != nil {
+		return nil, err
+	}
+	res := &mcp.GetPromptResult{Description: p.description}
+	switch b := v.(type) {
+	case string:
+		res.Messages = []mcp.PromptMessage{{Role: "user", Content: mcp.TextContent(b)}}
+		return res, nil
+	case []any:
+		for i, item := range b {
+			msg, _ := item.(map[string]any)
+			role, _ := msg["role"].(string)
+			text, ok := msg["text"].(string)
+			if !ok || (role != "user" && role != "assistant") {
+				return nil, fmt.Errorf("the prompt's branch answered message %d without a role (user or assistant) and a text", i)
+			}
+			res.Messages = append(res.Messages, mcp.PromptMessage{Role: role, Content: mcp.TextContent(text)})
+		}
+		return res, nil
+	}
+	return nil, errors.New("the prompt's branch must answer a string (one user message) or a list of {role, text}")
 }

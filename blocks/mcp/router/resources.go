@@ -7,6 +7,7 @@ import (
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/uritemplate"
 	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/jsonv"
 )
 
 // resources serves fixed URIs and URI templates from template resources.
@@ -21,7 +22,8 @@ type resource struct {
 	uri      string
 	pattern  *uritemplate.Template
 	mimeType string
-	text     *runtime.Template
+	text     *runtime.Template // or
+	branch   runtime.Block
 }
 
 func buildResources(b *runtime.Build, confs []resourceSettings) *resources {
@@ -32,7 +34,11 @@ func buildResources(b *runtime.Build, confs []resourceSettings) *resources {
 			b.Errorf(c, "a resource needs exactly one of uri or uriTemplate")
 			continue
 		}
-		r := &resource{uri: c.URI, mimeType: c.MimeType, text: &c.Resource.Template}
+		r := &resource{uri: c.URI, mimeType: c.MimeType, text: &c.Resource.Template, branch: c.Process.Block}
+		if written(b, c, "resource") == written(b, c, "process") {
+			b.Errorf(c, "a resource needs exactly one of resource (a template) or process (blocks that make its text)")
+			continue
+		}
 		if c.URI != "" {
 			if _, dup := rs.fixed[c.URI]; dup {
 				b.Errorf(&c.URI, "duplicate resource uri %q", c.URI)
@@ -82,9 +88,47 @@ func (rs *resources) ReadResource(ctx context.Context, rc *mcp.RequestContext, u
 	if r == nil {
 		return nil, fmt.Errorf("%w: %s", mcp.ErrResourceNotFound, uri)
 	}
+	if r.branch != nil {
+		text, err := branchText(ctx, r.branch, parentOf(rc).Derive(body))
+		if err != nil {
+			if runtime.ErrorOf(err).Kind == runtime.KindNotFound {
+				return nil, fmt.Errorf("%w: %s", mcp.ErrResourceNotFound, runtime.ErrorOf(err).Msg)
+			}
+			return nil, err
+		}
+		return []mcp.ResourceContents{{URI: uri, MimeType: r.mimeType, Text: text}}, nil
+	}
 	text, err := r.text.Render(parentOf(rc).Derive(body))
 	if err != nil {
 		return nil, err
 	}
 	return []mcp.ResourceContents{{URI: uri, MimeType: r.mimeType, Text: text}}, nil
+}
+
+// branchText runs a branch and returns its final body as text: a string as it is, anything else
+// as its JSON.
+func branchText(ctx context.Context, branch runtime.Block, m *runtime.Message) (string, error) {
+	out, err := branch.Process(ctx, m)
+	if err != nil {
+		return "", err
+	}
+	if raw := out.Raw(); out.IsRaw() {
+		return string(raw), nil
+	}
+	v, err := out.Body()
+	if err != nil {
+		return "", err
+	}
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	b, err := jsonv.Append(nil, v, true)
+	return string(b), err
+}
+
+// written reports whether the settings c have the key written (a key left out is positioned at c).
+func written(b *runtime.Build, c any, key string) bool {
+	pos := b.Positions()
+	k, own := pos.Key(c, key), pos.Of(c)
+	return k.Line != own.Line || k.Col != own.Col
 }
