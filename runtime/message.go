@@ -118,6 +118,23 @@ func (m *Message) Body() (any, error) {
 	return nil, nil
 }
 
+// Text is the body as text: raw bytes as they arrived, a string as it is, any other value as
+// its JSON (a tool's or a resource's text made from a branch's final body).
+func (m *Message) Text() (string, error) {
+	if m.IsRaw() {
+		return string(m.Raw()), nil
+	}
+	v, err := m.Body()
+	if err != nil {
+		return "", err
+	}
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	b, err := jsonv.Append(nil, v, true)
+	return string(b), err
+}
+
 // Raw returns the raw body bytes, or nil when the body is not raw.
 func (m *Message) Raw() []byte {
 	if m.kind == bodyRaw {

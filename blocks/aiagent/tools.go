@@ -99,19 +99,9 @@ func (blk *Block) call(ctx context.Context, m *runtime.Message, c toolCall) (str
 
 // resultText is a branch's final body as the model reads it.
 func resultText(m *runtime.Message) (string, bool) {
-	if m.IsRaw() {
-		return string(m.Raw()), false
-	}
-	v, err := m.Body()
+	text, err := m.Text()
 	if err != nil {
 		return "the tool's result could not be read", true
 	}
-	if s, ok := v.(string); ok {
-		return s, false
-	}
-	b, err := jsonv.Append(nil, v, false)
-	if err != nil {
-		return "the tool's result could not be encoded", true
-	}
-	return string(b), false
+	return text, false
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/uritemplate"
 	"github.com/octo-run/octo/runtime"
-	"github.com/octo-run/octo/runtime/jsonv"
 )
 
 // resources serves fixed URIs and URI templates from template resources.
@@ -105,25 +104,13 @@ func (rs *resources) ReadResource(ctx context.Context, rc *mcp.RequestContext, u
 	return []mcp.ResourceContents{{URI: uri, MimeType: r.mimeType, Text: text}}, nil
 }
 
-// branchText runs a branch and returns its final body as text: a string as it is, anything else
-// as its JSON.
+// branchText runs a branch and returns its final body as text (runtime.Message.Text).
 func branchText(ctx context.Context, branch runtime.Block, m *runtime.Message) (string, error) {
 	out, err := branch.Process(ctx, m)
 	if err != nil {
 		return "", err
 	}
-	if raw := out.Raw(); out.IsRaw() {
-		return string(raw), nil
-	}
-	v, err := out.Body()
-	if err != nil {
-		return "", err
-	}
-	if s, ok := v.(string); ok {
-		return s, nil
-	}
-	b, err := jsonv.Append(nil, v, true)
-	return string(b), err
+	return out.Text()
 }
 
 // written reports whether the settings c have the key written (a key left out is positioned at c).
