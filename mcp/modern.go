@@ -194,14 +194,19 @@ func (s *Server) PrepareModern(m *jsonrpc.Message, rc *RequestContext) *jsonrpc.
 
 // modernError answers e for id with the HTTP status 2026-07-28 gives its code.
 func modernError(id jsonrpc.ID, e *jsonrpc.Error) HTTPResponse {
-	status := http.StatusOK
-	switch e.Code {
+	return jsonResponse(ModernErrorStatus(e.Code), jsonrpc.AppendError(nil, id, e))
+}
+
+// ModernErrorStatus is the HTTP status a 2026-07-28 error of code is answered with: 404 for
+// an unknown method, 400 for a request the server cannot take as sent, else 200.
+func ModernErrorStatus(code int) int {
+	switch code {
 	case jsonrpc.CodeMethodNotFound:
-		status = http.StatusNotFound
+		return http.StatusNotFound
 	case CodeHeaderMismatch, CodeMissingCapability, CodeUnsupportedVersion, jsonrpc.CodeInvalidRequest, jsonrpc.CodeParseError:
-		status = http.StatusBadRequest
+		return http.StatusBadRequest
 	}
-	return jsonResponse(status, jsonrpc.AppendError(nil, id, e))
+	return http.StatusOK
 }
 
 // checkModern checks a 2026-07-28 request's _meta and headers and returns its _meta: the

@@ -52,9 +52,9 @@ type rpcAnswer struct {
 	err    *rpcErr
 }
 
-// refused reports an HTTP answer that is not 2xx: refused before the protocol (a 401 before the
-// router), so the HTTP answer is what to check.
-func (a *rpcAnswer) refused() bool { return a.http != nil && a.http.status/100 != 2 }
+// refused reports an HTTP answer that is not 2xx and not an error of the protocol: refused
+// before it (a 401 before the router), so the HTTP answer is what to check.
+func (a *rpcAnswer) refused() bool { return a.http != nil && a.http.status/100 != 2 && a.err == nil }
 
 type rpcErr struct {
 	Code    int    `json:"code"`
@@ -157,10 +157,14 @@ func (c *httpConn) request(ctx context.Context, id string, req []byte) (*rpcAnsw
 		return nil, err
 	}
 	a := &rpcAnswer{http: h}
+	var m rpcMessage
 	if a.refused() {
+		// A 2026-07-28 error comes with a status of its own (400, 404): an answer still.
+		if json.Unmarshal(h.body, &m) == nil && m.Error != nil && h.status == mcp.ModernErrorStatus(m.Error.Code) {
+			a.err = m.Error
+		}
 		return a, nil
 	}
-	var m rpcMessage
 	if err := json.Unmarshal(h.body, &m); err != nil {
 		return nil, fmt.Errorf("the answer is not JSON-RPC: %v: %s", err, clip(string(h.body), 200))
 	}
