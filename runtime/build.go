@@ -314,3 +314,7 @@ func (b *Build) Connectors() []string {
 // ServiceName is the name the config gives its service: what a connector names itself by on a
 // message system (a queue group, a durable consumer) unless told otherwise.
 func (so *settingsOf) ServiceName() string { return so.bd.cfg.Service.Name }
+
+// Addr is the block's address in the service (flows.NAME.process[0]…), unique and stable
+// across reloads of the same config: what a block names itself by to others.
+func (b *Build) Addr() string { return b.addr }

@@ -157,3 +157,18 @@ func runeOffset(text string, r int) int {
 	}
 	return off
 }
+
+// IntoVar is NAME of an into: vars.NAME setting, when NAME is an identifier expressions can
+// reach (letters, digits and _, not starting with a digit).
+func IntoVar(into string) (string, bool) {
+	name, ok := strings.CutPrefix(into, "vars.")
+	if !ok || name == "" || name[0] >= '0' && name[0] <= '9' {
+		return "", false
+	}
+	for _, c := range []byte(name) {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return "", false
+		}
+	}
+	return name, true
+}

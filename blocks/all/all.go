@@ -7,6 +7,7 @@ import (
 	_ "github.com/octo-run/octo/blocks/agent/bridge"
 	_ "github.com/octo-run/octo/blocks/agent/console"
 	_ "github.com/octo-run/octo/blocks/aiagent"
+	_ "github.com/octo-run/octo/blocks/ask"
 	_ "github.com/octo-run/octo/blocks/catch"
 	_ "github.com/octo-run/octo/blocks/delay"
 	_ "github.com/octo-run/octo/blocks/fail"

@@ -57,7 +57,7 @@ func (c *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 	if err == nil {
 		return out, nil
 	}
-	if ctx.Err() != nil || errors.Is(err, runtime.ErrShuttingDown) {
+	if ctx.Err() != nil || errors.Is(err, runtime.ErrShuttingDown) || errors.Is(err, runtime.ErrAwaitingClient) {
 		return nil, err // nobody to answer, or the connector answers it itself
 	}
 	e := runtime.ErrorOf(err)

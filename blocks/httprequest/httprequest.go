@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/octo-run/octo/runtime"
@@ -105,7 +104,7 @@ func (s *Settings) SetsVars() []string {
 	if s.Into == "" || s.Into == "body" {
 		return []string{"http"}
 	}
-	if name, ok := strings.CutPrefix(s.Into, "vars."); ok && isIdentifier(name) {
+	if name, ok := runtime.IntoVar(s.Into); ok {
 		return []string{name}
 	}
 	return nil
@@ -116,24 +115,12 @@ func buildInto(b *runtime.Build, s *Settings) string {
 	if s.Into == "body" {
 		return ""
 	}
-	name, ok := strings.CutPrefix(s.Into, "vars.")
-	if !ok || !isIdentifier(name) {
+	name, ok := runtime.IntoVar(s.Into)
+	if !ok {
 		b.Errorf(&s.Into, "into %q: expected body or vars.NAME (NAME letters, digits and _, not starting with a digit)", s.Into)
 		return ""
 	}
 	return name
-}
-
-func isIdentifier(s string) bool {
-	if s == "" || s[0] >= '0' && s[0] <= '9' {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
 }
 
 // Start takes the pooled client for the block's TLS settings from the shared table, or the

@@ -4,6 +4,7 @@ package retry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -87,7 +88,7 @@ func (r *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 
 // retries reports whether an attempt that failed with err may be tried again.
 func (r *Block) retries(ctx context.Context, err error) bool {
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || errors.Is(err, runtime.ErrAwaitingClient) {
 		return false
 	}
 	k := runtime.ErrorOf(err).Kind

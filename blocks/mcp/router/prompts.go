@@ -19,6 +19,7 @@ type prompt struct {
 	description string
 	text        *runtime.Template // or
 	branch      runtime.Block
+	asks        bool // its branch asks the client (an ask block)
 }
 
 func buildPrompts(b *runtime.Build, confs []promptSettings) *prompts {
@@ -36,7 +37,7 @@ func buildPrompts(b *runtime.Build, confs []promptSettings) *prompts {
 			b.Errorf(c, "a prompt needs exactly one of resource (a template) or process (blocks that make its messages)")
 			continue
 		}
-		ps.byName[c.Name] = &prompt{description: c.Description, text: &c.Resource.Template, branch: c.Process.Block}
+		ps.byName[c.Name] = &prompt{description: c.Description, text: &c.Resource.Template, branch: c.Process.Block, asks: c.Process.Holds("ask")}
 		ps.list = append(ps.list, c.Prompt())
 	}
 	return ps
@@ -59,7 +60,14 @@ func (ps *prompts) GetPrompt(ctx context.Context, rc *mcp.RequestContext, name s
 		body[k] = v
 	}
 	if p.branch != nil {
-		return p.fromBranch(ctx, parentOf(rc).Derive(body))
+		if p.asks {
+			ctx = runtime.WithClientAsker(ctx, asker{rc, "prompt"})
+		}
+		res, err := p.fromBranch(ctx, parentOf(rc).Derive(body))
+		if e := unwanted(err); e != nil {
+			return nil, e
+		}
+		return res, err
 	}
 	text, err := p.text.Render(parentOf(rc).Derive(body))
 	if err != nil {

@@ -24,6 +24,7 @@ type tool struct {
 	task   string // "never", "optional" or "required" (toolSettings.Task)
 	steps  bool   // its branch reports its steps (a progress block)
 	items  bool   // the branch answers content items (toolSettings.Result content)
+	asks   bool   // its branch asks the client (an ask block)
 	once   bool   // a lost task fails rather than run again (toolSettings.AtMostOnce)
 }
 
@@ -66,7 +67,7 @@ func buildTools(b *runtime.Build, confs []toolSettings) *tools {
 			b.Errorf(&c.AtMostOnce, "atMostOnce is about tasks, and tool %q never runs as one: set task to optional or required", c.Name)
 		}
 		t := &tool{def: c.Tool(), input: c.InputSchema.Schema, output: c.OutputSchema.Schema, branch: c.Process.Block, task: c.Task, items: c.Result == "content",
-			steps: c.Process.Holds("progress"), once: c.AtMostOnce}
+			steps: c.Process.Holds("progress"), asks: c.Process.Holds("ask"), once: c.AtMostOnce}
 		ts.byName[c.Name] = t
 		ts.list = append(ts.list, t.def)
 	}
@@ -139,10 +140,16 @@ func (ts *tools) run(ctx context.Context, rc *mcp.RequestContext, t *tool, name 
 	if rc.Notifier != nil && ts.logFloor >= 0 {
 		ctx = runtime.WithClientLogger(ctx, &clientLog{rc: rc, tool: name, floor: ts.logFloor})
 	}
+	if t.asks {
+		ctx = runtime.WithClientAsker(ctx, asker{rc, "tool"})
+	}
 	out, err := t.branch.Process(ctx, parentOf(rc).Derive(body))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if e := unwanted(err); e != nil {
+			return nil, e
 		}
 		return ts.failed(ctx, name, err), nil
 	}

@@ -1,0 +1,236 @@
+// Package ask is the ask block: in an mcp-router tool it asks the MCP client a question, its
+// user (elicitation: a form, or a link to open) or its model (sampling), and puts the answer in
+// vars for the blocks after it.
+package ask
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/runtime"
+	"github.com/octo-run/octo/runtime/jsonv"
+)
+
+func init() {
+	runtime.RegisterBlock(runtime.BlockSpec{
+		Type:    "ask",
+		Summary: "asks the MCP client's user (elicit) or model (sample) and puts the answer in vars.answer",
+		Doc: "In an mcp-router tool, asks the client that called it: elicit shows its user a form " +
+			"(message and schema) or a link to open (message and url), sample has its model answer a " +
+			"prompt. The answer, as MCP writes it, lands in vars (into, vars.answer by default): an " +
+			"elicitation's {action, content} (action accept, decline or cancel), a sampling's {role, " +
+			"content, model, stopReason}; the message body goes on unchanged. On 2026-07-28 the call is " +
+			"answered input_required and the client sends it again with the answer: the tool's blocks " +
+			"run again from the start, so put what must happen once after the asks. On older revisions " +
+			"the question is a request to the client over stdio, waited for at most timeout. A client " +
+			"that cannot answer (it did not declare the capability, or has no way to hear the question) " +
+			"fails the call with a message that says so; on 2026-07-28 a client that did not declare it " +
+			"gets error -32021, as the revision says.",
+		Example: "type: ask\nsettings:\n  elicit:\n    message: 'Delete {{ body.path }}?'\n" +
+			"    schema: '{\"type\": \"object\", \"properties\": {\"confirm\": {\"type\": \"boolean\"}}, \"required\": [\"confirm\"]}'\n",
+		KeepsBody: true,
+		Build:     runtime.BlockFunc(build),
+	})
+}
+
+// Settings are the ask block's settings: one of elicit and sample.
+type Settings struct {
+	Elicit  *elicitSettings `yaml:"elicit" doc:"Ask the client's user: a form (message and schema), or a link to open (message and url)."`
+	Sample  *sampleSettings `yaml:"sample" doc:"Ask the client's model (sampling/createMessage): a prompt, a system prompt, at most maxTokens."`
+	Into    string          `yaml:"into" default:"vars.answer" doc:"Where the answer goes: vars.NAME." example:"vars.confirm"`
+	Timeout time.Duration   `yaml:"timeout" default:"10m" min:">0" max:"1h" doc:"How long to wait for the answer on the revisions before 2026-07-28, where the question is a request; past it the call fails. On 2026-07-28 the client answers in a new round, in its own time."`
+}
+
+type elicitSettings struct {
+	Message runtime.Template  `yaml:"message" octo:"required" doc:"What the user is asked, a template over body, vars, headers and env." example:"Delete {{ body.path }}?"`
+	Schema  mcp.SchemaSetting `yaml:"schema" doc:"The form: a JSON Schema of an object whose properties are strings, numbers, integers, booleans or enums (as JSON text or a YAML mapping). Set this or url."`
+	URL     *runtime.Template `yaml:"url" doc:"A link the user is asked to open (elicitation mode url), a template; the client says whether they agreed, not what they did there. Set this or schema." example:"https://example.com/connect?user={{ body.user }}"`
+}
+
+type sampleSettings struct {
+	Prompt       runtime.Template  `yaml:"prompt" octo:"required" doc:"The user message the model answers, a template." example:"Summarize: {{ body.text }}"`
+	SystemPrompt *runtime.Template `yaml:"systemPrompt" doc:"The system prompt the client may use, a template."`
+	MaxTokens    int               `yaml:"maxTokens" default:"1000" min:"1" doc:"The most tokens the model may answer with."`
+}
+
+// SetsVars names the var the answer lands in (nothing when into is malformed, which the build reports).
+func (s *Settings) SetsVars() []string {
+	if name, ok := runtime.IntoVar(s.Into); ok {
+		return []string{name}
+	}
+	return nil
+}
+
+// Block asks the client one question.
+type Block struct {
+	key, method, into string
+	timeout           time.Duration
+	elicit            *elicitSettings
+	sample            *sampleSettings
+}
+
+func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
+	into, ok := runtime.IntoVar(s.Into)
+	if !ok {
+		b.Errorf(&s.Into, "into %q: expected vars.NAME (NAME letters, digits and _, not starting with a digit)", s.Into)
+	}
+	blk := &Block{key: b.Addr(), into: into, timeout: s.Timeout, elicit: s.Elicit, sample: s.Sample}
+	switch {
+	case (s.Elicit == nil) == (s.Sample == nil):
+		b.Errorf(s, "an ask needs exactly one of elicit (ask the user) and sample (ask the model)")
+	case s.Elicit != nil:
+		blk.method = "elicitation/create"
+		e := s.Elicit
+		switch {
+		case e.Schema.Set() == (e.URL != nil):
+			b.Errorf(e, "elicit needs exactly one of schema (a form) and url (a link to open)")
+		case e.Schema.Err != nil:
+			b.Errorf(&e.Schema, "schema: %v", e.Schema.Err)
+		case e.Schema.Schema != nil:
+			if problem := formProblem(e.Schema.Raw()); problem != "" {
+				b.Errorf(&e.Schema, "schema: %s", problem)
+			}
+		}
+	default:
+		blk.method = "sampling/createMessage"
+	}
+	if err := b.Err(); err != nil {
+		return nil, err
+	}
+	return blk, nil
+}
+
+// Process asks the client and puts its answer in vars.
+func (blk *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Message, error) {
+	a := runtime.ClientAskerOf(ctx)
+	if a == nil {
+		return nil, runtime.Errorf(runtime.KindInvalid, "an ask block asks an MCP client, and this run has none: put it in an mcp-router tool")
+	}
+	params, err := blk.params(m)
+	if err != nil {
+		return nil, err
+	}
+	askCtx, cancel := context.WithTimeout(ctx, blk.timeout)
+	defer cancel()
+	raw, err := a.Ask(askCtx, blk.key, blk.method, params)
+	if err != nil {
+		return nil, err
+	}
+	answer, err := jsonv.Decode(raw)
+	if err != nil {
+		return nil, runtime.Errorf(runtime.KindUpstream, "the client's answer to %s is not JSON: %v", blk.method, err)
+	}
+	if err := blk.check(answer); err != nil {
+		return nil, err
+	}
+	m.SetVar(blk.into, answer)
+	return m, nil
+}
+
+// params renders the question.
+func (blk *Block) params(m *runtime.Message) (map[string]any, error) {
+	if s := blk.sample; s != nil {
+		prompt, err := s.Prompt.Render(m)
+		if err != nil {
+			return nil, err
+		}
+		p := map[string]any{"maxTokens": s.MaxTokens,
+			"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": prompt}}}}
+		if s.SystemPrompt != nil {
+			if p["systemPrompt"], err = s.SystemPrompt.Render(m); err != nil {
+				return nil, err
+			}
+		}
+		return p, nil
+	}
+	e := blk.elicit
+	message, err := e.Message.Render(m)
+	if err != nil {
+		return nil, err
+	}
+	if e.URL == nil {
+		return map[string]any{"message": message, "requestedSchema": e.Schema.Raw()}, nil
+	}
+	url, err := e.URL.Render(m)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"mode": "url", "message": message, "url": url, "elicitationId": rand.Text()}, nil
+}
+
+// check refuses an answer that is not what the question allows: an elicitation's action, and
+// an accepted form's content against its schema.
+func (blk *Block) check(answer any) error {
+	obj, ok := answer.(map[string]any)
+	if !ok {
+		return runtime.Errorf(runtime.KindUpstream, "the client answered %s with %s, not an object", blk.method, kindOf(answer))
+	}
+	if blk.elicit == nil {
+		return nil
+	}
+	switch obj["action"] {
+	case "accept":
+		if blk.elicit.Schema.Schema == nil {
+			return nil
+		}
+		content, _ := obj["content"].(map[string]any)
+		if content == nil {
+			content = map[string]any{}
+		}
+		if err := blk.elicit.Schema.ValidateValue(content); err != nil {
+			return runtime.Errorf(runtime.KindInvalid, "the user's answer does not match the form: %v", err)
+		}
+	case "decline", "cancel":
+	default:
+		return runtime.Errorf(runtime.KindUpstream, "the client answered elicitation/create with action %v: expected accept, decline or cancel", obj["action"])
+	}
+	return nil
+}
+
+// formProblem says why schema is not a form MCP elicitation allows (an object of flat
+// properties), "" when it is one.
+func formProblem(schema json.RawMessage) string {
+	var form struct {
+		Type       string                     `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(schema, &form); err != nil || form.Type != "object" {
+		return `an elicitation form is an object: {"type": "object", "properties": {…}}`
+	}
+	for name, p := range form.Properties {
+		var prop struct {
+			Type string `json:"type"`
+		}
+		_ = json.Unmarshal(p, &prop)
+		switch prop.Type {
+		case "string", "number", "integer", "boolean":
+		case "array": // a multi-select enum
+		case "":
+			return fmt.Sprintf("property %q has no type: a form asks for a string, number, integer, boolean or an enum", name)
+		default:
+			return fmt.Sprintf("property %q is of type %q, which a form cannot ask: use string, number, integer, boolean or an enum", name, prop.Type)
+		}
+	}
+	return ""
+}
+
+// kindOf names the JSON kind of a decoded value, for messages.
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	}
+	return "a number"
+}
+
+var _ runtime.Block = (*Block)(nil)

@@ -1,0 +1,193 @@
+package router_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	sdkrpc "github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/runtime/runtimetest"
+)
+
+// askingTools ask the client's user and model before they answer.
+const askingTools = `connectors: [ { name: api, type: http, settings: { port: %d } } ]
+flows:
+  - name: mcp
+    source: { connector: api, settings: { path: /mcp } }
+    process:
+      - type: mcp-router
+        tools:
+          - name: delete
+            description: deletes a file once the user agrees
+            process:
+              - type: ask
+                settings:
+                  elicit:
+                    message: 'Delete {{ body.path }}?'
+                    schema: { type: object, properties: { confirm: { type: boolean } }, required: [confirm] }
+                  into: vars.confirm
+              - type: switch
+                cases:
+                  - when: vars.confirm.action == "accept" && vars.confirm.content.confirm
+                    process:
+                      - type: set-payload
+                        settings: { value: '"deleted " + body.path' }
+                default:
+                  - type: set-payload
+                    settings: { value: '"kept " + body.path + " (" + vars.confirm.action + ")"' }
+          - name: summarize
+            description: has the client's model summarize a text
+            process:
+              - type: ask
+                settings:
+                  sample:
+                    prompt: 'Summarize: {{ body.text }}'
+                    systemPrompt: Be brief.
+                    maxTokens: 50
+              - type: ask
+                settings:
+                  elicit: { message: 'Keep "{{ vars.answer.content.text }}"?', schema: { type: object, properties: { keep: { type: boolean } } } }
+                  into: vars.keep
+              - type: set-payload
+                settings: { value: 'vars.answer.content.text + (vars.keep.content.keep ? " (kept)" : " (dropped)")' }
+          - name: connect
+            description: asks the user to open a link
+            process:
+              - type: ask
+                settings:
+                  elicit: { message: Sign in to the tracker, url: 'https://tracker.example/connect?user={{ body.user }}' }
+              - type: set-payload
+                settings: { value: 'vars.answer.action' }
+`
+
+// answering is a client that answers elicitations and samplings, counting them.
+func answering(asked *atomic.Int32, keep bool) *sdk.ClientOptions {
+	return &sdk.ClientOptions{
+		Capabilities: &sdk.ClientCapabilities{Sampling: &sdk.SamplingCapabilities{},
+			Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			asked.Add(1)
+			switch {
+			case req.Params.Mode == "url":
+				if req.Params.URL != "https://tracker.example/connect?user=ana" || req.Params.ElicitationID == "" {
+					return nil, fmt.Errorf("url elicitation: %+v", req.Params)
+				}
+				return &sdk.ElicitResult{Action: "accept"}, nil
+			case strings.HasPrefix(req.Params.Message, "Delete "):
+				if req.Params.Message != "Delete /tmp/a?" {
+					return nil, fmt.Errorf("message %q", req.Params.Message)
+				}
+				return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+			}
+			return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"keep": keep}}, nil
+		},
+		CreateMessageHandler: func(_ context.Context, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+			asked.Add(1)
+			text := req.Params.Messages[0].Content.(*sdk.TextContent).Text
+			if text != "Summarize: a long story" || req.Params.SystemPrompt != "Be brief." || req.Params.MaxTokens != 50 {
+				return nil, fmt.Errorf("sampling: %q %+v", text, req.Params)
+			}
+			return &sdk.CreateMessageResult{Role: "assistant", Model: "test", Content: &sdk.TextContent{Text: "short"}}, nil
+		},
+	}
+}
+
+// The official Go SDK client answers what the tools' ask blocks ask, at 2026-07-28 (rounds of
+// input_required, the branch run again with the answers) and at 2025-11-25 over a session
+// (requests on the call's stream are the stdio e2e test's): the answers land in vars.
+func TestAskBlocksAreAnsweredByTheClient(t *testing.T) {
+	_, base := runtimetest.Serve(t, fmt.Sprintf(askingTools, 0), "api", &runtimetest.Buffer{})
+	var asked atomic.Int32
+	cs := runtimetest.ConnectMCPAt(t, base+"/mcp", answering(&asked, true), "")
+	if v := cs.InitializeResult().ProtocolVersion; v != mcp.Version20260728 {
+		t.Fatalf("revision %q", v)
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+		asks int32
+	}{
+		{"delete", map[string]any{"path": "/tmp/a"}, "deleted /tmp/a", 1},
+		{"summarize", map[string]any{"text": "a long story"}, "short (kept)", 2},
+		{"connect", map[string]any{"user": "ana"}, "accept", 1},
+	} {
+		asked.Store(0)
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil || res.IsError || res.Content[0].(*sdk.TextContent).Text != c.want {
+			t.Fatalf("%s: %v %s", c.tool, err, jsonText(res))
+		}
+		if n := asked.Load(); n != c.asks {
+			t.Errorf("%s: the client was asked %d times, want %d", c.tool, n, c.asks)
+		}
+	}
+}
+
+// A user who declines is the branch's to handle; an answer that breaks the form fails the call.
+func TestAskDeclinedOrMalformed(t *testing.T) {
+	_, base := runtimetest.Serve(t, fmt.Sprintf(askingTools, 0), "api", &runtimetest.Buffer{})
+	ctx := context.Background()
+	decline := &sdk.ClientOptions{ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		return &sdk.ElicitResult{Action: "decline"}, nil
+	}}
+	res, err := runtimetest.ConnectMCPAt(t, base+"/mcp", decline, "").
+		CallTool(ctx, &sdk.CallToolParams{Name: "delete", Arguments: map[string]any{"path": "/tmp/a"}})
+	if err != nil || res.IsError || res.Content[0].(*sdk.TextContent).Text != "kept /tmp/a (decline)" {
+		t.Fatalf("declined: %v %s", err, jsonText(res))
+	}
+	// The SDK checks its user's answer itself: a client that does not is sent by hand.
+	post := poster(t, base+"/mcp")
+	const round = `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"delete","arguments":{"path":"/tmp/a"},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}},` +
+		`"inputResponses":{"flows.mcp.process[0].tools[0].process[0]":%s}}}`
+	for answer, want := range map[string]string{
+		`{"action":"accept","content":{"confirm":"yes"}}`: `the user's answer does not match the form`,
+		`{"action":"maybe"}`:                              `the client answered elicitation/create with action maybe: expected accept, decline or cancel`,
+		`[1]`:                                             `the client answered elicitation/create with an array, not an object`,
+	} {
+		status, body := post(fmt.Sprintf(round, answer), "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "delete")
+		if status != 200 || !strings.Contains(body, `"isError":true`) || !strings.Contains(body, want) {
+			t.Errorf("answer %s: %d %s, want a failed call saying %q", answer, status, body, want)
+		}
+	}
+}
+
+// A client that cannot answer hears why: on 2026-07-28 one that did not declare the capability
+// gets -32021, as the revision says; on an older revision over stateless HTTP the failed call
+// says what the question needs.
+func TestAskOfAClientThatCannotAnswer(t *testing.T) {
+	_, base := runtimetest.Serve(t, fmt.Sprintf(askingTools, 0), "api", &runtimetest.Buffer{})
+	ctx := context.Background()
+	_, err := runtimetest.ConnectMCPAt(t, base+"/mcp", nil, "").
+		CallTool(ctx, &sdk.CallToolParams{Name: "delete", Arguments: map[string]any{"path": "/tmp/a"}})
+	var rpcErr *sdkrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeMissingCapability {
+		t.Fatalf("2026-07-28 without elicitation: %v", err)
+	}
+	var asked atomic.Int32
+	res, err := runtimetest.ConnectMCPAt(t, base+"/mcp", answering(&asked, true), mcp.Version20250618).
+		CallTool(ctx, &sdk.CallToolParams{Name: "delete", Arguments: map[string]any{"path": "/tmp/a"}})
+	if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != "This tool asks the client (elicitation/create), which needs protocol 2026-07-28 over HTTP, or stdio" {
+		t.Fatalf("2025-06-18 over HTTP: %v %s", err, jsonText(res))
+	}
+}
+
+func jsonText(res *sdk.CallToolResult) string {
+	if res == nil {
+		return "<nil>"
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return fmt.Sprintf("isError=%v %q", res.IsError, b.String())
+}

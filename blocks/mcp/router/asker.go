@@ -1,0 +1,60 @@
+package router
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/jsonrpc"
+	"github.com/octo-run/octo/mcp/session"
+	"github.com/octo-run/octo/mcp/stream"
+	"github.com/octo-run/octo/runtime"
+)
+
+// asker asks the client of a call what the ask blocks of its branch ask (runtime.ClientAsker):
+// on 2026-07-28 through the request's rounds, on older revisions as a request over its session.
+// A client that cannot answer gets a message that says why, in words the model can act on.
+type asker struct {
+	rc   *mcp.RequestContext
+	what string // "tool" or "prompt", for messages
+}
+
+// Ask implements runtime.ClientAsker.
+func (a asker) Ask(ctx context.Context, key, method string, params any) (json.RawMessage, error) {
+	reply, err := a.rc.Ask(ctx, key, method, params)
+	if err == nil || ctx.Err() != nil {
+		return reply, err
+	}
+	var rpcErr *jsonrpc.Error
+	switch {
+	case errors.Is(err, mcp.ErrInputRequired):
+		return nil, runtime.ErrAwaitingClient
+	case errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeMissingCapability:
+		e := runtime.Errorf(runtime.KindInvalid, "This %s asks the client (%s), and the client did not declare that it can answer it", a.what, method)
+		e.Err = rpcErr // the revision's error: the router answers it (unwanted)
+		return nil, e
+	case errors.As(err, &rpcErr):
+		return nil, runtime.Errorf(runtime.KindUpstream, "The client answered %s with an error: %s", method, rpcErr.Message)
+	case errors.Is(err, session.ErrClientCapability):
+		return nil, runtime.Errorf(runtime.KindInvalid, "This %s asks the client (%s), and the client did not declare that it can answer it", a.what, method)
+	case errors.Is(err, stream.ErrNoStream):
+		return nil, runtime.Errorf(runtime.KindInvalid, "This %s asks the client (%s), which needs protocol 2026-07-28 over HTTP, or stdio", a.what, method)
+	}
+	return nil, runtime.Errorf(runtime.KindUpstream, "The client did not answer %s: %v", method, err)
+}
+
+// unwanted is the protocol's answer to a branch that stopped for its client: input_required
+// (mcp.ErrInputRequired) when it waits for an answer in a new round, -32021 when the client
+// did not declare what it asked for on 2026-07-28; nil for any other failure.
+func unwanted(err error) error {
+	if errors.Is(err, runtime.ErrAwaitingClient) {
+		return mcp.ErrInputRequired
+	}
+	if rpcErr, ok := errors.AsType[*jsonrpc.Error](err); ok && rpcErr.Code == mcp.CodeMissingCapability {
+		return rpcErr
+	}
+	return nil
+}
+
+var _ runtime.ClientAsker = asker{}
