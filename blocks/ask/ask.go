@@ -118,6 +118,9 @@ func (blk *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Mes
 	defer cancel()
 	raw, err := a.Ask(askCtx, blk.key, blk.method, params)
 	if err != nil {
+		if ctx.Err() == nil && askCtx.Err() != nil {
+			return nil, runtime.Errorf(runtime.KindTimeout, "The client did not answer %s within %s", blk.method, blk.timeout)
+		}
 		return nil, err
 	}
 	answer, err := jsonv.Decode(raw)

@@ -93,3 +93,56 @@ func TestTheAskGuideShowsTheSample(t *testing.T) {
 		rest = rest[i+len(line):]
 	}
 }
+
+// A client that does not answer within the ask's timeout fails the call, saying so, and the
+// pipe serves the next call.
+func TestAnAskNotAnsweredInTimeFailsTheCall(t *testing.T) {
+	dir := t.TempDir()
+	config := `connectors: [ { name: io, type: stdio } ]
+flows:
+  - name: mcp
+    source: { connector: io }
+    process:
+      - type: mcp-router
+        tools:
+          - name: confirm
+            description: asks, and waits a little
+            process:
+              - type: ask
+                settings: { elicit: { message: "Sure?", schema: { type: object } }, timeout: 300ms }
+              - type: set-payload
+                settings: { value: 'vars.answer.action' }
+`
+	if err := os.WriteFile(filepath.Join(dir, "octo.yaml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var calls int
+	client := mcp.NewClient(&mcp.Implementation{Name: "slow", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if calls++; calls == 1 {
+				<-ctx.Done() // the user went for coffee; the server gives up first
+				return nil, ctx.Err()
+			}
+			return &mcp.ElicitResult{Action: "cancel"}, nil
+		},
+	})
+	cmd := exec.Command(octoBin, "run", "--config", dir)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "confirm"})
+	if err != nil || !res.IsError || res.Content[0].(*mcp.TextContent).Text != "The client did not answer elicitation/create within 300ms" {
+		t.Fatalf("unanswered: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "confirm"})
+	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "cancel" {
+		t.Fatalf("answered: %v %+v", err, res)
+	}
+}
