@@ -1,10 +1,15 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/octo-run/octo/mcp/internal/jsonscan"
@@ -71,7 +76,7 @@ func (s *Server) serveStream(ctx context.Context, m *jsonrpc.Message, rc Request
 	q := stream.New("", cancel)
 	// The stream ends by itself once the call is answered; a stopping server cancels ctx.
 	q.OnDrain(func(context.Context) {})
-	n := &streamNotifier{q: q, minLevel: minLevel}
+	n := &streamNotifier{q: q, minLevel: minLevel, asks: &s.asks}
 	rc.Notifier = n
 	go func() {
 		defer cancel()
@@ -85,11 +90,87 @@ func (s *Server) serveStream(ctx context.Context, m *jsonrpc.Message, rc Request
 	return HTTPResponse{Status: http.StatusOK, ContentType: ContentTypeSSE, Stream: q}
 }
 
-// streamNotifier sends a streamed call's notifications as events, until it is answered.
+// streamNotifier sends a streamed call's notifications as events, until it is answered, and
+// on older revisions its questions to the client (Request).
 type streamNotifier struct {
 	q        *stream.Queue
 	done     atomic.Bool
-	minLevel int // the place in logLevels of the least severe log sent
+	minLevel int   // the place in logLevels of the least severe log sent
+	asks     *asks // the server's, where the client's answers find their question
+}
+
+// Request asks the client a question on the call's stream and waits for its answer, which the
+// client POSTs as a JSON-RPC response (Server.answerAsk). Its id is random: a stateless server
+// knows no session, so the id is what ties the answer to this call, and no other client can
+// guess it. The client's capabilities are unknown here (no session kept them): a client that
+// cannot answer says so with an error response.
+func (n *streamNotifier) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	if n.done.Load() {
+		return nil, fmt.Errorf("%s: %w", method, stream.ErrNoStream)
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s params: %w", method, err)
+	}
+	id := jsonrpc.StringID("octo-ask-" + rand.Text())
+	answer := n.asks.add(id)
+	defer n.asks.remove(id)
+	if err := n.q.Push(ctx, "message", jsonrpc.AppendRequest(nil, id, method, raw), true); err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	select {
+	case m := <-answer:
+		if m.Error != nil {
+			return nil, m.Error
+		}
+		return m.Result, nil
+	case <-ctx.Done():
+		cancelled, _ := jsonrpc.EncodeNotification("notifications/cancelled", map[string]any{
+			"requestId": id, "reason": "the server stopped waiting"})
+		_ = n.q.Push(context.WithoutCancel(ctx), "message", cancelled, false)
+		return nil, ctx.Err()
+	}
+}
+
+// asks are the questions streamed calls of a stateless server wait on, by id.
+type asks struct {
+	mu      sync.Mutex
+	waiting map[jsonrpc.ID]chan *jsonrpc.Message
+}
+
+func (a *asks) add(id jsonrpc.ID) chan *jsonrpc.Message {
+	ch := make(chan *jsonrpc.Message, 1)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.waiting == nil {
+		a.waiting = map[jsonrpc.ID]chan *jsonrpc.Message{}
+	}
+	a.waiting[id] = ch
+	return ch
+}
+
+func (a *asks) remove(id jsonrpc.ID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.waiting, id)
+}
+
+// answer hands a client's response to the question with its id, and reports whether one
+// waited; the first answer is taken, a second one dropped.
+func (a *asks) answer(m *jsonrpc.Message) bool {
+	a.mu.Lock()
+	ch, ok := a.waiting[m.ID]
+	delete(a.waiting, m.ID)
+	a.mu.Unlock()
+	if ok {
+		// Copied: the POST's body, which m points into, is not the waiting call's to keep.
+		kept := &jsonrpc.Message{Result: bytes.Clone(m.Result)}
+		if m.Error != nil {
+			kept.Error = &jsonrpc.Error{Code: m.Error.Code, Message: strings.Clone(m.Error.Message)}
+		}
+		ch <- kept
+	}
+	return ok
 }
 
 // Notify implements Notifier: a notification after the answer is dropped, as progress for a

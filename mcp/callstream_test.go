@@ -219,7 +219,7 @@ func TestLogsReachAStatelessCallWithoutAProgressToken(t *testing.T) {
 	const call = `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"log"}}`
 	logging := &mcp.Server{Info: mcp.Implementation{Name: "l", Version: "1"}, Versions: mcp.RouterVersions, Tools: logTool{},
 		Capabilities: mcp.Capabilities{Logging: true}, Handlers: map[string]mcp.HandlerFunc{"logging/setLevel": mcp.HandleSetLevelAnywhere},
-		StreamLogs: true}
+		StreamCalls: true}
 	quiet := &mcp.Server{Info: mcp.Implementation{Name: "q", Version: "1"}, Versions: mcp.RouterVersions, Tools: logTool{}}
 	for _, s := range []*mcp.Server{logging, quiet} {
 		if err := s.Check(); err != nil {
@@ -245,5 +245,52 @@ func TestLogsReachAStatelessCallWithoutAProgressToken(t *testing.T) {
 	}
 	if got := streamData(t, resp.Stream); len(got) != 2 || !strings.Contains(got[0], `disk almost full`) {
 		t.Fatalf("events: %q", got)
+	}
+}
+
+// askTool asks its client a question over the call and answers with what it said.
+type askTool struct{}
+
+func (askTool) ListTools(context.Context, *mcp.RequestContext, string) ([]mcp.Tool, string, error) {
+	return []mcp.Tool{{Name: "ask"}}, "", nil
+}
+
+func (askTool) CallTool(ctx context.Context, rc *mcp.RequestContext, _ string, _ json.RawMessage) (*mcp.CallToolResult, error) {
+	reply, err := rc.Request(ctx, "elicitation/create", map[string]any{"message": "Sure?"})
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(string(reply))}}, nil
+}
+
+// A stateless streamed call asks its client on its stream with an id of its own; the client's
+// response POSTed alone finds it, while a response with another id (another client's guess)
+// is accepted, dropped, and completes nothing.
+func TestAStatelessStreamedCallAsksItsClient(t *testing.T) {
+	s := &mcp.Server{Info: mcp.Implementation{Name: "a", Version: "1"}, Versions: mcp.RouterVersions, Tools: askTool{}, StreamCalls: true}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	resp := s.ServeStateless(t.Context(), streamPost(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"ask"}}`, "application/json, text/event-stream"))
+	if resp.Stream == nil {
+		t.Fatalf("not streamed: %s", resp.Body)
+	}
+	defer resp.Stream.Close()
+	ev, err := resp.Stream.Next(t.Context())
+	var q struct {
+		ID     string `json:"id"`
+		Method string `json:"method"`
+	}
+	if err != nil || json.Unmarshal(ev.Data, &q) != nil || q.Method != "elicitation/create" || !strings.HasPrefix(q.ID, "octo-ask-") || len(q.ID) < 30 {
+		t.Fatalf("question %s %v", ev.Data, err)
+	}
+	for _, id := range []string{"octo-ask-AAAAAAAAAAAAAAAAAAAAAAAAAA", q.ID} {
+		answer := `{"jsonrpc":"2.0","id":"` + id + `","result":{"action":"accept","content":{"by":"` + id + `"}}}`
+		if r := s.ServeStateless(t.Context(), streamPost(answer, "application/json")); r.Status != http.StatusAccepted {
+			t.Fatalf("answer: %d %s", r.Status, r.Body)
+		}
+	}
+	if got := streamData(t, resp.Stream); len(got) != 1 || !strings.Contains(got[0], `by\":\"`+q.ID) {
+		t.Fatalf("result: %q", got)
 	}
 }

@@ -145,7 +145,7 @@ func (s *Server) serveOne(ctx context.Context, m *jsonrpc.Message, rc RequestCon
 	case jsonrpc.KindInvalid:
 		return jsonResponse(http.StatusBadRequest, jsonrpc.AppendError(nil, m.ID, m.Error))
 	case jsonrpc.KindRequest:
-		if streamsCall(m, rc.Header, s.StreamLogs) {
+		if streamsCall(m, rc.Header, s.StreamCalls) {
 			if detach != nil {
 				rc.Caller = detach(rc.Caller)
 			}
@@ -156,9 +156,11 @@ func (s *Server) serveOne(ctx context.Context, m *jsonrpc.Message, rc RequestCon
 		return jsonResponse(http.StatusOK, msg)
 	case jsonrpc.KindNotification:
 		s.Handle(ctx, &m.Request, &rc)
+	case jsonrpc.KindResponse:
+		// The answer to a question a streamed call asked (streamNotifier.Request); one to
+		// nothing asked is accepted and dropped, as a notification would be.
+		s.asks.answer(m)
 	}
-	// A stateless server never sends requests, so a client's response has
-	// nothing to complete; like a notification it is accepted and dropped.
 	return accepted()
 }
 

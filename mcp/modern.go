@@ -144,7 +144,7 @@ func (s *Server) ServeModern(ctx context.Context, in HTTPRequest) HTTPResponse {
 		return modernError(m.ID, e)
 	}
 	rc.rounds.detach = in.Detach // for a task, which outlives the POST
-	if streamsCall(m, in.Header, s.StreamLogs) {
+	if streamsCall(m, in.Header, s.StreamCalls) {
 		if in.Detach != nil {
 			rc.Caller = in.Detach(rc.Caller)
 		}

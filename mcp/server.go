@@ -71,10 +71,11 @@ type Server struct {
 	// CacheLists encodes the first page of each list once, for providers whose
 	// lists do not depend on the request.
 	CacheLists bool
-	// StreamLogs answers every stateless tools/call from a client that takes text/event-stream
-	// as a stream, so the logs its provider sends reach it (mcp-router with logging); without
+	// StreamCalls answers every stateless tools/call from a client that takes text/event-stream
+	// as a stream, so what its provider sends on the way reaches it: logs (mcp-router with
+	// logging), and on older revisions questions (RequestContext.Request, ask blocks). Without
 	// it only a call with a progress token or a _meta log level is streamed.
-	StreamLogs bool
+	StreamCalls bool
 	// PageSize is the most items one page of a list holds (0: DefaultPageSize), for providers
 	// that answer a list whole: the core pages it, with cursors of its own. A provider that pages
 	// itself (a nextCursor of its own) is left to it.
@@ -108,6 +109,7 @@ type Server struct {
 	stateOnce sync.Once
 	stateKey  [32]byte   // signs requestState (mrtr.go)
 	listeners *listeners // subscriptions/listen streams; nil until Listen
+	asks      asks       // questions stateless streamed calls wait on (callstream.go)
 	initOnce  sync.Once
 	initTail  []byte
 	lists     [4][fieldTiers]atomic.Pointer[[]byte] // by list slot and field tier

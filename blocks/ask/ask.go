@@ -26,7 +26,8 @@ func init() {
 			"content, model, stopReason}; the message body goes on unchanged. On 2026-07-28 the call is " +
 			"answered input_required and the client sends it again with the answer: the tool's blocks " +
 			"run again from the start, so put what must happen once after the asks. On older revisions " +
-			"the question is a request to the client over stdio, waited for at most timeout. A client " +
+			"the question is a request to the client, on the pipe over stdio or on the call's stream over " +
+			"HTTP, waited for at most timeout. A client " +
 			"that cannot answer (it did not declare the capability, or has no way to hear the question) " +
 			"fails the call with a message that says so; on 2026-07-28 a client that did not declare it " +
 			"gets error -32021, as the revision says.",

@@ -160,8 +160,8 @@ func TestAskDeclinedOrMalformed(t *testing.T) {
 }
 
 // A client that cannot answer hears why: on 2026-07-28 one that did not declare the capability
-// gets -32021, as the revision says; on an older revision over stateless HTTP the failed call
-// says what the question needs.
+// gets -32021, as the revision says; on an older revision over HTTP a client that takes no
+// stream is told what the question needs, and one that answers with an error is quoted.
 func TestAskOfAClientThatCannotAnswer(t *testing.T) {
 	_, base := runtimetest.Serve(t, fmt.Sprintf(askingTools, 0), "api", &runtimetest.Buffer{})
 	ctx := context.Background()
@@ -171,11 +171,60 @@ func TestAskOfAClientThatCannotAnswer(t *testing.T) {
 	if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeMissingCapability {
 		t.Fatalf("2026-07-28 without elicitation: %v", err)
 	}
-	var asked atomic.Int32
-	res, err := runtimetest.ConnectMCPAt(t, base+"/mcp", answering(&asked, true), mcp.Version20250618).
+	post := poster(t, base+"/mcp")
+	status, body := post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete","arguments":{"path":"/tmp/a"}}}`,
+		"Mcp-Protocol-Version", "2025-06-18", "Accept", "application/json")
+	want := "This tool asks the client (elicitation/create), which needs a client that takes a stream (Accept: text/event-stream), protocol 2026-07-28, or stdio"
+	if status != 200 || !strings.Contains(body, want) {
+		t.Fatalf("2025-06-18 without a stream: %d %s", status, body)
+	}
+	res, err := runtimetest.ConnectMCPAt(t, base+"/mcp", nil, mcp.Version20250618).
 		CallTool(ctx, &sdk.CallToolParams{Name: "delete", Arguments: map[string]any{"path": "/tmp/a"}})
-	if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != "This tool asks the client (elicitation/create), which needs protocol 2026-07-28 over HTTP, or stdio" {
-		t.Fatalf("2025-06-18 over HTTP: %v %s", err, jsonText(res))
+	if err != nil || !res.IsError || !strings.HasPrefix(res.Content[0].(*sdk.TextContent).Text, "The client answered elicitation/create with an error: ") {
+		t.Fatalf("2025-06-18, a client without a handler: %v %s", err, jsonText(res))
+	}
+}
+
+// At an older revision over stateless HTTP the question rides the call's stream and the
+// client POSTs its answer, which finds the call by its id: the Go SDK at 2025-06-18 answers
+// both tools' questions, and many calls at once each get their own answers.
+func TestAskOnTheCallsStreamAtAnOlderRevision(t *testing.T) {
+	_, base := runtimetest.Serve(t, fmt.Sprintf(askingTools, 0), "api", &runtimetest.Buffer{})
+	var asked atomic.Int32
+	cs := runtimetest.ConnectMCPAt(t, base+"/mcp", answering(&asked, false), mcp.Version20250618)
+	ctx := context.Background()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "summarize", Arguments: map[string]any{"text": "a long story"}})
+	if err != nil || res.IsError || res.Content[0].(*sdk.TextContent).Text != "short (dropped)" || asked.Load() != 2 {
+		t.Fatalf("summarize: %v %s, asked %d", err, jsonText(res), asked.Load())
+	}
+	const calls = 20
+	errs := make(chan error, calls)
+	for i := range calls {
+		go func() {
+			path := fmt.Sprintf("/tmp/%d", i)
+			c := runtimetest.ConnectMCPAt(t, base+"/mcp", &sdk.ClientOptions{
+				ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+					if req.Params.Message != "Delete "+path+"?" {
+						return nil, fmt.Errorf("call %d was asked %q", i, req.Params.Message)
+					}
+					return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"confirm": i%2 == 0}}, nil
+				},
+			}, mcp.Version20250618)
+			res, err := c.CallTool(ctx, &sdk.CallToolParams{Name: "delete", Arguments: map[string]any{"path": path}})
+			want := "deleted " + path
+			if i%2 == 1 {
+				want = "kept " + path + " (accept)"
+			}
+			if err == nil && (res.IsError || res.Content[0].(*sdk.TextContent).Text != want) {
+				err = fmt.Errorf("call %d: %s, want %q", i, jsonText(res), want)
+			}
+			errs <- err
+		}()
+	}
+	for range calls {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
 

@@ -39,7 +39,7 @@ func (a asker) Ask(ctx context.Context, key, method string, params any) (json.Ra
 	case errors.Is(err, session.ErrClientCapability):
 		return nil, runtime.Errorf(runtime.KindInvalid, "This %s asks the client (%s), and the client did not declare that it can answer it", a.what, method)
 	case errors.Is(err, stream.ErrNoStream):
-		return nil, runtime.Errorf(runtime.KindInvalid, "This %s asks the client (%s), which needs protocol 2026-07-28 over HTTP, or stdio", a.what, method)
+		return nil, runtime.Errorf(runtime.KindInvalid, "This %s asks the client (%s), which needs a client that takes a stream (Accept: text/event-stream), protocol 2026-07-28, or stdio", a.what, method)
 	}
 	return nil, runtime.Errorf(runtime.KindUpstream, "The client did not answer %s: %v", method, err)
 }

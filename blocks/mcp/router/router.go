@@ -31,7 +31,9 @@ func init() {
 			"text/event-stream, hears the progress its branch reports (progress blocks, long delays) " +
 			"before its result, and a client that leaves or cancels stops the branch. With logging set, " +
 			"every call from a client that accepts text/event-stream (and every call over stdio) also hears its " +
-			"log blocks' lines as notifications/message. " +
+			"log blocks' lines as notifications/message. A tool's ask blocks ask the client (elicitation, " +
+			"sampling): on 2026-07-28 as input_required rounds, on older revisions as requests on the call's " +
+			"stream (or the pipe). " +
 			"Each tool is a branch of blocks run with the call's arguments as the body; resources " +
 			"and prompts are template resources. Arguments are checked against the tool's " +
 			"inputSchema before its branch runs, results against its outputSchema.",
@@ -115,11 +117,13 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 		if f.Logging != nil {
 			ts.logFloor = mcp.LogLevel(f.Logging.Level)
 		}
+		// A tool that asks its client does so on its call's stream on older revisions.
+		s.StreamCalls = ts.asks()
 		s.Tools = ts
 	}
 	if f.Logging != nil { // declared only when asked: initialize reports what the block serves
 		s.Handlers = map[string]mcp.HandlerFunc{"logging/setLevel": mcp.HandleSetLevelAnywhere}
-		s.Capabilities.Logging, s.StreamLogs = true, true // its tools send logs: a call that can take a stream hears them
+		s.Capabilities.Logging, s.StreamCalls = true, true // its tools send logs: a call that can take a stream hears them
 	}
 	if len(f.Resources) > 0 {
 		s.Resources = buildResources(b, f.Resources)

@@ -84,6 +84,16 @@ func (ts *tools) tasks() bool {
 	return false
 }
 
+// asks reports whether a tool asks its client (an ask block).
+func (ts *tools) asks() bool {
+	for _, t := range ts.byName {
+		if t.asks {
+			return true
+		}
+	}
+	return false
+}
+
 // atMostOnce reports whether a tool's lost task fails rather than run again.
 func (ts *tools) atMostOnce(name string) bool {
 	t := ts.byName[name]
