@@ -166,9 +166,11 @@ func HandleEmptyCompletion(_ context.Context, req *jsonrpc.Request, _ *RequestCo
 
 // Completion is what a completion/complete request asks: which prompt argument (RefType
 // "ref/prompt", Ref its name) or resource template part ("ref/resource", Ref the template)
-// to complete, and the text typed so far.
+// to complete, the text typed so far, and the other arguments already given (context.arguments,
+// 2025-06-18 and later; nil when none were sent).
 type Completion struct {
 	RefType, Ref, Argument, Value string
+	Context                       map[string]string
 }
 
 // ReadCompletion reads a completion/complete request; a malformed one is -32602.
@@ -198,6 +200,17 @@ func ReadCompletion(req *jsonrpc.Request) (Completion, error) {
 	c.Argument, _ = jsonscan.Unquote(raw)
 	raw, _ = jsonscan.Member(arg, "value")
 	c.Value, _ = jsonscan.Unquote(raw)
+	if ctx, ok := jsonscan.Member(req.Params, "context"); ok && ctx[0] == '{' {
+		if given, ok := jsonscan.Member(ctx, "arguments"); ok && given[0] == '{' {
+			c.Context = map[string]string{}
+			jsonscan.EachMember(given, func(k, v []byte) bool {
+				if s, ok := jsonscan.Unquote(v); ok {
+					c.Context[string(jsonscan.KeyText(k))] = s
+				}
+				return true
+			})
+		}
+	}
 	return c, nil
 }
 

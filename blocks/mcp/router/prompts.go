@@ -13,6 +13,8 @@ import (
 type prompts struct {
 	list   []mcp.Prompt
 	byName map[string]*prompt
+	// complete are the suggestions for the prompts' arguments, by prompt name.
+	complete map[string]*completer
 }
 
 type prompt struct {
@@ -23,7 +25,7 @@ type prompt struct {
 }
 
 func buildPrompts(b *runtime.Build, confs []promptSettings) *prompts {
-	ps := &prompts{byName: map[string]*prompt{}}
+	ps := &prompts{byName: map[string]*prompt{}, complete: map[string]*completer{}}
 	for i := range confs {
 		c := &confs[i]
 		if _, dup := ps.byName[c.Name]; dup {
@@ -38,6 +40,9 @@ func buildPrompts(b *runtime.Build, confs []promptSettings) *prompts {
 			continue
 		}
 		ps.byName[c.Name] = &prompt{description: c.Description, text: &c.Resource.Template, branch: c.Process.Block, asks: c.Process.Holds("ask")}
+		if comp := buildCompleter(b, &c.Completions, c.Complete, c.Body().Names, "an argument of the prompt"); comp != nil {
+			ps.complete[c.Name] = comp
+		}
 		ps.list = append(ps.list, c.Prompt())
 	}
 	return ps

@@ -15,6 +15,8 @@ type resources struct {
 	templates []mcp.ResourceTemplate
 	fixed     map[string]*resource
 	matchers  []*resource // templates, in declaration order
+	// complete are the suggestions for the templates' parts, by template as written.
+	complete map[string]*completer
 }
 
 type resource struct {
@@ -26,7 +28,7 @@ type resource struct {
 }
 
 func buildResources(b *runtime.Build, confs []resourceSettings) *resources {
-	rs := &resources{fixed: map[string]*resource{}, list: []mcp.Resource{}, templates: []mcp.ResourceTemplate{}}
+	rs := &resources{fixed: map[string]*resource{}, list: []mcp.Resource{}, templates: []mcp.ResourceTemplate{}, complete: map[string]*completer{}}
 	for i := range confs {
 		c := &confs[i]
 		if (c.URI == "") == (c.URITemplate == "") {
@@ -37,6 +39,9 @@ func buildResources(b *runtime.Build, confs []resourceSettings) *resources {
 		if written(b, c, "resource") == written(b, c, "process") {
 			b.Errorf(c, "a resource needs exactly one of resource (a template) or process (blocks that make its text)")
 			continue
+		}
+		if c.URI != "" && (len(c.Completions) > 0 || c.Complete != nil) {
+			b.Errorf(c, "completions and complete are for a uriTemplate's parts; a fixed uri has none")
 		}
 		if c.URI != "" {
 			if _, dup := rs.fixed[c.URI]; dup {
@@ -53,6 +58,9 @@ func buildResources(b *runtime.Build, confs []resourceSettings) *resources {
 			continue
 		}
 		r.pattern = p
+		if comp := buildCompleter(b, &c.Completions, c.Complete, p.Names(), "a part of the uriTemplate"); comp != nil {
+			rs.complete[c.URITemplate] = comp
+		}
 		rs.matchers = append(rs.matchers, r)
 		rs.templates = append(rs.templates, mcp.ResourceTemplate{URITemplate: c.URITemplate, Name: c.Name, Title: c.Title, Description: c.Description, MimeType: c.MimeType})
 	}

@@ -125,11 +125,21 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 		s.Handlers = map[string]mcp.HandlerFunc{"logging/setLevel": mcp.HandleSetLevelAnywhere}
 		s.Capabilities.Logging, s.StreamCalls = true, true // its tools send logs: a call that can take a stream hears them
 	}
+	comps := &completions{}
 	if len(f.Resources) > 0 {
-		s.Resources = buildResources(b, f.Resources)
+		rs := buildResources(b, f.Resources)
+		s.Resources, comps.templates = rs, rs.complete
 	}
 	if len(f.Prompts) > 0 {
-		s.Prompts = buildPrompts(b, f.Prompts)
+		ps := buildPrompts(b, f.Prompts)
+		s.Prompts, comps.prompts = ps, ps.complete
+	}
+	if len(comps.prompts)+len(comps.templates) > 0 { // declared only when there is something to suggest
+		if s.Handlers == nil {
+			s.Handlers = map[string]mcp.HandlerFunc{}
+		}
+		s.Handlers["completion/complete"] = comps.handle
+		s.Capabilities.Completions = true
 	}
 	if err := b.Err(); err != nil {
 		s.CloseTasks()
