@@ -90,7 +90,11 @@ func (s *Server) ServeStateless(ctx context.Context, in HTTPRequest) HTTPRespons
 	}
 	version, announced := AnnouncedVersion(in.Header)
 	if announced && !s.VersionPolicy().Speaks(version) && !(!batch && IsInitialize(&msgs[0])) {
-		return jsonResponse(http.StatusBadRequest, jsonrpc.AppendError(nil, jsonrpc.ID{}, &jsonrpc.Error{
+		id := jsonrpc.ID{} // a batch's error is about all of it
+		if !batch {
+			id = msgs[0].ID
+		}
+		return jsonResponse(http.StatusBadRequest, jsonrpc.AppendError(nil, id, &jsonrpc.Error{
 			Code: jsonrpc.CodeInvalidRequest,
 			Message: "Bad Request: unsupported " + HeaderProtocolVersion + " \"" + version +
 				"\"; this server speaks " + s.VersionPolicy().List(),

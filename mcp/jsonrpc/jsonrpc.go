@@ -251,3 +251,30 @@ func EncodeNotification(method string, params any) ([]byte, error) {
 	}
 	return AppendRequest(nil, ID{}, method, raw), nil
 }
+
+// PeekID is the id of body when it is one JSON object with a valid id, else the zero ID: what an
+// error about the request as a whole (a transport refusal before it is decoded) answers with,
+// so the client can tell which request failed. Nothing but the id is checked.
+func PeekID(body []byte) ID {
+	if i := firstNonSpace(body); i < 0 || body[i] != '{' {
+		return ID{}
+	}
+	raw, ok := jsonscan.Member(body, "id")
+	if !ok {
+		return ID{}
+	}
+	id, err := parseID(raw)
+	if err != nil {
+		return ID{}
+	}
+	return id
+}
+
+func firstNonSpace(b []byte) int {
+	for i, c := range b {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return i
+		}
+	}
+	return -1
+}

@@ -136,3 +136,22 @@ func TestEncodeNotification(t *testing.T) {
 		}
 	})
 }
+
+// PeekID reads the id of a single request body, for errors about the request as a whole, and
+// nothing that is not a valid id.
+func TestPeekID(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":7,"method":"x"}`:   `7`,
+		" \n{\"id\":\"a\",\"method\":\"x\"}":      `"a"`,
+		`{"method":"x"}`:                          ``,
+		`{"id":null}`:                             ``,
+		`{"id":1.5}`:                              ``,
+		`{"id":{"a":1}}`:                          ``,
+		`[{"jsonrpc":"2.0","id":7,"method":"x"}]`: ``,
+		``: ``,
+	} {
+		if got := jsonrpc.PeekID([]byte(body)).String(); got != want {
+			t.Errorf("PeekID(%q) = %q, want %q", body, got, want)
+		}
+	}
+}

@@ -18,13 +18,13 @@ import (
 // The session ends when the stream is closed.
 func (st *Front) ServeSSE(_ context.Context, in mcp.HTTPRequest, messagesPath string) StreamReply {
 	if in.Method != http.MethodGet {
-		r := st.refuse(in, TransportSSE, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
+		r := st.refuse(in, TransportSSE, http.StatusMethodNotAllowed, jsonrpc.PeekID(in.Body), jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Method not allowed: GET opens the event stream"))
 		r.Header["Allow"] = allowGet
 		return r
 	}
 	if !st.makeRoom() {
-		return st.busy(in, TransportSSE, jsonrpc.ID{})
+		return st.busy(in, TransportSSE, jsonrpc.PeekID(in.Body))
 	}
 	s := st.newSession(TransportSSE)
 	s.stream = s.sessionStream("", func() { s.end(EndDisconnected) })
@@ -36,7 +36,7 @@ func (st *Front) ServeSSE(_ context.Context, in mcp.HTTPRequest, messagesPath st
 	_ = s.stream.Push(context.Background(), "endpoint", []byte(messagesPath+sep+"sessionId="+s.id), false)
 	if err := st.register(s); err != nil {
 		s.cancel()
-		return st.busy(in, TransportSSE, jsonrpc.ID{})
+		return st.busy(in, TransportSSE, jsonrpc.PeekID(in.Body))
 	}
 	return streamReply(s.stream)
 }
@@ -49,19 +49,19 @@ var acceptedBody = []byte("Accepted")
 // answer goes out on the session's event stream.
 func (st *Front) ServeMessages(ctx context.Context, in mcp.HTTPRequest) StreamReply {
 	if in.Method != http.MethodPost {
-		r := st.refuse(in, TransportSSE, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
+		r := st.refuse(in, TransportSSE, http.StatusMethodNotAllowed, jsonrpc.PeekID(in.Body), jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Method not allowed: POST messages here"))
 		r.Header["Allow"] = allowPost
 		return r
 	}
 	id := in.Query.Get("sessionId")
 	if id == "" {
-		return st.refuse(in, TransportSSE, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
+		return st.refuse(in, TransportSSE, http.StatusBadRequest, jsonrpc.PeekID(in.Body), jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Bad Request: missing sessionId query parameter"))
 	}
 	s := st.lookup(id, TransportSSE)
 	if s == nil {
-		return st.refuse(in, TransportSSE, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.NewError(-32001, "Session not found: open a new event stream"))
+		return st.refuse(in, TransportSSE, http.StatusNotFound, jsonrpc.PeekID(in.Body), jsonrpc.NewError(-32001, "Session not found: open a new event stream"))
 	}
 	msgs, batch, perr := jsonrpc.Decode(in.Body)
 	if perr != nil {
@@ -90,7 +90,7 @@ func (s *Session) holdBack(ctx context.Context, in mcp.HTTPRequest) (StreamReply
 	s.mu.Lock()
 	if s.waitingPost >= maxWaitingPosts && s.stream != nil && !s.stream.HasRoom() {
 		s.mu.Unlock()
-		r := st.refuse(in, TransportSSE, http.StatusTooManyRequests, jsonrpc.ID{}, jsonrpc.NewError(-32000,
+		r := st.refuse(in, TransportSSE, http.StatusTooManyRequests, jsonrpc.PeekID(in.Body), jsonrpc.NewError(-32000,
 			"Too many requests: this session's event stream is full and %d messages already wait for it; read the stream", maxWaitingPosts))
 		r.Header["Retry-After"] = retryAfter
 		return r, true
@@ -103,10 +103,10 @@ func (s *Session) holdBack(ctx context.Context, in mcp.HTTPRequest) (StreamReply
 	s.mu.Unlock()
 	switch {
 	case errors.Is(err, ErrSessionEnded):
-		return st.refuse(in, TransportSSE, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.NewError(-32001,
+		return st.refuse(in, TransportSSE, http.StatusNotFound, jsonrpc.PeekID(in.Body), jsonrpc.NewError(-32001,
 			"Session not found: it ended while this message waited for its event stream to be read; open a new event stream")), true
 	case err != nil:
-		return st.refuse(in, TransportSSE, http.StatusServiceUnavailable, jsonrpc.ID{}, jsonrpc.NewError(-32000,
+		return st.refuse(in, TransportSSE, http.StatusServiceUnavailable, jsonrpc.PeekID(in.Body), jsonrpc.NewError(-32000,
 			"Service unavailable: the request was abandoned while the session's event stream was full")), true
 	}
 	return StreamReply{}, false

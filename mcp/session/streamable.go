@@ -42,7 +42,7 @@ func (st *Front) ServeStreamable(ctx context.Context, in mcp.HTTPRequest) Stream
 		s.end(EndDeleted)
 		return StreamReply{Status: http.StatusOK, Header: http.Header{}}
 	}
-	r := st.refuse(in, TransportStreamable, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
+	r := st.refuse(in, TransportStreamable, http.StatusMethodNotAllowed, jsonrpc.PeekID(in.Body), jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 		"Method not allowed: use POST, GET or DELETE"))
 	r.Header["Allow"] = allowAll
 	return r
@@ -109,16 +109,16 @@ func streamReply(q *stream.Queue) StreamReply {
 func (st *Front) streamableSession(in mcp.HTTPRequest, checkVersion bool) (*Session, StreamReply) {
 	id := in.Header.Get(mcp.HeaderSessionID)
 	if id == "" {
-		return nil, st.refuse(in, TransportStreamable, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
+		return nil, st.refuse(in, TransportStreamable, http.StatusBadRequest, jsonrpc.PeekID(in.Body), jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Bad Request: missing %s header; send initialize first", mcp.HeaderSessionID))
 	}
 	s := st.lookup(id, TransportStreamable)
 	if s == nil {
-		return nil, st.refuse(in, TransportStreamable, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.NewError(-32001,
+		return nil, st.refuse(in, TransportStreamable, http.StatusNotFound, jsonrpc.PeekID(in.Body), jsonrpc.NewError(-32001,
 			"Session not found: it expired or was deleted; initialize a new one"))
 	}
 	if v, ok := mcp.AnnouncedVersion(in.Header); checkVersion && ok && !st.srv.VersionPolicy().Speaks(v) {
-		return nil, st.refuse(in, TransportStreamable, http.StatusBadRequest, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+		return nil, st.refuse(in, TransportStreamable, http.StatusBadRequest, jsonrpc.PeekID(in.Body), &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: "Bad Request: unsupported " + mcp.HeaderProtocolVersion + " \"" + v +
 				"\"; this server speaks " + st.srv.VersionPolicy().List(),
 			Data: map[string]any{"supported": st.srv.VersionPolicy().Supported, "requested": v}})
@@ -158,7 +158,7 @@ var notAcceptable = jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 
 func (st *Front) streamableGet(in mcp.HTTPRequest) StreamReply {
 	if _, sseOK := accepts(in.Header); !sseOK {
-		return st.refuse(in, TransportStreamable, http.StatusNotAcceptable, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
+		return st.refuse(in, TransportStreamable, http.StatusNotAcceptable, jsonrpc.PeekID(in.Body), jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Not Acceptable: a GET opens a text/event-stream"))
 	}
 	s, bad := st.streamableSession(in, true)
@@ -171,7 +171,7 @@ func (st *Front) streamableGet(in mcp.HTTPRequest) StreamReply {
 	// gets 405, which clients read as "no stream to resume" and stop asking.
 	if last := in.Header.Get("Last-Event-ID"); last != "" {
 		if !s.isStandalone(last) {
-			r := st.refuse(in, TransportStreamable, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
+			r := st.refuse(in, TransportStreamable, http.StatusMethodNotAllowed, jsonrpc.PeekID(in.Body), jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 				"Method Not Allowed: stream %q cannot be resumed; its events are not kept", last))
 			r.Header["Allow"] = []string{"POST, DELETE"}
 			return r
@@ -181,11 +181,11 @@ func (st *Front) streamableGet(in mcp.HTTPRequest) StreamReply {
 	q, err := s.openStandalone()
 	switch {
 	case errors.Is(err, errTooManyStreams):
-		r := st.refuse(in, TransportStreamable, http.StatusTooManyRequests, jsonrpc.ID{}, s.tooManyStreams())
+		r := st.refuse(in, TransportStreamable, http.StatusTooManyRequests, jsonrpc.PeekID(in.Body), s.tooManyStreams())
 		r.Header["Retry-After"] = retryAfter
 		return r
 	case err != nil:
-		return st.refuse(in, TransportStreamable, http.StatusConflict, jsonrpc.ID{}, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
+		return st.refuse(in, TransportStreamable, http.StatusConflict, jsonrpc.PeekID(in.Body), jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Conflict: this session already has a standalone stream open"))
 	}
 	return streamReply(q)
@@ -249,7 +249,7 @@ func (st *Front) streamablePost(ctx context.Context, in mcp.HTTPRequest) StreamR
 	}
 	jsonOK, sseOK := accepts(in.Header)
 	if !jsonOK && !sseOK {
-		return st.refuse(in, TransportStreamable, http.StatusNotAcceptable, jsonrpc.ID{}, notAcceptable)
+		return st.refuse(in, TransportStreamable, http.StatusNotAcceptable, jsonrpc.PeekID(in.Body), notAcceptable)
 	}
 	msgs, batch, perr := jsonrpc.Decode(in.Body)
 	if perr != nil {

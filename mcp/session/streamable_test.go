@@ -24,10 +24,10 @@ func TestStreamableStatusRules(t *testing.T) {
 	}{
 		{"a request without a session id is 400", func(c *client) *http.Response {
 			return f.do(t, "POST", "/mcp", list)
-		}, 400, `"message":"Bad Request: missing Mcp-Session-Id header; send initialize first"`, [2]string{}},
-		{"an unknown session id is 404", func(c *client) *http.Response {
+		}, 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Bad Request: missing Mcp-Session-Id header; send initialize first"}}`, [2]string{}},
+		{"an unknown session id is 404, with the request's id", func(c *client) *http.Response {
 			return f.do(t, "POST", "/mcp", list, mcp.HeaderSessionID, "nope")
-		}, 404, "Session not found", [2]string{}},
+		}, 404, `{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Session not found`, [2]string{}},
 		{"DELETE ends the session with 200", func(c *client) *http.Response {
 			return f.do(t, "DELETE", "/mcp", "", mcp.HeaderSessionID, c.id)
 		}, 200, "", [2]string{}},
@@ -46,7 +46,7 @@ func TestStreamableStatusRules(t *testing.T) {
 		}, 400, `{"jsonrpc":"2.0","id":0,"error":{"code":-32600,"message":"Invalid Request: the session is already initialized"}}`, [2]string{}},
 		{"an unsupported protocol version header is 400", func(c *client) *http.Response {
 			return c.post(t, list, mcp.HeaderProtocolVersion, "2026-07-28")
-		}, 400, `unsupported Mcp-Protocol-Version \"2026-07-28\"`, [2]string{}},
+		}, 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Bad Request: unsupported Mcp-Protocol-Version \"2026-07-28\"`, [2]string{}},
 		{"another spoken protocol version header is accepted", func(c *client) *http.Response {
 			return c.post(t, list, mcp.HeaderProtocolVersion, "2025-03-26")
 		}, 200, `"tools":[`, [2]string{"Content-Type", "application/json"}},
@@ -71,9 +71,9 @@ func TestStreamableStatusRules(t *testing.T) {
 		{"a request whose handler emits nothing gets plain JSON", func(c *client) *http.Response {
 			return c.post(t, `{"jsonrpc":"2.0","id":"e","method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}`)
 		}, 200, `{"jsonrpc":"2.0","id":"e","result":{"content":[{"type":"text","text":"{\"a\":1}"}]}}`, [2]string{"Content-Type", "application/json"}},
-		{"an Accept naming neither JSON nor SSE is 406", func(c *client) *http.Response {
+		{"an Accept naming neither JSON nor SSE is 406, with the request's id", func(c *client) *http.Response {
 			return c.post(t, list, "Accept", "text/html")
-		}, 406, "Not Acceptable", [2]string{}},
+		}, 406, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Not Acceptable`, [2]string{}},
 		{"an Accept of */* is fine", func(c *client) *http.Response {
 			return c.post(t, list, "Accept", "*/*")
 		}, 200, `"tools":[`, [2]string{}},

@@ -70,7 +70,7 @@ func TestRouterSampleAnswersEveryDocumentedRequestExactly(t *testing.T) {
 		{"a batch gets an array of answers", `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"b","method":"ping"}]`, nil, 200,
 			`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":"b","result":{}}]`},
 		{"an unsupported protocol version header is a 400", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"MCP-Protocol-Version", "2099-01-01"}, 400,
-			`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Bad Request: unsupported Mcp-Protocol-Version \"2099-01-01\"; this server speaks 2025-06-18, 2025-03-26, 2024-11-05","data":{"requested":"2099-01-01","supported":["2025-06-18","2025-03-26","2024-11-05"]}}}`},
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Bad Request: unsupported Mcp-Protocol-Version \"2099-01-01\"; this server speaks 2025-06-18, 2025-03-26, 2024-11-05","data":{"requested":"2099-01-01","supported":["2025-06-18","2025-03-26","2024-11-05"]}}}`},
 		{"initialize ignores the protocol version header", `{"jsonrpc":"2.0","id":1,"method":"initialize"}`, []string{"MCP-Protocol-Version", "2099-01-01"}, 200,
 			`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2024-11-05",` + caps + `}}`},
 	}
