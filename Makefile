@@ -29,7 +29,8 @@ allocs:
 
 # The TypeScript SDK client for interop tests, from the npm registry.
 interop-deps:
-	@if [ -f $(INTEROP)/package.json ] && [ ! -d $(INTEROP)/node_modules/@modelcontextprotocol/sdk ]; then \
+	@if [ -f $(INTEROP)/package.json ] && { [ ! -d $(INTEROP)/node_modules/@modelcontextprotocol/sdk ] || \
+		[ ! -d $(INTEROP)/node_modules/@modelcontextprotocol/client ]; }; then \
 		echo "installing npm packages for interop tests in $(INTEROP)"; \
 		cd $(INTEROP) && npm ci --no-audit --no-fund --loglevel=error; \
 	fi
