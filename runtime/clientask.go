@@ -21,6 +21,11 @@ type ClientAsker interface {
 // the run starts again with the answer. catch and retry let it pass.
 var ErrAwaitingClient = errors.New("awaiting the client's answer")
 
+// ErrClientCannotAnswer is in the chain of an asker's error when the caller cannot answer the
+// question at all (it did not declare the capability, has no way to hear it, or answered it
+// with an error): an optional ask goes on without an answer.
+var ErrClientCannotAnswer = errors.New("the client cannot answer")
+
 type clientAskerKey struct{}
 
 // WithClientAsker returns ctx carrying a, which the ask blocks run with it use.

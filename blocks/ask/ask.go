@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -18,19 +19,19 @@ import (
 func init() {
 	runtime.RegisterBlock(runtime.BlockSpec{
 		Type:    "ask",
-		Summary: "asks the MCP client's user (elicit) or model (sample) and puts the answer in vars.answer",
+		Summary: "asks the MCP client's user (elicit), model (sample) or roots and puts the answer in vars.answer",
 		Doc: "In an mcp-router tool, asks the client that called it: elicit shows its user a form " +
 			"(message and schema) or a link to open (message and url), sample has its model answer a " +
-			"prompt. The answer, as MCP writes it, lands in vars (into, vars.answer by default): an " +
+			"prompt, roots asks for the folders or URIs it works in. The answer, as MCP writes it, lands in vars (into, vars.answer by default): an " +
 			"elicitation's {action, content} (action accept, decline or cancel), a sampling's {role, " +
-			"content, model, stopReason}; the message body goes on unchanged. On 2026-07-28 the call is " +
+			"content, model, stopReason}, roots' {roots}; the message body goes on unchanged. On 2026-07-28 the call is " +
 			"answered input_required and the client sends it again with the answer: the tool's blocks " +
 			"run again from the start, so put what must happen once after the asks. On older revisions " +
 			"the question is a request to the client, on the pipe over stdio or on the call's stream over " +
 			"HTTP, waited for at most timeout. A client " +
 			"that cannot answer (it did not declare the capability, or has no way to hear the question) " +
 			"fails the call with a message that says so; on 2026-07-28 a client that did not declare it " +
-			"gets error -32021, as the revision says.",
+			"gets error -32021, as the revision says; with optional the ask goes on without an answer (null).",
 		Example: "type: ask\nsettings:\n  elicit:\n    message: 'Delete {{ body.path }}?'\n" +
 			"    schema: '{\"type\": \"object\", \"properties\": {\"confirm\": {\"type\": \"boolean\"}}, \"required\": [\"confirm\"]}'\n",
 		KeepsBody: true,
@@ -40,10 +41,12 @@ func init() {
 
 // Settings are the ask block's settings: one of elicit and sample.
 type Settings struct {
-	Elicit  *elicitSettings `yaml:"elicit" doc:"Ask the client's user: a form (message and schema), or a link to open (message and url)."`
-	Sample  *sampleSettings `yaml:"sample" doc:"Ask the client's model (sampling/createMessage): a prompt, a system prompt, at most maxTokens."`
-	Into    string          `yaml:"into" default:"vars.answer" doc:"Where the answer goes: vars.NAME." example:"vars.confirm"`
-	Timeout time.Duration   `yaml:"timeout" default:"10m" min:">0" max:"1h" doc:"How long to wait for the answer on the revisions before 2026-07-28, where the question is a request; past it the call fails. On 2026-07-28 the client answers in a new round, in its own time."`
+	Elicit   *elicitSettings `yaml:"elicit" doc:"Ask the client's user: a form (message and schema), or a link to open (message and url)."`
+	Sample   *sampleSettings `yaml:"sample" doc:"Ask the client's model (sampling/createMessage): a prompt, a system prompt, at most maxTokens."`
+	Roots    bool            `yaml:"roots" doc:"Ask the client for its roots (roots/list): the folders or URIs it works in, {roots: [{uri, name}]}."`
+	Optional bool            `yaml:"optional" doc:"Go on without an answer (vars.NAME null) when the client cannot answer: it did not declare the capability, has no way to hear the question, or answers it with an error (how a client says it cannot over stateless HTTP before 2026-07-28, where the server does not know what it declared). Without it the call fails (on 2026-07-28, error -32021)."`
+	Into     string          `yaml:"into" default:"vars.answer" doc:"Where the answer goes: vars.NAME." example:"vars.confirm"`
+	Timeout  time.Duration   `yaml:"timeout" default:"10m" min:">0" max:"1h" doc:"How long to wait for the answer on the revisions before 2026-07-28, where the question is a request; past it the call fails. On 2026-07-28 the client answers in a new round, in its own time."`
 }
 
 type elicitSettings struct {
@@ -70,6 +73,7 @@ func (s *Settings) SetsVars() []string {
 type Block struct {
 	key, method, into string
 	timeout           time.Duration
+	optional          bool
 	elicit            *elicitSettings
 	sample            *sampleSettings
 }
@@ -79,10 +83,12 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	if !ok {
 		b.Errorf(&s.Into, "into %q: expected vars.NAME (NAME letters, digits and _, not starting with a digit)", s.Into)
 	}
-	blk := &Block{key: b.Addr(), into: into, timeout: s.Timeout, elicit: s.Elicit, sample: s.Sample}
+	blk := &Block{key: b.Addr(), into: into, timeout: s.Timeout, optional: s.Optional, elicit: s.Elicit, sample: s.Sample}
 	switch {
-	case (s.Elicit == nil) == (s.Sample == nil):
-		b.Errorf(s, "an ask needs exactly one of elicit (ask the user) and sample (ask the model)")
+	case count(s.Elicit != nil, s.Sample != nil, s.Roots) != 1:
+		b.Errorf(s, "an ask needs exactly one of elicit (ask the user), sample (ask the model) and roots (ask for the client's roots)")
+	case s.Roots:
+		blk.method = "roots/list"
 	case s.Elicit != nil:
 		blk.method = "elicitation/create"
 		e := s.Elicit
@@ -118,6 +124,10 @@ func (blk *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Mes
 	askCtx, cancel := context.WithTimeout(ctx, blk.timeout)
 	defer cancel()
 	raw, err := a.Ask(askCtx, blk.key, blk.method, params)
+	if err != nil && blk.optional && errors.Is(err, runtime.ErrClientCannotAnswer) {
+		m.SetVar(blk.into, nil)
+		return m, nil
+	}
 	if err != nil {
 		if ctx.Err() == nil && askCtx.Err() != nil {
 			return nil, runtime.Errorf(runtime.KindTimeout, "The client did not answer %s within %s", blk.method, blk.timeout)
@@ -137,6 +147,9 @@ func (blk *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Mes
 
 // params renders the question.
 func (blk *Block) params(m *runtime.Message) (map[string]any, error) {
+	if blk.elicit == nil && blk.sample == nil {
+		return map[string]any{}, nil // roots/list
+	}
 	if s := blk.sample; s != nil {
 		prompt, err := s.Prompt.Render(m)
 		if err != nil {
@@ -220,6 +233,17 @@ func formProblem(schema json.RawMessage) string {
 		}
 	}
 	return ""
+}
+
+// count is how many of set are true.
+func count(set ...bool) int {
+	n := 0
+	for _, b := range set {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // kindOf names the JSON kind of a decoded value, for messages.

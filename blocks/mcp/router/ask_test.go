@@ -64,6 +64,17 @@ flows:
                   elicit: { message: Sign in to the tracker, url: 'https://tracker.example/connect?user={{ body.user }}' }
               - type: set-payload
                 settings: { value: 'vars.answer.action' }
+          - name: where
+            description: asks for the client's roots, and its user if it can
+            process:
+              - type: ask
+                settings: { roots: true, into: vars.roots }
+              - type: ask
+                settings:
+                  elicit: { message: "Which one?", schema: { type: object, properties: { pick: { type: string } } } }
+                  optional: true
+              - type: set-payload
+                settings: { value: 'concat(map(vars.roots.roots, .uri), [vars.answer == nil ? "no answer" : vars.answer.content.pick])' }
 `
 
 // answering is a client that answers elicitations and samplings, counting them.
@@ -239,4 +250,24 @@ func jsonText(res *sdk.CallToolResult) string {
 		}
 	}
 	return fmt.Sprintf("isError=%v %q", res.IsError, b.String())
+}
+
+// An ask for roots gets the client's roots; an optional ask of a client that cannot answer goes
+// on without an answer (null), at 2026-07-28 and over an older revision's stream alike.
+func TestAskForRootsAndAnOptionalAsk(t *testing.T) {
+	_, base := runtimetest.Serve(t, fmt.Sprintf(askingTools, 0), "api", &runtimetest.Buffer{})
+	ctx := context.Background()
+	for _, version := range []string{"", mcp.Version20250618} {
+		client := sdk.NewClient(&sdk.Implementation{Name: "roots", Version: "1"}, nil)
+		client.AddRoots(&sdk.Root{URI: "file:///work", Name: "work"})
+		cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: base + "/mcp"}, &sdk.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "where"})
+		if err != nil || res.IsError || res.Content[0].(*sdk.TextContent).Text != `["file:///work","no answer"]` {
+			t.Fatalf("revision %q: %v %s", version, err, jsonText(res))
+		}
+	}
 }

@@ -32,16 +32,25 @@ func (a asker) Ask(ctx context.Context, key, method string, params any) (json.Ra
 		return nil, runtime.ErrAwaitingClient
 	case errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeMissingCapability:
 		e := runtime.Errorf(runtime.KindInvalid, "This %s asks the client (%s), and the client did not declare that it can answer it", a.what, method)
-		e.Err = rpcErr // the revision's error: the router answers it (unwanted)
+		e.Err = errors.Join(rpcErr, runtime.ErrClientCannotAnswer) // the revision's error: the router answers it (unwanted)
 		return nil, e
-	case errors.As(err, &rpcErr):
-		return nil, runtime.Errorf(runtime.KindUpstream, "The client answered %s with an error: %s", method, rpcErr.Message)
+	case errors.As(err, &rpcErr): // on a stateless older revision, how a client says it cannot
+		e := runtime.Errorf(runtime.KindUpstream, "The client answered %s with an error: %s", method, rpcErr.Message)
+		e.Err = runtime.ErrClientCannotAnswer
+		return nil, e
 	case errors.Is(err, session.ErrClientCapability):
-		return nil, runtime.Errorf(runtime.KindInvalid, "This %s asks the client (%s), and the client did not declare that it can answer it", a.what, method)
+		return nil, cannot("This %s asks the client (%s), and the client did not declare that it can answer it", a.what, method)
 	case errors.Is(err, stream.ErrNoStream):
-		return nil, runtime.Errorf(runtime.KindInvalid, "This %s asks the client (%s), which needs a client that takes a stream (Accept: text/event-stream), protocol 2026-07-28, or stdio", a.what, method)
+		return nil, cannot("This %s asks the client (%s), which needs a client that takes a stream (Accept: text/event-stream), protocol 2026-07-28, or stdio", a.what, method)
 	}
 	return nil, runtime.Errorf(runtime.KindUpstream, "The client did not answer %s: %v", method, err)
+}
+
+// cannot is the failure of a question the client cannot answer at all.
+func cannot(format string, args ...any) *runtime.Error {
+	e := runtime.Errorf(runtime.KindInvalid, format, args...)
+	e.Err = runtime.ErrClientCannotAnswer
+	return e
 }
 
 // unwanted is the protocol's answer to a branch that stopped for its client: input_required

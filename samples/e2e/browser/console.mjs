@@ -317,7 +317,7 @@ try {
   await route.getByLabel('Body').fill('{"id": "{{params.id}}", "paid": true}');
   await shot('server-routes');
   await page.getByRole('button', { name: 'Save' }).click();
-  await page.locator('#notice').getByText(/Saved/).waitFor();
+  await page.locator('#notice').getByText(/Saved .*Billing API/).waitFor();
   await page.locator('#start').click();
   const apiURL = (await page.locator('header .url').textContent()).trim();
   const got = await page.request.get(apiURL.replace(/\/$/, '') + '/invoices/7');
