@@ -16,13 +16,7 @@ import (
 )
 
 // askingTools ask the client's user and model before they answer.
-const askingTools = `connectors: [ { name: api, type: http, settings: { port: %d } } ]
-flows:
-  - name: mcp
-    source: { connector: api, settings: { path: /mcp } }
-    process:
-      - type: mcp-router
-        tools:
+const askingTools = `        tools:
           - name: delete
             description: deletes a file once the user agrees
             process:
@@ -113,7 +107,7 @@ func answering(asked *atomic.Int32, keep bool) *sdk.ClientOptions {
 // input_required, the branch run again with the answers) and at 2025-11-25 over a session
 // (requests on the call's stream are the stdio e2e test's): the answers land in vars.
 func TestAskBlocksAreAnsweredByTheClient(t *testing.T) {
-	_, base := runtimetest.Serve(t, fmt.Sprintf(askingTools, 0), "api", &runtimetest.Buffer{})
+	base := serveRouter(t, askingTools)
 	var asked atomic.Int32
 	cs := runtimetest.ConnectMCPAt(t, base+"/mcp", answering(&asked, true), "")
 	if v := cs.InitializeResult().ProtocolVersion; v != mcp.Version20260728 {
@@ -143,7 +137,7 @@ func TestAskBlocksAreAnsweredByTheClient(t *testing.T) {
 
 // A user who declines is the branch's to handle; an answer that breaks the form fails the call.
 func TestAskDeclinedOrMalformed(t *testing.T) {
-	_, base := runtimetest.Serve(t, fmt.Sprintf(askingTools, 0), "api", &runtimetest.Buffer{})
+	base := serveRouter(t, askingTools)
 	ctx := context.Background()
 	decline := &sdk.ClientOptions{ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 		return &sdk.ElicitResult{Action: "decline"}, nil
@@ -174,7 +168,7 @@ func TestAskDeclinedOrMalformed(t *testing.T) {
 // gets -32021, as the revision says; on an older revision over HTTP a client that takes no
 // stream is told what the question needs, and one that answers with an error is quoted.
 func TestAskOfAClientThatCannotAnswer(t *testing.T) {
-	_, base := runtimetest.Serve(t, fmt.Sprintf(askingTools, 0), "api", &runtimetest.Buffer{})
+	base := serveRouter(t, askingTools)
 	ctx := context.Background()
 	_, err := runtimetest.ConnectMCPAt(t, base+"/mcp", nil, "").
 		CallTool(ctx, &sdk.CallToolParams{Name: "delete", Arguments: map[string]any{"path": "/tmp/a"}})
@@ -200,7 +194,7 @@ func TestAskOfAClientThatCannotAnswer(t *testing.T) {
 // client POSTs its answer, which finds the call by its id: the Go SDK at 2025-06-18 answers
 // both tools' questions, and many calls at once each get their own answers.
 func TestAskOnTheCallsStreamAtAnOlderRevision(t *testing.T) {
-	_, base := runtimetest.Serve(t, fmt.Sprintf(askingTools, 0), "api", &runtimetest.Buffer{})
+	base := serveRouter(t, askingTools)
 	var asked atomic.Int32
 	cs := runtimetest.ConnectMCPAt(t, base+"/mcp", answering(&asked, false), mcp.Version20250618)
 	ctx := context.Background()
@@ -255,7 +249,7 @@ func jsonText(res *sdk.CallToolResult) string {
 // An ask for roots gets the client's roots; an optional ask of a client that cannot answer goes
 // on without an answer (null), at 2026-07-28 and over an older revision's stream alike.
 func TestAskForRootsAndAnOptionalAsk(t *testing.T) {
-	_, base := runtimetest.Serve(t, fmt.Sprintf(askingTools, 0), "api", &runtimetest.Buffer{})
+	base := serveRouter(t, askingTools)
 	ctx := context.Background()
 	for _, version := range []string{"", mcp.Version20250618} {
 		client := sdk.NewClient(&sdk.Implementation{Name: "roots", Version: "1"}, nil)

@@ -2,7 +2,6 @@ package router_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -13,13 +12,7 @@ import (
 
 // suggesting offers completions from settings and from a branch, for a prompt's arguments and a
 // URI template's parts.
-const suggesting = `connectors: [ { name: api, type: http, settings: { port: %d } } ]
-flows:
-  - name: mcp
-    source: { connector: api, settings: { path: /mcp } }
-    process:
-      - type: mcp-router
-        resources:
+const suggesting = `        resources:
           - uriTemplate: 'weather://{country}/{city}'
             name: weather
             completions: { country: [France, Finland, Portugal] }
@@ -64,7 +57,7 @@ flows:
 // The official Go SDK client gets suggestions from settings (filtered by what was typed) and
 // from a branch (which sees the argument, the value and the arguments already given).
 func TestCompletionsFromSettingsAndABranch(t *testing.T) {
-	_, base := runtimetest.Serve(t, fmt.Sprintf(suggesting, 0), "api", &runtimetest.Buffer{})
+	base := serveRouter(t, suggesting)
 	for _, version := range []string{"", runtimetest.SessionRevision} {
 		t.Run("revision "+version, func(t *testing.T) {
 			cs := runtimetest.ConnectMCPAt(t, base+"/mcp", nil, version)

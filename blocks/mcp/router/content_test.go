@@ -14,13 +14,7 @@ import (
 
 // richTools answer content items from their branches: a list, an object with structured
 // content, and a list holding something MCP has not.
-const richTools = `connectors: [ { name: api, type: http, settings: { port: %d } } ]
-flows:
-  - name: mcp
-    source: { connector: api, settings: { path: /mcp } }
-    process:
-      - type: mcp-router
-        tools:
+const richTools = `        tools:
           - name: chart
             description: a chart and where to read more
             result: content
@@ -32,7 +26,7 @@ flows:
                      {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
                      {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
                      {"type": "resource_link", "uri": "docs://sales", "name": "sales"},
-                     {"type": "resource", "resource": {"uri": "docs://notes", "mimeType": "text/plain", "text": "up 4%%"}}]
+                     {"type": "resource", "resource": {"uri": "docs://notes", "mimeType": "text/plain", "text": "up 4%"}}]
           - name: total
             description: a total, said and structured
             result: content
@@ -52,7 +46,7 @@ flows:
 // whole, structured content beside them is checked against the outputSchema, and an item MCP
 // has not is a failed call that says which.
 func TestABranchAnswersContentItems(t *testing.T) {
-	_, base := runtimetest.Serve(t, fmt.Sprintf(richTools, 0), "api", &runtimetest.Buffer{})
+	base := serveRouter(t, richTools)
 	cs := runtimetest.ConnectMCP(t, base+"/mcp", nil)
 	ctx := context.Background()
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "chart", Arguments: map[string]any{"city": "Oslo"}})
