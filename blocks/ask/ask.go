@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/octo-run/octo/mcp"
@@ -39,14 +40,20 @@ func init() {
 	})
 }
 
-// Settings are the ask block's settings: one of elicit and sample.
+// Settings are the ask block's settings: one question (elicit, sample or roots), or questions.
 type Settings struct {
+	question  `yaml:",inline"`
+	Questions []question    `yaml:"questions" doc:"Several questions, each written as one ask's (elicit, sample or roots, with its into and optional): on 2026-07-28 asked in one round, on older revisions one after another. Set this or one question."`
+	Timeout   time.Duration `yaml:"timeout" default:"10m" min:">0" max:"1h" doc:"How long to wait for each answer on the revisions before 2026-07-28, where a question is a request; past it the call fails. On 2026-07-28 the client answers in a new round, in its own time."`
+}
+
+// question is one thing the ask block asks.
+type question struct {
 	Elicit   *elicitSettings `yaml:"elicit" doc:"Ask the client's user: a form (message and schema), or a link to open (message and url)."`
 	Sample   *sampleSettings `yaml:"sample" doc:"Ask the client's model (sampling/createMessage): a prompt, a system prompt, at most maxTokens."`
 	Roots    bool            `yaml:"roots" doc:"Ask the client for its roots (roots/list): the folders or URIs it works in, {roots: [{uri, name}]}."`
 	Optional bool            `yaml:"optional" doc:"Go on without an answer (vars.NAME null) when the client cannot answer: it did not declare the capability, has no way to hear the question, or answers it with an error (how a client says it cannot over stateless HTTP before 2026-07-28, where the server does not know what it declared). Without it the call fails (on 2026-07-28, error -32021)."`
 	Into     string          `yaml:"into" default:"vars.answer" doc:"Where the answer goes: vars.NAME." example:"vars.confirm"`
-	Timeout  time.Duration   `yaml:"timeout" default:"10m" min:">0" max:"1h" doc:"How long to wait for the answer on the revisions before 2026-07-28, where the question is a request; past it the call fails. On 2026-07-28 the client answers in a new round, in its own time."`
 }
 
 type elicitSettings struct {
@@ -61,37 +68,83 @@ type sampleSettings struct {
 	MaxTokens    int               `yaml:"maxTokens" default:"1000" min:"1" doc:"The most tokens the model may answer with."`
 }
 
-// SetsVars names the var the answer lands in (nothing when into is malformed, which the build reports).
+// SetsVars names the vars the answers land in (not those whose into is malformed, which the
+// build reports).
 func (s *Settings) SetsVars() []string {
-	if name, ok := runtime.IntoVar(s.Into); ok {
-		return []string{name}
+	var names []string
+	for _, q := range s.all() {
+		if name, ok := runtime.IntoVar(q.Into); ok {
+			names = append(names, name)
+		}
 	}
-	return nil
+	return names
 }
 
-// Block asks the client one question.
+// all are the questions written: questions, else the one at the top.
+func (s *Settings) all() []*question {
+	if len(s.Questions) == 0 {
+		return []*question{&s.question}
+	}
+	qs := make([]*question, len(s.Questions))
+	for i := range s.Questions {
+		qs[i] = &s.Questions[i]
+	}
+	return qs
+}
+
+// Block asks the client its questions.
 type Block struct {
+	asks    []*ask
+	timeout time.Duration
+}
+
+// ask is one built question.
+type ask struct {
 	key, method, into string
-	timeout           time.Duration
 	optional          bool
 	elicit            *elicitSettings
 	sample            *sampleSettings
 }
 
 func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
-	into, ok := runtime.IntoVar(s.Into)
-	if !ok {
-		b.Errorf(&s.Into, "into %q: expected vars.NAME (NAME letters, digits and _, not starting with a digit)", s.Into)
+	if len(s.Questions) > 0 && count(s.Elicit != nil, s.Sample != nil, s.Roots) > 0 {
+		b.Errorf(s, "an ask has either one question (elicit, sample or roots) or questions, not both")
 	}
-	blk := &Block{key: b.Addr(), into: into, timeout: s.Timeout, optional: s.Optional, elicit: s.Elicit, sample: s.Sample}
+	blk := &Block{timeout: s.Timeout}
+	seen := map[string]bool{}
+	for i, q := range s.all() {
+		a := buildQuestion(b, q)
+		if a.into != "" && seen[a.into] {
+			b.Errorf(&q.Into, "into %q: another question's answer goes there too; give each its own var", q.Into)
+		}
+		seen[a.into] = true
+		a.key = b.Addr()
+		if i > 0 {
+			a.key += "#" + strconv.Itoa(i)
+		}
+		blk.asks = append(blk.asks, a)
+	}
+	if err := b.Err(); err != nil {
+		return nil, err
+	}
+	return blk, nil
+}
+
+// buildQuestion checks one question and builds it.
+func buildQuestion(b *runtime.Build, q *question) *ask {
+	into, ok := runtime.IntoVar(q.Into)
+	if !ok {
+		b.Errorf(&q.Into, "into %q: expected vars.NAME (NAME letters, digits and _, not starting with a digit)", q.Into)
+	}
+	a := &ask{into: into, optional: q.Optional, elicit: q.Elicit, sample: q.Sample}
 	switch {
-	case count(s.Elicit != nil, s.Sample != nil, s.Roots) != 1:
-		b.Errorf(s, "an ask needs exactly one of elicit (ask the user), sample (ask the model) and roots (ask for the client's roots)")
-	case s.Roots:
-		blk.method = "roots/list"
-	case s.Elicit != nil:
-		blk.method = "elicitation/create"
-		e := s.Elicit
+	case count(q.Elicit != nil, q.Sample != nil, q.Roots) != 1:
+		b.Errorf(q, "an ask needs exactly one of elicit (ask the user), sample (ask the model) and roots (ask for the client's roots)")
+	case q.Roots:
+		a.method = "roots/list"
+	case q.Elicit != nil:
+		a.method = "elicitation/create"
+		e := q.Elicit
 		switch {
 		case e.Schema.Set() == (e.URL != nil):
 			b.Errorf(e, "elicit needs exactly one of schema (a form) and url (a link to open)")
@@ -103,54 +156,71 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 			}
 		}
 	default:
-		blk.method = "sampling/createMessage"
+		a.method = "sampling/createMessage"
 	}
-	if err := b.Err(); err != nil {
-		return nil, err
-	}
-	return blk, nil
+	return a
 }
 
-// Process asks the client and puts its answer in vars.
+// Process asks the client each question and puts the answers in vars. On 2026-07-28 a question
+// whose answer is not here yet does not stop the others: they are all asked in this round.
 func (blk *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Message, error) {
-	a := runtime.ClientAskerOf(ctx)
-	if a == nil {
+	asker := runtime.ClientAskerOf(ctx)
+	if asker == nil {
 		return nil, runtime.Errorf(runtime.KindInvalid, "an ask block asks an MCP client, and this run has none: put it in an mcp-router tool")
 	}
-	params, err := blk.params(m)
-	if err != nil {
-		return nil, err
-	}
-	askCtx, cancel := context.WithTimeout(ctx, blk.timeout)
-	defer cancel()
-	raw, err := a.Ask(askCtx, blk.key, blk.method, params)
-	if err != nil && blk.optional && errors.Is(err, runtime.ErrClientCannotAnswer) {
-		m.SetVar(blk.into, nil)
-		return m, nil
-	}
-	if err != nil {
-		if ctx.Err() == nil && askCtx.Err() != nil {
-			return nil, runtime.Errorf(runtime.KindTimeout, "The client did not answer %s within %s", blk.method, blk.timeout)
+	awaiting := false
+	for _, a := range blk.asks {
+		err := a.run(ctx, asker, m, blk.timeout)
+		if errors.Is(err, runtime.ErrAwaitingClient) {
+			awaiting = true
+			continue
 		}
-		return nil, err
+		if err != nil {
+			return nil, err
+		}
 	}
-	answer, err := jsonv.Decode(raw)
-	if err != nil {
-		return nil, runtime.Errorf(runtime.KindUpstream, "the client's answer to %s is not JSON: %v", blk.method, err)
+	if awaiting {
+		return nil, runtime.ErrAwaitingClient
 	}
-	if err := blk.check(answer); err != nil {
-		return nil, err
-	}
-	m.SetVar(blk.into, answer)
 	return m, nil
 }
 
+// run asks one question and puts its answer in vars.
+func (a *ask) run(ctx context.Context, asker runtime.ClientAsker, m *runtime.Message, timeout time.Duration) error {
+	params, err := a.params(m)
+	if err != nil {
+		return err
+	}
+	askCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	raw, err := asker.Ask(askCtx, a.key, a.method, params)
+	if err != nil && a.optional && errors.Is(err, runtime.ErrClientCannotAnswer) {
+		m.SetVar(a.into, nil)
+		return nil
+	}
+	if err != nil {
+		if ctx.Err() == nil && askCtx.Err() != nil {
+			return runtime.Errorf(runtime.KindTimeout, "The client did not answer %s within %s", a.method, timeout)
+		}
+		return err
+	}
+	answer, err := jsonv.Decode(raw)
+	if err != nil {
+		return runtime.Errorf(runtime.KindUpstream, "the client's answer to %s is not JSON: %v", a.method, err)
+	}
+	if err := a.check(answer); err != nil {
+		return err
+	}
+	m.SetVar(a.into, answer)
+	return nil
+}
+
 // params renders the question.
-func (blk *Block) params(m *runtime.Message) (map[string]any, error) {
-	if blk.elicit == nil && blk.sample == nil {
+func (a *ask) params(m *runtime.Message) (map[string]any, error) {
+	if a.elicit == nil && a.sample == nil {
 		return map[string]any{}, nil // roots/list
 	}
-	if s := blk.sample; s != nil {
+	if s := a.sample; s != nil {
 		prompt, err := s.Prompt.Render(m)
 		if err != nil {
 			return nil, err
@@ -164,7 +234,7 @@ func (blk *Block) params(m *runtime.Message) (map[string]any, error) {
 		}
 		return p, nil
 	}
-	e := blk.elicit
+	e := a.elicit
 	message, err := e.Message.Render(m)
 	if err != nil {
 		return nil, err
@@ -181,24 +251,24 @@ func (blk *Block) params(m *runtime.Message) (map[string]any, error) {
 
 // check refuses an answer that is not what the question allows: an elicitation's action, and
 // an accepted form's content against its schema.
-func (blk *Block) check(answer any) error {
+func (a *ask) check(answer any) error {
 	obj, ok := answer.(map[string]any)
 	if !ok {
-		return runtime.Errorf(runtime.KindUpstream, "the client answered %s with %s, not an object", blk.method, kindOf(answer))
+		return runtime.Errorf(runtime.KindUpstream, "the client answered %s with %s, not an object", a.method, kindOf(answer))
 	}
-	if blk.elicit == nil {
+	if a.elicit == nil {
 		return nil
 	}
 	switch obj["action"] {
 	case "accept":
-		if blk.elicit.Schema.Schema == nil {
+		if a.elicit.Schema.Schema == nil {
 			return nil
 		}
 		content, _ := obj["content"].(map[string]any)
 		if content == nil {
 			content = map[string]any{}
 		}
-		if err := blk.elicit.Schema.ValidateValue(content); err != nil {
+		if err := a.elicit.Schema.ValidateValue(content); err != nil {
 			return runtime.Errorf(runtime.KindInvalid, "the user's answer does not match the form: %v", err)
 		}
 	case "decline", "cancel":

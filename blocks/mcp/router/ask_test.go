@@ -69,6 +69,20 @@ const askingTools = `        tools:
                   optional: true
               - type: set-payload
                 settings: { value: 'concat(map(vars.roots.roots, .uri), [vars.answer == nil ? "no answer" : vars.answer.content.pick])' }
+          - name: welcome
+            description: asks the user, the model and the roots at once
+            process:
+              - type: ask
+                settings:
+                  questions:
+                    - elicit: { message: "Your name?", schema: { type: object, properties: { name: { type: string } } } }
+                      into: vars.user
+                    - sample: { prompt: Say hello }
+                      into: vars.hello
+                    - roots: true
+                      into: vars.roots
+              - type: set-payload
+                settings: { value: 'vars.hello.content.text + ", " + vars.user.content.name + " in " + vars.roots.roots[0].uri' }
 `
 
 // answering is a client that answers elicitations and samplings, counting them.
@@ -262,6 +276,46 @@ func TestAskForRootsAndAnOptionalAsk(t *testing.T) {
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "where"})
 		if err != nil || res.IsError || res.Content[0].(*sdk.TextContent).Text != `["file:///work","no answer"]` {
 			t.Fatalf("revision %q: %v %s", version, err, jsonText(res))
+		}
+	}
+}
+
+// Questions are asked in one round on 2026-07-28: the first answer names all three, and the
+// official Go SDK answers them to the end; at 2025-06-18 they are asked one after another.
+func TestQuestionsAreAskedInOneRound(t *testing.T) {
+	base := serveRouter(t, askingTools)
+	post := poster(t, base+"/mcp")
+	status, body := post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"welcome",`+
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{},"roots":{}}}}}`,
+		"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "welcome")
+	for _, want := range []string{`"resultType":"input_required"`, `"elicitation/create"`, `"sampling/createMessage"`, `"roots/list"`} {
+		if status != 200 || !strings.Contains(body, want) {
+			t.Fatalf("first round: %d %s, want %s", status, body, want)
+		}
+	}
+	ctx := context.Background()
+	for _, version := range []string{"", mcp.Version20250618} {
+		var asked atomic.Int32
+		opts := answering(&asked, true)
+		opts.Capabilities.RootsV2 = &sdk.RootCapabilities{}
+		opts.ElicitationHandler = func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			asked.Add(1)
+			return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ana"}}, nil
+		}
+		opts.CreateMessageHandler = func(context.Context, *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+			asked.Add(1)
+			return &sdk.CreateMessageResult{Role: "assistant", Model: "m", Content: &sdk.TextContent{Text: "Hello"}}, nil
+		}
+		client := sdk.NewClient(&sdk.Implementation{Name: "welcome", Version: "1"}, opts)
+		client.AddRoots(&sdk.Root{URI: "file:///home/ana", Name: "home"})
+		cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: base + "/mcp"}, &sdk.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "welcome"})
+		_ = cs.Close()
+		if err != nil || res.IsError || res.Content[0].(*sdk.TextContent).Text != "Hello, Ana in file:///home/ana" || asked.Load() != 2 {
+			t.Fatalf("revision %q: %v %s, asked %d", version, err, jsonText(res), asked.Load())
 		}
 	}
 }
