@@ -236,6 +236,13 @@ func TestLogsReachAStatelessCallWithoutAProgressToken(t *testing.T) {
 	if resp := quiet.ServeStateless(context.Background(), streamPost(call, "application/json, text/event-stream")); resp.Stream != nil {
 		t.Fatal("a server that sends no logs streamed a call that asked for nothing")
 	}
+	// On 2026-07-28 only a request naming a log level hears logs: StreamCalls does not stream
+	// one that names none (its errors keep their HTTP status).
+	plain := mcptest.ModernPost("tools/call", `{"name":"log"}`, "{}")
+	plain.Header.Set("Accept", "application/json, text/event-stream")
+	if resp := logging.ServeStateless(context.Background(), plain); resp.Stream != nil {
+		t.Fatal("a 2026-07-28 call that named no log level was streamed")
+	}
 	modern := mcptest.ModernPost("tools/call", `{"name":"log"}`, "{}")
 	modern.Body = []byte(strings.Replace(string(modern.Body), `"_meta":{`, `"_meta":{"io.modelcontextprotocol/logLevel":"info",`, 1))
 	modern.Header.Set("Accept", "application/json, text/event-stream")

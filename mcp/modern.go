@@ -143,8 +143,8 @@ func (s *Server) ServeModern(ctx context.Context, in HTTPRequest) HTTPResponse {
 	if e := s.startRounds(m, meta, &rc); e != nil {
 		return modernError(m.ID, e)
 	}
-	rc.rounds.detach = in.Detach // for a task, which outlives the POST
-	if streamsCall(m, in.Header, s.StreamCalls) {
+	rc.rounds.detach = in.Detach          // for a task, which outlives the POST
+	if streamsCall(m, in.Header, false) { // 2026-07-28: logs only for a request naming a level
 		if in.Detach != nil {
 			rc.Caller = in.Detach(rc.Caller)
 		}

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/octo-run/octo/mcp"
@@ -27,7 +26,7 @@ func init() {
 			"elicitation's {action, content} (action accept, decline or cancel), a sampling's {role, " +
 			"content, model, stopReason}, roots' {roots}; the message body goes on unchanged. On 2026-07-28 the call is " +
 			"answered input_required and the client sends it again with the answer: the tool's blocks " +
-			"run again from the start, so put what must happen once after the asks. On older revisions " +
+			"run again from the start, so put what must happen once after the asks. The question is named by its var (into: vars.NAME asks NAME), so two asks of one tool write different vars. On older revisions " +
 			"the question is a request to the client, on the pipe over stdio or on the call's stream over " +
 			"HTTP, waited for at most timeout. A client " +
 			"that cannot answer (it did not declare the capability, or has no way to hear the question) " +
@@ -112,16 +111,13 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	}
 	blk := &Block{timeout: s.Timeout}
 	seen := map[string]bool{}
-	for i, q := range s.all() {
+	for _, q := range s.all() {
 		a := buildQuestion(b, q)
 		if a.into != "" && seen[a.into] {
 			b.Errorf(&q.Into, "into %q: another question's answer goes there too; give each its own var", q.Into)
 		}
 		seen[a.into] = true
-		a.key = b.Addr()
-		if i > 0 {
-			a.key += "#" + strconv.Itoa(i)
-		}
+		a.key = a.into // what a 2026-07-28 client answers it by, in inputResponses
 		blk.asks = append(blk.asks, a)
 	}
 	if err := b.Err(); err != nil {

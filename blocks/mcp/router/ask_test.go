@@ -69,6 +69,13 @@ const askingTools = `        tools:
                   optional: true
               - type: set-payload
                 settings: { value: 'concat(map(vars.roots.roots, .uri), [vars.answer == nil ? "no answer" : vars.answer.content.pick])' }
+          - name: twice
+            description: asks twice into one var, a mistake
+            process:
+              - type: ask
+                settings: { sample: { prompt: one } }
+              - type: ask
+                settings: { sample: { prompt: two } }
           - name: welcome
             description: asks the user, the model and the roots at once
             process:
@@ -165,7 +172,7 @@ func TestAskDeclinedOrMalformed(t *testing.T) {
 	post := poster(t, base+"/mcp")
 	const round = `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"delete","arguments":{"path":"/tmp/a"},` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}},` +
-		`"inputResponses":{"flows.mcp.process[0].tools[0].process[0]":%s}}}`
+		`"inputResponses":{"confirm":%s}}}`
 	for answer, want := range map[string]string{
 		`{"action":"accept","content":{"confirm":"yes"}}`: `the user's answer does not match the form`,
 		`{"action":"maybe"}`:                              `the client answered elicitation/create with action maybe: expected accept, decline or cancel`,
@@ -316,6 +323,22 @@ func TestQuestionsAreAskedInOneRound(t *testing.T) {
 		_ = cs.Close()
 		if err != nil || res.IsError || res.Content[0].(*sdk.TextContent).Text != "Hello, Ana in file:///home/ana" || asked.Load() != 2 {
 			t.Fatalf("revision %q: %v %s, asked %d", version, err, jsonText(res), asked.Load())
+		}
+	}
+}
+
+// A question is named by its var, so two asks of one call into the same var are a mistake the
+// call reports (on 2026-07-28 the second would get the first one's answer).
+func TestTwoAsksIntoOneVarFailTheCall(t *testing.T) {
+	base := serveRouter(t, askingTools)
+	model := &sdk.ClientOptions{CreateMessageHandler: func(context.Context, *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+		return &sdk.CreateMessageResult{Role: "assistant", Model: "m", Content: &sdk.TextContent{Text: "hi"}}, nil
+	}}
+	for _, version := range []string{"", mcp.Version20250618} {
+		res, err := runtimetest.ConnectMCPAt(t, base+"/mcp", model, version).
+			CallTool(context.Background(), &sdk.CallToolParams{Name: "twice"})
+		if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, `this tool asks "answer" twice in one call: give each ask its own into var`) {
+			t.Fatalf("revision %q: %v %s", version, err, jsonText(res))
 		}
 	}
 }

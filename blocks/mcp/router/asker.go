@@ -16,12 +16,22 @@ import (
 // on 2026-07-28 through the request's rounds, on older revisions as a request over its session.
 // A client that cannot answer gets a message that says why, in words the model can act on.
 type asker struct {
-	rc   *mcp.RequestContext
-	what string // "tool" or "prompt", for messages
+	rc    *mcp.RequestContext
+	what  string          // "tool" or "prompt", for messages
+	asked map[string]bool // the keys asked in this call
 }
 
-// Ask implements runtime.ClientAsker.
-func (a asker) Ask(ctx context.Context, key, method string, params any) (json.RawMessage, error) {
+func newAsker(rc *mcp.RequestContext, what string) *asker {
+	return &asker{rc: rc, what: what, asked: map[string]bool{}}
+}
+
+// Ask implements runtime.ClientAsker. A key asked twice in one call is a mistake of the flow:
+// on 2026-07-28 the second question would get the first one's answer.
+func (a *asker) Ask(ctx context.Context, key, method string, params any) (json.RawMessage, error) {
+	if a.asked[key] {
+		return nil, runtime.Errorf(runtime.KindInternal, "this %s asks %q twice in one call: give each ask its own into var", a.what, key)
+	}
+	a.asked[key] = true
 	reply, err := a.rc.Ask(ctx, key, method, params)
 	if err == nil || ctx.Err() != nil {
 		return reply, err
@@ -66,4 +76,4 @@ func unwanted(err error) error {
 	return nil
 }
 
-var _ runtime.ClientAsker = asker{}
+var _ runtime.ClientAsker = (*asker)(nil)

@@ -47,6 +47,7 @@ type resourceSettings struct {
 	mcp.ResourceFields `yaml:",inline"`
 	Resource           runtime.TemplateResource `yaml:"resource" doc:"The alias of the template resource (resources.templates[].as) rendered as its text; set this or process."`
 	Process            runtime.Branch           `yaml:"process" answers:"the resource's text" doc:"Blocks that make the text when the resource is read, run with the URI template's parts as the body ({} for a fixed uri): a string body is the text, anything else its JSON. A failure of kind not found is the protocol's resource not found. Set this or resource."`
+	Binary             bool                     `yaml:"binary" doc:"The text the template or blocks make is base64 data, sent as the resource's blob (an image, a PDF): give its mimeType."`
 	Completions        map[string][]string      `yaml:"completions" doc:"For a uriTemplate: suggestions completion/complete offers for a {part}, by part name: those starting with what the user typed, in order, at most 100." example:"{city: [Lisbon, London, Lyon]}"`
 	Complete           *completeSettings        `yaml:"complete" doc:"For a uriTemplate: blocks that make the suggestions for the parts completions does not list."`
 }
@@ -54,7 +55,7 @@ type resourceSettings struct {
 type promptSettings struct {
 	mcp.PromptFields `yaml:",inline"`
 	Resource         runtime.TemplateResource `yaml:"resource" doc:"The alias of the template resource rendered, with the arguments as the body, as the prompt's one user message; set this or process."`
-	Process          runtime.Branch           `yaml:"process" answers:"the prompt's messages" doc:"Blocks that make the messages when the prompt is got, run with the arguments as the body: a string body is one user message, a list of {role, text} its messages. Set this or resource."`
+	Process          runtime.Branch           `yaml:"process" answers:"the prompt's messages" doc:"Blocks that make the messages when the prompt is got, run with the arguments as the body: a string body is one user message, a list of {role, text} or {role, content} (one content item as MCP writes it: an image, an embedded resource) its messages. Set this or resource."`
 	Completions      map[string][]string      `yaml:"completions" doc:"Suggestions completion/complete offers for an argument, by argument name: those starting with what the user typed, in order, at most 100." example:"{city: [Lisbon, London, Lyon]}"`
 	Complete         *completeSettings        `yaml:"complete" doc:"Blocks that make the suggestions for the arguments completions does not list."`
 }

@@ -123,3 +123,52 @@ func TestResourcesAndPromptsBackedByABranch(t *testing.T) {
 		t.Fatalf("triage: %v %+v", err, p)
 	}
 }
+
+// richReads make a binary resource and prompts with content items from blocks, and get them wrong.
+const richReads = `        resources:
+          - uri: img://dot
+            name: dot
+            mimeType: image/png
+            binary: true
+            process:
+              - { type: set-payload, settings: { value: '"iVBORw0KGgo="' } }
+          - uri: img://broken
+            name: broken
+            mimeType: image/png
+            binary: true
+            process:
+              - { type: set-payload, settings: { value: '"not base64!"' } }
+        prompts:
+          - name: look
+            process:
+              - type: set-payload
+                settings: { value: '[{"role": "user", "content": {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}}, {"role": "assistant", "text": "I see a dot."}]' }
+          - name: odd
+            process:
+              - type: set-payload
+                settings: { value: '[{"role": "user", "content": {"type": "video"}}]' }
+`
+
+// A binary resource is read as the blob its text encodes, and a prompt's messages may be
+// content items; text that is not base64, or an item MCP has not, is an error naming it.
+func TestBinaryResourcesAndPromptContentFromBranches(t *testing.T) {
+	cs := runtimetest.ConnectMCP(t, serveRouter(t, richReads)+"/mcp", nil)
+	ctx := context.Background()
+	res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "img://dot"})
+	if err != nil || len(res.Contents) != 1 || string(res.Contents[0].Blob) != "\x89PNG\r\n\x1a\n" || res.Contents[0].MIMEType != "image/png" {
+		t.Fatalf("binary read: %v %+v", err, res)
+	}
+	if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "img://broken"}); err == nil || !strings.Contains(err.Error(), "resource img://broken is binary, and its text is not base64") {
+		t.Fatalf("broken binary: %v", err)
+	}
+	p, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "look"})
+	if err != nil || len(p.Messages) != 2 || p.Messages[1].Content.(*sdk.TextContent).Text != "I see a dot." {
+		t.Fatalf("prompt: %v %+v", err, p)
+	}
+	if img, ok := p.Messages[0].Content.(*sdk.ImageContent); !ok || img.MIMEType != "image/png" || string(img.Data) != "\x89PNG\r\n\x1a\n" {
+		t.Fatalf("prompt image: %+v", p.Messages[0].Content)
+	}
+	if _, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "odd"}); err == nil || !strings.Contains(err.Error(), `message 0 whose content item has type "video"`) {
+		t.Fatalf("odd prompt: %v", err)
+	}
+}

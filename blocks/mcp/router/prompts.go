@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -66,7 +67,7 @@ func (ps *prompts) GetPrompt(ctx context.Context, rc *mcp.RequestContext, name s
 	}
 	if p.branch != nil {
 		if p.asks {
-			ctx = runtime.WithClientAsker(ctx, asker{rc, "prompt"})
+			ctx = runtime.WithClientAsker(ctx, newAsker(rc, "prompt"))
 		}
 		res, err := p.fromBranch(ctx, parentOf(rc).Derive(body))
 		if e := unwanted(err); e != nil {
@@ -102,15 +103,39 @@ func (p *prompt) fromBranch(ctx context.Context, m *runtime.Message) (*mcp.GetPr
 		return res, nil
 	case []any:
 		for i, item := range b {
-			msg, _ := item.(map[string]any)
-			role, _ := msg["role"].(string)
-			text, ok := msg["text"].(string)
-			if !ok || (role != "user" && role != "assistant") {
-				return nil, fmt.Errorf("the prompt's branch answered message %d without a role (user or assistant) and a text", i)
+			msg, err := promptMessage(i, item)
+			if err != nil {
+				return nil, err
 			}
-			res.Messages = append(res.Messages, mcp.PromptMessage{Role: role, Content: mcp.TextContent(text)})
+			res.Messages = append(res.Messages, msg)
 		}
 		return res, nil
 	}
-	return nil, errors.New("the prompt's branch must answer a string (one user message) or a list of {role, text}")
+	return nil, errors.New("the prompt's branch must answer a string (one user message) or a list of {role, text} or {role, content}")
+}
+
+// promptMessage is message i of a prompt's branch: {role, text}, or {role, content} with one
+// content item as MCP writes it (an image, an embedded resource).
+func promptMessage(i int, item any) (mcp.PromptMessage, error) {
+	msg, _ := item.(map[string]any)
+	role, _ := msg["role"].(string)
+	if role != "user" && role != "assistant" {
+		return mcp.PromptMessage{}, fmt.Errorf("the prompt's branch answered message %d without a role (user or assistant)", i)
+	}
+	if text, ok := msg["text"].(string); ok {
+		return mcp.PromptMessage{Role: role, Content: mcp.TextContent(text)}, nil
+	}
+	item, ok := msg["content"].(map[string]any)
+	if !ok {
+		return mcp.PromptMessage{}, fmt.Errorf("the prompt's branch answered message %d without a text or a content item", i)
+	}
+	raw, _ := json.Marshal(item)
+	var c mcp.Content
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return mcp.PromptMessage{}, fmt.Errorf("the prompt's branch answered message %d with a content item MCP cannot read: %v", i, err)
+	}
+	if problem := contentProblem(c); problem != "" {
+		return mcp.PromptMessage{}, fmt.Errorf("the prompt's branch answered message %d whose content item %s", i, problem)
+	}
+	return mcp.PromptMessage{Role: role, Content: c}, nil
 }

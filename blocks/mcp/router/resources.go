@@ -2,7 +2,9 @@ package router
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
+	"strings"
 
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/uritemplate"
@@ -25,6 +27,7 @@ type resource struct {
 	mimeType string
 	text     *runtime.Template // or
 	branch   runtime.Block
+	binary   bool // the text is base64 data, sent as the blob
 }
 
 func buildResources(b *runtime.Build, confs []resourceSettings) *resources {
@@ -35,7 +38,7 @@ func buildResources(b *runtime.Build, confs []resourceSettings) *resources {
 			b.Errorf(c, "a resource needs exactly one of uri or uriTemplate")
 			continue
 		}
-		r := &resource{uri: c.URI, mimeType: c.MimeType, text: &c.Resource.Template, branch: c.Process.Block}
+		r := &resource{uri: c.URI, mimeType: c.MimeType, text: &c.Resource.Template, branch: c.Process.Block, binary: c.Binary}
 		if written(b, c, "resource") == written(b, c, "process") {
 			b.Errorf(c, "a resource needs exactly one of resource (a template) or process (blocks that make its text)")
 			continue
@@ -103,13 +106,26 @@ func (rs *resources) ReadResource(ctx context.Context, rc *mcp.RequestContext, u
 			}
 			return nil, err
 		}
-		return []mcp.ResourceContents{{URI: uri, MimeType: r.mimeType, Text: text}}, nil
+		return r.contents(uri, text)
 	}
 	text, err := r.text.Render(parentOf(rc).Derive(body))
 	if err != nil {
 		return nil, err
 	}
-	return []mcp.ResourceContents{{URI: uri, MimeType: r.mimeType, Text: text}}, nil
+	return r.contents(uri, text)
+}
+
+// contents is what a read of uri answers: the text, or for a binary resource the blob its text
+// encodes (base64); text that is not base64 is an error that says so.
+func (r *resource) contents(uri, text string) ([]mcp.ResourceContents, error) {
+	if !r.binary {
+		return []mcp.ResourceContents{{URI: uri, MimeType: r.mimeType, Text: text}}, nil
+	}
+	blob, err := base64.StdEncoding.DecodeString(strings.TrimSpace(text))
+	if err != nil {
+		return nil, fmt.Errorf("resource %s is binary, and its text is not base64: %v", uri, err)
+	}
+	return []mcp.ResourceContents{{URI: uri, MimeType: r.mimeType, Blob: blob}}, nil
 }
 
 // branchText runs a branch and returns its final body as text (runtime.Message.Text).

@@ -151,7 +151,7 @@ func (ts *tools) run(ctx context.Context, rc *mcp.RequestContext, t *tool, name 
 		ctx = runtime.WithClientLogger(ctx, &clientLog{rc: rc, tool: name, floor: ts.logFloor})
 	}
 	if t.asks {
-		ctx = runtime.WithClientAsker(ctx, asker{rc, "tool"})
+		ctx = runtime.WithClientAsker(ctx, newAsker(rc, "tool"))
 	}
 	out, err := t.branch.Process(ctx, parentOf(rc).Derive(body))
 	if err != nil {
