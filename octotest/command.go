@@ -3,7 +3,9 @@ package octotest
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"regexp"
+	"slices"
 
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/cli"
@@ -13,8 +15,9 @@ import (
 func init() {
 	cli.RegisterCommand(cli.Command{
 		Name: "test", Order: 25, Run: cmdTest,
-		Summary: "run the test cases in a config's tests/ folder and report each",
-		Usage:   "test DIR|--config DIR [--run REGEX] [--env-file FILE] [-v] [--stdio]",
+		Summary: "run the test cases in a config's tests/ folder, or a folder of cases against any MCP server, and report each",
+		Usage: "test DIR|--config DIR [--run REGEX] [--env-file FILE] [-v] [--stdio]\n" +
+			"       test DIR --server URL | --server -- COMMAND ARGS...   (cases in DIR/tests, else DIR, against any MCP server)",
 	})
 	// The test file's schema and reference page come from its settings type, as a config
 	// adapter's files do: `octo schema test`, docs/reference/octo-test.schema.json.
@@ -36,7 +39,21 @@ func (e *failedError) Error() string {
 }
 
 func cmdTest(ctx context.Context, env *cli.Env, args []string) error {
+	// What follows -- is a server's command: --server -- COMMAND ARGS...
+	var command []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, command = args[:i], args[i+1:]
+		if n := len(args); n > 0 && (args[n-1] == "--server" || args[n-1] == "-server") {
+			args = args[:n-1]
+		} else {
+			return cli.Usagef("a command after -- is the server's: write --server -- COMMAND ARGS...")
+		}
+		if len(command) == 0 {
+			return cli.Usagef("--server --: name the server's command after --")
+		}
+	}
 	fs := cli.NewFlags("test", env)
+	serverURL := fs.String("server", "", "run the cases (DIR/tests/*.yaml, else DIR/*.yaml) against the MCP server at this URL (Streamable HTTP) instead of a config; --server -- COMMAND ARGS... starts a server that speaks over its standard streams, one process a case")
 	path := fs.String("config", "", "a config folder (all its YAML files) or a single YAML file; its cases are in tests/*.yaml beside it")
 	run := fs.String("run", "", "run only the cases whose name matches this regular expression")
 	verbose := fs.Bool("v", false, "print every case's answer and service log, not only failed ones'")
@@ -46,6 +63,20 @@ func cmdTest(ctx context.Context, env *cli.Env, args []string) error {
 		return err
 	}
 	opts := Options{Verbose: *verbose, Out: env.Stdout, LookupEnv: env.LookupEnv, Stdio: *stdio}
+	switch {
+	case *serverURL != "" && command != nil:
+		return cli.Usagef("--server takes a URL or -- COMMAND ARGS..., not both")
+	case *serverURL != "":
+		if u, err := url.Parse(*serverURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return cli.Usagef("--server %q: expected an http:// or https:// URL of an MCP endpoint", *serverURL)
+		}
+		opts.Server = &Server{URL: *serverURL}
+	case command != nil:
+		opts.Server = &Server{Command: command}
+	}
+	if opts.Server != nil && *stdio {
+		return cli.Usagef("--stdio serves a config; with --server the server is yours (-- COMMAND ARGS... speaks over stdio)")
+	}
 	if *envFile != "" {
 		vars, ds := config.ReadEnvFile(*envFile)
 		if len(ds) > 0 {

@@ -39,6 +39,8 @@ type Options struct {
 	// Stdio serves the config as `octo run --stdio` does: the flow with the mcp-router (or
 	// mcp-mock) on a stdio connector, so its cases go over a pipe.
 	Stdio bool
+	// Server, when set, is the MCP server the cases talk to instead of a config's flows.
+	Server *Server
 }
 
 // Summary counts the cases of a run.
@@ -51,7 +53,8 @@ type runner struct {
 	path   string
 	cfg    *config.Config // as the process environment makes it; nil for a workspace, or when it needs a case's env
 	lookup func(string) (string, bool)
-	stdio  bool // Options.Stdio
+	stdio  bool    // Options.Stdio
+	server *Server // Options.Server
 	// servers are a workspace's saved servers, each a config, by name.
 	servers map[string]*config.Config
 }
@@ -66,16 +69,28 @@ func Run(ctx context.Context, path string, opts Options) (Summary, error) {
 	if opts.Out == nil {
 		opts.Out = io.Discard
 	}
-	r := &runner{path: path, lookup: opts.LookupEnv, stdio: opts.Stdio}
-	dir := TestsDir(path)
-	cases, err := load(dir)
-	// The config's problems and the test files' are reported together, config first.
-	if cerr := r.prepare(cases); cerr != nil || err != nil {
-		var cds, tds config.Diags
-		if cerr != nil && !errors.As(cerr, &cds) || err != nil && !errors.As(err, &tds) {
-			return Summary{}, errors.Join(cerr, err)
+	r := &runner{path: path, lookup: opts.LookupEnv, stdio: opts.Stdio, server: opts.Server}
+	var (
+		dir   string
+		cases []*loaded
+		err   error
+	)
+	if opts.Server != nil {
+		dir = serverCasesDir(path)
+		if cases, err = load(dir); err != nil {
+			return Summary{}, err
 		}
-		return Summary{}, append(cds, tds...)
+	} else {
+		dir = TestsDir(path)
+		cases, err = load(dir)
+		// The config's problems and the test files' are reported together, config first.
+		if cerr := r.prepare(cases); cerr != nil || err != nil {
+			var cds, tds config.Diags
+			if cerr != nil && !errors.As(cerr, &cds) || err != nil && !errors.As(err, &tds) {
+				return Summary{}, errors.Join(cerr, err)
+			}
+			return Summary{}, append(cds, tds...)
+		}
 	}
 	if len(cases) == 0 {
 		return Summary{}, fmt.Errorf("%s: no test cases: write them in %s/*.yaml (see octo schema test)", path, dir)

@@ -13,12 +13,13 @@ import (
 	"github.com/octo-run/octo/runtime/lines"
 )
 
-// pipe serves a flow's stdio connector in-process, as an MCP client that starts octo as a
-// command would talk to it: the connector reads the case's lines from one pipe and writes its
-// answers to another, one message per line, through its own code (framing, line limit, the
-// order of lines, the session it opens). Nothing touches the process's standard streams.
+// pipe talks to a server over a pair of pipes, one message per line, as an MCP client that
+// starts it as a command does: a flow's stdio connector served in-process (through its own
+// code: framing, line limit, the order of lines, the session it opens; nothing touches the
+// process's standard streams), or a server process (octo test --server -- COMMAND).
 type pipe struct {
-	conn    *stdio.Connector
+	who     string // "the flow" or "the server", for messages
+	conn    lineServer
 	in      *io.PipeWriter // the case writes here; the connector reads the other end
 	out     *io.PipeWriter // the connector writes here; read drains the other end
 	lines   chan outLine   // what read got, for the case; closed when the output ends
@@ -35,20 +36,40 @@ type outLine struct {
 	tooLong bool
 }
 
-// openPipe starts conn on a pair of pipes. Once ctx ends (the case's timeout), the case's end
-// of the input is closed, so a write the connector does not take returns instead of waiting.
-func openPipe(ctx context.Context, conn *stdio.Connector) (*pipe, error) {
+// lineServer is what a pipe talks to, once started on its streams.
+type lineServer interface {
+	// Done is closed once the server has answered what it read and heard its input end.
+	Done() <-chan struct{}
+	// Stop stops it, letting it finish until ctx ends.
+	Stop(ctx context.Context) error
+}
+
+// startLines starts a server reading in and writing out.
+type startLines func(ctx context.Context, in io.Reader, out io.Writer) (lineServer, error)
+
+// connectorLines starts a flow's stdio connector on the streams.
+func connectorLines(conn *stdio.Connector) startLines {
+	return func(ctx context.Context, in io.Reader, out io.Writer) (lineServer, error) {
+		return conn, conn.Start(stdio.WithStreams(ctx, in, out))
+	}
+}
+
+// openPipe starts a server on a pair of pipes. Once ctx ends (the case's timeout), the case's
+// end of the input is closed, so a write the server does not take returns instead of waiting.
+func openPipe(ctx context.Context, who string, start startLines) (*pipe, error) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	p := &pipe{conn: conn, in: inW, out: outW, lines: make(chan outLine),
+	p := &pipe{who: who, in: inW, out: outW, lines: make(chan outLine),
 		quit: make(chan struct{}), readOK: make(chan struct{})}
 	go p.read(outR)
-	if err := conn.Start(stdio.WithStreams(ctx, inR, outW)); err != nil {
+	conn, err := start(ctx, inR, outW)
+	if err != nil {
 		close(p.quit)
 		_ = outW.Close()
 		<-p.readOK
 		return nil, err
 	}
+	p.conn = conn
 	p.unwatch = context.AfterFunc(ctx, func() { _ = inW.Close() })
 	return p, nil
 }
@@ -77,10 +98,10 @@ func (p *pipe) read(r io.Reader) {
 func (p *pipe) write(ctx context.Context, data []byte) error {
 	_, err := p.in.Write(append(data[:len(data):len(data)], '\n'))
 	if err != nil && ctx.Err() != nil {
-		return errors.New("the flow did not read the line in time")
+		return errors.New(p.who + " did not read the line in time")
 	}
 	if err != nil {
-		return fmt.Errorf("the flow's input is closed: %v", err)
+		return fmt.Errorf("%s's input is closed: %v", p.who, err)
 	}
 	return nil
 }
@@ -91,14 +112,14 @@ func (p *pipe) next(ctx context.Context) (outLine, error) {
 	select {
 	case l, ok := <-p.lines:
 		if !ok {
-			return outLine{}, errors.New("the flow's output ended")
+			return outLine{}, errors.New(p.who + "'s output ended")
 		}
 		if l.tooLong {
-			return outLine{}, fmt.Errorf("the flow wrote a line longer than %d bytes", maxBody)
+			return outLine{}, fmt.Errorf("%s wrote a line longer than %d bytes", p.who, maxBody)
 		}
 		return l, nil
 	case <-ctx.Done():
-		return outLine{}, errors.New("the flow wrote no answer in time") // the case's timeout says the rest
+		return outLine{}, errors.New(p.who + " wrote no answer in time") // the case's timeout says the rest
 	}
 }
 
@@ -155,13 +176,13 @@ func (p *pipe) exchange(ctx context.Context, line []byte) ([][]byte, error) {
 		switch {
 		case err != nil:
 		case l.tooLong || size > maxBody:
-			err = fmt.Errorf("the flow wrote more than %d bytes", maxBody)
+			err = fmt.Errorf("%s wrote more than %d bytes", p.who, maxBody)
 		default:
 			got = append(got, l.data)
 		}
 	}
 	if err == nil && ctx.Err() != nil {
-		err = errors.New("the flow did not finish answering in time") // the case's timeout says the rest
+		err = errors.New(p.who + " did not finish answering in time") // the case's timeout says the rest
 	}
 	return got, err
 }

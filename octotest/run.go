@@ -106,6 +106,13 @@ func (r *runner) runCase(ctx context.Context, c *loaded) *outcome {
 	o := &outcome{}
 	ctx, cancel := context.WithTimeoutCause(ctx, c.Timeout, fmt.Errorf("the case took longer than its timeout, %s", c.Timeout))
 	defer cancel()
+	if r.server != nil {
+		r.againstServer(ctx, c, o)
+		if ctx.Err() != nil {
+			o.failf("%v", context.Cause(ctx))
+		}
+		return o
+	}
 	st := &stubs{c: c}
 	cs, err := r.start(ctx, c, st, &o.log)
 	if err != nil {
@@ -160,7 +167,7 @@ func (r *runner) overStdio(ctx context.Context, cs *caseService, c *loaded, o *o
 		o.failures = append(o.failures, misfits...)
 		return
 	}
-	p, err := openPipe(ctx, cs.pipe)
+	p, err := openPipe(ctx, "the flow", connectorLines(cs.pipe))
 	if err != nil {
 		o.failf("%v", err)
 		return

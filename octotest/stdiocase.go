@@ -31,7 +31,7 @@ func (c lineConn) request(ctx context.Context, id string, req []byte) (*rpcAnswe
 		}
 		var m rpcMessage
 		if err := json.Unmarshal(l.data, &m); err != nil || m.ID == nil && m.Method == "" {
-			return nil, fmt.Errorf("the flow wrote a line that is not a JSON-RPC message: %s", clip(string(l.data), 200))
+			return nil, fmt.Errorf("%s wrote a line that is not a JSON-RPC message: %s", c.p.who, clip(string(l.data), 200))
 		}
 		switch {
 		case m.Method != "" && m.ID != nil:
@@ -43,7 +43,7 @@ func (c lineConn) request(ctx context.Context, id string, req []byte) (*rpcAnswe
 		case string(m.ID) == id:
 			return &rpcAnswer{result: m.Result, err: m.Error}, nil
 		default:
-			return nil, fmt.Errorf("the flow answered id %s, which was not asked (the request is id %s): %s", m.ID, id, clip(string(l.data), 200))
+			return nil, fmt.Errorf("%s answered id %s, which was not asked (the request is id %s): %s", c.p.who, m.ID, id, clip(string(l.data), 200))
 		}
 	}
 }

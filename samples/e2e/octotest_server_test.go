@@ -1,0 +1,103 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// octo test --server runs a folder of cases against an MCP server it did not build: the official
+// TypeScript SDK's example server over Streamable HTTP (its form elicitation answered from the
+// script), and samples/weather-mock started as a command over stdio, one process a case.
+func TestOctoTestRunsCasesAgainstAnyServer(t *testing.T) {
+	node, dir := typeScriptSDK(t)
+	port := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := exec.CommandContext(ctx, node, "node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js")
+	srv.Dir, srv.Env = dir, append(os.Environ(), "MCP_PORT="+strconv.Itoa(port))
+	out, err := srv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); _ = srv.Wait() }()
+	up := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "listening on port") {
+				up <- true
+			}
+		}
+	}()
+	select {
+	case <-up:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the TypeScript SDK's example server did not start")
+	}
+	cases := filepath.Join(repoRoot(), "samples", "e2e", "testdata", "server-cases")
+	url := "http://localhost:" + strconv.Itoa(port) + "/mcp"
+	got := octoExits(t, 0, "test", filepath.Join(cases, "ts-example"), "--server", url)
+	if !strings.Contains(got, "ok: 3 cases passed") {
+		t.Fatalf("against the TypeScript SDK's server:\n%s", got)
+	}
+	got = octoExits(t, 0, "test", filepath.Join(cases, "weather"), "--server", "--",
+		octoBin, "serve", filepath.Join(repoRoot(), "samples", "weather-mock"), "Weather mock", "--stdio")
+	if !strings.Contains(got, "ok: 2 cases passed") {
+		t.Fatalf("against the weather mock over stdio:\n%s", got)
+	}
+}
+
+// A case the server does not meet fails the run (exit 1) saying what it got, and one that only
+// a config's flows can run names the key; usage mistakes exit 2.
+func TestOctoTestAgainstAServerReportsFailuresAndMisfits(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cases.yaml"), []byte(`cases:
+  - name: expects rain
+    mcp: { tool: get_weather, arguments: { city: Paris } }
+    expect: { textContains: [rainy] }
+  - name: stubs a call
+    mcp: { tool: get_weather, arguments: { city: Paris } }
+    stubs: [ { url: "https://example.com/", status: 200, body: {} } ]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := octoExits(t, 1, "test", dir, "--server", "--", octoBin, "serve", filepath.Join(repoRoot(), "samples", "weather-mock"), "Weather mock", "--stdio")
+	for _, want := range []string{
+		`FAIL ` + filepath.Join(dir, "cases.yaml") + `:2: expects rain`,
+		`textContains: expected the text to contain "rainy"`,
+		`stubs: stubs stand in for a config's HTTP calls; a server under --server makes its own`,
+		`FAIL: 2 of 2 cases failed`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+	for _, args := range [][]string{
+		{"test", dir, "--server", "ftp://x"},
+		{"test", dir, "--", "cmd"},
+		{"test", dir, "--server", "--"},
+		{"test", dir, "--server", "http://127.0.0.1:1/mcp", "--stdio"},
+	} {
+		octoExits(t, 2, args...)
+	}
+}
+
+// octoExits runs the built binary with args, checks its exit code, and returns all it printed.
+func octoExits(t *testing.T, want int, args ...string) string {
+	t.Helper()
+	code, stdout, stderr := runOcto(t, args...)
+	if code != want {
+		t.Fatalf("octo %s exited %d, want %d:\n%s%s", strings.Join(args, " "), code, want, stdout, stderr)
+	}
+	return stdout + stderr
+}
