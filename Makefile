@@ -27,10 +27,12 @@ allocs:
 	echo "allocation guards: $$n passed without -race"; \
 	[ "$$n" -ge 2 ] || { echo "$$out"; echo "allocs: expected at least 2 allocation guards to run"; exit 1; }
 
-# The TypeScript SDK client for interop tests, from the npm registry.
+# The npm packages the e2e tests use (the TypeScript SDK clients, a JUnit reader), from the
+# npm registry, pinned by $(INTEROP)/package-lock.json.
 interop-deps:
-	@if [ -f $(INTEROP)/package.json ] && { [ ! -d $(INTEROP)/node_modules/@modelcontextprotocol/sdk ] || \
-		[ ! -d $(INTEROP)/node_modules/@modelcontextprotocol/client ]; }; then \
+	@missing=; for p in @modelcontextprotocol/sdk @modelcontextprotocol/client junit2json; do \
+		[ -d $(INTEROP)/node_modules/$$p ] || missing=1; done; \
+	if [ -f $(INTEROP)/package.json ] && [ -n "$$missing" ]; then \
 		echo "installing npm packages for interop tests in $(INTEROP)"; \
 		cd $(INTEROP) && npm ci --no-audit --no-fund --loglevel=error; \
 	fi

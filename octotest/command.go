@@ -16,7 +16,7 @@ func init() {
 	cli.RegisterCommand(cli.Command{
 		Name: "test", Order: 25, Run: cmdTest,
 		Summary: "run the test cases in a config's tests/ folder, or a folder of cases against any MCP server, and report each",
-		Usage: "test DIR|--config DIR [--run REGEX] [--env-file FILE] [-v] [--stdio]\n" +
+		Usage: "test DIR|--config DIR [--run REGEX] [--env-file FILE] [-v] [--stdio] [--report junit:FILE|json:FILE]\n" +
 			"       test DIR --server URL | --server -- COMMAND ARGS...   (cases in DIR/tests, else DIR, against any MCP server)",
 	})
 	// The test file's schema and reference page come from its settings type, as a config
@@ -29,6 +29,36 @@ func init() {
 			Doc: "A file of test cases: each sends an HTTP or MCP request to a flow of the config beside it, with stubs for its http-request calls, and checks the answer.",
 		}},
 	})
+}
+
+// reportFlags are the --report flags, each FORMAT:FILE.
+type reportFlags []Report
+
+func (r *reportFlags) String() string { return "" }
+
+func (r *reportFlags) Set(spec string) error {
+	rep, err := ParseReport(spec)
+	if err != nil {
+		return err
+	}
+	*r = append(*r, rep)
+	return nil
+}
+
+// notRun ends a run whose cases could not run (a broken case file or config, a report that
+// cannot be written): exit code 2, so CI tells it from failed cases.
+type notRun struct{ error }
+
+func (e notRun) ExitCode() int { return 2 }
+
+func (e notRun) Unwrap() error { return e.error }
+
+// Explain keeps the config's problems each at its line (cli's explain).
+func (e notRun) Explain() string {
+	if ex, ok := e.error.(interface{ Explain() string }); ok {
+		return ex.Explain()
+	}
+	return e.Error()
 }
 
 // failedError ends a run whose cases failed: exit code 1, the summary as its message.
@@ -58,6 +88,8 @@ func cmdTest(ctx context.Context, env *cli.Env, args []string) error {
 	run := fs.String("run", "", "run only the cases whose name matches this regular expression")
 	verbose := fs.Bool("v", false, "print every case's answer and service log, not only failed ones'")
 	envFile := fs.String("env-file", "", "read env variables from this file (NAME=value lines, as .env files); they win over the process environment, and a case's env wins over them")
+	var reports reportFlags
+	fs.Var(&reports, "report", "also write the results to a file CI reads: junit:FILE (JUnit XML) or json:FILE; repeat it for both")
 	stdio := fs.Bool("stdio", false, "serve the flow with the mcp-router (or mcp-mock) on a stdio connector as run --stdio does, so its mcp cases go over a pipe, one JSON-RPC message per line; other flows keep their connectors")
 	if err := cli.ParseConfig(fs, args, path); err != nil {
 		return err
@@ -93,13 +125,22 @@ func cmdTest(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	sum, err := Run(ctx, *path, opts)
 	if err != nil {
-		return err
+		return notRun{err}
+	}
+	under := *path
+	if opts.Server != nil {
+		under = opts.Server.String()
+	}
+	for _, r := range reports {
+		if err := r.Write(sum, under); err != nil {
+			return notRun{err}
+		}
 	}
 	if sum.Failed > 0 {
 		return &failedError{sum}
 	}
 	if sum.Passed == 0 {
-		return fmt.Errorf("%s: no case matches --run %q", *path, *run)
+		return notRun{fmt.Errorf("%s: no case matches --run %q", *path, *run)}
 	}
 	fmt.Fprintf(env.Stdout, "ok: %d cases passed (%s)\n", sum.Passed, *path)
 	return nil

@@ -43,9 +43,23 @@ type Options struct {
 	Server *Server
 }
 
-// Summary counts the cases of a run.
+// Summary counts the cases of a run and keeps each one's result, for reports.
 type Summary struct {
 	Passed, Failed int
+	Results        []Result
+}
+
+// Result is how one case ended.
+type Result struct {
+	File     string
+	Line     int
+	Name     string
+	Duration time.Duration
+	// Failures say what did not hold; none when the case passed.
+	Failures []string
+	// Answer is what the case got (a body, an MCP result or error), Log what the service or
+	// server logged meanwhile.
+	Answer, Log string
 }
 
 // runner runs the cases of one config.
@@ -103,6 +117,8 @@ func Run(ctx context.Context, path string, opts Options) (Summary, error) {
 		start := time.Now()
 		o := r.runCase(ctx, c)
 		took := time.Since(start).Round(time.Millisecond)
+		sum.Results = append(sum.Results, Result{File: c.file, Line: c.line, Name: c.Name, Duration: took,
+			Failures: o.failures, Answer: o.body, Log: o.log.String()})
 		if len(o.failures) == 0 {
 			sum.Passed++
 			fmt.Fprintf(opts.Out, "ok   %s: %s (%s)\n", c.where(), c.Name, took)

@@ -83,12 +83,22 @@ func Main(ctx context.Context, env *Env, args []string) int {
 			return 2
 		default:
 			fmt.Fprintln(env.Stderr, printable.EscapeText(strings.TrimRight(explain(err), "\n")))
+			if ec, ok := errors.AsType[ExitCoder](err); ok {
+				return ec.ExitCode()
+			}
 			return 1
 		}
 	}
 	fmt.Fprintf(env.Stderr, "octo: unknown command %s\n\n", printable.Quote(name))
 	printHelp(env.Stderr)
 	return 2
+}
+
+// ExitCoder is a command's error that names its exit code: octo test ends with 2 when its cases
+// cannot run (a broken case file or config), 1 only when cases ran and failed.
+type ExitCoder interface {
+	error
+	ExitCode() int
 }
 
 // explain is the text of a command's error for people: a config's problems each with the line

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,7 +72,9 @@ func TestOctoTestAgainstAServerReportsFailuresAndMisfits(t *testing.T) {
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := octoExits(t, 1, "test", dir, "--server", "--", octoBin, "serve", filepath.Join(repoRoot(), "samples", "weather-mock"), "Weather mock", "--stdio")
+	junit, jsonFile := filepath.Join(dir, "results.xml"), filepath.Join(dir, "results.json")
+	got := octoExits(t, 1, "test", dir, "--report", "junit:"+junit, "--report", "json:"+jsonFile,
+		"--server", "--", octoBin, "serve", filepath.Join(repoRoot(), "samples", "weather-mock"), "Weather mock", "--stdio")
 	for _, want := range []string{
 		`FAIL ` + filepath.Join(dir, "cases.yaml") + `:2: expects rain`,
 		`textContains: expected the text to contain "rainy"`,
@@ -82,7 +85,47 @@ func TestOctoTestAgainstAServerReportsFailuresAndMisfits(t *testing.T) {
 			t.Errorf("missing %q in:\n%s", want, got)
 		}
 	}
+	// The reports: JUnit XML as a reader from npm parses it, and JSON.
+	node, nodeDir := typeScriptSDK(t)
+	read := exec.Command(node, "junit-read.mjs", junit)
+	read.Dir = nodeDir
+	out, err := read.CombinedOutput()
+	if err != nil {
+		t.Fatalf("junit2json: %v\n%s", err, out)
+	}
+	var suites struct {
+		Tests, Failures int
+		Testsuite       []struct {
+			Testcase []struct {
+				Name    string
+				Line    int
+				Failure []struct{ Message string }
+			}
+		}
+	}
+	if err := json.Unmarshal(out, &suites); err != nil || suites.Tests != 2 || suites.Failures != 2 || len(suites.Testsuite) != 1 ||
+		len(suites.Testsuite[0].Testcase) != 2 || suites.Testsuite[0].Testcase[0].Name != "expects rain" || suites.Testsuite[0].Testcase[0].Line != 2 ||
+		len(suites.Testsuite[0].Testcase[0].Failure) != 1 || !strings.Contains(suites.Testsuite[0].Testcase[0].Failure[0].Message, `"rainy"`) {
+		t.Fatalf("the JUnit report as junit2json reads it: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Passed, Failed int
+		Cases          []struct {
+			Name     string
+			Passed   bool
+			Failures []string
+		}
+	}
+	if err := json.Unmarshal(data, &rep); err != nil || rep.Failed != 2 || rep.Passed != 0 || len(rep.Cases) != 2 || rep.Cases[1].Passed ||
+		!strings.Contains(strings.Join(rep.Cases[1].Failures, " "), "stubs:") {
+		t.Fatalf("the JSON report: %v\n%s", err, data)
+	}
 	for _, args := range [][]string{
+		{"test", dir, "--report", "xml:out.xml", "--server", "http://127.0.0.1:1/mcp"},
 		{"test", dir, "--server", "ftp://x"},
 		{"test", dir, "--", "cmd"},
 		{"test", dir, "--server", "--"},

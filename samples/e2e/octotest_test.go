@@ -141,7 +141,7 @@ func TestOctoTestReportsABadTestFileAtItsLines(t *testing.T) {
     stubs: [ { urlPattern: "([" } ]
 `)
 	code, stdout, stderr := runOcto(t, "test", "--config", dir)
-	if code != 1 || stdout != "" {
+	if code != 2 || stdout != "" { // the cases could not run: 2, not the 1 of failed cases
 		t.Fatalf("exit %d, stdout %q", code, stdout)
 	}
 	f := dir + "/tests/bad.yaml"
