@@ -15,7 +15,8 @@ import (
 
 // octo test --server runs a folder of cases against an MCP server it did not build: the official
 // TypeScript SDK's example server over Streamable HTTP (its form elicitation answered from the
-// script), and samples/weather-mock started as a command over stdio, one process a case.
+// script), samples/weather-mock and a Go SDK server started as commands over stdio, one process
+// a case.
 func TestOctoTestRunsCasesAgainstAnyServer(t *testing.T) {
 	node, dir := typeScriptSDK(t)
 	port := freePort(t)
@@ -55,6 +56,17 @@ func TestOctoTestRunsCasesAgainstAnyServer(t *testing.T) {
 		octoBin, "serve", filepath.Join(repoRoot(), "samples", "weather-mock"), "Weather mock", "--stdio")
 	if !strings.Contains(got, "ok: 2 cases passed") {
 		t.Fatalf("against the weather mock over stdio:\n%s", got)
+	}
+	// A server written with the official Go SDK, over stdio.
+	bin := filepath.Join(t.TempDir(), "gosdk-server")
+	build := exec.Command("go", "build", "-o", bin, "./samples/e2e/testdata/gosdk-server")
+	build.Dir = repoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build the Go SDK server: %v\n%s", err, out)
+	}
+	got = octoExits(t, 0, "test", filepath.Join(cases, "gosdk"), "--server", "--", bin)
+	if !strings.Contains(got, "ok: 3 cases passed") {
+		t.Fatalf("against the Go SDK server over stdio:\n%s", got)
 	}
 }
 
