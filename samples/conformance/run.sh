@@ -55,16 +55,22 @@ stop() {
 trap stop EXIT
 trap 'exit 130' INT TERM
 
+# await_up PID URL PRINTED LOG WHAT: up when PRINTED (a file) holds URL; gives up after 30 s or
+# when PID exits, showing LOG.
+await_up() {
+	local pid="$1" at="$2" printed="$3" log="$4" what="$5"
+	for ((i = 0; i < 300; i++)); do
+		grep -q "$at" "$printed" 2>/dev/null && return 0
+		kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; die "$what exited before it was up"; }
+		sleep 0.1
+	done
+	cat "$log" >&2
+	die "$what not up at $at after 30 s"
+}
+
 "$bin" serve "$root/samples/conformance" Conformance --port "$port" >"$out/serve.out" 2>"$out/serve.log" &
 server=$!
-
-# Up when octo serve prints the address; give up after 30 s or if it exits.
-for ((i = 0; i < 300; i++)); do
-	grep -q "$url" "$out/serve.out" 2>/dev/null && break
-	kill -0 "$server" 2>/dev/null || { cat "$out/serve.log" >&2; die "octo serve exited before it was up"; }
-	sleep 0.1
-done
-grep -q "$url" "$out/serve.out" || { cat "$out/serve.log" >&2; die "octo serve not up at $url after 30 s"; }
+await_up "$server" "$url" "$out/serve.out" "$out/serve.log" "octo serve"
 echo "octo serving $url"
 
 if [ -n "${CONFORMANCE_SCENARIOS:-}" ]; then
@@ -167,11 +173,7 @@ if [ -n "$revisions" ] && [ -z "${CONFORMANCE_SCENARIOS:-}" ]; then
 	rurl="http://127.0.0.1:$rport/mcp"
 	CONFORMANCE_PORT="$rport" "$bin" run --config "$root/samples/conformance-router" >"$out/router.out" 2>"$out/router.log" &
 	router=$!
-	for ((i = 0; i < 300; i++)); do
-		grep -q "$rurl" "$out/router.log" 2>/dev/null && break
-		kill -0 "$router" 2>/dev/null || { cat "$out/router.log" >&2; die "octo run samples/conformance-router exited before it was up"; }
-		sleep 0.1
-	done
+	await_up "$router" "$rurl" "$out/router.log" "$out/router.log" "octo run samples/conformance-router"
 	echo
 	score samples/conformance-router "$rurl" router "$(grep -v '^#' "$root/samples/conformance-router/by-design.txt")"
 	kill "$router" 2>/dev/null || true
