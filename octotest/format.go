@@ -91,6 +91,7 @@ type Expect struct {
 	IsError      *bool                 `yaml:"isError" doc:"For a tool call: whether the result is a tool error (isError). Default: false."`
 	Error        *RPCError             `yaml:"error" doc:"For an MCP case: the JSON-RPC error expected instead of a result."`
 	Asked        []Message             `yaml:"asked" doc:"For an MCP case: what the server asked the client during the call, in order, each as a method and a part of its params (as bodyContains). Questions past the ones written are not checked here (each must have had a scripted answer)."`
+	Within       time.Duration         `yaml:"within" min:">0" doc:"How long the answer may take at most, from sending the request (the MCP call, not the handshake) to its answer: a slower one fails the case, naming both." example:"500ms"`
 	Notified     []Message             `yaml:"notified" doc:"For an MCP case: notifications the server must have sent the client while answering the call (on its stream over HTTP), each as a method and a part of its params, in any order: such as notifications/elicitation/complete after a URL elicitation."`
 }
 

@@ -293,3 +293,26 @@ func TestVerboseShowsWhatPassingCasesGot(t *testing.T) {
 	}
 	reports(t, out.String(), `got: {"hello":"Ada"}`, `headers.Content-Type: expected "", got "application/json"`)
 }
+
+// expect.within fails a case whose answer took longer than it says, naming both; a slower bound
+// passes the same flow.
+func TestWithinBoundsTheAnswersTime(t *testing.T) {
+	dir := write(t, api+`  - name: slow
+    source: { connector: api, settings: { path: /slow } }
+    process:
+      - { type: delay, settings: { duration: 150ms } }
+      - { type: set-payload, settings: { value: '"done"' } }
+`, `cases:
+  - name: too slow
+    request: { flow: slow }
+    expect: { body: done, within: 20ms }
+  - name: in time
+    request: { flow: slow }
+    expect: { body: done, within: 10s }
+`)
+	sum, out := run(t, dir, nil)
+	if sum.Passed != 1 || sum.Failed != 1 {
+		t.Fatalf("summary %+v:\n%s", sum, out)
+	}
+	reports(t, out, "FAIL", "too slow", "within: expected the answer within 20ms, it took 1", "ok  ", "in time")
+}

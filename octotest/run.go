@@ -174,7 +174,9 @@ func (r *runner) overStdio(ctx context.Context, cs *caseService, c *loaded, o *o
 	}
 	defer p.close(ctx)
 	if c.Request != nil {
+		start := time.Now()
 		lineCase(ctx, p, c, o)
+		checkWithin(&c.Expect, time.Since(start), o)
 		return
 	}
 	sc := newScript(c)
@@ -330,7 +332,9 @@ func (r *runner) request(ctx context.Context, hc *http.Client, base string, t ta
 		}
 		req.Header.Set(k, v)
 	}
+	start := time.Now()
 	a, err := send(hc, req)
+	checkWithin(&c.Expect, time.Since(start), o)
 	if err != nil {
 		o.failf("request: %v", err)
 		return
@@ -361,7 +365,9 @@ func (r *runner) mcpCase(ctx context.Context, cl *mcpClient, c *loaded, seen *va
 			o.failf("mcp: %v", perr)
 			return
 		}
+		start := time.Now()
 		a, err = cl.call(ctx, method, params)
+		checkWithin(&c.Expect, time.Since(start), o)
 	}
 	cl.script.check(&c.Expect, o) // first: a question the script could not answer explains the rest
 	if err != nil {
@@ -409,5 +415,12 @@ func (r *runner) mcpCase(ctx context.Context, cl *mcpClient, c *loaded, seen *va
 	checkBody(e, result, resultText(result), o)
 	if seen != nil {
 		checkVars(e, seen, o)
+	}
+}
+
+// checkWithin fails a case whose answer took longer than expect.within.
+func checkWithin(e *Expect, took time.Duration, o *outcome) {
+	if e.Within > 0 && took > e.Within {
+		o.failf("within: expected the answer within %s, it took %s", e.Within, took.Round(time.Millisecond))
 	}
 }
