@@ -243,7 +243,9 @@ func TestAStalledBridgeLosesOnlyItsOwnConnection(t *testing.T) {
 // connection past maxHandshakes before it sends a byte; silent connections are closed at the
 // handshake timeout, and then a bridge gets in again.
 func TestConnectionsPastTheirBudgetAreToldTheAppIsBusy(t *testing.T) {
-	s := serve(t, "maxConnections: 1, maxHandshakes: 2, handshakeTimeout: 300ms")
+	// The handshake timeout is long enough that a loaded machine still sees both silent
+	// connections waiting in the handshake before they are closed.
+	s := serve(t, "maxConnections: 1, maxHandshakes: 2, handshakeTimeout: 2s")
 	a := dial(t, s.info)
 	a.expect(t, "hello 1")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -261,10 +263,15 @@ func TestConnectionsPastTheirBudgetAreToldTheAppIsBusy(t *testing.T) {
 		defer raw.Close()
 		silent = append(silent, raw)
 	}
+	polling := time.Now()
 	waitFor(t, func() bool { // both silent ones are in the handshake
-		_, err := handshake.Dial(ctx, s.info)
+		conn, err := handshake.Dial(ctx, s.info)
+		if err == nil { // in before the silent ones were counted: give the session back
+			conn.Close()
+		}
 		return errors.Is(err, handshake.ErrBusy) && strings.Contains(err.Error(), "maxHandshakes")
 	})
+	refusing := time.Since(polling)
 	for _, raw := range silent {
 		raw.SetReadDeadline(time.Now().Add(5 * time.Second))
 		if _, err := io.ReadAll(raw); err != nil {
@@ -278,8 +285,9 @@ func TestConnectionsPastTheirBudgetAreToldTheAppIsBusy(t *testing.T) {
 		}
 		return err == nil
 	})
-	if n := strings.Count(s.log.String(), "too many in the handshake"); n > 1 {
-		t.Fatalf("the refusals were logged %d times within a second:\n%s", n, s.log.String())
+	// Refusals are logged at most once a second, however many there were.
+	if n := strings.Count(s.log.String(), "too many in the handshake"); n > 1+int(refusing/time.Second) {
+		t.Fatalf("the refusals were logged %d times in %v:\n%s", n, refusing, s.log.String())
 	}
 }
 
