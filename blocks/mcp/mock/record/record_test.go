@@ -152,6 +152,32 @@ func TestARecordingReplaysWhatWasRecorded(t *testing.T) {
 	}
 }
 
+// A resource read by a client that never listed resources (it knew the URI) is recorded all
+// the same, so the replay answers the read as the server did.
+func TestARecordingKeepsAReadOfAnUnlistedResource(t *testing.T) {
+	upstream := t.TempDir()
+	copyDir(t, filepath.Join("..", "..", "..", "..", "samples", "weather-mock"), upstream)
+	ws := t.TempDir()
+	url, stop := recording(t, ws, "Weather reads", serve(t, upstream, "Weather mock"))
+	ctx := context.Background()
+	read := func(cs *sdk.ClientSession) string {
+		t.Helper()
+		r, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "docs://readme"})
+		if err != nil {
+			t.Fatalf("read docs://readme: %v", err)
+		}
+		b, _ := json.Marshal(r)
+		return string(b)
+	}
+	recorded := read(connect(t, url))
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if replayed := read(connect(t, serve(t, ws, "Weather reads"))); replayed != recorded {
+		t.Fatalf("the read\nrecorded %s\nreplayed %s", recorded, replayed)
+	}
+}
+
 // What the server says is saved without the workspace's secrets: a secret variable's value
 // becomes its tag, which the replay fills in again.
 func TestARecordingKeepsNoSecret(t *testing.T) {

@@ -215,6 +215,17 @@ func (r *Recording) recordRead(req *jsonrpc.Request, res map[string]json.RawMess
 			return
 		}
 	}
+	// Read in a session that never listed it (a client that knew the URI): kept all the
+	// same, named by its URI until a list says more, so the replay answers the read.
+	uri, _ := json.Marshal(p.URI)
+	def := map[string]json.RawMessage{"uri": uri, "name": uri}
+	var item struct {
+		MimeType json.RawMessage `json:"mimeType"`
+	}
+	if json.Unmarshal(contents[0], &item) == nil && item.MimeType != nil {
+		def["mimeType"] = item.MimeType
+	}
+	r.resources = append(r.resources, &resourceSeen{def: def, contents: contents[0]})
 }
 
 // entries decodes a list's entries.
