@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/cli"
@@ -16,8 +17,9 @@ func init() {
 	cli.RegisterCommand(cli.Command{
 		Name: "test", Order: 25, Run: cmdTest,
 		Summary: "run the test cases in a config's tests/ folder, or a folder of cases against any MCP server, and report each",
-		Usage: "test DIR|--config DIR [--run REGEX] [--env-file FILE] [-v] [--stdio] [--report junit:FILE|json:FILE]\n" +
-			"       test DIR --server URL | --server -- COMMAND ARGS...   (cases in DIR/tests, else DIR, against any MCP server)",
+		Usage: "test DIR|--config DIR [--run REGEX] [--env-file FILE] [-v] [--stdio] [--update] [--report junit:FILE|json:FILE]\n" +
+			"       test DIR --server URL | --server -- COMMAND ARGS...   (cases in DIR/tests, else DIR, against any MCP server)\n" +
+			"       test --record FILE --server URL | --server -- COMMAND ARGS...   (a new file of cases from what the server answers)",
 	})
 	// The test file's schema and reference page come from its settings type, as a config
 	// adapter's files do: `octo schema test`, docs/reference/octo-test.schema.json.
@@ -90,8 +92,18 @@ func cmdTest(ctx context.Context, env *cli.Env, args []string) error {
 	envFile := fs.String("env-file", "", "read env variables from this file (NAME=value lines, as .env files); they win over the process environment, and a case's env wins over them")
 	var reports reportFlags
 	fs.Var(&reports, "report", "also write the results to a file CI reads: junit:FILE (JUnit XML) or json:FILE; repeat it for both")
+	update := fs.Bool("update", false, "write what each mcp case was answered into its expect (body, or error, and isError) where it differs, leaving out the paths in its expect.ignore, instead of failing on it; the case's other expectations are still checked")
+	record := fs.String("record", "", "with --server: write a new FILE of cases from what the server offers (its lists, resources, prompts without arguments, read-only tools without arguments), each answer as the case's expect.body; values that change between two answers go in expect.ignore")
 	stdio := fs.Bool("stdio", false, "serve the flow with the mcp-router (or mcp-mock) on a stdio connector as run --stdio does, so its mcp cases go over a pipe, one JSON-RPC message per line; other flows keep their connectors")
-	if err := cli.ParseConfig(fs, args, path); err != nil {
+	if recording(args) { // --record needs no folder of cases: it writes the first file of one
+		pos, err := cli.ParseInterleaved(fs, args)
+		if err != nil {
+			return err
+		}
+		if len(pos) > 0 || *path != "" {
+			return cli.Usagef("--record writes a new file of cases: octo test --server URL --record FILE (no DIR)")
+		}
+	} else if err := cli.ParseConfig(fs, args, path); err != nil {
 		return err
 	}
 	opts := Options{Verbose: *verbose, Out: env.Stdout, LookupEnv: env.LookupEnv, Stdio: *stdio}
@@ -109,6 +121,21 @@ func cmdTest(ctx context.Context, env *cli.Env, args []string) error {
 	if opts.Server != nil && *stdio {
 		return cli.Usagef("--stdio serves a config; with --server the server is yours (-- COMMAND ARGS... speaks over stdio)")
 	}
+	if *record != "" {
+		switch {
+		case opts.Server == nil:
+			return cli.Usagef("--record FILE records a server's answers: give it with --server URL or --server -- COMMAND ARGS...")
+		case *update || *run != "" || len(reports) > 0:
+			return cli.Usagef("--record writes a new file of cases; --update, --run and --report are for running cases")
+		}
+		rec, err := Record(ctx, opts.Server, *record)
+		if err != nil {
+			return notRun{err}
+		}
+		PrintRecorded(env.Stdout, rec, *record)
+		return nil
+	}
+	opts.Update = *update
 	if *envFile != "" {
 		vars, ds := config.ReadEnvFile(*envFile)
 		if len(ds) > 0 {
@@ -144,4 +171,12 @@ func cmdTest(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stdout, "ok: %d cases passed (%s)\n", sum.Passed, *path)
 	return nil
+}
+
+// recording reports whether args ask for --record.
+func recording(args []string) bool {
+	return slices.ContainsFunc(args, func(a string) bool {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		return strings.HasPrefix(a, "-") && name == "record"
+	})
 }

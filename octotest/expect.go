@@ -42,6 +42,10 @@ func checkBody(e *Expect, body any, text string, o *outcome) {
 			o.failf("%s: %v", ex.name, err)
 			continue
 		}
+		for _, p := range ignored(e) {
+			drop(want, p)
+			drop(body, p)
+		}
 		for _, mm := range compare("body", want, body, ex.subset) {
 			o.failf("%s", mm)
 		}
@@ -92,5 +96,49 @@ func checkVars(e *Expect, seen *varsSeen, o *outcome) {
 	}
 	for _, mm := range compare("vars", want, got, true) {
 		o.failf("%s", mm)
+	}
+}
+
+// listFields are, by list, the key of a list result's items and the field that names each.
+var listFields = map[string][2]string{
+	"tools": {"tools", "name"}, "prompts": {"prompts", "name"},
+	"resources": {"resources", "uri"}, "resourceTemplates": {"resourceTemplates", "uriTemplate"},
+}
+
+// checkListed checks what a list result holds and lacks, by name, wherever it is in the list.
+func checkListed(e *Expect, list string, result any, o *outcome) {
+	if len(e.Listed) == 0 && len(e.Unlisted) == 0 {
+		return
+	}
+	f := listFields[list]
+	r, _ := result.(map[string]any)
+	items, _ := r[f[0]].([]any)
+	byName := map[string]any{}
+	var names []string
+	for _, it := range items {
+		m, _ := it.(map[string]any)
+		if name, ok := m[f[1]].(string); ok {
+			byName[name] = m
+			names = append(names, name)
+		}
+	}
+	for _, name := range sortedKeys(e.Listed) {
+		got, ok := byName[name]
+		if !ok {
+			o.failf("listed.%s: not in the list, which holds %s", name, clip(strings.Join(names, ", "), 300))
+			continue
+		}
+		want, err := optional(e.Listed[name])
+		if err != nil || want == nil {
+			continue // checked when the file was loaded; null is being there at all
+		}
+		for _, mm := range compare("listed."+name, want, got, true) {
+			o.failf("%s", mm)
+		}
+	}
+	for _, name := range e.Unlisted {
+		if _, ok := byName[name]; ok {
+			o.failf("unlisted: %s is in the list", name)
+		}
 	}
 }

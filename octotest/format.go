@@ -46,6 +46,7 @@ type MCPRequest struct {
 	Server    string            `yaml:"server" doc:"In a workspace of saved mock servers: the server's name. Optional when it has one server." example:"Weather mock"`
 	Path      string            `yaml:"path" doc:"The path to post to. Default: the flow's path. Not for a flow on stdio."`
 	Headers   map[string]string `yaml:"headers" doc:"Headers sent with every request of the case (the handshake too). Not for a flow on stdio." example:"{ Authorization: Bearer dev-token }"`
+	Session   string            `yaml:"session" doc:"Against --server: the cases of this file naming the same session share one MCP session, in the order written. The first opens it (its client's protocol and capabilities, its headers or env); the others send their request on it, each with its own client answers and checks; it ends with the run. Default: each case has a session of its own. For a server that keeps state between calls." example:"cart"`
 	Tool      string            `yaml:"tool" doc:"Call this tool (tools/call) with arguments." example:"forecast"`
 	Progress  bool              `yaml:"progress" doc:"Ask for progress: the tool call carries a progress token (params._meta.progressToken, \"octo-test\"), so the server reports how far it got as notifications/progress, which expect.notified checks (progress, total, message). Over HTTP the answer then comes as an event stream."`
 	Arguments *yaml.Node        `yaml:"arguments" doc:"The arguments of tool or prompt, as an object." example:"{ city: Paris }"`
@@ -91,6 +92,9 @@ type Expect struct {
 	IsError      *bool                 `yaml:"isError" doc:"For a tool call: whether the result is a tool error (isError). Default: false."`
 	Error        *RPCError             `yaml:"error" doc:"For an MCP case: the JSON-RPC error expected instead of a result."`
 	Asked        []Message             `yaml:"asked" doc:"For an MCP case: what the server asked the client during the call, in order, each as a method and a part of its params (as bodyContains). Questions past the ones written are not checked here (each must have had a scripted answer)."`
+	Listed       map[string]*yaml.Node `yaml:"listed" doc:"For an mcp list case: what the list must hold, wherever it is in it, by name (a tool's or prompt's name, a resource's uri, a template's uriTemplate), each with a part of the item it must match (as bodyContains), or {} for being there at all." example:"{ forecast: { annotations: { readOnlyHint: true } }, assist: {} }"`
+	Unlisted     []string              `yaml:"unlisted" doc:"For an mcp list case: names the list must not hold." example:"[admin_reset]"`
+	Ignore       []string              `yaml:"ignore" doc:"Paths into the body (an MCP case: the result) whose values change from run to run, such as ids and times: body and bodyContains leave them out, and --update does not write them. Written as in paths, with * for any key or list item." example:"[structuredContent.requestId, content.*.annotations.lastModified]"`
 	Within       time.Duration         `yaml:"within" min:">0" doc:"How long the answer may take at most, from sending the request (the MCP call, not the handshake) to its answer: a slower one fails the case, naming both." example:"500ms"`
 	Notified     []Message             `yaml:"notified" doc:"For an MCP case: notifications the server must have sent the client while answering the call (on its stream over HTTP), each as a method and a part of its params, in any order: such as notifications/elicitation/complete after a URL elicitation."`
 }

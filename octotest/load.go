@@ -16,9 +16,10 @@ import (
 // loaded is a decoded case, ready to run: where it was written, and what its checks compiled.
 type loaded struct {
 	Case
-	file string
-	line int
-	pos  *config.Positions
+	file  string
+	line  int
+	index int // among the cases of its file
+	pos   *config.Positions
 	// answerLines are the lines of client.answers, for the failures that name one.
 	answerLines []int
 	// stubs' patterns, compiled; nil for a stub matched exactly.
@@ -85,8 +86,9 @@ func parseFile(file string, data []byte) ([]*loaded, config.Diags) {
 	decoded := len(ds) == 0
 	out := make([]*loaded, len(f.Cases))
 	names := map[string]bool{}
+	sessions := map[string]string{} // the first case of each mcp.session
 	for i := range f.Cases {
-		c := &loaded{Case: f.Cases[i], file: file, pos: pos}
+		c := &loaded{Case: f.Cases[i], file: file, index: i, pos: pos}
 		c.line = pos.Of(&f.Cases[i]).Line
 		out[i] = c
 		// A case the decoder already found wrong is not checked further: what it left out
@@ -94,6 +96,7 @@ func parseFile(file string, data []byte) ([]*loaded, config.Diags) {
 		prefix := fmt.Sprintf("cases[%d]", i)
 		if !slices.ContainsFunc(ds, func(d config.Diag) bool { return d.Path == prefix || strings.HasPrefix(d.Path, prefix+".") }) {
 			ds = append(ds, c.check(&f.Cases[i], names)...)
+			ds = append(ds, c.checkSession(&f.Cases[i], sessions)...)
 		}
 	}
 	if !decoded || len(ds) > 0 {
@@ -160,6 +163,28 @@ func (c *loaded) check(orig *Case, names map[string]bool) config.Diags {
 		c.patterns = append(c.patterns, re)
 	}
 	ds = append(ds, c.checkClient(orig, bad)...)
+	if (len(orig.Expect.Listed) > 0 || len(orig.Expect.Unlisted) > 0) && (orig.MCP == nil || orig.MCP.List == "") {
+		bad(&orig.Expect, "listed and unlisted are for mcp list cases (mcp: { list: tools }, say)")
+	}
+	for name, n := range orig.Expect.Listed {
+		if n == nil {
+			continue
+		}
+		v, err := valueOf(n)
+		if _, isObject := v.(map[string]any); err == nil && !isObject && v != nil {
+			err = fmt.Errorf("expected a part of the item, as an object, or {} for being there at all")
+		}
+		if err != nil {
+			d := c.pos.Key(orig.Expect.Listed, name).KeyDiag("listed." + name + ": " + err.Error())
+			d.Kind, d.Name = "case", orig.Name
+			ds = append(ds, d)
+		}
+	}
+	for i, p := range orig.Expect.Ignore {
+		if _, err := splitPath(p); err != nil {
+			bad(&orig.Expect.Ignore[i], "%v", err)
+		}
+	}
 	for p := range orig.Expect.Paths {
 		if _, err := splitPath(p); err != nil {
 			d := c.pos.Key(orig.Expect.Paths, p).KeyDiag(err.Error())
@@ -176,6 +201,38 @@ func (c *loaded) check(orig *Case, names map[string]bool) config.Diags {
 				bad(orig, "%v", err)
 			}
 		}
+	}
+	return ds
+}
+
+// checkSession reports what a case that joins a session opened by an earlier one cannot set:
+// what opened it is the first case's.
+func (c *loaded) checkSession(orig *Case, sessions map[string]string) config.Diags {
+	if orig.MCP == nil || orig.MCP.Session == "" {
+		return nil
+	}
+	first, joins := sessions[orig.MCP.Session]
+	if !joins {
+		sessions[orig.MCP.Session] = orig.Name
+		return nil
+	}
+	var ds config.Diags
+	bad := func(field any, key string) {
+		d := c.pos.Diag(field, "%s: this case joins session %q, which the case %q opened: set it there", key, orig.MCP.Session, first)
+		d.Kind, d.Name = "case", orig.Name
+		ds = append(ds, d)
+	}
+	if orig.Client != nil && orig.Client.Protocol != "" {
+		bad(&orig.Client.Protocol, "client.protocol")
+	}
+	if orig.Client != nil && orig.Client.Capabilities != nil {
+		bad(&orig.Client.Capabilities, "client.capabilities")
+	}
+	if len(orig.Env) > 0 {
+		bad(&orig.Env, "env")
+	}
+	if len(orig.MCP.Headers) > 0 {
+		bad(&orig.MCP.Headers, "mcp.headers")
 	}
 	return ds
 }

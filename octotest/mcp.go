@@ -23,6 +23,7 @@ type mcpClient struct {
 	script  *script
 	version string // the revision asked for
 	id      int
+	ready   bool // the handshake is done: a case on a shared session sends its request at once
 }
 
 // newClient is the client of case c on conn, answering as sc scripts.
@@ -64,7 +65,7 @@ type rpcErr struct {
 // initialize runs the handshake. A refused one (a 401 before the router) comes back as the
 // answer to check, with ok false.
 func (c *mcpClient) initialize(ctx context.Context) (*rpcAnswer, bool, error) {
-	if c.version == mcp.Version20260728 { // no handshake: each request says its revision
+	if c.version == mcp.Version20260728 || c.ready { // 2026-07-28 has no handshake: each request says its revision
 		return nil, true, nil
 	}
 	a, err := c.call(ctx, "initialize", map[string]any{
@@ -85,6 +86,7 @@ func (c *mcpClient) initialize(ctx context.Context) (*rpcAnswer, bool, error) {
 	if err := c.conn.notify(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
 		return nil, false, fmt.Errorf("notifications/initialized: %v", err)
 	}
+	c.ready = true
 	return a, true, nil
 }
 
@@ -170,6 +172,13 @@ func (c *httpConn) request(ctx context.Context, id string, req []byte) (*rpcAnsw
 	}
 	a.result, a.err = m.Result, m.Error
 	return a, nil
+}
+
+// end ends the session the server gave, as a client leaving does (a DELETE).
+func (c *httpConn) end(ctx context.Context) {
+	if c.session != "" {
+		endSession(ctx, c.hc, c.url, c.session)
+	}
 }
 
 func (c *httpConn) notify(ctx context.Context, msg []byte) error {

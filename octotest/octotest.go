@@ -41,12 +41,17 @@ type Options struct {
 	Stdio bool
 	// Server, when set, is the MCP server the cases talk to instead of a config's flows.
 	Server *Server
+	// Update writes what each mcp case was answered into its expect (body, or error, and
+	// isError) where it differs, in place of failing on it.
+	Update bool
 }
 
 // Summary counts the cases of a run and keeps each one's result, for reports.
 type Summary struct {
 	Passed, Failed int
-	Results        []Result
+	// Updated counts the cases --update wrote.
+	Updated int
+	Results []Result
 }
 
 // Result is how one case ended.
@@ -69,6 +74,11 @@ type runner struct {
 	lookup func(string) (string, bool)
 	stdio  bool    // Options.Stdio
 	server *Server // Options.Server
+	update bool    // Options.Update
+	// ctx is the run's: what outlives a case (a shared session) ends with it.
+	ctx context.Context
+	// sessions are the shared sessions open (mcp.session), by file and name.
+	sessions map[string]*sharedSession
 	// servers are a workspace's saved servers, each a config, by name.
 	servers map[string]*config.Config
 }
@@ -83,7 +93,9 @@ func Run(ctx context.Context, path string, opts Options) (Summary, error) {
 	if opts.Out == nil {
 		opts.Out = io.Discard
 	}
-	r := &runner{path: path, lookup: opts.LookupEnv, stdio: opts.Stdio, server: opts.Server}
+	r := &runner{path: path, lookup: opts.LookupEnv, stdio: opts.Stdio, server: opts.Server, update: opts.Update,
+		ctx: ctx, sessions: map[string]*sharedSession{}}
+	defer r.closeSessions()
 	var (
 		dir   string
 		cases []*loaded
@@ -94,6 +106,7 @@ func Run(ctx context.Context, path string, opts Options) (Summary, error) {
 		if cases, err = load(dir); err != nil {
 			return Summary{}, err
 		}
+		opts.Server.findTransport(ctx, opts.Out)
 	} else {
 		dir = TestsDir(path)
 		cases, err = load(dir)
@@ -110,6 +123,7 @@ func Run(ctx context.Context, path string, opts Options) (Summary, error) {
 		return Summary{}, fmt.Errorf("%s: no test cases: write them in %s/*.yaml (see octo schema test)", path, dir)
 	}
 	var sum Summary
+	edits := map[string]map[int]*snapshot{} // by file, by case
 	for _, c := range cases {
 		if opts.Run != nil && !opts.Run.MatchString(c.Name) {
 			continue
@@ -129,11 +143,32 @@ func Run(ctx context.Context, path string, opts Options) (Summary, error) {
 				fmt.Fprintf(opts.Out, "     %s\n", f)
 			}
 		}
+		if o.snap != nil {
+			fmt.Fprintf(opts.Out, "     updated: expect.%s\n", o.snap.key())
+			if edits[c.file] == nil {
+				edits[c.file] = map[int]*snapshot{}
+			}
+			edits[c.file][c.index] = o.snap
+		}
 		if opts.Verbose || len(o.failures) > 0 {
 			report(opts.Out, o, opts.Verbose)
 		}
 	}
+	for _, file := range sortedKeys(edits) {
+		if err := rewrite(file, edits[file]); err != nil {
+			return sum, err
+		}
+		sum.Updated += len(edits[file])
+		fmt.Fprintf(opts.Out, "updated %s: %d %s\n", file, len(edits[file]), plural(len(edits[file]), "case", "cases"))
+	}
 	return sum, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // prepare loads the config, or a workspace's servers, and builds each once, so a broken config

@@ -69,6 +69,9 @@ type outcome struct {
 	failures []string
 	log      bytes.Buffer
 	body     string // the answer's body (an MCP case: the result), for -v and failures
+	// snap is the answer as --update writes it into the case, when it differs from what the
+	// case expects; nil otherwise.
+	snap *snapshot
 }
 
 func (o *outcome) failf(format string, args ...any) {
@@ -111,6 +114,10 @@ func (r *runner) runCase(ctx context.Context, c *loaded) *outcome {
 		if ctx.Err() != nil {
 			o.failf("%v", context.Cause(ctx))
 		}
+		return o
+	}
+	if c.MCP != nil && c.MCP.Session != "" {
+		o.failf("mcp.session: a config's cases each build its service afresh, so they share no session; sessions are for octo test --server")
 		return o
 	}
 	st := &stubs{c: c}
@@ -381,7 +388,21 @@ func (r *runner) mcpCase(ctx context.Context, cl *mcpClient, c *loaded, seen *va
 	}
 	if a.refused() {
 		o.body = string(a.http.body)
+		if r.update {
+			o.failf("not updated: the server refused the request (HTTP %d), so there is no answer to write", a.http.status)
+		}
 		return
+	}
+	if r.update {
+		s, err := snapshotOf(a.result, a.err, e, m.Tool != "")
+		if err != nil {
+			o.failf("not updated: %v", err)
+		} else if s.differs(e) {
+			o.snap = s
+			updated := *e
+			s.apply(&updated)
+			e = &updated
+		}
 	}
 	if a.err != nil {
 		b, _ := json.Marshal(map[string]any{"error": a.err})
@@ -413,6 +434,9 @@ func (r *runner) mcpCase(ctx context.Context, cl *mcpClient, c *loaded, seen *va
 		}
 	}
 	checkBody(e, result, resultText(result), o)
+	if m.List != "" {
+		checkListed(e, m.List, result, o)
+	}
 	if seen != nil {
 		checkVars(e, seen, o)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -19,13 +20,35 @@ import (
 type Server struct {
 	URL     string
 	Command []string
+	// sse is set when the server at URL speaks the legacy HTTP+SSE transport (legacySSE).
+	sse bool
 }
 
 func (s *Server) String() string {
 	if s.URL != "" {
 		return s.URL
 	}
-	return strings.Join(s.Command, " ")
+	words := make([]string, len(s.Command))
+	for i, w := range s.Command {
+		words[i] = w
+		if w == "" || strings.ContainsAny(w, " \t\n'\"\\$") {
+			words[i] = strconv.Quote(w)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// findTransport settles, once a run, which HTTP transport the server at URL speaks, and says
+// so when it is the legacy one.
+func (s *Server) findTransport(ctx context.Context, out io.Writer) {
+	if s.URL == "" {
+		return
+	}
+	tr := &http.Transport{DisableKeepAlives: true}
+	defer tr.CloseIdleConnections()
+	if s.sse = legacySSE(ctx, &http.Client{Transport: tr}, s.URL); s.sse {
+		fmt.Fprintf(out, "%s speaks the legacy HTTP+SSE transport (2024-11-05): each case opens an event stream\n", s.URL)
+	}
 }
 
 // serverCasesDir is where the cases against a server are: path's tests/ when it has one, else
@@ -44,11 +67,26 @@ func (r *runner) againstServer(ctx context.Context, c *loaded, o *outcome) {
 		o.failures = append(o.failures, misfits...)
 		return
 	}
+	if c.MCP.Session != "" {
+		r.inSession(ctx, c, o)
+		return
+	}
 	sc := newScript(c)
 	if r.server.URL != "" {
 		tr := &http.Transport{DisableKeepAlives: true}
 		defer tr.CloseIdleConnections()
 		hc := &http.Client{Transport: tr}
+		if r.server.sse {
+			conn, err := openSSE(ctx, hc, r.server.URL, c.MCP.Headers)
+			if err != nil {
+				o.failf("%v", err)
+				return
+			}
+			defer conn.close()
+			conn.script = sc
+			r.mcpCase(ctx, newClient(conn, sc, c), c, nil, o)
+			return
+		}
 		conn := &httpConn{hc: hc, url: r.server.URL, headers: c.MCP.Headers, script: sc}
 		r.mcpCase(ctx, newClient(conn, sc, c), c, nil, o)
 		return

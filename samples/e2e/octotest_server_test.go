@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -10,42 +8,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // octo test --server runs a folder of cases against an MCP server it did not build: the official
 // TypeScript SDK's example server over Streamable HTTP (its form elicitation answered from the
-// script), samples/weather-mock and a Go SDK server started as commands over stdio, one process
-// a case.
+// script), samples/weather-mock, samples/mcp-router and a Go SDK server started as commands over
+// stdio, one process a case.
 func TestOctoTestRunsCasesAgainstAnyServer(t *testing.T) {
-	node, dir := typeScriptSDK(t)
-	port := freePort(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv := exec.CommandContext(ctx, node, "node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js")
-	srv.Dir, srv.Env = dir, append(os.Environ(), "MCP_PORT="+strconv.Itoa(port))
-	out, err := srv.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cancel(); _ = srv.Wait() }()
-	up := make(chan bool, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), "listening on port") {
-				up <- true
-			}
-		}
-	}()
-	select {
-	case <-up:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the TypeScript SDK's example server did not start")
-	}
+	port := startNodeServer(t, "listening on port", "node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js", 0)
 	cases := filepath.Join(repoRoot(), "samples", "e2e", "testdata", "server-cases")
 	url := "http://localhost:" + strconv.Itoa(port) + "/mcp"
 	got := octoExits(t, 0, "test", filepath.Join(cases, "ts-example"), "--server", url)
@@ -56,6 +26,11 @@ func TestOctoTestRunsCasesAgainstAnyServer(t *testing.T) {
 		octoBin, "serve", filepath.Join(repoRoot(), "samples", "weather-mock"), "Weather mock", "--stdio")
 	if !strings.Contains(got, "ok: 2 cases passed") {
 		t.Fatalf("against the weather mock over stdio:\n%s", got)
+	}
+	got = octoExits(t, 0, "test", filepath.Join(cases, "router"), "--server", "--",
+		octoBin, "run", "--config", filepath.Join(repoRoot(), "samples", "mcp-router"), "--stdio")
+	if !strings.Contains(got, "ok: 6 cases passed") {
+		t.Fatalf("against the router sample over stdio:\n%s", got)
 	}
 	// A server written with the official Go SDK, over stdio.
 	bin := filepath.Join(t.TempDir(), "gosdk-server")
