@@ -18,8 +18,8 @@ func init() {
 		Name: "test", Order: 25, Run: cmdTest,
 		Summary: "run the test cases in a config's tests/ folder, or a folder of cases against any MCP server, and report each",
 		Usage: "test DIR|--config DIR [--run REGEX] [--env-file FILE] [-v] [--stdio] [--update] [--report junit:FILE|json:FILE]\n" +
-			"       test DIR --server URL | --server -- COMMAND ARGS...   (cases in DIR/tests, else DIR, against any MCP server)\n" +
-			"       test --record FILE --server URL | --server -- COMMAND ARGS...   (a new file of cases from what the server answers)",
+			"       octo test DIR --server URL | --server -- COMMAND ARGS...   (cases in DIR/tests, else DIR, against any MCP server)\n" +
+			"       octo test --record FILE --server URL | --server -- COMMAND ARGS...   (a new file of cases from what the server answers)",
 	})
 	// The test file's schema and reference page come from its settings type, as a config
 	// adapter's files do: `octo schema test`, docs/reference/octo-test.schema.json.
@@ -85,7 +85,7 @@ func cmdTest(ctx context.Context, env *cli.Env, args []string) error {
 		}
 	}
 	fs := cli.NewFlags("test", env)
-	serverURL := fs.String("server", "", "run the cases (DIR/tests/*.yaml, else DIR/*.yaml) against the MCP server at this URL (Streamable HTTP) instead of a config; --server -- COMMAND ARGS... starts a server that speaks over its standard streams, one process a case")
+	serverURL := fs.String("server", "", "run the cases (DIR/tests/*.yaml, else DIR/*.yaml) against the MCP server at this URL (Streamable HTTP, or the legacy HTTP+SSE transport when that is all it speaks) instead of a config; --server -- COMMAND ARGS... starts a server that speaks over its standard streams, one process a case")
 	path := fs.String("config", "", "a config folder (all its YAML files) or a single YAML file; its cases are in tests/*.yaml beside it")
 	run := fs.String("run", "", "run only the cases whose name matches this regular expression")
 	verbose := fs.Bool("v", false, "print every case's answer and service log, not only failed ones'")

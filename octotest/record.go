@@ -88,6 +88,9 @@ func Record(ctx context.Context, srv *Server, file string) (*Recorded, error) {
 		return out
 	}
 	tools := list("tools")
+	if len(cases) == 0 && len(problems) > 0 { // not answered at all: once is enough to say so
+		return nil, fmt.Errorf("%s did not answer: %s", srv, strings.TrimPrefix(problems[0], "lists the tools: "))
+	}
 	resources := list("resources")
 	list("resourceTemplates")
 	prompts := list("prompts")

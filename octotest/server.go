@@ -132,7 +132,14 @@ type process struct {
 func processLines(command []string, env map[string]string, stderr io.Writer) startLines {
 	return func(_ context.Context, in io.Reader, out io.Writer) (lineServer, error) {
 		cmd := exec.Command(command[0], command[1:]...)
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = in, out, stderr
+		cmd.Stdout, cmd.Stderr = out, stderr
+		// The input is copied by a goroutine of ours, not exec's: exec's would wait on the
+		// case's pipe after the process exited, and hold Wait (and the case) until the
+		// case ends its input.
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			return nil, err
+		}
 		cmd.Env = os.Environ()
 		for k, v := range env {
 			cmd.Env = append(cmd.Env, k+"="+v)
@@ -142,9 +149,21 @@ func processLines(command []string, env map[string]string, stderr io.Writer) sta
 		if err := cmd.Start(); err != nil {
 			return nil, fmt.Errorf("start the server: %v", err)
 		}
+		go func() {
+			_, _ = io.Copy(stdin, in)
+			_ = stdin.Close()
+		}()
 		p := &process{cmd: cmd, done: make(chan struct{})}
 		go func() {
-			_ = cmd.Wait()
+			err := cmd.Wait() // once it returns, all the process wrote has been copied out
+			if err != nil {
+				fmt.Fprintf(stderr, "octo test: the server exited: %v\n", err)
+			}
+			// Its output ends with it, so a case waiting for an answer hears so at once
+			// rather than at its timeout.
+			if c, ok := out.(io.Closer); ok {
+				_ = c.Close()
+			}
 			close(p.done)
 		}()
 		return p, nil

@@ -111,6 +111,17 @@ func TestOctoTestAgainstAServerReportsFailuresAndMisfits(t *testing.T) {
 		!strings.Contains(strings.Join(rep.Cases[1].Failures, " "), "stubs:") {
 		t.Fatalf("the JSON report: %v\n%s", err, data)
 	}
+	// A server that exits fails its case at once, with its last words and exit status, not at
+	// the case's timeout.
+	got = octoExits(t, 1, "test", dir, "--run", "expects rain", "--server", "--", "sh", "-c", "echo cannot start >&2; exit 3")
+	for _, want := range []string{"the server's output ended", "cannot start", "octo test: the server exited: exit status 3"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("a server that exits: missing %q in:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "timeout") {
+		t.Errorf("a server that exits was waited for until the timeout:\n%s", got)
+	}
 	for _, args := range [][]string{
 		{"test", dir, "--report", "xml:out.xml", "--server", "http://127.0.0.1:1/mcp"},
 		{"test", dir, "--server", "ftp://x"},
