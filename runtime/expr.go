@@ -119,6 +119,10 @@ func stringFunc(f func(string) string) func(params ...any) (any, error) {
 // Source returns the expression as written, with its `${VAR}`s.
 func (e *Expr) Source() string { return e.src }
 
+// UsesBody reports whether the expression reads body: a setting evaluated where there is no
+// body of the user's (before a call's arguments are known) refuses one that does.
+func (e *Expr) UsesBody() bool { return e.usesBody }
+
 // Eval runs the expression against a message.
 func (e *Expr) Eval(m *Message) (any, error) {
 	env := exprEnv{Vars: m.Vars, Env: e.env}

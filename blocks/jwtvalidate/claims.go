@@ -130,16 +130,17 @@ func hasAudience(aud any, want string) bool {
 // missingScope returns the first required scope the token does not grant, or "".
 func missingScope(claims map[string]any, required []string) string {
 	for _, want := range required {
-		if !granted(claims, want) {
+		if !Granted(claims, want) {
 			return want
 		}
 	}
 	return ""
 }
 
-// granted looks in "scope" (RFC 8693/9068: space-delimited string) and "scp" (an array at
-// Okta and others, a space-delimited string at Entra ID).
-func granted(claims map[string]any, want string) bool {
+// Granted reports whether a token's claims grant scope want. It looks in "scope" (RFC
+// 8693/9068: space-delimited string) and "scp" (an array at Okta and others, a space-delimited
+// string at Entra ID).
+func Granted(claims map[string]any, want string) bool {
 	if s, ok := claims["scope"].(string); ok && inList(s, want) {
 		return true
 	}

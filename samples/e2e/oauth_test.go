@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -111,7 +113,7 @@ func TestGoSDKClientIsRefusedWithoutATokenAndFindsTheMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(md.AuthorizationServers, []string{oauthIssuer}) || !reflect.DeepEqual(md.ScopesSupported, []string{"weather.read"}) ||
+	if !reflect.DeepEqual(md.AuthorizationServers, []string{oauthIssuer}) || !reflect.DeepEqual(md.ScopesSupported, []string{"weather.read", "weather.admin"}) ||
 		!reflect.DeepEqual(md.BearerMethodsSupported, []string{"header"}) {
 		t.Fatalf("metadata = %+v", md)
 	}
@@ -143,8 +145,20 @@ func TestGoSDKClientWithATokenCallsTheToolsAsItsSubject(t *testing.T) {
 		for _, tool := range res.Tools {
 			names = append(names, tool.Name)
 		}
-		if strings.Join(names, ",") != "forecast,whoami" {
+		if strings.Join(names, ",") != "forecast,whoami" { // set_alert needs weather.admin
 			t.Fatalf("tools = %v", names)
+		}
+	})
+	t.Run("a token with weather.admin sees set_alert", func(t *testing.T) {
+		admin := mintToken(t, "--aud", resource, "--iss", oauthIssuer, "--scope", "weather.read weather.admin", "--sub", "carol")
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: resource, HTTPClient: &http.Client{Transport: &bearer{token: admin}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil || len(res.Tools) != 3 || res.Tools[2].Name != "set_alert" {
+			t.Fatalf("tools = %+v, %v", res, err)
 		}
 	})
 	t.Run("whoami answers with the token's subject and scope", func(t *testing.T) {
@@ -195,6 +209,38 @@ func TestOAuthSampleAnswersEveryDocumentedRequest(t *testing.T) {
 		{"a token without the scope is forbidden", mintToken(t, "--aud", resource, "--iss", oauthIssuer, "--scope", "profile"), 403,
 			`Bearer error="insufficient_scope", scope="weather.read", resource_metadata="` + metadataURL + `"`, ""},
 	}
+	// Per-tool access (docs/guides/oauth.md, "Who may call which tool"): set_alert needs
+	// weather.admin, and each caller may call it three times a minute.
+	admin := mintToken(t, "--aud", resource, "--iss", oauthIssuer, "--scope", "weather.read weather.admin", "--sub", "carol")
+	alert := `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"set_alert","arguments":{"city":"Oslo"}}}`
+	guide, err := os.ReadFile(filepath.Join(repoRoot(), "docs", "guides", "oauth.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		token, challenge, body string
+		status                 int
+	}{
+		{good, `Bearer error="insufficient_scope", scope="weather.admin weather.read", error_description="Forbidden: tool 'set_alert' needs scope weather.admin, which the caller's token does not grant"`,
+			`{"jsonrpc":"2.0","id":4,"error":{"code":-32003,"message":"Forbidden: tool \"set_alert\" needs scope weather.admin, which the caller's token does not grant"}}`, 403},
+		{admin, "", `{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"Alert set for Oslo, for carol"}]}}`, 200},
+		{admin, "", "", 200},
+		{admin, "", "", 200},
+		{admin, "", "", 429},
+	} {
+		a := do(t, "POST", resource, "application/x-www-form-urlencoded", alert, "Authorization", "Bearer "+step.token)
+		if a.status != step.status || a.header.Get("WWW-Authenticate") != step.challenge || step.body != "" && a.body != step.body {
+			t.Fatalf("set_alert: got %d %q %s\nwant %d %q %s", a.status, a.header.Get("WWW-Authenticate"), a.body, step.status, step.challenge, step.body)
+		}
+		if step.status == 429 && (a.header.Get("Retry-After") == "" || !strings.Contains(a.body, `"Rate limited: tool \"set_alert\" allows 3 calls per 1m for each caller; retry in `)) {
+			t.Fatalf("the fourth call: %v %s", a.header, a.body)
+		}
+		for _, shown := range []string{step.challenge, step.body} {
+			if !strings.Contains(string(guide), shown) {
+				t.Errorf("docs/guides/oauth.md does not show %s", shown)
+			}
+		}
+	}
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"forecast","arguments":{"city":"Lisbon"}}}`
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -210,7 +256,7 @@ func TestOAuthSampleAnswersEveryDocumentedRequest(t *testing.T) {
 	}
 	t.Run("the metadata names the resource and the issuer", func(t *testing.T) {
 		a := do(t, "GET", metadataURL, "", "")
-		want := `{"resource":"` + resource + `","authorization_servers":["` + oauthIssuer + `"],"scopes_supported":["weather.read"],"bearer_methods_supported":["header"],"resource_name":"Weather tools"}`
+		want := `{"resource":"` + resource + `","authorization_servers":["` + oauthIssuer + `"],"scopes_supported":["weather.read","weather.admin"],"bearer_methods_supported":["header"],"resource_name":"Weather tools"}`
 		if a.status != 200 || a.body != want {
 			t.Fatalf("got %d %s\nwant %s", a.status, a.body, want)
 		}

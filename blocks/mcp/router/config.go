@@ -3,10 +3,10 @@ package router
 import (
 	"slices"
 
-	"github.com/octo-run/octo/mcp/tasks"
-
+	"github.com/octo-run/octo/blocks/mcp/access"
 	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
 	"github.com/octo-run/octo/mcp"
+	"github.com/octo-run/octo/mcp/tasks"
 	"github.com/octo-run/octo/mcp/uritemplate"
 	"github.com/octo-run/octo/runtime"
 )
@@ -35,10 +35,12 @@ type loggingSettings struct {
 
 type toolSettings struct {
 	mcp.ToolFields `yaml:",inline"`
-	Process        runtime.Branch `yaml:"process" octo:"required" answers:"the tool's result" doc:"The blocks that answer a call, run with the arguments as the body; a string body is the result's text, anything else its JSON."`
-	Result         string         `yaml:"result" default:"text" enum:"text,content" doc:"How the branch's body becomes the result: text, a string as the text and anything else as its JSON (with outputSchema, also the structured content); content, a list of content items as MCP writes them (text, image and audio with base64 data and mimeType, resource_link, resource) or an object of content, and optionally isError and structuredContent."`
-	Task           string         `yaml:"task" default:"never" enum:"never,optional,required" doc:"On 2026-07-28, whether the branch runs as a task (the tasks extension, SEP-2663): optional, a task for a client that declared io.modelcontextprotocol/tasks, else answered in the call; required, a client that did not declare it gets error -32021; never, always in the call. A task's branch gets no progress or log notifications. Older revisions always answer in the call."`
-	AtMostOnce     bool           `yaml:"atMostOnce" doc:"In a cluster (service.cluster), a task whose replica is lost while its branch runs fails instead of running again on another replica: for branches whose effects must not happen twice. Without it the task is taken over and completes, its branch maybe run twice."`
+	Process        runtime.Branch       `yaml:"process" octo:"required" answers:"the tool's result" doc:"The blocks that answer a call, run with the arguments as the body; a string body is the result's text, anything else its JSON."`
+	Result         string               `yaml:"result" default:"text" enum:"text,content" doc:"How the branch's body becomes the result: text, a string as the text and anything else as its JSON (with outputSchema, also the structured content); content, a list of content items as MCP writes them (text, image and audio with base64 data and mimeType, resource_link, resource) or an object of content, and optionally isError and structuredContent."`
+	Task           string               `yaml:"task" default:"never" enum:"never,optional,required" doc:"On 2026-07-28, whether the branch runs as a task (the tasks extension, SEP-2663): optional, a task for a client that declared io.modelcontextprotocol/tasks, else answered in the call; required, a client that did not declare it gets error -32021; never, always in the call. A task's branch gets no progress or log notifications. Older revisions always answer in the call."`
+	Access         *access.Settings     `yaml:"access" doc:"Who may see and call the tool: scopes the caller's token must grant, an expression over the request, or both. A caller it refuses does not see the tool in tools/list, and a call gets HTTP 403 (a scope challenge for missing scopes) or, where the answer is not its own HTTP response (stdio, a stream, a batch), JSON-RPC error -32003."`
+	RateLimit      *access.RateSettings `yaml:"rateLimit" doc:"How often each caller may call the tool: calls per interval, by the token's subject unless by says otherwise. A call past it gets HTTP 429 with Retry-After or, where the answer is not its own HTTP response, JSON-RPC error -32029; both say when to retry."`
+	AtMostOnce     bool                 `yaml:"atMostOnce" doc:"In a cluster (service.cluster), a task whose replica is lost while its branch runs fails instead of running again on another replica: for branches whose effects must not happen twice. Without it the task is taken over and completes, its branch maybe run twice."`
 }
 
 type resourceSettings struct {

@@ -8,16 +8,17 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http"
 
-	"github.com/octo-run/octo/mcp/session"
-	"github.com/octo-run/octo/mcp/tasks"
-
+	"github.com/octo-run/octo/blocks/mcp/access"
 	"github.com/octo-run/octo/blocks/mcp/cluster"
 	"github.com/octo-run/octo/blocks/mcp/mcpmsg"
 	"github.com/octo-run/octo/connectors/http/httpmsg"
 	"github.com/octo-run/octo/connectors/stdio/stdiomsg"
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/schema"
+	"github.com/octo-run/octo/mcp/session"
+	"github.com/octo-run/octo/mcp/tasks"
 	"github.com/octo-run/octo/runtime"
 )
 
@@ -62,6 +63,9 @@ type Block struct {
 	headers []string
 	// clustered is the task store in the service's cluster, which Start joins; nil without one.
 	clustered *cluster.Tasks
+	// guards: a tool has an access rule or a rate limit, so a call may be refused with a
+	// status of its own.
+	guards bool
 }
 
 func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
@@ -101,8 +105,13 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 	}
 	var schemas []*schema.Schema // of the tools' arguments, some mirrored in Mcp-Param headers
 	var clustered *cluster.Tasks
+	guards := false
 	if len(f.Tools) > 0 {
 		ts := buildTools(b, f.Tools)
+		guards = ts.guards
+		if ts.rules != nil { // the tools a caller sees depend on who asks: no list is shared
+			s.CacheLists = false
+		}
 		for _, t := range ts.list {
 			schemas = append(schemas, ts.byName[t.Name].input)
 		}
@@ -151,7 +160,7 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 	}
 	st := session.New(s, session.Options{AllowBatch: true})
 	return &Block{server: s, st: st, stdio: mcpmsg.NewStdio(st), url: b.SourceURL(), logger: b.Logger(),
-		headers: mcp.RequestHeaders(schemas...), clustered: clustered}, nil
+		headers: mcp.RequestHeaders(schemas...), clustered: clustered, guards: guards}, nil
 }
 
 // Start joins the service's cluster, when the router keeps its tasks there: from then on this
@@ -221,6 +230,11 @@ func (r *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 			return nil, err
 		}
 	}
+	var refused *refusalNote
+	if r.guards { // a refused call answers with its own status: 403, 429
+		refused = &refusalNote{}
+		ctx = context.WithValue(ctx, refusalKey{}, refused)
+	}
 	resp := r.server.ServeStateless(ctx, mcp.HTTPRequest{
 		Method: ex.Method,
 		Header: ex.Header,
@@ -236,6 +250,17 @@ func (r *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 	for k, v := range resp.Header {
 		ex.ReplyHeader[k] = v
 	}
+	if refused != nil && refused.r != nil && resp.Stream == nil && resp.Status == http.StatusOK && len(resp.Body) > 0 && resp.Body[0] == '{' {
+		// One call, answered as one JSON body: the refusal is the HTTP answer's too, so a
+		// client can step up its authorization or wait as the status and headers say.
+		ex.Status = refused.r.Status
+		if ex.ReplyHeader == nil {
+			ex.ReplyHeader = http.Header{}
+		}
+		for k, v := range refused.r.Header {
+			ex.ReplyHeader[k] = v
+		}
+	}
 	switch {
 	case resp.Stream != nil:
 		m.SetStream(mcpmsg.Stream{S: resp.Stream})
@@ -245,6 +270,19 @@ func (r *Block) Process(ctx context.Context, m *runtime.Message) (*runtime.Messa
 		m.SetRaw(resp.Body)
 	}
 	return m, nil
+}
+
+// refusalNote is where a call refused before it ran (access, rate limit) leaves its refusal
+// for the HTTP answer.
+type refusalNote struct{ r *access.Refusal }
+
+type refusalKey struct{}
+
+// noteRefusal records r for the HTTP answer of the request ctx serves, if it keeps one.
+func noteRefusal(ctx context.Context, r *access.Refusal) {
+	if n, ok := ctx.Value(refusalKey{}).(*refusalNote); ok {
+		n.r = r
+	}
 }
 
 // detached is what a tool's branch answered as a stream starts from: a message with the

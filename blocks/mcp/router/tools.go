@@ -6,13 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"time"
 	"unsafe"
 
+	"github.com/octo-run/octo/blocks/mcp/access"
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/schema"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/config"
 	"github.com/octo-run/octo/runtime/jsonv"
+	"github.com/octo-run/octo/runtime/lograte"
 )
 
 // tool is one declared tool with its compiled schemas and branch.
@@ -21,26 +25,33 @@ type tool struct {
 	input  *schema.Schema // nil: any object
 	output *schema.Schema // nil: plain text results
 	branch runtime.Block
-	task   string // "never", "optional" or "required" (toolSettings.Task)
-	steps  bool   // its branch reports its steps (a progress block)
-	items  bool   // the branch answers content items (toolSettings.Result content)
-	asks   bool   // its branch asks the client (an ask block)
-	once   bool   // a lost task fails rather than run again (toolSettings.AtMostOnce)
+	task   string        // "never", "optional" or "required" (toolSettings.Task)
+	steps  bool          // its branch reports its steps (a progress block)
+	items  bool          // the branch answers content items (toolSettings.Result content)
+	asks   bool          // its branch asks the client (an ask block)
+	once   bool          // a lost task fails rather than run again (toolSettings.AtMostOnce)
+	rule   *access.Rule  // who may see and call it; nil: anyone
+	limit  *access.Limit // how often each caller may; nil: unlimited
 }
 
 var _ mcp.ToolParamHeaders = (*tools)(nil)
 
 // tools serves tools/list and tools/call from flow branches.
 type tools struct {
-	list   []mcp.Tool
-	byName map[string]*tool
-	logger *slog.Logger
+	list []mcp.Tool
+	// rules are list's tools' access rules, in its order (nil: anyone); nil when no tool has
+	// one, so a list is not filtered.
+	rules    []*access.Rule
+	guards   bool // a tool has an access rule or a rate limit: calls may be refused
+	refusals *lograte.Limit
+	byName   map[string]*tool
+	logger   *slog.Logger
 	// logFloor is the least severe log line sent to clients (mcp.LogLevel), -1: none are.
 	logFloor int
 }
 
 func buildTools(b *runtime.Build, confs []toolSettings) *tools {
-	ts := &tools{byName: make(map[string]*tool, len(confs)), logger: b.Logger(), logFloor: -1}
+	ts := &tools{byName: make(map[string]*tool, len(confs)), logger: b.Logger(), logFloor: -1, refusals: lograte.New(time.Second)}
 	for i := range confs {
 		c := &confs[i]
 		if problem := mcp.ToolNameProblem(c.Name); problem != "" {
@@ -68,8 +79,14 @@ func buildTools(b *runtime.Build, confs []toolSettings) *tools {
 		}
 		t := &tool{def: c.Tool(), input: c.InputSchema.Schema, output: c.OutputSchema.Schema, branch: c.Process.Block, task: c.Task, items: c.Result == "content",
 			steps: c.Process.Holds("progress"), asks: c.Process.Holds("ask"), once: c.AtMostOnce}
+		t.rule, t.limit = access.Compile(b, c.Name, c.Access), access.CompileLimit(b, c.Name, c.RateLimit)
 		ts.byName[c.Name] = t
 		ts.list = append(ts.list, t.def)
+		ts.rules = append(ts.rules, t.rule)
+		ts.guards = ts.guards || t.rule != nil || t.limit != nil
+	}
+	if !slices.ContainsFunc(ts.rules, func(r *access.Rule) bool { return r != nil }) {
+		ts.rules = nil
 	}
 	return ts
 }
@@ -100,9 +117,19 @@ func (ts *tools) atMostOnce(name string) bool {
 	return t != nil && t.once
 }
 
-// ListTools lists every declared tool, in declaration order.
-func (ts *tools) ListTools(context.Context, *mcp.RequestContext, string) ([]mcp.Tool, string, error) {
-	return ts.list, "", nil
+// ListTools lists the declared tools the caller may see, in declaration order.
+func (ts *tools) ListTools(_ context.Context, rc *mcp.RequestContext, _ string) ([]mcp.Tool, string, error) {
+	if ts.rules == nil {
+		return ts.list, "", nil
+	}
+	m := parentOf(rc)
+	out := make([]mcp.Tool, 0, len(ts.list))
+	for i, t := range ts.list {
+		if r := ts.rules[i]; r == nil || r.Allows(m) {
+			out = append(out, t)
+		}
+	}
+	return out, "", nil
 }
 
 // ParamHeaders returns the arguments a tool mirrors in Mcp-Param headers (x-mcp-header).
@@ -119,6 +146,11 @@ func (ts *tools) CallTool(ctx context.Context, rc *mcp.RequestContext, name stri
 	t := ts.byName[name]
 	if t == nil {
 		return nil, mcp.ErrUnknownTool
+	}
+	if ts.guards {
+		if err := ts.guard(ctx, rc, t); err != nil {
+			return nil, err
+		}
 	}
 	if t.task == "required" {
 		if err := rc.RequireTask(); err != nil {
@@ -140,6 +172,24 @@ func (ts *tools) CallTool(ctx context.Context, rc *mcp.RequestContext, name stri
 		})
 	}
 	return ts.run(ctx, rc, t, name, body)
+}
+
+// guard refuses a call its caller may not make, or not now: access first, so a caller who
+// may not call the tool does not use up a count.
+func (ts *tools) guard(ctx context.Context, rc *mcp.RequestContext, t *tool) error {
+	m := parentOf(rc)
+	r := t.rule.Check(m)
+	if r == nil {
+		r = t.limit.Check(m, time.Now())
+	}
+	if r == nil {
+		return nil
+	}
+	noteRefusal(ctx, r)
+	if ok, skipped := ts.refusals.Allow(); ok { // a caller hammering a limit does not flood the log
+		ts.logger.InfoContext(ctx, "tool call refused", "tool", t.def.Name, "why", r.RPC.Message, "alsoRefusedSinceLastLine", skipped)
+	}
+	return r
 }
 
 // run runs the tool's branch with the arguments as the body; as a task its rc has no notifier.
