@@ -15,6 +15,7 @@ import (
 	_ "github.com/octo-run/octo/blocks/httprequest"
 	_ "github.com/octo-run/octo/blocks/httpresponse"
 	_ "github.com/octo-run/octo/blocks/jwtvalidate"
+	_ "github.com/octo-run/octo/blocks/jwtvalidate/authserver" // octo auth-server
 	_ "github.com/octo-run/octo/blocks/log"
 	_ "github.com/octo-run/octo/blocks/mcp/client"
 	_ "github.com/octo-run/octo/blocks/mcp/mock"

@@ -275,3 +275,21 @@ func writeNewJSON(path string, v any, mode os.FileMode) error {
 	}
 	return f.Close()
 }
+
+// PublicKeySet is the JWKS of the private key in keyFile: what a server that signs with it
+// publishes for validators (octo auth-server's jwks_uri). DEVELOPMENT ONLY, like Mint.
+func PublicKeySet(keyFile string) ([]byte, error) {
+	key, err := loadSigningKey(keyFile)
+	if err != nil {
+		return nil, err
+	}
+	pub, err := key.PublicKey()
+	if err != nil {
+		return nil, err
+	}
+	set := jwk.NewSet()
+	if err := set.AddKey(pub); err != nil {
+		return nil, err
+	}
+	return json.Marshal(set)
+}

@@ -119,8 +119,12 @@ func (e oneLine) Unwrap() error { return e.error }
 func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "octo: a declarative flow runtime; its mcp-router block serves MCP servers from YAML.")
 	fmt.Fprintln(w, "\nUsage: octo <command> [flags]\n\nCommands:")
+	width := 0
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.Name, c.Summary)
+		width = max(width, len(c.Name))
+	}
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-*s %s\n", width, c.Name, c.Summary)
 	}
 	fmt.Fprintln(w, "\nRun 'octo <command> --help' for a command's flags.")
 }
