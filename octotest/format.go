@@ -24,7 +24,7 @@ type Case struct {
 	Env     map[string]string `yaml:"env" doc:"Values for the config's env variables in this case; they win over the process environment and the defaults." example:"{ API_BASE: https://api.example.com }"`
 	Timeout time.Duration     `yaml:"timeout" default:"10s" min:">0" max:"5m" doc:"How long the case may take, its stubs' delays included; then it fails."`
 	Request *Request          `yaml:"request" doc:"An HTTP request to a flow, the way a client sends it: for plain HTTP flows. To a flow on a stdio connector, its body (or text) is sent as one line, and what the flow writes for it is the answer. Set request or mcp."`
-	MCP     *MCPRequest       `yaml:"mcp" doc:"An MCP request to a flow that serves MCP (mcp-router, mcp-mock), after the initialize handshake: over Streamable HTTP, or one JSON-RPC message a line when the flow's source is a stdio connector. Set request or mcp."`
+	MCP     *MCPRequest       `yaml:"mcp" doc:"An MCP request to a flow that serves MCP (mcp-router, mcp-mock, mcp-proxy), after the initialize handshake: over Streamable HTTP, or one JSON-RPC message a line when the flow's source is a stdio connector. Set request or mcp."`
 	Client  *Client           `yaml:"client" doc:"How the case's MCP client behaves: the protocol revision it speaks and its answers to what the server asks it (elicitation, sampling, roots). Default: 2025-06-18, declaring no capabilities: a question of the server's then fails the case (ping is always answered). For an mcp case."`
 	Stubs   []Stub            `yaml:"stubs" doc:"What http-request calls, and ai-agent blocks' calls to their model, get in this case, by method and URL, in place of the network: a call that no stub matches fails the case, naming its URL."`
 	Expect  Expect            `yaml:"expect" doc:"What the answer must hold; what is left out is not checked, except that an HTTP answer must be 2xx unless status says otherwise and an MCP answer must not be an error unless error or isError says so."`
@@ -42,7 +42,7 @@ type Request struct {
 
 // MCPRequest is an MCP request a case sends: one of tool, list, read, prompt or method.
 type MCPRequest struct {
-	Flow      string            `yaml:"flow" doc:"The flow serving MCP. Optional when only one flow runs mcp-router or mcp-mock." example:"mcp"`
+	Flow      string            `yaml:"flow" doc:"The flow serving MCP. Optional when only one flow runs mcp-router, mcp-mock or mcp-proxy." example:"mcp"`
 	Server    string            `yaml:"server" doc:"In a workspace of saved mock servers: the server's name. Optional when it has one server." example:"Weather mock"`
 	Path      string            `yaml:"path" doc:"The path to post to. Default: the flow's path. Not for a flow on stdio."`
 	Headers   map[string]string `yaml:"headers" doc:"Headers sent with every request of the case (the handshake too). Not for a flow on stdio." example:"{ Authorization: Bearer dev-token }"`

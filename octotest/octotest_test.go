@@ -223,7 +223,7 @@ func TestMCPCasesTalkToEitherServer(t *testing.T) {
 		t.Fatalf("summary %+v\n%s", sum, out)
 	}
 	reports(t, out, "body.structuredContent.sum: expected 5, got 4",
-		"mcp.flow: name the flow serving MCP; the config has 2 flows running mcp-router or mcp-mock: router, mock")
+		"mcp.flow: name the flow serving MCP; the config has 2 flows running mcp-router, mcp-mock or mcp-proxy: router, mock")
 }
 
 // A config that does not build is reported as octo validate reports it, with the test files'

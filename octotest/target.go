@@ -32,7 +32,7 @@ func (t target) method(hasBody bool) string {
 }
 
 // mcpBlocks are the block types that serve MCP: a flow running one is what an mcp case talks to.
-var mcpBlocks = []string{"mcp-router", "mcp-mock"}
+var mcpBlocks = []string{"mcp-router", "mcp-mock", "mcp-proxy"}
 
 // targetOf finds the flow a case is for in cfg.
 func targetOf(cfg *config.Config, c *loaded) (target, error) {
@@ -50,7 +50,7 @@ func targetOf(cfg *config.Config, c *loaded) (target, error) {
 			}
 		}
 		if len(serving) != 1 {
-			return target{}, fmt.Errorf("mcp.flow: name the flow serving MCP; %s", among("flows running mcp-router or mcp-mock", serving))
+			return target{}, fmt.Errorf("mcp.flow: name the flow serving MCP; %s", among("flows running mcp-router, mcp-mock or mcp-proxy", serving))
 		}
 		name = serving[0]
 	}

@@ -21,6 +21,7 @@ import (
 	_ "github.com/octo-run/octo/blocks/mcp/mock"
 	_ "github.com/octo-run/octo/blocks/mcp/mock/record" // octo record
 	_ "github.com/octo-run/octo/blocks/mcp/mock/workspace"
+	_ "github.com/octo-run/octo/blocks/mcp/proxy"
 	_ "github.com/octo-run/octo/blocks/mcp/router"
 	_ "github.com/octo-run/octo/blocks/mcp/router/openapi" // octo import openapi
 	_ "github.com/octo-run/octo/blocks/natspublish"

@@ -45,7 +45,9 @@ type Client struct {
 	pending map[jsonrpc.ID]chan jsonrpc.Message
 	// progress holds the callbacks of calls that asked for progress, by token.
 	progress map[jsonrpc.ID]func(Progress)
-	closed   bool
+	// askers hold the calls in flight that answer the server's questions, by id.
+	askers map[jsonrpc.ID]asking
+	closed bool
 
 	// done is closed when the connection ended (a stdio process exited, a
 	// legacy event stream ended) or the client was closed; endErr says why.
@@ -160,16 +162,19 @@ func (c *Client) InitializeResult() InitializeResult {
 
 type initializeParams struct {
 	ProtocolVersion string             `json:"protocolVersion"`
-	Capabilities    struct{}           `json:"capabilities"`
+	Capabilities    json.RawMessage    `json:"capabilities"`
 	ClientInfo      mcp.Implementation `json:"clientInfo"`
 }
 
 // initialize runs the handshake: initialize, then notifications/initialized.
-// The client declares no capabilities: it serves no sampling, roots or
-// elicitation.
+// The client declares Options.Capabilities, none by default.
 func (c *Client) initialize(ctx context.Context) error {
+	caps := c.opts.Capabilities
+	if len(caps) == 0 {
+		caps = json.RawMessage("{}")
+	}
 	raw, err := c.request(withOpening(ctx), "initialize", initializeParams{ProtocolVersion: c.opts.ProtocolVersion,
-		ClientInfo: c.opts.ClientInfo}, nil)
+		ClientInfo: c.opts.ClientInfo, Capabilities: caps}, nil)
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,17 @@ type CallOptions struct {
 	// Progress, when set, asks for progress and receives each notification
 	// (from the goroutine reading the connection: return quickly).
 	Progress func(Progress)
+	// OnRequest, when set, answers what the server asks the client while the call runs
+	// (elicitation/create, sampling/createMessage, roots/list): a question on the call's own
+	// event stream, or, where a stream carries no one call's messages (stdio, the legacy
+	// transport), while it is the only call in flight that answers questions. Declare what it
+	// answers in Options.Capabilities. An error that is a *jsonrpc.Error is the answer as
+	// written; any other is an internal error.
+	OnRequest Asker
 }
+
+// Asker answers a request of the server's: its result, or an error.
+type Asker func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 
 type callParams struct {
 	Name      string          `json:"name"`
@@ -100,6 +110,9 @@ type callResultWire struct {
 // tool that failed is a result with IsError, not an error; its
 // StructuredContent, when present, is a json.RawMessage.
 func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage, opts CallOptions) (*mcp.CallToolResult, error) {
+	if opts.OnRequest != nil {
+		ctx = context.WithValue(ctx, askerKey{}, opts.OnRequest)
+	}
 	raw, err := c.request(ctx, "tools/call", callParams{Name: name, Arguments: args}, opts.Progress)
 	if err != nil {
 		return nil, err

@@ -65,6 +65,9 @@ type Options struct {
 	MaxMessageBytes int
 	// MaxPages bounds the pages a List method follows (0: DefaultMaxPages).
 	MaxPages int
+	// Capabilities are what the client declares in initialize ({} when empty): elicitation,
+	// sampling or roots, for calls whose CallOptions.OnRequest answers them.
+	Capabilities json.RawMessage
 	// OnListChanged hears "tools", "resources" or "prompts" when the server
 	// says that list changed.
 	OnListChanged func(list string)

@@ -29,7 +29,7 @@ func (c *Client) request(ctx context.Context, method string, params any, onProgr
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
-	answer, err := c.track(id, onProgress)
+	answer, err := c.track(ctx, id, onProgress)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func encodeParams(params any, id jsonrpc.ID, progress bool) (json.RawMessage, er
 }
 
 // track registers a request waiting for its answer.
-func (c *Client) track(id jsonrpc.ID, onProgress func(Progress)) (chan jsonrpc.Message, error) {
+func (c *Client) track(ctx context.Context, id jsonrpc.ID, onProgress func(Progress)) (chan jsonrpc.Message, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.endErr != nil {
@@ -123,6 +123,12 @@ func (c *Client) track(id jsonrpc.ID, onProgress func(Progress)) (chan jsonrpc.M
 	if onProgress != nil {
 		c.progress[id] = onProgress
 	}
+	if a, ok := ctx.Value(askerKey{}).(Asker); ok {
+		if c.askers == nil {
+			c.askers = map[jsonrpc.ID]asking{}
+		}
+		c.askers[id] = asking{ctx: ctx, answer: a}
+	}
 	return ch, nil
 }
 
@@ -130,7 +136,36 @@ func (c *Client) forget(id jsonrpc.ID) {
 	c.mu.Lock()
 	delete(c.pending, id)
 	delete(c.progress, id)
+	delete(c.askers, id)
 	c.mu.Unlock()
+}
+
+// askerKey carries CallOptions.OnRequest from CallTool to track.
+type askerKey struct{}
+
+// asking is a call in flight that answers the server's questions, with its context.
+type asking struct {
+	ctx    context.Context
+	answer Asker
+}
+
+// askerFor is who answers a question that came on request on's stream: that call, or where
+// the stream is no call's, the only call in flight that answers questions. A question that
+// cannot be told apart is nobody's: it is refused, never put to another call's user.
+func (c *Client) askerFor(on jsonrpc.ID) (asking, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !on.IsZero() {
+		a, ok := c.askers[on]
+		return a, ok
+	}
+	if len(c.askers) != 1 {
+		return asking{}, false
+	}
+	for _, a := range c.askers {
+		return a, true
+	}
+	return asking{}, false
 }
 
 // notify sends a notification.
@@ -145,8 +180,8 @@ func (c *Client) notify(ctx context.Context, method string, params any) error {
 	return nil
 }
 
-// receive takes one message the server sent.
-func (c *Client) receive(m jsonrpc.Message) {
+// receive takes one message the server sent, on the stream of request on (zero: no one's).
+func (c *Client) receive(m jsonrpc.Message, on jsonrpc.ID) {
 	switch m.Kind {
 	case jsonrpc.KindResponse:
 		c.mu.Lock()
@@ -159,7 +194,7 @@ func (c *Client) receive(m jsonrpc.Message) {
 		}
 		ch <- m
 	case jsonrpc.KindRequest:
-		go c.serve(m.Request)
+		go c.serve(m.Request, on)
 	case jsonrpc.KindNotification:
 		c.notified(m.Method, m.Params)
 	default:
@@ -167,13 +202,24 @@ func (c *Client) receive(m jsonrpc.Message) {
 	}
 }
 
-// serve answers a request the server sent: ping with {}, anything else
-// (sampling, elicitation, roots: capabilities this client does not
-// declare) with method-not-found.
-func (c *Client) serve(req jsonrpc.Request) {
+// serve answers a request the server sent: ping with {}; a question (sampling, elicitation,
+// roots) by the call it belongs to, when that call answers questions (CallOptions.OnRequest);
+// anything else with method-not-found.
+func (c *Client) serve(req jsonrpc.Request, on jsonrpc.ID) {
 	var msg []byte
 	if req.Method == "ping" {
 		msg = jsonrpc.AppendResult(nil, req.ID, nil)
+	} else if a, ok := c.askerFor(on); ok {
+		result, err := a.answer(a.ctx, req.Method, req.Params)
+		var rpcErr *jsonrpc.Error
+		switch {
+		case errors.As(err, &rpcErr):
+			msg = jsonrpc.AppendError(nil, req.ID, rpcErr)
+		case err != nil:
+			msg = jsonrpc.AppendError(nil, req.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: %v", err))
+		default:
+			msg = jsonrpc.AppendResult(nil, req.ID, result)
+		}
 	} else {
 		msg = jsonrpc.AppendError(nil, req.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound,
 			"Method not found: this client does not serve %s", req.Method))

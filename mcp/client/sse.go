@@ -27,7 +27,7 @@ type legacySSE struct {
 
 // openSSE opens the stream and waits, within ctx and Options.Timeout, for
 // its endpoint event; then a goroutine reads the stream until it ends.
-func openSSE(ctx context.Context, o Options, recv func(jsonrpc.Message), end func(error)) (conn, error) {
+func openSSE(ctx context.Context, o Options, recv receiver, end func(error)) (conn, error) {
 	streamCtx, cancel := context.WithCancel(context.Background())
 	openCtx, stopOpen := context.WithTimeout(ctx, o.Timeout)
 	defer stopOpen()
@@ -112,7 +112,7 @@ func (t *legacySSE) header(req *http.Request) {
 
 // readStream hands each message event to recv until the stream ends, then
 // ends the client: the session lives as long as its stream.
-func (t *legacySSE) readStream(body io.ReadCloser, er *eventReader, recv func(jsonrpc.Message), end func(error), o Options) {
+func (t *legacySSE) readStream(body io.ReadCloser, er *eventReader, recv receiver, end func(error), o Options) {
 	defer close(t.read)
 	defer body.Close()
 	for {

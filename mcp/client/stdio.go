@@ -28,7 +28,7 @@ type stdio struct {
 // SIGTERM, before the next step.
 const stopGrace = 2 * time.Second
 
-func startStdio(o Options, recv func(jsonrpc.Message), end func(error)) (conn, error) {
+func startStdio(o Options, recv receiver, end func(error)) (conn, error) {
 	cmd := exec.Command(o.Command[0], o.Command[1:]...)
 	cmd.Env = append(inherited(), o.Env...)
 	cmd.Dir = o.Dir
@@ -59,7 +59,7 @@ func startStdio(o Options, recv func(jsonrpc.Message), end func(error)) (conn, e
 // read hands each line to recv until the output ends, then waits for the
 // process and ends the client with how it exited. A line over the limit
 // or not JSON-RPC is skipped.
-func (t *stdio) read(out io.Reader, recv func(jsonrpc.Message), end func(error), o Options) {
+func (t *stdio) read(out io.Reader, recv receiver, end func(error), o Options) {
 	lines := newLineReader(out, o.MaxMessageBytes)
 	for {
 		line, err := lines.line()

@@ -22,7 +22,7 @@ type streamable struct {
 	hc      *http.Client
 	headers http.Header
 	max     int
-	recv    func(jsonrpc.Message)
+	recv    receiver
 
 	mu      sync.Mutex
 	session string // Mcp-Session-Id, from initialize's answer
@@ -32,7 +32,7 @@ type streamable struct {
 	listening     chan struct{}
 }
 
-func newStreamable(o Options, recv func(jsonrpc.Message)) *streamable {
+func newStreamable(o Options, recv receiver) *streamable {
 	return &streamable{url: o.URL, hc: httpClient(o), headers: o.Headers, max: o.MaxMessageBytes, recv: recv}
 }
 
@@ -214,9 +214,15 @@ func (s *streamable) close(ctx context.Context) error {
 	return httpError(resp, s.max)
 }
 
+// receiver takes one message the server sent, and on: the request whose stream carried it
+// (a POST's event stream), zero where a stream carries no one request's messages (stdio, the
+// legacy event stream, the GET stream).
+type receiver func(m jsonrpc.Message, on jsonrpc.ID)
+
 // deliver decodes a body or event of JSON-RPC messages and hands each to
-// recv; answered says whether one was the response to id.
-func deliver(body []byte, id jsonrpc.ID, recv func(jsonrpc.Message)) (answered bool, err error) {
+// recv; answered says whether one was the response to id, the request whose answer (or
+// stream) body is, zero for none.
+func deliver(body []byte, id jsonrpc.ID, recv receiver) (answered bool, err error) {
 	msgs, _, perr := jsonrpc.Decode(body)
 	if perr != nil {
 		return false, protocolErrorf("the answer is not JSON-RPC (%s): %q", perr.Message, excerpt(body))
@@ -228,7 +234,7 @@ func deliver(body []byte, id jsonrpc.ID, recv func(jsonrpc.Message)) (answered b
 		if m.Kind == jsonrpc.KindResponse && !id.IsZero() && m.ID == id {
 			answered = true
 		}
-		recv(m)
+		recv(m, id)
 	}
 	return answered, nil
 }

@@ -37,15 +37,14 @@ const (
 	CodeRateLimited = -32029
 )
 
-// Rule is a tool's compiled access settings.
+// Rule is compiled access settings, of a tool or of every tool of an upstream.
 type Rule struct {
-	tool   string
 	scopes []string
 	when   *runtime.Expr
 }
 
-// Compile checks s for tool and compiles it; problems are reported at their setting by b.
-func Compile(b *runtime.Build, tool string, s *Settings) *Rule {
+// Compile checks s and compiles it; problems are reported at their setting by b.
+func Compile(b *runtime.Build, s *Settings) *Rule {
 	if s == nil {
 		return nil
 	}
@@ -61,7 +60,7 @@ func Compile(b *runtime.Build, tool string, s *Settings) *Rule {
 	if s.When != nil && s.When.UsesBody() {
 		b.Errorf(s.When, "access.when sees vars, headers and env, not body: it decides before a call's arguments are read; check them in the tool's branch")
 	}
-	return &Rule{tool: tool, scopes: s.Scopes, when: s.When}
+	return &Rule{scopes: s.Scopes, when: s.When}
 }
 
 func printable(s string) bool {
@@ -75,18 +74,18 @@ func printable(s string) bool {
 
 // Allows reports whether the caller of request m may see and call the tool.
 func (r *Rule) Allows(m *runtime.Message) bool {
-	return r.refusal(m) == nil
+	return r == nil || r.refusal(m, "") == nil
 }
 
-// Check is nil when the caller of request m may call the tool, else the refusal to answer.
-func (r *Rule) Check(m *runtime.Message) *Refusal {
+// Check is nil when the caller of request m may call tool, else the refusal to answer.
+func (r *Rule) Check(m *runtime.Message, tool string) *Refusal {
 	if r == nil {
 		return nil
 	}
-	return r.refusal(m)
+	return r.refusal(m, tool)
 }
 
-func (r *Rule) refusal(m *runtime.Message) *Refusal {
+func (r *Rule) refusal(m *runtime.Message, tool string) *Refusal {
 	claims, _ := m.Vars[jwtvalidate.ClaimsVar].(map[string]any)
 	var missing []string
 	for _, sc := range r.scopes {
@@ -95,9 +94,9 @@ func (r *Rule) refusal(m *runtime.Message) *Refusal {
 		}
 	}
 	if len(missing) > 0 {
-		msg := fmt.Sprintf("Forbidden: tool %q needs scope %s, which the caller's token does not grant", r.tool, strings.Join(missing, " "))
+		msg := fmt.Sprintf("Forbidden: tool %q needs scope %s, which the caller's token does not grant", tool, strings.Join(missing, " "))
 		if claims == nil {
-			msg = fmt.Sprintf("Forbidden: tool %q needs scope %s, and the request carries no validated token (put jwt-validate before the router)", r.tool, strings.Join(missing, " "))
+			msg = fmt.Sprintf("Forbidden: tool %q needs scope %s, and the request carries no validated token (put jwt-validate before the router)", tool, strings.Join(missing, " "))
 		}
 		h := http.Header{}
 		h.Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+strings.Join(r.wanted(claims), " ")+`", error_description="`+strings.ReplaceAll(msg, `"`, `'`)+`"`)
@@ -106,7 +105,7 @@ func (r *Rule) refusal(m *runtime.Message) *Refusal {
 	if r.when != nil {
 		v, err := r.when.Eval(m)
 		if ok, _ := v.(bool); err != nil || !ok {
-			return &Refusal{RPC: jsonrpc.NewError(CodeForbidden, "Forbidden: tool %q is not for this caller (its access.when)", r.tool), Status: http.StatusForbidden}
+			return &Refusal{RPC: jsonrpc.NewError(CodeForbidden, "Forbidden: tool %q is not for this caller (its access.when)", tool), Status: http.StatusForbidden}
 		}
 	}
 	return nil

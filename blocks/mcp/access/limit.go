@@ -20,47 +20,48 @@ type Counter interface {
 	Take(key string, now time.Time) (ok bool, retryIn time.Duration)
 }
 
-// Limit is a tool's compiled rate limit.
+// Limit is a compiled rate limit: of a tool, or of each tool of an upstream.
 type Limit struct {
-	tool    string
 	calls   int
 	per     time.Duration
 	by      *runtime.Expr
 	counter Counter
 }
 
-// CompileLimit checks s for tool and compiles it, counting in memory.
-func CompileLimit(b *runtime.Build, tool string, s *RateSettings) *Limit {
+// CompileLimit checks s and compiles it, counting in memory.
+func CompileLimit(b *runtime.Build, s *RateSettings) *Limit {
 	if s == nil {
 		return nil
 	}
 	if s.By != nil && s.By.UsesBody() {
 		b.Errorf(s.By, "rateLimit.by sees vars, headers and env, not body: it counts before a call's arguments are read")
 	}
-	return &Limit{tool: tool, calls: s.Calls, per: s.Per, by: s.By, counter: NewMemory(s.Calls, s.Per, maxKeys)}
+	return &Limit{calls: s.Calls, per: s.Per, by: s.By, counter: NewMemory(s.Calls, s.Per, maxKeys)}
 }
 
 // maxKeys bounds the callers one limit keeps counts for.
 const maxKeys = 100_000
 
-// Check takes one call for the caller of request m, or says when to retry.
-func (l *Limit) Check(m *runtime.Message, now time.Time) *Refusal {
+// Check takes one call of tool for the caller of request m, or says when to retry. Each tool
+// is counted on its own.
+func (l *Limit) Check(m *runtime.Message, tool string, now time.Time) *Refusal {
 	if l == nil {
 		return nil
 	}
 	key, err := l.key(m)
+	key = tool + "\x00" + key
 	if err != nil {
-		return &Refusal{RPC: jsonrpc.NewError(CodeForbidden, "Forbidden: tool %q counts calls by rateLimit.by, which failed on this request: %v", l.tool, err), Status: http.StatusForbidden}
+		return &Refusal{RPC: jsonrpc.NewError(CodeForbidden, "Forbidden: tool %q counts calls by rateLimit.by, which failed on this request: %v", tool, err), Status: http.StatusForbidden}
 	}
 	ok, wait := l.counter.Take(key, now)
 	if ok {
 		return nil
 	}
 	if wait < 0 { // the table of callers is full: refuse rather than forget a count
-		return &Refusal{RPC: jsonrpc.NewError(CodeRateLimited, "Rate limited: tool %q is counting calls for too many callers at once; retry later", l.tool),
+		return &Refusal{RPC: jsonrpc.NewError(CodeRateLimited, "Rate limited: tool %q is counting calls for too many callers at once; retry later", tool),
 			Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {retryAfter(l.per)}}}
 	}
-	e := jsonrpc.NewError(CodeRateLimited, "Rate limited: tool %q allows %d %s per %s for each caller; retry in %s", l.tool, l.calls, calls(l.calls), short(l.per), short(roundUp(wait)))
+	e := jsonrpc.NewError(CodeRateLimited, "Rate limited: tool %q allows %d %s per %s for each caller; retry in %s", tool, l.calls, calls(l.calls), short(l.per), short(roundUp(wait)))
 	e.Data = map[string]any{"retryAfterMs": wait.Milliseconds()}
 	return &Refusal{RPC: e, Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {retryAfter(wait)}}}
 }

@@ -79,7 +79,7 @@ func buildTools(b *runtime.Build, confs []toolSettings) *tools {
 		}
 		t := &tool{def: c.Tool(), input: c.InputSchema.Schema, output: c.OutputSchema.Schema, branch: c.Process.Block, task: c.Task, items: c.Result == "content",
 			steps: c.Process.Holds("progress"), asks: c.Process.Holds("ask"), once: c.AtMostOnce}
-		t.rule, t.limit = access.Compile(b, c.Name, c.Access), access.CompileLimit(b, c.Name, c.RateLimit)
+		t.rule, t.limit = access.Compile(b, c.Access), access.CompileLimit(b, c.RateLimit)
 		ts.byName[c.Name] = t
 		ts.list = append(ts.list, t.def)
 		ts.rules = append(ts.rules, t.rule)
@@ -125,7 +125,7 @@ func (ts *tools) ListTools(_ context.Context, rc *mcp.RequestContext, _ string) 
 	m := parentOf(rc)
 	out := make([]mcp.Tool, 0, len(ts.list))
 	for i, t := range ts.list {
-		if r := ts.rules[i]; r == nil || r.Allows(m) {
+		if ts.rules[i].Allows(m) {
 			out = append(out, t)
 		}
 	}
@@ -178,9 +178,9 @@ func (ts *tools) CallTool(ctx context.Context, rc *mcp.RequestContext, name stri
 // may not call the tool does not use up a count.
 func (ts *tools) guard(ctx context.Context, rc *mcp.RequestContext, t *tool) error {
 	m := parentOf(rc)
-	r := t.rule.Check(m)
+	r := t.rule.Check(m, t.def.Name)
 	if r == nil {
-		r = t.limit.Check(m, time.Now())
+		r = t.limit.Check(m, t.def.Name, time.Now())
 	}
 	if r == nil {
 		return nil

@@ -1,7 +1,8 @@
 // An MCP server over stdio written with the official TypeScript SDK (its low-level Server and
 // StdioServerTransport, as the SDK's README shows), for octo test --server -- node stdio-server.mjs.
 // It offers a tool that adds, one that reports progress and logs as it counts, one that keeps a
-// tally for as long as the process runs, and a resource.
+// tally for as long as the process runs, one that waits until it is cancelled and one that says
+// how many were, one that unlocks another (telling the client the list changed), and a resource.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
@@ -13,11 +14,18 @@ import {
 
 const server = new Server(
   { name: 'ts-stdio-server', version: '1.0.0' },
-  { capabilities: { tools: {}, resources: {}, logging: {} } },
+  { capabilities: { tools: { listChanged: true }, resources: {}, logging: {} } },
 );
+
+let unlocked = false;
+let cancelled = 0;
 
 server.setRequestHandler(ListToolsRequestSchema, async () => ({
   tools: [
+    { name: 'wait', description: 'Waits until cancelled (at most 30s).', inputSchema: { type: 'object', properties: {} } },
+    { name: 'cancelled', description: 'How many waits were cancelled.', inputSchema: { type: 'object', properties: {} } },
+    { name: 'unlock', description: 'Unlocks the secret tool.', inputSchema: { type: 'object', properties: {} } },
+    ...(unlocked ? [{ name: 'secret', description: 'Unlocked.', inputSchema: { type: 'object', properties: {} } }] : []),
     {
       name: 'add',
       description: 'Adds two integers.',
@@ -46,6 +54,24 @@ let tally = 0;
 
 server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
   const { name, arguments: args = {} } = req.params;
+  if (name === 'wait') {
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, 30000);
+      extra.signal.addEventListener('abort', () => { cancelled++; clearTimeout(timer); resolve(); });
+    });
+    return { content: [{ type: 'text', text: 'waited' }] };
+  }
+  if (name === 'cancelled') {
+    return { content: [{ type: 'text', text: String(cancelled) }] };
+  }
+  if (name === 'unlock') {
+    unlocked = true;
+    await server.sendToolListChanged();
+    return { content: [{ type: 'text', text: 'unlocked' }] };
+  }
+  if (name === 'secret') {
+    return { content: [{ type: 'text', text: 'the secret' }] };
+  }
   if (name === 'tally') {
     tally++;
     return { content: [{ type: 'text', text: `tally ${tally}` }] };
