@@ -14,18 +14,76 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	goruntime "runtime"
+	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/heapfloor"
 	"github.com/octo-run/octo/runtime/printable"
 )
 
-// version is set at build time with -ldflags "-X ...cli.version=v1.2.3".
-var version = "dev"
+// version, revision and buildTime are set by a release build (make release) with -ldflags
+// "-X github.com/octo-run/octo/runtime/cli.version=v1.2.3 -X ...cli.revision=<commit> -X
+// ...cli.buildTime=<RFC 3339>"; the revision also comes from Go's VCS stamp when the build
+// made one.
+var (
+	version   = "dev"
+	revision  = ""
+	buildTime = ""
+)
 
-// Version is the binary's version, as `octo version` prints it (servers octo runs report it).
-func Version() string { return version }
+// Version is the binary's version, as `octo version` prints it (servers octo runs report it):
+// what a release build stamped, else the module version `go install module@version` records,
+// else dev.
+func Version() string { return buildVersion() }
+
+var buildVersion = sync.OnceValue(func() string {
+	if version != "dev" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return version
+})
+
+// buildDescription says what the binary was built from: the commit (and whether the tree had
+// changes beside it), when, and with which Go for which platform.
+func buildDescription() string {
+	var parts []string
+	revision, committed, modified := revision, "", false
+	goVersion := goruntime.Version()
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		goVersion = bi.GoVersion
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				revision = s.Value
+			case "vcs.time":
+				committed = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+	}
+	if revision != "" {
+		r := "revision " + revision
+		if modified {
+			r += " with uncommitted changes"
+		}
+		parts = append(parts, r)
+	}
+	if committed != "" {
+		parts = append(parts, "committed "+committed)
+	}
+	if buildTime != "" {
+		parts = append(parts, "built "+buildTime)
+	}
+	parts = append(parts, goVersion+" "+goruntime.GOOS+"/"+goruntime.GOARCH)
+	return strings.Join(parts, ", ")
+}
 
 // Env is what a command may touch of the outside world.
 type Env struct {
@@ -147,7 +205,7 @@ func cmdVersion(_ context.Context, env *Env, args []string) error {
 	if err := Parse(fs, args); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "octo %s\n", version)
+	fmt.Fprintf(env.Stdout, "octo %s (%s)\n", Version(), buildDescription())
 	return nil
 }
 
