@@ -234,16 +234,22 @@ func (c *httpConn) stream(ctx context.Context, body io.Reader, want string, h *h
 	return nil, errors.New("the event stream ended without the answer")
 }
 
-// event handles one SSE event's data: the answer to request want is returned; a request of the
-// server's is answered; a notification is kept. Data that is not JSON-RPC is passed over.
+// event handles one SSE event's data (serverMessage).
 func (c *httpConn) event(ctx context.Context, data []byte, want string) (*rpcMessage, error) {
+	return serverMessage(ctx, data, want, c.script, c.post)
+}
+
+// serverMessage handles one message the server sent while a call waits: a request of the
+// server's is answered as sc scripts it (by post), a notification kept; the answer to request
+// want is returned. Data that is not JSON-RPC is passed over.
+func serverMessage(ctx context.Context, data []byte, want string, sc *script, post func(context.Context, []byte) (*httpAnswer, error)) (*rpcMessage, error) {
 	var m rpcMessage
 	if json.Unmarshal(data, &m) != nil {
 		return nil, nil
 	}
 	switch {
 	case m.Method != "" && m.ID != nil:
-		h, err := c.post(ctx, c.script.answer(m))
+		h, err := post(ctx, sc.answer(m))
 		if err != nil {
 			return nil, fmt.Errorf("answering the server's %s: %v", m.Method, err)
 		}
@@ -251,7 +257,7 @@ func (c *httpConn) event(ctx context.Context, data []byte, want string) (*rpcMes
 			return nil, fmt.Errorf("answering the server's %s: HTTP %d: %s", m.Method, h.status, clip(string(h.body), 200))
 		}
 	case m.Method != "":
-		c.script.notice(m)
+		sc.notice(m)
 	case string(m.ID) == want:
 		return &m, nil
 	}

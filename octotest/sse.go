@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -185,22 +184,11 @@ func (c *sseConn) request(ctx context.Context, id string, req []byte) (*rpcAnswe
 			if ev.kind != "message" {
 				continue
 			}
-			var m rpcMessage
-			if json.Unmarshal(ev.data, &m) != nil {
-				continue
+			m, err := serverMessage(ctx, ev.data, id, c.script, c.post)
+			if err != nil {
+				return nil, err
 			}
-			switch {
-			case m.Method != "" && m.ID != nil:
-				ah, err := c.post(ctx, c.script.answer(m))
-				if err != nil {
-					return nil, fmt.Errorf("answering the server's %s: %v", m.Method, err)
-				}
-				if ah.status/100 != 2 {
-					return nil, fmt.Errorf("answering the server's %s: HTTP %d: %s", m.Method, ah.status, clip(string(ah.body), 200))
-				}
-			case m.Method != "":
-				c.script.notice(m)
-			case string(m.ID) == id:
+			if m != nil {
 				h.body = ev.data
 				return &rpcAnswer{http: h, result: m.Result, err: m.Error}, nil
 			}

@@ -2,17 +2,17 @@ package e2e
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/octo-run/octo/runtime/runtimetest"
 )
 
 // startNodeServer runs a script of samples/e2e/node until the test ends, once it has printed
@@ -44,7 +44,7 @@ func tryNodeServer(t *testing.T, ready, script string, port int) (string, bool) 
 	srv := exec.CommandContext(ctx, node, script)
 	srv.Dir, srv.Env = dir, append(os.Environ(), "MCP_PORT="+strconv.Itoa(port))
 	srv.WaitDelay = 5 * time.Second
-	var stderr lockedBuffer
+	var stderr runtimetest.Buffer
 	srv.Stderr = &stderr
 	out, err := srv.StdoutPipe()
 	if err != nil {
@@ -135,24 +135,6 @@ func TestOctoTestSnapshotRoundTrip(t *testing.T) {
 	if !strings.HasPrefix(string(updated), "# Recorded from ") || !strings.Contains(string(updated), "text: '# Weather service, v2'") {
 		t.Fatalf("the updated cases:\n%s", updated)
 	}
-}
-
-// lockedBuffer is a buffer a process writes while a test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // edit replaces old with new in file, which must hold it.
