@@ -82,6 +82,10 @@ type Server struct {
 	PageSize int
 	// OnPanic, when set, hears about a panic recovered while handling method.
 	OnPanic func(method string, recovered any, stack []byte)
+	// TraceContext, when set, takes the W3C trace context a request carries in its
+	// params._meta (traceparent, tracestate), as the MCP semantic conventions put it: it returns
+	// ctx as a child of that trace, get reading the _meta members. A block that traces sets it.
+	TraceContext func(ctx context.Context, get func(key string) string) context.Context
 	// MaxBatch caps the messages of one JSON-RPC batch (0: DefaultMaxBatch);
 	// a longer batch is refused whole.
 	MaxBatch int
@@ -191,6 +195,9 @@ func (s *Server) Handle(ctx context.Context, req *jsonrpc.Request, rc *RequestCo
 		return jsonrpc.Response{}
 	}
 	resp.ID = req.ID
+	if s.TraceContext != nil {
+		ctx = s.metaTrace(ctx, req.Params)
+	}
 	if pr := s.probe(req.Method); pr != nil {
 		defer s.observe(pr, time.Now(), rc, &resp)
 	}
@@ -290,6 +297,22 @@ var ErrShuttingDown = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal erro
 // down: its cause is the server's ShutdownCause.
 func (s *Server) ShuttingDown(ctx context.Context) bool {
 	return s.ShutdownCause != nil && ctx.Err() != nil && errors.Is(context.Cause(ctx), s.ShutdownCause)
+}
+
+// metaTrace is ctx as a child of the trace params._meta names, when it names one.
+func (s *Server) metaTrace(ctx context.Context, params json.RawMessage) context.Context {
+	meta, ok := jsonscan.Member(params, "_meta")
+	if !ok {
+		return ctx
+	}
+	if _, ok := jsonscan.Member(meta, "traceparent"); !ok {
+		return ctx
+	}
+	return s.TraceContext(ctx, func(key string) string {
+		raw, _ := jsonscan.Member(meta, key)
+		v, _ := jsonscan.Unquote(raw)
+		return v
+	})
 }
 
 func methodNotFound(method string) *jsonrpc.Error {

@@ -43,6 +43,16 @@ func (f *Flow) Logger() *slog.Logger { return f.logger }
 // Errors are *BlockError values naming the failing block; use ErrorOf to
 // learn what a transport should answer. A source runs its flows with Deliver.
 func (f *Flow) Run(ctx context.Context, msg *Message) (*Message, error) {
+	if Tracing() {
+		ctx, span := StartSpan(ctx, "flow "+f.Name, SpanInternal, Attr{"octo.flow", f.Name})
+		out, err := f.run(ctx, msg)
+		span.End(err)
+		return out, err
+	}
+	return f.run(ctx, msg)
+}
+
+func (f *Flow) run(ctx context.Context, msg *Message) (*Message, error) {
 	if f.probe == nil {
 		return f.process.Process(ctx, msg)
 	}

@@ -125,10 +125,20 @@ func (c *ConnectorBuild) key(kind, reason string) Key {
 	return Key{Kind: kind, Service: c.bd.cfg.Service.Name, Connector: c.Name, Reason: reason}
 }
 
-// observe wraps a built block in its probe when the service has an Observer.
+// observe wraps a built block in its probe when the service has an Observer, and in a span
+// when a tracer is installed.
 func (bd *builder) observe(s *step, b *Build) Block {
-	if bd.observer == nil {
-		return s
+	var blk Block = s
+	if bd.observer != nil {
+		blk = probed{step: s, probe: bd.observer.Probe(Key{Kind: ProbeBlock, Service: bd.cfg.Service.Name, Flow: b.Flow, Block: b.addr, Type: b.Type})}
 	}
-	return probed{step: s, probe: bd.observer.Probe(Key{Kind: ProbeBlock, Service: bd.cfg.Service.Name, Flow: b.Flow, Block: b.addr, Type: b.Type})}
+	if Tracing() {
+		name := s.typ
+		if s.name != "" {
+			name += " " + s.name
+		}
+		blk = traced{Block: blk, name: name, attrs: []Attr{{"octo.flow", b.Flow}, {"octo.block.type", s.typ},
+			{"octo.block.address", s.addr}, {"code.location", s.at}}}
+	}
+	return blk
 }

@@ -99,7 +99,7 @@ func fillRequestID(b *[16]byte) {
 }
 
 // LogRequestIDs wraps h so that a record logged with a context carrying a request id gets the
-// attribute request_id.
+// attribute request_id, and one logged within a span trace_id and span_id.
 func LogRequestIDs(h slog.Handler) slog.Handler { return requestIDHandler{h} }
 
 type requestIDHandler struct{ slog.Handler }
@@ -107,6 +107,9 @@ type requestIDHandler struct{ slog.Handler }
 func (h requestIDHandler) Handle(ctx context.Context, r slog.Record) error {
 	if id := RequestID(ctx); id != "" {
 		r.AddAttrs(slog.String("request_id", id))
+	}
+	if trace, span, ok := TraceIDs(ctx); ok {
+		r.AddAttrs(slog.String("trace_id", trace), slog.String("span_id", span))
 	}
 	return h.Handler.Handle(ctx, r)
 }

@@ -36,7 +36,19 @@ const maxPrealloc = 1 << 20
 
 // attempt sends out once. A status the block does not accept is a *StatusError, returned with
 // the answer so the retry can read its Retry-After; any other failure is a *RequestError.
-func (blk *Block) attempt(ctx context.Context, out *outgoing) (*answer, error) {
+func (blk *Block) attempt(ctx context.Context, out *outgoing) (res *answer, err error) {
+	if runtime.Tracing() {
+		var span runtime.Span
+		ctx, span = runtime.StartSpan(ctx, out.method+" "+out.url.Host, runtime.SpanClient,
+			runtime.Attr{Key: "http.request.method", Value: out.method}, runtime.Attr{Key: "server.address", Value: out.url.Hostname()},
+			runtime.Attr{Key: "url.full", Value: out.shown()})
+		defer func() {
+			if res != nil {
+				span.SetAttributes(runtime.Attr{Key: "http.response.status_code", Value: res.status})
+			}
+			span.End(err)
+		}()
+	}
 	var body io.Reader
 	if out.body != nil {
 		body = bytes.NewReader(out.body)
@@ -47,13 +59,13 @@ func (blk *Block) attempt(ctx context.Context, out *outgoing) (*answer, error) {
 	if err != nil {
 		return nil, &RequestError{Reason: "the request could not be built", Request: out.shown(), Err: unwrapURL(err)}
 	}
-	req.URL, req.Header, req.Host = out.url, out.header, cmp.Or(out.host, out.url.Host)
+	req.URL, req.Header, req.Host = out.url, passOn(ctx, out.header), cmp.Or(out.host, out.url.Host)
 	resp, err := blk.pool.client.Do(req)
 	if err != nil {
 		return nil, connectionError(out, err)
 	}
 	defer resp.Body.Close()
-	res := &answer{status: resp.StatusCode, header: resp.Header}
+	res = &answer{status: resp.StatusCode, header: resp.Header}
 	if !blk.accepted(resp.StatusCode) {
 		head, _ := io.ReadAll(io.LimitReader(resp.Body, excerptRead))
 		return res, &StatusError{Status: resp.StatusCode, Excerpt: excerpt(head, out.secrets()), Request: out.shown()}
@@ -67,6 +79,26 @@ func (blk *Block) attempt(ctx context.Context, out *outgoing) (*answer, error) {
 		return nil, &RequestError{Reason: "the backend's answer broke off", Request: out.shown(), Err: err, retry: true}
 	}
 	return res, nil
+}
+
+// passOn is h with what a backend needs to follow the request it serves: the request's id
+// (X-Request-Id, unless the block sets one) and, when tracing, its trace context
+// (traceparent). h is shared by every call, so it is copied when something is added.
+func passOn(ctx context.Context, h http.Header) http.Header {
+	id := runtime.RequestID(ctx)
+	addID := id != "" && len(h.Values("X-Request-Id")) == 0
+	if !addID && !runtime.Tracing() {
+		return h
+	}
+	h = h.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	if addID {
+		h.Set("X-Request-Id", id)
+	}
+	runtime.InjectTrace(ctx, h.Set)
+	return h
 }
 
 // read reads the body of an accepted answer, up to maxResponseBytes.

@@ -47,7 +47,27 @@ func (c *Connector) serve(ctx context.Context, w http.ResponseWriter, r *http.Re
 	msg, ex := a.Init(body, httpmsg.Exchange{Method: r.Method, Path: r.URL.Path, Host: r.Host,
 		RemoteAddr: r.RemoteAddr, Header: r.Header, RawQuery: r.URL.RawQuery})
 	a.ex = ex
+	if runtime.Tracing() {
+		c.deliverTraced(ctx, rt, msg, a)
+		return
+	}
 	_ = rt.flow.Deliver(ctx, msg, a)
+}
+
+// deliverTraced delivers the request within a server span, a child of the trace its headers
+// carry (traceparent), named by its method and route.
+func (c *Connector) deliverTraced(ctx context.Context, rt *route, msg *runtime.Message, a *reply) {
+	ctx = runtime.ExtractTrace(ctx, a.r.Header.Get)
+	ctx, span := runtime.StartSpan(ctx, a.r.Method+" "+a.r.URL.Path, runtime.SpanServer,
+		runtime.Attr{Key: "http.request.method", Value: a.r.Method}, runtime.Attr{Key: "url.path", Value: a.r.URL.Path},
+		runtime.Attr{Key: "octo.connector", Value: c.name}, runtime.Attr{Key: "octo.flow", Value: rt.flow.Name})
+	err := rt.flow.Deliver(ctx, msg, a)
+	status := a.ex.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	span.SetAttributes(runtime.Attr{Key: "http.response.status_code", Value: status})
+	span.End(err)
 }
 
 // closeConnection is the Connection header of an answer while the connector is leaving.

@@ -72,6 +72,11 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	stopTracing, err := startTracing(ctx, env, logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	adm, err := startAdmin(*adminAddr, logger)
 	if err != nil {
 		return err

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"io"
 	"log/slog"
 	"net"
@@ -138,6 +140,17 @@ func BenchmarkToolsCallForecast(b *testing.B) {
 // --admin keeps: the flow, both blocks, the tools/call of forecast.
 func BenchmarkToolsCallForecastObserved(b *testing.B) {
 	benchmarkFlow(b, observedFlow(b, ops.NewMetrics("bench")), forecastCall, func(got []byte) bool { return string(got) == forecastWant })
+}
+
+// BenchmarkToolsCallForecastTraced is BenchmarkToolsCallForecast with tracing on, every call
+// sampled: the spans of the flow, its blocks and the tools/call, exported in batches (to an
+// exporter that drops them). What tracing costs a call is the difference.
+func BenchmarkToolsCallForecastTraced(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	runtime.SetTracer(ops.NewTracer(tp))
+	defer runtime.SetTracer(nil)
+	benchmarkCall(b, forecastCall, func(got []byte) bool { return string(got) == forecastWant })
 }
 
 // BenchmarkToolsList is one tools/list, whose answer is encoded once and

@@ -103,6 +103,9 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 	if f.PageSize != nil {
 		s.PageSize = *f.PageSize
 	}
+	if runtime.Tracing() { // a request's params._meta may name the trace it belongs to
+		s.TraceContext = runtime.ExtractTrace
+	}
 	var schemas []*schema.Schema // of the tools' arguments, some mirrored in Mcp-Param headers
 	var clustered *cluster.Tasks
 	guards := false

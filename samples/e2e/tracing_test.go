@@ -1,0 +1,154 @@
+package e2e
+
+import (
+	"encoding/hex"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+)
+
+// receiver is a local OTLP/HTTP endpoint that keeps the spans it is sent.
+type receiver struct {
+	mu    sync.Mutex
+	spans []*tracepb.Span
+	attrs map[string]map[string]string // by span name: its string attributes
+}
+
+func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req coltrace.ExportTraceServiceRequest
+	if r.URL.Path != "/v1/traces" || proto.Unmarshal(body, &req) != nil {
+		http.Error(w, "not OTLP traces", http.StatusBadRequest)
+		return
+	}
+	rc.mu.Lock()
+	for _, rs := range req.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			for _, s := range ss.Spans {
+				rc.spans = append(rc.spans, s)
+				a := map[string]string{}
+				for _, kv := range s.Attributes {
+					a[kv.Key] = kv.Value.GetStringValue()
+				}
+				rc.attrs[s.Name] = a
+			}
+		}
+	}
+	rc.mu.Unlock()
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	_, _ = w.Write([]byte{})
+}
+
+// names are the names of the spans of trace id, sorted.
+func (rc *receiver) names(id string) []string {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var out []string
+	for _, s := range rc.spans {
+		if hex.EncodeToString(s.TraceId) == id {
+			out = append(out, s.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// One tools/call that carries a traceparent (a header, or params._meta) yields, under that trace, the request's server
+// span, the flow's, the tool's (with the MCP attributes) and its blocks', and the http-request's
+// client span; the backend it calls gets a traceparent of the same trace and the request's id.
+func TestATraceFollowsAToolCallThroughItsBlocksToTheBackend(t *testing.T) {
+	rc := &receiver{attrs: map[string]map[string]string{}}
+	collector := httptest.NewServer(rc)
+	defer collector.Close()
+	var (
+		mu                sync.Mutex
+		parent, requestID string
+	)
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		parent, requestID = r.Header.Get("traceparent"), r.Header.Get("X-Request-Id")
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"summary": "Sunny"}`))
+	}))
+	defer backend.Close()
+	port := strconv.Itoa(freePort(t))
+	cfg := filepath.Join(t.TempDir(), "traced.yaml")
+	if err := os.WriteFile(cfg, []byte(`service: { name: traced }
+connectors: [ { name: api, type: http, settings: { port: `+port+` } } ]
+flows:
+  - name: mcp
+    source: { connector: api, settings: { path: /mcp } }
+    process:
+      - type: mcp-router
+        name: weather
+        tools:
+          - name: forecast
+            process:
+              - type: http-request
+                name: weather-api
+                settings: { url: "`+backend.URL+`/forecast" }
+              - type: set-payload
+                settings: { value: 'body.summary' }
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startOcto(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + collector.URL, "OTEL_BSP_SCHEDULE_DELAY=50", "OTEL_SERVICE_NAME=octo-e2e"}, "run", "--config", cfg)
+	traceID, spanID := "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	a := do(t, "POST", "http://127.0.0.1:"+port+"/mcp", "application/json",
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"forecast","arguments":{}}}`,
+		"traceparent", "00-"+traceID+"-"+spanID+"-01", "MCP-Protocol-Version", "2025-06-18")
+	if a.status != 200 || !strings.Contains(a.body, "Sunny") {
+		t.Fatalf("the call: %d %s", a.status, a.body)
+	}
+	mu.Lock()
+	gotParent, gotID := parent, requestID
+	mu.Unlock()
+	if !strings.HasPrefix(gotParent, "00-"+traceID+"-") || strings.Contains(gotParent, spanID) || gotID == "" {
+		t.Errorf("the backend got traceparent %q and X-Request-Id %q", gotParent, gotID)
+	}
+	want := []string{"GET " + strings.TrimPrefix(backend.URL, "http://"), "POST /mcp", "flow mcp", "http-request weather-api",
+		"mcp-router weather", "set-payload", "tools/call forecast"}
+	slices.Sort(want)
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.Equal(rc.names(traceID), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("spans of the trace: %v\nwant %v", rc.names(traceID), want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Over stdio, or from a client that puts it there, the trace context comes in params._meta.
+	metaTrace := "5bf92f3577b34da6a3ce929d0e0e4737"
+	a = do(t, "POST", "http://127.0.0.1:"+port+"/mcp", "application/json",
+		`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"forecast","arguments":{},"_meta":{"traceparent":"00-`+metaTrace+`-`+spanID+`-01"}}}`,
+		"MCP-Protocol-Version", "2025-06-18")
+	if a.status != 200 {
+		t.Fatalf("the call with _meta: %d %s", a.status, a.body)
+	}
+	for !slices.Contains(rc.names(metaTrace), "tools/call forecast") {
+		if time.Now().After(deadline) {
+			t.Fatalf("spans of the _meta trace: %v", rc.names(metaTrace))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if tool := rc.attrs["tools/call forecast"]; tool["mcp.method.name"] != "tools/call" || tool["gen_ai.tool.name"] != "forecast" || tool["mcp.protocol.version"] != "2025-06-18" {
+		t.Errorf("the tool's span: %v", tool)
+	}
+	if blk := rc.attrs["http-request weather-api"]; blk["octo.block.address"] == "" || !strings.Contains(blk["code.location"], "traced.yaml:") {
+		t.Errorf("the block's span: %v", blk)
+	}
+}
