@@ -93,8 +93,8 @@ func NewMetrics(version string) *Metrics {
 	m := &Metrics{reg: reg}
 	m.flows = newFamily(reg, "flow", "runs", "duration", "Flow runs", []string{"service", "flow"},
 		func(k runtime.Key) []string { return []string{k.Service, k.Flow} })
-	m.blocks = newFamily(reg, "block", "runs", "duration", "Block runs", []string{"service", "flow", "block", "type"},
-		func(k runtime.Key) []string { return []string{k.Service, k.Flow, k.Block, k.Type} })
+	m.blocks = newFamily(reg, "block", "runs", "duration", "Block runs", []string{"service", "flow", "block", "type", "name", "tool"},
+		func(k runtime.Key) []string { return []string{k.Service, k.Flow, k.Block, k.Type, k.Name, k.Tool} })
 	m.mcp = newFamily(reg, "mcp", "requests", "request_duration", "MCP requests answered", []string{"service", "flow", "block", "method", "tool"},
 		func(k runtime.Key) []string { return []string{k.Service, k.Flow, k.Block, k.Method, k.Target} })
 	m.inFlight = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "octo_http_in_flight_requests",

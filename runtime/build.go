@@ -43,6 +43,9 @@ type builder struct {
 	answers string
 	// types, while a branch is built, collects the types of the blocks in it (Branch.Holds).
 	types *[]string
+	// tool, while a tool's branch is built (BranchNamer), is the tool's name: its blocks'
+	// metrics and spans are labelled with it.
+	tool string
 }
 
 func (bd *builder) report(node *yaml.Node, at Where, format string, args ...any) {

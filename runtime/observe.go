@@ -26,8 +26,10 @@ type Key struct {
 	// ("mcp", "http_in_flight", "http_rejected").
 	Kind string
 	// Service, Flow and Block (an address, flows.mcp.process[0]) and Type (the block type)
-	// say where; a block's own operations fill what they need of Method, Target and Reason.
+	// say where; Name is the block's name (its name key), Tool the tool whose branch it is in
+	// (BranchNamer); a block's own operations fill what they need of Method, Target and Reason.
 	Service, Flow, Block, Type string
+	Name, Tool                 string
 	// Connector names a connector for its own kinds.
 	Connector string
 	// Method and Target name an operation and what it acts on (an MCP method and a tool).
@@ -130,15 +132,19 @@ func (c *ConnectorBuild) key(kind, reason string) Key {
 func (bd *builder) observe(s *step, b *Build) Block {
 	var blk Block = s
 	if bd.observer != nil {
-		blk = probed{step: s, probe: bd.observer.Probe(Key{Kind: ProbeBlock, Service: bd.cfg.Service.Name, Flow: b.Flow, Block: b.addr, Type: b.Type})}
+		blk = probed{step: s, probe: bd.observer.Probe(Key{Kind: ProbeBlock, Service: bd.cfg.Service.Name, Flow: b.Flow,
+			Block: b.addr, Type: b.Type, Name: s.name, Tool: bd.tool})}
 	}
 	if Tracing() {
 		name := s.typ
 		if s.name != "" {
 			name += " " + s.name
 		}
-		blk = traced{Block: blk, name: name, attrs: []Attr{{"octo.flow", b.Flow}, {"octo.block.type", s.typ},
-			{"octo.block.address", s.addr}, {"code.location", s.at}}}
+		attrs := []Attr{{"octo.flow", b.Flow}, {"octo.block.type", s.typ}, {"octo.block.address", s.addr}, {"code.location", s.at}}
+		if bd.tool != "" {
+			attrs = append(attrs, Attr{"octo.tool", bd.tool})
+		}
+		blk = traced{Block: blk, name: name, attrs: attrs}
 	}
 	return blk
 }

@@ -23,9 +23,9 @@ func TestEveryFlowAndBlockRunIsObservedWithItsFailuresKind(t *testing.T) {
 		{"the flow ran three times", `octo_flow_runs_total{flow="f",service="q"}`, 3},
 		{"once unavailable", `octo_flow_errors_total{flow="f",kind="unavailable",service="q"}`, 1},
 		{"once invalid", `octo_flow_errors_total{flow="f",kind="invalid",service="q"}`, 1},
-		{"its block ran three times", `octo_block_runs_total{block="flows.f.process[0]",flow="f",service="q",type="test-flaky"}`, 3},
-		{"and failed as the flow did", `octo_block_errors_total{block="flows.f.process[0]",flow="f",kind="unavailable",service="q",type="test-flaky"}`, 1},
-		{"each run's latency is in the histogram", `octo_block_duration_seconds_count{block="flows.f.process[0]",flow="f",service="q",type="test-flaky"}`, 3},
+		{"its block ran three times", `octo_block_runs_total{block="flows.f.process[0]",flow="f",name="",service="q",tool="",type="test-flaky"}`, 3},
+		{"and failed as the flow did", `octo_block_errors_total{block="flows.f.process[0]",flow="f",kind="unavailable",name="",service="q",tool="",type="test-flaky"}`, 1},
+		{"each run's latency is in the histogram", `octo_block_duration_seconds_count{block="flows.f.process[0]",flow="f",name="",service="q",tool="",type="test-flaky"}`, 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := runtimetest.Scrape(t, m.Handler())[c.metric]; got != c.want {

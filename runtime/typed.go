@@ -145,19 +145,42 @@ func (dc *decoding) branch(n *yaml.Node, at Where, v reflect.Value, f config.Hoo
 	if own, ok := describedBody(f); ok {
 		body = own
 	}
-	outer, types, answers := dc.bd.types, []string{}, dc.bd.answers
+	outer, types, answers, tool := dc.bd.types, []string{}, dc.bd.answers, dc.bd.tool
 	dc.bd.types = &types
 	if a := f.Tag.Get(answersTag); a != "" {
 		dc.bd.answers = a
 	}
+	if kind, name, ok := branchName(f); ok && kind == "tool" {
+		dc.bd.tool = name
+	}
 	p, after := dc.bd.buildProcess(blocks, dc.scope.flow, b.within(at), known, body)
-	dc.bd.answers = answers
+	dc.bd.answers, dc.bd.tool = answers, tool
 	if dc.bd.types = outer; outer != nil {
 		*outer = append(*outer, types...)
 	}
 	b.branches = b.branches.union(after)
 	v.Set(reflect.ValueOf(Branch{Block: p, types: types}))
 	return nil
+}
+
+// BranchNamer is implemented by settings that hold a branch and name what it is for: a
+// router's tool is ("tool", its name). The blocks of the branch, and of the branches in it,
+// are labelled with it in metrics (tool) and traces (octo.tool).
+type BranchNamer interface {
+	BranchName() (kind, name string)
+}
+
+// branchName is what the settings holding field f name their branch, if they do.
+func branchName(f config.HookField) (kind, name string, ok bool) {
+	if !f.In.IsValid() || f.In.Kind() != reflect.Pointer {
+		return "", "", false
+	}
+	n, ok := f.In.Interface().(BranchNamer)
+	if !ok {
+		return "", "", false
+	}
+	kind, name = n.BranchName()
+	return kind, name, true
 }
 
 // json hands a JSON value to u: JSON text as written (a `${VAR}` in it a JSON value where it

@@ -175,8 +175,8 @@ func TestMetricsCountRouterToolsAndPlainFlowsExactly(t *testing.T) {
 	tool := func(name string, more ...string) []string {
 		return append(append(slices.Clone(tools), "method", "tools/call", "tool", name), more...)
 	}
-	block := func(flow, addr, typ string, more ...string) []string {
-		return append(append(slices.Clone(svc), "flow", flow, "block", addr, "type", typ), more...)
+	block := func(flow, addr, typ, tool string, more ...string) []string {
+		return append(append(slices.Clone(svc), "flow", flow, "block", addr, "type", typ, "name", "", "tool", tool), more...)
 	}
 	got := scrape(t, admin)
 	expectMetrics(t, got, map[string]float64{
@@ -187,16 +187,16 @@ func TestMetricsCountRouterToolsAndPlainFlowsExactly(t *testing.T) {
 		series("octo_mcp_requests_total", append(slices.Clone(tools), "method", "initialize", "tool", "")...): 3,
 		series("octo_mcp_request_duration_seconds_count", tool("echo")...):                                    2,
 		// Each client's three POSTs ran the flow.
-		series("octo_flow_runs_total", "service", "shop", "flow", "mcp"):                                                                   9,
-		series("octo_flow_runs_total", "service", "shop", "flow", "plain"):                                                                 1,
-		series("octo_flow_errors_total", "service", "shop", "flow", "plain", "kind", "upstream"):                                           1,
-		series("octo_flow_duration_seconds_count", "service", "shop", "flow", "plain"):                                                     1,
-		series("octo_block_runs_total", block("mcp", "flows.mcp.process[0].tools[0].process[1]", "set-payload")...):                        2,
-		series("octo_block_runs_total", block("mcp", "flows.mcp.process[0].tools[1].process[0]", "http-request")...):                       1,
-		series("octo_block_errors_total", block("mcp", "flows.mcp.process[0].tools[1].process[0]", "http-request", "kind", "upstream")...): 1,
-		series("octo_block_errors_total", block("plain", "flows.plain.process[0]", "http-request", "kind", "upstream")...):                 1,
-		series("octo_http_in_flight_requests", "service", "shop", "connector", "api"):                                                      0,
-		series("octo_http_rejected_total", "service", "shop", "connector", "api", "reason", "overloaded"):                                  0,
+		series("octo_flow_runs_total", "service", "shop", "flow", "mcp"):                                                                            9,
+		series("octo_flow_runs_total", "service", "shop", "flow", "plain"):                                                                          1,
+		series("octo_flow_errors_total", "service", "shop", "flow", "plain", "kind", "upstream"):                                                    1,
+		series("octo_flow_duration_seconds_count", "service", "shop", "flow", "plain"):                                                              1,
+		series("octo_block_runs_total", block("mcp", "flows.mcp.process[0].tools[0].process[1]", "set-payload", "echo")...):                         2,
+		series("octo_block_runs_total", block("mcp", "flows.mcp.process[0].tools[1].process[0]", "http-request", "price")...):                       1,
+		series("octo_block_errors_total", block("mcp", "flows.mcp.process[0].tools[1].process[0]", "http-request", "price", "kind", "upstream")...): 1,
+		series("octo_block_errors_total", block("plain", "flows.plain.process[0]", "http-request", "", "kind", "upstream")...):                      1,
+		series("octo_http_in_flight_requests", "service", "shop", "connector", "api"):                                                               0,
+		series("octo_http_rejected_total", "service", "shop", "connector", "api", "reason", "overloaded"):                                           0,
 		"octo_reloads_total{result=\"ok\"}":     0,
 		"octo_reloads_total{result=\"failed\"}": 0,
 	})

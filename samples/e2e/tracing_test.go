@@ -148,7 +148,7 @@ flows:
 	if tool := rc.attrs["tools/call forecast"]; tool["mcp.method.name"] != "tools/call" || tool["gen_ai.tool.name"] != "forecast" || tool["mcp.protocol.version"] != "2025-06-18" {
 		t.Errorf("the tool's span: %v", tool)
 	}
-	if blk := rc.attrs["http-request weather-api"]; blk["octo.block.address"] == "" || !strings.Contains(blk["code.location"], "traced.yaml:") {
+	if blk := rc.attrs["http-request weather-api"]; blk["octo.block.address"] == "" || !strings.Contains(blk["code.location"], "traced.yaml:") || blk["octo.tool"] != "forecast" {
 		t.Errorf("the block's span: %v", blk)
 	}
 }

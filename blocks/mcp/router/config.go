@@ -62,6 +62,9 @@ type promptSettings struct {
 	Complete         *completeSettings        `yaml:"complete" doc:"Blocks that make the suggestions for the arguments completions does not list."`
 }
 
+// BranchName labels the tool's blocks with its name in metrics and traces.
+func (c *toolSettings) BranchName() (string, string) { return "tool", c.Name }
+
 // Body is a call's arguments: the properties the inputSchema declares, when it lists them all.
 func (c *toolSettings) Body() *runtime.BodyKeys { return mcpmsg.Arguments(&c.ToolFields) }
 
