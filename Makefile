@@ -8,7 +8,7 @@ BROWSER := samples/e2e/browser
 CONFORMANCE := samples/conformance/node
 FUZZTIME ?= 10s
 
-.PHONY: build release test allocs unit e2e lint bench fuzz fuzz-short interop-deps browser-deps conformance conformance-deps docs cases clean
+.PHONY: build release image test allocs unit e2e lint bench fuzz fuzz-short interop-deps browser-deps conformance conformance-deps docs cases clean
 
 # A static binary (no cgo): no libc to load (1.6 MB less resident), and what a release ships.
 build:
@@ -30,6 +30,12 @@ release:
 	    -ldflags "-s -w -X $(CLI).version=$(VERSION) -X $(CLI).revision=$(REVISION) -X $(CLI).buildTime=$$built" \
 	    -o $$out . || exit 1; \
 	done; cd $(RELEASE_DIR) && sha256sum octo_* > SHA256SUMS && echo "release: $(RELEASE_DIR)/SHA256SUMS"
+
+# A container image without Docker: this machine's octo and a config folder, as an archive
+# docker load reads (octo image; see docs/guides/deploy.md).
+IMAGE_CONFIG ?= samples/mcp-router
+image: build
+	$(BIN) image --config $(IMAGE_CONFIG) --out .build/octo-image.tar --tag octo:$(VERSION)
 
 test: interop-deps browser-deps build
 	$(GO) test -race -count=1 ./...
