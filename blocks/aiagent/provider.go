@@ -76,9 +76,15 @@ func buildProvider(b *runtime.Build, s *Settings) provider {
 const maxAnswerBytes = 16 << 20
 
 // ask sends one chat to the model within the block's timeout and returns its turn.
-func (blk *Block) ask(caller context.Context, c chat) (turn, error) {
+func (blk *Block) ask(caller context.Context, c chat) (t turn, err error) {
 	ctx, cancel := context.WithTimeout(caller, blk.timeout)
 	defer cancel()
+	if runtime.Tracing() { // a client span per model call, as the GenAI conventions name it
+		var span runtime.Span
+		ctx, span = runtime.StartSpan(ctx, "chat "+blk.model, runtime.SpanClient,
+			runtime.Attr{Key: "gen_ai.operation.name", Value: "chat"}, runtime.Attr{Key: "gen_ai.request.model", Value: blk.model})
+		defer func() { span.End(err) }()
+	}
 	path, header, body := blk.provider.request(c)
 	data, err := json.Marshal(body)
 	if err != nil {
@@ -90,6 +96,7 @@ func (blk *Block) ask(caller context.Context, c chat) (turn, error) {
 	}
 	req.Header = header
 	req.Header.Set("Content-Type", "application/json")
+	runtime.InjectTrace(ctx, req.Header.Set)
 	resp, err := blk.hc.Do(req)
 	if err != nil {
 		if caller.Err() != nil {
@@ -109,7 +116,7 @@ func (blk *Block) ask(caller context.Context, c chat) (turn, error) {
 	if len(answer) > maxAnswerBytes {
 		return turn{}, runtime.Errorf(runtime.KindUpstream, "the model's answer is over %d bytes", maxAnswerBytes)
 	}
-	t, err := blk.provider.answer(answer)
+	t, err = blk.provider.answer(answer)
 	if err != nil {
 		return turn{}, &runtime.Error{Kind: runtime.KindUpstream, Msg: "the model's answer could not be read",
 			Err: fmt.Errorf("POST %s: %w: %s", path, err, excerpt(answer))}

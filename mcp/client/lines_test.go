@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/octo-run/octo/mcp/jsonrpc"
 )
 
 func TestLineReaderSkipsOnlyTheLineOverItsLimit(t *testing.T) {
@@ -77,4 +79,15 @@ func FuzzEventReader(f *testing.F) {
 		}
 		t.Fatal("more events than input bytes")
 	})
+}
+
+// A call's _meta keeps what the caller put there (trace context) beside the progress token.
+func TestProgressJoinsTheMetaACallCarries(t *testing.T) {
+	raw, err := encodeParams(callParams{Name: "t", Meta: map[string]string{"traceparent": "00-a-b-01"}}, jsonrpc.IntID(7), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(raw); got != `{"_meta":{"progressToken":7,"traceparent":"00-a-b-01"},"name":"t"}` {
+		t.Fatalf("params: %s", got)
+	}
 }

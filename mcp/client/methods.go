@@ -87,14 +87,18 @@ type CallOptions struct {
 	// answers in Options.Capabilities. An error that is a *jsonrpc.Error is the answer as
 	// written; any other is an internal error.
 	OnRequest Asker
+	// Meta goes in the call's params._meta: the W3C trace context (traceparent, tracestate),
+	// as the MCP semantic conventions carry it.
+	Meta map[string]string
 }
 
 // Asker answers a request of the server's: its result, or an error.
 type Asker func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 
 type callParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Name      string            `json:"name"`
+	Arguments json.RawMessage   `json:"arguments,omitempty"`
+	Meta      map[string]string `json:"_meta,omitempty"`
 }
 
 // callResultWire decodes a tools/call result, keeping structuredContent as
@@ -113,7 +117,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 	if opts.OnRequest != nil {
 		ctx = context.WithValue(ctx, askerKey{}, opts.OnRequest)
 	}
-	raw, err := c.request(ctx, "tools/call", callParams{Name: name, Arguments: args}, opts.Progress)
+	raw, err := c.request(ctx, "tools/call", callParams{Name: name, Arguments: args, Meta: opts.Meta}, opts.Progress)
 	if err != nil {
 		return nil, err
 	}

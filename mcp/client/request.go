@@ -107,7 +107,16 @@ func encodeParams(params any, id jsonrpc.ID, progress bool) (json.RawMessage, er
 	if fields == nil {
 		fields = map[string]json.RawMessage{}
 	}
-	fields["_meta"] = json.RawMessage(`{"progressToken":` + id.String() + `}`)
+	meta := map[string]json.RawMessage{}
+	if raw, ok := fields["_meta"]; ok { // what the params carry already (trace context) stays
+		if err := json.Unmarshal(raw, &meta); err != nil {
+			return nil, err
+		}
+	}
+	meta["progressToken"] = json.RawMessage(id.String())
+	if fields["_meta"], err = json.Marshal(meta); err != nil {
+		return nil, err
+	}
 	return json.Marshal(fields)
 }
 

@@ -84,6 +84,25 @@ func TestATraceFollowsAToolCallThroughItsBlocksToTheBackend(t *testing.T) {
 		_, _ = w.Write([]byte(`{"summary": "Sunny"}`))
 	}))
 	defer backend.Close()
+	// An upstream MCP server, traced to the same collector, that a tool calls with mcp-client.
+	upPort := strconv.Itoa(freePort(t))
+	upCfg := filepath.Join(t.TempDir(), "upstream.yaml")
+	if err := os.WriteFile(upCfg, []byte(`service: { name: upstream }
+connectors: [ { name: api, type: http, settings: { port: `+upPort+` } } ]
+flows:
+  - name: up
+    source: { connector: api, settings: { path: /mcp } }
+    process:
+      - type: mcp-router
+        name: stations
+        tools:
+          - name: station
+            process: [ { type: set-payload, settings: { value: '"Station 7"' } } ]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	otel := []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + collector.URL, "OTEL_BSP_SCHEDULE_DELAY=50"}
+	startOcto(t, append(otel, "OTEL_SERVICE_NAME=octo-upstream"), "run", "--config", upCfg)
 	port := strconv.Itoa(freePort(t))
 	cfg := filepath.Join(t.TempDir(), "traced.yaml")
 	if err := os.WriteFile(cfg, []byte(`service: { name: traced }
@@ -102,10 +121,15 @@ flows:
                 settings: { url: "`+backend.URL+`/forecast" }
               - type: set-payload
                 settings: { value: 'body.summary' }
+          - name: relay
+            process:
+              - type: mcp-client
+                name: stations
+                settings: { server: { url: "http://127.0.0.1:`+upPort+`/mcp" }, tool: station }
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	startOcto(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + collector.URL, "OTEL_BSP_SCHEDULE_DELAY=50", "OTEL_SERVICE_NAME=octo-e2e"}, "run", "--config", cfg)
+	startOcto(t, append(otel, "OTEL_SERVICE_NAME=octo-e2e"), "run", "--config", cfg)
 	traceID, spanID := "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 	a := do(t, "POST", "http://127.0.0.1:"+port+"/mcp", "application/json",
 		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"forecast","arguments":{}}}`,
@@ -140,6 +164,32 @@ flows:
 	for !slices.Contains(rc.names(metaTrace), "tools/call forecast") {
 		if time.Now().After(deadline) {
 			t.Fatalf("spans of the _meta trace: %v", rc.names(metaTrace))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// mcp-client passes the trace to the MCP server it calls, in params._meta: the upstream's
+	// spans join the caller's trace.
+	relayTrace := "6bf92f3577b34da6a3ce929d0e0e4738"
+	a = do(t, "POST", "http://127.0.0.1:"+port+"/mcp", "application/json",
+		`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"relay","arguments":{}}}`,
+		"traceparent", "00-"+relayTrace+"-"+spanID+"-01", "MCP-Protocol-Version", "2025-06-18")
+	if a.status != 200 || !strings.Contains(a.body, "Station 7") {
+		t.Fatalf("the relay call: %d %s", a.status, a.body)
+	}
+	// The caller's client span and the upstream's tool span, with the upstream tool's block.
+	joined := func() bool {
+		names := rc.names(relayTrace)
+		n := 0
+		for _, name := range names {
+			if name == "tools/call station" {
+				n++
+			}
+		}
+		return n == 2 && slices.Contains(names, "set-payload") && slices.Contains(names, "mcp-client stations")
+	}
+	for !joined() {
+		if time.Now().After(deadline.Add(10 * time.Second)) {
+			t.Fatalf("spans of the relayed trace: %v", rc.names(relayTrace))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

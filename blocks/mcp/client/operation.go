@@ -53,7 +53,7 @@ func (op operation) run(ctx context.Context, blk *Block, c *mcpclient.Client, m 
 	return op.getPrompt(ctx, blk, c, m)
 }
 
-func (op operation) callTool(ctx context.Context, blk *Block, c *mcpclient.Client, m *runtime.Message) error {
+func (op operation) callTool(ctx context.Context, blk *Block, c *mcpclient.Client, m *runtime.Message) (err error) {
 	args, err := blk.arguments(m)
 	if err != nil {
 		return err
@@ -67,6 +67,14 @@ func (op operation) callTool(ctx context.Context, blk *Block, c *mcpclient.Clien
 		opts.Progress = func(p mcpclient.Progress) {
 			runtime.ReportProgress(ctx, runtime.Progress{Within: true, Progress: p.Progress, Total: p.Total, Message: p.Message})
 		}
+	}
+	if runtime.Tracing() { // a client span, and its trace context in _meta for the server
+		var span runtime.Span
+		ctx, span = runtime.StartSpan(ctx, "tools/call "+op.tool, runtime.SpanClient,
+			runtime.Attr{Key: "mcp.method.name", Value: "tools/call"}, runtime.Attr{Key: "gen_ai.tool.name", Value: op.tool})
+		defer func() { span.End(err) }()
+		opts.Meta = map[string]string{}
+		runtime.InjectTrace(ctx, func(k, v string) { opts.Meta[k] = v })
 	}
 	res, err := c.CallTool(ctx, op.tool, raw, opts)
 	if err != nil {

@@ -125,6 +125,9 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 		UnknownTool:  mcp.UnknownToolAsError,
 		Capabilities: mcp.Capabilities{ToolsListChanged: true, ResourcesListChanged: true, PromptsListChanged: true},
 	}
+	if runtime.Tracing() { // a request's params._meta may name the trace it belongs to
+		blk.core.TraceContext = runtime.ExtractTrace
+	}
 	if err := blk.core.Check(); err != nil {
 		return nil, err
 	}
@@ -307,6 +310,15 @@ func (p *providers) CallTool(ctx context.Context, rc *mcp.RequestContext, name s
 	}
 	if len(rc.ProgressToken) > 0 {
 		opts.Progress = func(pr client.Progress) { _ = rc.Progress(ctx, pr.Progress, pr.Total, pr.Message) }
+	}
+	if runtime.Tracing() { // the upstream continues the caller's trace, from params._meta
+		var span runtime.Span
+		ctx, span = runtime.StartSpan(ctx, "tools/call "+orig, runtime.SpanClient,
+			runtime.Attr{Key: "mcp.method.name", Value: "tools/call"}, runtime.Attr{Key: "gen_ai.tool.name", Value: orig},
+			runtime.Attr{Key: "octo.upstream", Value: u.set.Name})
+		defer span.End(nil)
+		opts.Meta = map[string]string{}
+		runtime.InjectTrace(ctx, func(k, v string) { opts.Meta[k] = v })
 	}
 	res, err := c.CallTool(ctx, orig, args, opts)
 	if err == nil {
