@@ -8,6 +8,7 @@ package access
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -123,20 +124,11 @@ func (r *Rule) wanted(claims map[string]any) []string {
 		granted = strings.Fields(s)
 	}
 	for _, g := range granted {
-		if !contains(out, g) {
+		if !slices.Contains(out, g) {
 			out = append(out, g)
 		}
 	}
 	return out
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Refusal is a call refused before it ran: the JSON-RPC error the client gets, and over HTTP,

@@ -349,24 +349,23 @@ func (p *providers) toolOwner(name string) (*upstream, string, *client.Client) {
 	return nil, "", nil
 }
 
-func (p *providers) ListResources(context.Context, *mcp.RequestContext, string) ([]mcp.Resource, string, error) {
-	var out []mcp.Resource
-	for _, u := range p.blk.upstreams {
+// merged is one list of every upstream's, in the upstreams' order.
+func merged[T any](ups []*upstream, list func(*upstream) []T) []T {
+	var out []T
+	for _, u := range ups {
 		u.mu.Lock()
-		out = append(out, u.resources...)
+		out = append(out, list(u)...)
 		u.mu.Unlock()
 	}
-	return out, "", nil
+	return out
+}
+
+func (p *providers) ListResources(context.Context, *mcp.RequestContext, string) ([]mcp.Resource, string, error) {
+	return merged(p.blk.upstreams, func(u *upstream) []mcp.Resource { return u.resources }), "", nil
 }
 
 func (p *providers) ListResourceTemplates(context.Context, *mcp.RequestContext, string) ([]mcp.ResourceTemplate, string, error) {
-	var out []mcp.ResourceTemplate
-	for _, u := range p.blk.upstreams {
-		u.mu.Lock()
-		out = append(out, u.templates...)
-		u.mu.Unlock()
-	}
-	return out, "", nil
+	return merged(p.blk.upstreams, func(u *upstream) []mcp.ResourceTemplate { return u.templates }), "", nil
 }
 
 // ReadResource reads uri from the upstream that lists it, else from each upstream with
@@ -401,13 +400,7 @@ func (p *providers) ReadResource(ctx context.Context, _ *mcp.RequestContext, uri
 }
 
 func (p *providers) ListPrompts(context.Context, *mcp.RequestContext, string) ([]mcp.Prompt, string, error) {
-	var out []mcp.Prompt
-	for _, u := range p.blk.upstreams {
-		u.mu.Lock()
-		out = append(out, u.prompts...)
-		u.mu.Unlock()
-	}
-	return out, "", nil
+	return merged(p.blk.upstreams, func(u *upstream) []mcp.Prompt { return u.prompts }), "", nil
 }
 
 func (p *providers) GetPrompt(ctx context.Context, _ *mcp.RequestContext, name string, args map[string]string) (*mcp.GetPromptResult, error) {
