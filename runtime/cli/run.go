@@ -72,7 +72,7 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	stopTracing, err := startTracing(ctx, env, logger)
+	stopTracing, err := StartTracing(ctx, env, logger)
 	if err != nil {
 		return err
 	}

@@ -28,9 +28,9 @@ func RegisterTracing(start TracingFunc) {
 	tracings.start = start
 }
 
-// startTracing starts tracing when the environment asks for it; the stop it returns is never
-// nil.
-func startTracing(ctx context.Context, env *Env, logger *slog.Logger) (func(), error) {
+// StartTracing starts tracing when the environment asks for it (the serving commands call it
+// before they build anything); the stop it returns is never nil.
+func StartTracing(ctx context.Context, env *Env, logger *slog.Logger) (func(), error) {
 	tracings.Lock()
 	start := tracings.start
 	tracings.Unlock()

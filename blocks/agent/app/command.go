@@ -122,6 +122,11 @@ func command(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		return showRunning(env, dir, f)
 	}
+	stopTracing, err := cli.StartTracing(ctx, env, logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	// One supervisor for the whole process: the console and agents' unit, and a unit for each
 	// saved server the workspace serves.
 	sup := supervisor.New(supervisor.Options{Logger: logger, LookupEnv: noEnv, StopTimeout: f.grace})

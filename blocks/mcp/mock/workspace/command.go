@@ -67,6 +67,11 @@ func serve(ctx context.Context, env *cli.Env, args []string) error {
 		return cli.Usagef("--shutdown-timeout must be positive")
 	}
 	logger := TrafficLogger(env.Stderr, lv, *asJSON)
+	stopTracing, err := cli.StartTracing(ctx, env, logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	opts := Options{Environment: *envName, Servers: pos[1:], Port: *port, Logger: logger, StopTimeout: *grace}
 	if *useStdio {
 		opts.Transport = Stdio
