@@ -21,9 +21,15 @@ export function serverPage(app, root, name, tab) {
   const tablist = h('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Server sections', onkeydown: arrowKeys });
   replace(root, header, tablist, panel);
 
-  async function load() {
+  async function fetchServer() {
     const r = await tool('get_server', { name });
-    page.server = JSON.parse(r.text);
+    return JSON.parse(r.text);
+  }
+
+  async function load() { apply(await fetchServer()); }
+
+  function apply(server) {
+    page.server = server;
     page.fields = page.server.fields ? structuredClone(page.server.fields) : null;
     page.dirty = false;
     page.http = (page.fields && page.fields.kind === 'http') || page.server.kind === 'http';
@@ -152,7 +158,15 @@ export function serverPage(app, root, name, tab) {
       return;
     }
     const wasRunning = page.server && page.server.running;
-    try { await load(); } catch { return; } // deleted or renamed: the sidebar shows it
+    let fresh;
+    try { fresh = await fetchServer(); } catch { return; } // deleted or renamed: the sidebar shows it
+    if (page.dirty) { // an edit began while the file was read: it stays, the state is shown
+      page.server = fresh;
+      renderHeader();
+      notice('The file changed outside the console; save or reload to see it.', 'warn');
+      return;
+    }
+    apply(fresh);
     renderHeader();
     if (tab === 'yaml') page.sub.refresh(kind);
     else if (tab === 'traffic' || (tab === 'try' && wasRunning === page.server.running)) return;
