@@ -1,9 +1,10 @@
 package ops
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"log/slog"
+	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -15,18 +16,23 @@ import (
 
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/cli"
+	"github.com/octo-run/octo/runtime/config"
 )
 
 // Traces are OpenTelemetry's: this package gives the runtime its Tracer (runtime.SetTracer)
 // when the standard OTEL_* variables ask for traces, and exports them over OTLP/HTTP.
 func init() { cli.RegisterTracing(startTracing) }
 
-// tracingWanted reports whether the environment asks for traces: an OTLP endpoint is named
-// (or the otlp exporter chosen), and neither the SDK nor the trace exporter is turned off.
-func tracingWanted(lookup func(string) (string, bool)) (bool, error) {
+// tracingWanted reports whether tracing is asked for: by the config's service.tracing, or by the
+// environment naming an OTLP endpoint (or choosing the otlp exporter); OTEL_SDK_DISABLED=true
+// and OTEL_TRACES_EXPORTER=none turn it off either way.
+func tracingWanted(lookup func(string) (string, bool), settings *config.TracingKeys) (bool, error) {
 	get := func(k string) string { v, _ := lookup(k); return v }
 	if get("OTEL_SDK_DISABLED") == "true" || get("OTEL_TRACES_EXPORTER") == "none" {
 		return false, nil
+	}
+	if settings != nil { // the file names an OTLP/HTTP endpoint: the variables that say otherwise give way
+		return true, nil
 	}
 	switch e := get("OTEL_TRACES_EXPORTER"); e {
 	case "", "otlp":
@@ -43,31 +49,52 @@ func tracingWanted(lookup func(string) (string, bool)) (bool, error) {
 }
 
 // startTracing installs an OpenTelemetry tracer provider that exports in batches, configured by
-// the OTEL_* variables (endpoint, headers, timeout, service name and resource attributes,
-// sampler), when they ask for traces; stop flushes what is left and uninstalls it.
-func startTracing(ctx context.Context, lookup func(string) (string, bool), version string, logger *slog.Logger) (func(context.Context) error, error) {
-	on, err := tracingWanted(lookup)
+// the config's service.tracing and the OTEL_* variables (endpoint, headers, timeout, service
+// name and resource attributes, sampler), when they ask for traces; stop flushes what is left
+// and uninstalls it.
+func startTracing(ctx context.Context, setup cli.TracingSetup) (func(context.Context) error, error) {
+	on, err := tracingWanted(setup.Lookup, setup.Settings)
 	if err != nil || !on {
 		return nil, err
 	}
-	exp, err := otlptracehttp.New(ctx)
+	var opts []otlptracehttp.Option
+	from := "as the OTEL_* variables say"
+	if s := setup.Settings; s != nil {
+		opts = append(opts, otlptracehttp.WithEndpointURL(tracesURL(s.Endpoint)))
+		if len(s.Headers) > 0 {
+			opts = append(opts, otlptracehttp.WithHeaders(s.Headers))
+		}
+		from = "to " + tracesURL(s.Endpoint) + ", as service.tracing says"
+	}
+	exp, err := otlptracehttp.New(ctx, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
+	name := cmp.Or(setup.Service, "octo")
 	res, err := resource.New(ctx,
-		resource.WithAttributes(attribute.String("service.name", "octo"), attribute.String("service.version", version)),
+		resource.WithAttributes(attribute.String("service.name", name), attribute.String("service.version", setup.Version)),
 		resource.WithFromEnv(), // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win
 		resource.WithTelemetrySDK())
 	if err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	tpOpts := []sdktrace.TracerProviderOption{sdktrace.WithBatcher(exp), sdktrace.WithResource(res)}
+	if s := setup.Settings; s != nil && s.SampleRatio != nil {
+		tpOpts = append(tpOpts, sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(*s.SampleRatio))))
+	}
+	tp := sdktrace.NewTracerProvider(tpOpts...)
 	runtime.SetTracer(NewTracer(tp))
-	logger.Info("tracing: exporting spans over OTLP/HTTP, as the OTEL_* variables say")
+	setup.Logger.Info("tracing: exporting spans over OTLP/HTTP " + from)
 	return func(ctx context.Context) error {
 		runtime.SetTracer(nil)
 		return tp.Shutdown(ctx)
 	}, nil
+}
+
+// tracesURL is where spans are posted for an OTLP/HTTP base address: its path /v1/traces, as
+// OTEL_EXPORTER_OTLP_ENDPOINT is read.
+func tracesURL(endpoint string) string {
+	return strings.TrimRight(endpoint, "/") + "/v1/traces"
 }
 
 // NewTracer is runtime.Tracer over an OpenTelemetry tracer provider, with the W3C trace context

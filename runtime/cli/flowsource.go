@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -26,6 +27,8 @@ type flowSource struct {
 	templates []string // the template resources of the version last loaded
 	last      *runtime.Unit
 	refused   bool // the last reload was not applied
+	// tracing follows the config's service.tracing, applied before the config is built.
+	tracing *Tracing
 }
 
 // Files lists the config's YAML files now, and the template resources of the version last
@@ -69,6 +72,11 @@ func (s *flowSource) load() (runtime.Unit, error) {
 		s.stdioName = ownStdio(cfg)
 	}
 	s.templates = templateFiles(cfg)
+	if s.tracing != nil {
+		if err := s.tracing.Apply(context.Background(), cfg.Service); err != nil {
+			return runtime.Unit{}, err
+		}
+	}
 	return runtime.Unit{Name: s.path, Config: cfg, Version: filesDigest(append(slices.Clone(cfg.Files), s.templates...))}, nil
 }
 

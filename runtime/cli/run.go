@@ -72,11 +72,8 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	stopTracing, err := StartTracing(ctx, env, logger)
-	if err != nil {
-		return err
-	}
-	defer stopTracing()
+	tracing := &Tracing{env: env, log: logger}
+	defer tracing.Stop()
 	adm, err := startAdmin(*adminAddr, logger)
 	if err != nil {
 		return err
@@ -88,13 +85,16 @@ func cmdRun(ctx context.Context, env *Env, args []string) error {
 		if *stdio {
 			return errStdioFolder
 		}
+		if err := tracing.Apply(ctx, config.Service{}); err != nil { // a folder's servers have no service section: the OTEL_* variables decide
+			return err
+		}
 		src, err := spec.Open(*path, runtime.AdapterOptions{Logger: logger})
 		if err != nil {
 			return lf.plain(err)
 		}
 		r.src, r.watch = teller(src, logger), true
 	} else {
-		r.flow = &flowSource{path: *path, lookup: env.LookupEnv, log: logger, stdio: *stdio}
+		r.flow = &flowSource{path: *path, lookup: env.LookupEnv, log: logger, stdio: *stdio, tracing: tracing}
 		r.src = r.flow
 	}
 	return lf.plain(UntilSignalled(ctx, logger, r.serve))

@@ -38,6 +38,8 @@ type Service struct {
 	Node *yaml.Node // nil when no file has a service section
 	// Cluster is the service's cluster section, nil when it has none.
 	Cluster *yaml.Node
+	// Tracing is the service's tracing section, nil when it has none.
+	Tracing *TracingKeys
 }
 
 // EnvVar is a declared variable, usable as `${NAME}` in values.

@@ -22,7 +22,15 @@ type FileKeys struct {
 type ServiceKeys struct {
 	Name string `yaml:"name" doc:"The service's name, for logs." example:"weather"`
 	// Cluster is decoded by the cluster provider this octo is built with (runtime.RegisterCluster).
-	Cluster *yaml.Node `yaml:"cluster" doc:"The cluster the replicas of this service share state through (NATS JetStream): where MCP tasks live, so that any replica answers for any task and a task whose replica dies is run by another. Its keys are under service.cluster below. Without it, every replica keeps its own, as one process does."`
+	Cluster *yaml.Node   `yaml:"cluster" doc:"The cluster the replicas of this service share state through (NATS JetStream): where MCP tasks live, so that any replica answers for any task and a task whose replica dies is run by another. Its keys are under service.cluster below. Without it, every replica keeps its own, as one process does."`
+	Tracing *TracingKeys `yaml:"tracing" doc:"Export OpenTelemetry traces of the requests served, the flows and blocks they ran and the calls made, over OTLP/HTTP. Its keys win over the OTEL_* variables that say the same; the others (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_TIMEOUT…) still apply, and OTEL_SDK_DISABLED=true turns tracing off. Without it, the OTEL_* variables alone decide."`
+}
+
+// TracingKeys are the keys of service.tracing.
+type TracingKeys struct {
+	Endpoint    string            `yaml:"endpoint" octo:"required" doc:"The collector's OTLP/HTTP address, as OTEL_EXPORTER_OTLP_ENDPOINT takes it: spans are posted to its path /v1/traces." example:"http://127.0.0.1:4318"`
+	Headers     map[string]string `yaml:"headers" doc:"Headers sent with every export, such as a vendor's API key; write secrets as ${VARIABLES}."`
+	SampleRatio *float64          `yaml:"sampleRatio" min:"0" max:"1" doc:"The share of the traces started here that are recorded, from 0 to 1 (1 when left out); a request whose caller sent a traceparent follows the caller's choice." example:"0.25"`
 }
 
 // EnvKeys are the keys of one env item.

@@ -10,7 +10,7 @@ import (
 // means, and the sections are the ones the loader reads.
 func TestTheConfigKeysAreDocumented(t *testing.T) {
 	types := []reflect.Type{
-		reflect.TypeFor[FileKeys](), reflect.TypeFor[ServiceKeys](), reflect.TypeFor[EnvKeys](),
+		reflect.TypeFor[FileKeys](), reflect.TypeFor[ServiceKeys](), reflect.TypeFor[TracingKeys](), reflect.TypeFor[EnvKeys](),
 		reflect.TypeFor[ResourcesKeys](), reflect.TypeFor[TemplateKeys](), reflect.TypeFor[ConnectorKeys](),
 		reflect.TypeFor[FlowKeys](), reflect.TypeFor[SourceKeys](), reflect.TypeFor[BlockKeys](),
 	}

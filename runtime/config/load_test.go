@@ -219,3 +219,27 @@ flows:
 		t.Errorf("process: %+v", p)
 	}
 }
+
+// service.tracing is read into typed keys, and an endpoint or ratio that cannot work is a problem
+// at its line, before anything starts.
+func TestLoadReadsTheTracingSection(t *testing.T) {
+	cfg := mustLoad(t, writeConfig(t, map[string]string{"a.yaml": "service:\n  name: s\n  tracing:\n    endpoint: http://127.0.0.1:4318\n    headers: {x-key: k}\n    sampleRatio: 0.5\n"}), nil)
+	tr := cfg.Service.Tracing
+	if tr == nil || tr.Endpoint != "http://127.0.0.1:4318" || tr.Headers["x-key"] != "k" || tr.SampleRatio == nil || *tr.SampleRatio != 0.5 {
+		t.Fatalf("tracing = %+v", tr)
+	}
+	if cfg := mustLoad(t, writeConfig(t, map[string]string{"a.yaml": "service: {name: s}\n"}), nil); cfg.Service.Tracing != nil {
+		t.Fatalf("no section: tracing = %+v", cfg.Service.Tracing)
+	}
+	for text, want := range map[string]string{
+		"service:\n  tracing:\n    endpoint: 127.0.0.1:4318\n":                    `a.yaml:3:15: service.tracing.endpoint: "127.0.0.1:4318" is not an OTLP/HTTP address: write the collector's http:// or https:// URL, such as http://127.0.0.1:4318`,
+		"service:\n  tracing:\n    endpoint: http://c:4318\n    sampleRatio: 2\n": `a.yaml:4:18: service.tracing.sampleRatio: sampleRatio 2 is out of range 0-1`,
+		"service:\n  tracing: {headers: {a: b}}\n":                                `a.yaml:2:12: service.tracing: missing required key "endpoint"`,
+	} {
+		dir := writeConfig(t, map[string]string{"a.yaml": text})
+		_, err := Load(dir, envOf(nil))
+		if err == nil || strings.ReplaceAll(filepath.ToSlash(err.Error()), filepath.ToSlash(dir)+"/", "") != want {
+			t.Errorf("%q: got\n%v\nwant\n%s", text, err, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"io/fs"
+	"net/url"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -121,7 +122,14 @@ func (l *loader) parse(secs []section) {
 func (l *loader) service(s section) {
 	var raw ServiceKeys
 	l.decode(s.val, &raw, s.at)
-	l.cfg.Service = Service{Name: raw.Name, At: s.at, Node: s.val, Cluster: raw.Cluster}
+	l.cfg.Service = Service{Name: raw.Name, At: s.at, Node: s.val, Cluster: raw.Cluster, Tracing: raw.Tracing}
+	if t := raw.Tracing; t != nil && t.Endpoint != "" {
+		if u, err := url.Parse(t.Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			_, tn := entry(s.val, "tracing")
+			_, en := entry(tn, "endpoint")
+			l.d.addf(en, s.at.Field("tracing").Field("endpoint"), "%q is not an OTLP/HTTP address: write the collector's http:// or https:// URL, such as http://127.0.0.1:4318", t.Endpoint)
+		}
+	}
 }
 
 func (l *loader) resources(s section) {

@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,9 +23,11 @@ import (
 
 // receiver is a local OTLP/HTTP endpoint that keeps the spans it is sent.
 type receiver struct {
-	mu    sync.Mutex
-	spans []*tracepb.Span
-	attrs map[string]map[string]string // by span name: its string attributes
+	mu       sync.Mutex
+	spans    []*tracepb.Span
+	attrs    map[string]map[string]string // by span name: its string attributes
+	services map[string]bool              // the resources' service.name
+	header   http.Header                  // of the last export
 }
 
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -34,7 +38,13 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rc.mu.Lock()
+	rc.header = r.Header.Clone()
 	for _, rs := range req.ResourceSpans {
+		for _, kv := range rs.GetResource().GetAttributes() {
+			if kv.Key == "service.name" && rc.services != nil {
+				rc.services[kv.Value.GetStringValue()] = true
+			}
+		}
 		for _, ss := range rs.ScopeSpans {
 			for _, s := range ss.Spans {
 				rc.spans = append(rc.spans, s)
@@ -49,6 +59,20 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc.mu.Unlock()
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	_, _ = w.Write([]byte{})
+}
+
+// traces are the ids of the traces spans were sent for, sorted.
+func (rc *receiver) traces() []string {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var out []string
+	for _, s := range rc.spans {
+		if id := hex.EncodeToString(s.TraceId); !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // names are the names of the spans of trace id, sorted.
@@ -200,5 +224,113 @@ flows:
 	}
 	if blk := rc.attrs["http-request weather-api"]; blk["octo.block.address"] == "" || !strings.Contains(blk["code.location"], "traced.yaml:") || blk["octo.tool"] != "forecast" {
 		t.Errorf("the block's span: %v", blk)
+	}
+}
+
+// service.tracing in the config turns tracing on without any OTEL_* variable: its endpoint,
+// headers and sample ratio are used, the service's name names the traces, and a --watch edit
+// that points it at another collector moves the spans there.
+func TestTracingIsSetInTheConfigAndFollowsAReload(t *testing.T) {
+	first := &receiver{attrs: map[string]map[string]string{}, services: map[string]bool{}}
+	c1 := httptest.NewServer(first)
+	defer c1.Close()
+	second := &receiver{attrs: map[string]map[string]string{}, services: map[string]bool{}}
+	c2 := httptest.NewServer(second)
+	defer c2.Close()
+	port := strconv.Itoa(freePort(t))
+	cfg := filepath.Join(t.TempDir(), "traced.yaml")
+	config := func(collector string) string {
+		return `service:
+  name: file-traced
+  tracing: { endpoint: "` + collector + `/", headers: { x-collector-key: "${COLLECTOR_KEY}" }, sampleRatio: 0 }
+env: [ { name: COLLECTOR_KEY } ]
+connectors: [ { name: api, type: http, settings: { port: ` + port + ` } } ]
+flows:
+  - name: mcp
+    source: { connector: api, settings: { path: /mcp } }
+    process:
+      - type: mcp-router
+        name: weather
+        tools:
+          - name: forecast
+            process: [ { type: set-payload, settings: { value: '"Sunny"' } } ]
+`
+	}
+	if err := os.WriteFile(cfg, []byte(config(c1.URL)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// No OTEL_* variable but the batch delay, which only makes the test quick.
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OTEL_") {
+			env = append(env, kv)
+		}
+	}
+	p := startOctoUntil(t, append(env, "OTEL_BSP_SCHEDULE_DELAY=50", "COLLECTOR_KEY=k-123"), func(line string) bool { return strings.Contains(line, "service started") },
+		"run", "--watch", "--config", cfg)
+	if !strings.Contains(p.Log(), "exporting spans over OTLP/HTTP to "+c1.URL+"/v1/traces, as service.tracing says") {
+		t.Errorf("the log does not say where spans go:\n%s", p.Log())
+	}
+	call := func(traceparent string) {
+		t.Helper()
+		headers := []string{"MCP-Protocol-Version", "2025-06-18"}
+		if traceparent != "" {
+			headers = append(headers, "traceparent", traceparent)
+		}
+		a := do(t, "POST", "http://127.0.0.1:"+port+"/mcp", "application/json",
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"forecast","arguments":{}}}`, headers...)
+		if a.status != 200 || !strings.Contains(a.body, "Sunny") {
+			t.Fatalf("the call: %d %s", a.status, a.body)
+		}
+	}
+	waitTrace := func(rc *receiver, id string) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !slices.Contains(rc.names(id), "tools/call forecast"); time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no spans of trace %s: %v", id, rc.traces())
+			}
+		}
+	}
+	// sampleRatio 0: a call that starts its own trace is not recorded; one whose caller sampled
+	// its trace is.
+	call("")
+	sampled := "7bf92f3577b34da6a3ce929d0e0e4739"
+	call("00-" + sampled + "-00f067aa0ba902b7-01")
+	waitTrace(first, sampled)
+	if got := first.traces(); !slices.Equal(got, []string{sampled}) {
+		t.Errorf("traces sent: %v, want only the caller's sampled %s", got, sampled)
+	}
+	first.mu.Lock()
+	key, services := first.header.Get("X-Collector-Key"), first.services
+	first.mu.Unlock()
+	if key != "k-123" || !services["file-traced"] {
+		t.Errorf("the export carried x-collector-key %q and service names %v", key, services)
+	}
+	// A reload that names another collector: the next call's spans go there.
+	if err := os.WriteFile(cfg, []byte(config(c2.URL)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.waitCount(t, "reloaded", 1)
+	moved := "8bf92f3577b34da6a3ce929d0e0e4740"
+	call("00-" + moved + "-00f067aa0ba902b7-01")
+	waitTrace(second, moved)
+	if slices.Contains(first.traces(), moved) {
+		t.Errorf("the first collector got spans after the reload moved tracing away")
+	}
+}
+
+// The guide's service.tracing section is valid as written.
+func TestTheTracingGuidesSectionValidates(t *testing.T) {
+	_, traces, _ := strings.Cut(readGuide(t, "health-and-metrics.md"), "## Traces")
+	m := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindStringSubmatch(traces)
+	if m == nil {
+		t.Fatal("the guide's Traces section has no yaml block")
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "service.yaml"), m[1])
+	cmd := exec.Command(octoBin, "validate", "--config", dir)
+	cmd.Env = append(os.Environ(), "COLLECTOR_KEY=k")
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(m[1], "tracing:") {
+		t.Errorf("octo validate of the guide's section: %v\n%s", err, out)
 	}
 }
