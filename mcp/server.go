@@ -86,6 +86,12 @@ type Server struct {
 	// params._meta (traceparent, tracestate), as the MCP semantic conventions put it: it returns
 	// ctx as a child of that trace, get reading the _meta members. A block that traces sets it.
 	TraceContext func(ctx context.Context, get func(key string) string) context.Context
+	// Span, when set, runs each request (not a notification) within a span: it is called once
+	// the request's trace context is known, with its method and target (the tool's or prompt's
+	// name for tools/call and prompts/get, else ""), and returns the context the request runs
+	// in and what ends the span with the answer (toolError: a tool's isError result). A block
+	// that traces sets it.
+	Span func(ctx context.Context, method, target string, rc *RequestContext) (context.Context, func(resp jsonrpc.Response, toolError bool))
 	// MaxBatch caps the messages of one JSON-RPC batch (0: DefaultMaxBatch);
 	// a longer batch is refused whole.
 	MaxBatch int
@@ -198,6 +204,11 @@ func (s *Server) Handle(ctx context.Context, req *jsonrpc.Request, rc *RequestCo
 	if s.TraceContext != nil {
 		ctx = s.metaTrace(ctx, req.Params)
 	}
+	if s.Span != nil {
+		var end func(jsonrpc.Response, bool)
+		ctx, end = s.Span(ctx, req.Method, spanTarget(req), rc)
+		defer endSpan(end, &resp, rc) // after the panic is recovered: the span ends with its answer
+	}
 	if pr := s.probe(req.Method); pr != nil {
 		defer s.observe(pr, time.Now(), rc, &resp)
 	}
@@ -297,6 +308,22 @@ var ErrShuttingDown = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal erro
 // down: its cause is the server's ShutdownCause.
 func (s *Server) ShuttingDown(ctx context.Context) bool {
 	return s.ShutdownCause != nil && ctx.Err() != nil && errors.Is(context.Cause(ctx), s.ShutdownCause)
+}
+
+// spanTarget is what a request's span is named by beside its method: the tool's or the
+// prompt's name.
+func spanTarget(req *jsonrpc.Request) string {
+	if req.Method != "tools/call" && req.Method != "prompts/get" {
+		return ""
+	}
+	raw, _ := jsonscan.Member(req.Params, "name")
+	name, _ := jsonscan.Unquote(raw)
+	return name
+}
+
+// endSpan ends a request's span with its answer, a copy: the answer itself stays on the stack.
+func endSpan(end func(jsonrpc.Response, bool), resp *jsonrpc.Response, rc *RequestContext) {
+	end(*resp, rc.toolError)
 }
 
 // metaTrace is ctx as a child of the trace params._meta names, when it names one.

@@ -113,7 +113,31 @@ var kinds = [...]trace.SpanKind{runtime.SpanInternal: trace.SpanKindInternal, ru
 
 func (o *otelTracer) Start(ctx context.Context, name string, kind runtime.SpanKind, attrs ...runtime.Attr) (context.Context, runtime.Span) {
 	ctx, s := o.t.Start(ctx, name, trace.WithSpanKind(kinds[kind]), trace.WithAttributes(otelAttrs(attrs)...))
-	return ctx, otelSpan{s}
+	return ctx, runtime.NewSpan(otelSpans{}, s)
+}
+
+func (o *otelTracer) Prepare(name string, kind runtime.SpanKind, attrs ...runtime.Attr) runtime.PreparedSpan {
+	opts := []trace.SpanStartOption{trace.WithSpanKind(kinds[kind])}
+	if len(attrs) > 0 {
+		opts = append(opts, trace.WithAttributes(otelAttrs(attrs)...))
+	}
+	return &preparedSpan{t: o.t, name: name, opts: opts[:len(opts):len(opts)]}
+}
+
+// preparedSpan starts spans of one name, kind and fixed attributes, their options made once.
+type preparedSpan struct {
+	t    trace.Tracer
+	name string
+	opts []trace.SpanStartOption // full: an append for a start's own attributes copies
+}
+
+func (p *preparedSpan) Start(ctx context.Context, attrs ...runtime.Attr) (context.Context, runtime.Span) {
+	opts := p.opts
+	if len(attrs) > 0 {
+		opts = append(opts, trace.WithAttributes(otelAttrs(attrs)...))
+	}
+	ctx, s := p.t.Start(ctx, p.name, opts...)
+	return ctx, runtime.NewSpan(otelSpans{}, s)
 }
 
 func (o *otelTracer) Extract(ctx context.Context, get func(string) string) context.Context {
@@ -153,16 +177,20 @@ func (c carrier) Set(k, v string) {
 
 func (c carrier) Keys() []string { return nil }
 
-type otelSpan struct{ s trace.Span }
+// otelSpans acts on the OpenTelemetry spans in runtime.Spans.
+type otelSpans struct{}
 
-func (s otelSpan) SetAttributes(attrs ...runtime.Attr) { s.s.SetAttributes(otelAttrs(attrs)...) }
+func (otelSpans) SetAttributes(v any, attrs ...runtime.Attr) {
+	v.(trace.Span).SetAttributes(otelAttrs(attrs)...)
+}
 
-func (s otelSpan) End(err error) {
+func (otelSpans) End(v any, err error) {
+	s := v.(trace.Span)
 	if err != nil {
-		s.s.RecordError(err)
-		s.s.SetStatus(codes.Error, err.Error())
+		s.RecordError(err)
+		s.SetStatus(codes.Error, err.Error())
 	}
-	s.s.End()
+	s.End()
 }
 
 func otelAttrs(attrs []runtime.Attr) []attribute.KeyValue {

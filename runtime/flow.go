@@ -18,6 +18,7 @@ type Flow struct {
 	logger  *slog.Logger
 	probe   Probe // nil: not observed
 	readers []HeaderReader
+	span    *SpanType
 }
 
 // Headers lists the request headers the flow's blocks read of their own (HeaderReader), each
@@ -44,7 +45,7 @@ func (f *Flow) Logger() *slog.Logger { return f.logger }
 // learn what a transport should answer. A source runs its flows with Deliver.
 func (f *Flow) Run(ctx context.Context, msg *Message) (*Message, error) {
 	if Tracing() {
-		ctx, span := StartSpan(ctx, "flow "+f.Name, SpanInternal, Attr{"octo.flow", f.Name})
+		ctx, span := f.span.Start(ctx)
 		out, err := f.run(ctx, msg)
 		span.End(err)
 		return out, err

@@ -135,16 +135,12 @@ func (bd *builder) observe(s *step, b *Build) Block {
 		blk = probed{step: s, probe: bd.observer.Probe(Key{Kind: ProbeBlock, Service: bd.cfg.Service.Name, Flow: b.Flow,
 			Block: b.addr, Type: b.Type, Name: s.name, Tool: bd.tool})}
 	}
-	if Tracing() {
+	if _, owns := s.block.(SpanOwner); Tracing() && !owns {
 		name := s.typ
 		if s.name != "" {
 			name += " " + s.name
 		}
-		attrs := []Attr{{"octo.flow", b.Flow}, {"octo.block.type", s.typ}, {"octo.block.address", s.addr}, {"code.location", s.at}}
-		if bd.tool != "" {
-			attrs = append(attrs, Attr{"octo.tool", bd.tool})
-		}
-		blk = traced{Block: blk, name: name, attrs: attrs}
+		blk = traced{Block: blk, span: NewSpanType(name, SpanInternal, b.SpanAttrs()...)}
 	}
 	return blk
 }

@@ -83,7 +83,7 @@ func NewService(cfg *config.Config, opts Options) (*Service, error) {
 	}
 
 	for _, fc := range cfg.Flows {
-		flow := &Flow{Name: fc.Name, logger: opts.Logger.With("flow", fc.Name)}
+		flow := &Flow{Name: fc.Name, logger: opts.Logger.With("flow", fc.Name), span: NewSpanType("flow "+fc.Name, SpanInternal, Attr{"octo.flow", fc.Name})}
 		if opts.Observer != nil {
 			flow.probe = opts.Observer.Probe(Key{Kind: ProbeFlow, Service: cfg.Service.Name, Flow: fc.Name})
 		}

@@ -31,6 +31,9 @@ type Attr struct {
 type Tracer interface {
 	// Start starts a span named name, a child of the span in ctx (if any).
 	Start(ctx context.Context, name string, kind SpanKind, attrs ...Attr) (context.Context, Span)
+	// Prepare makes the spans of a SpanType: its name, kind and fixed attributes turned once
+	// into what the tracer starts a span from.
+	Prepare(name string, kind SpanKind, attrs ...Attr) PreparedSpan
 	// Extract returns ctx with the trace context that get reads from a request's headers
 	// (traceparent, tracestate), when it holds one.
 	Extract(ctx context.Context, get func(key string) string) context.Context
@@ -40,11 +43,36 @@ type Tracer interface {
 	IDs(ctx context.Context) (trace, span string, ok bool)
 }
 
-// Span is a started span.
-type Span interface {
-	SetAttributes(attrs ...Attr)
+// Span is a started span; the zero Span (tracing off) does nothing. It is a value, not an
+// interface a tracer implements, so that starting one costs no allocation of its own: a tracer
+// puts its span in v and names, in impl, the one value that acts on its spans.
+type Span struct {
+	impl SpanImpl
+	v    any
+}
+
+// SpanImpl acts on the spans of a tracer, each the value v its Start put in the Span.
+type SpanImpl interface {
+	SetAttributes(v any, attrs ...Attr)
 	// End ends the span; err, when not nil, marks it failed.
-	End(err error)
+	End(v any, err error)
+}
+
+// NewSpan is the span v of a tracer whose spans impl acts on.
+func NewSpan(impl SpanImpl, v any) Span { return Span{impl: impl, v: v} }
+
+// SetAttributes adds attributes to the span.
+func (s Span) SetAttributes(attrs ...Attr) {
+	if s.impl != nil {
+		s.impl.SetAttributes(s.v, attrs...)
+	}
+}
+
+// End ends the span; err, when not nil, marks it failed.
+func (s Span) End(err error) {
+	if s.impl != nil {
+		s.impl.End(s.v, err)
+	}
 }
 
 var tracer atomic.Pointer[Tracer]
@@ -67,7 +95,7 @@ func Tracing() bool { return tracer.Load() != nil }
 func StartSpan(ctx context.Context, name string, kind SpanKind, attrs ...Attr) (context.Context, Span) {
 	t := tracer.Load()
 	if t == nil {
-		return ctx, noSpan{}
+		return ctx, Span{}
 	}
 	return (*t).Start(ctx, name, kind, attrs...)
 }
@@ -95,23 +123,77 @@ func TraceIDs(ctx context.Context) (trace, span string, ok bool) {
 	return "", "", false
 }
 
-type noSpan struct{}
+// PreparedSpan starts spans of a name, kind and fixed attributes a tracer prepared.
+type PreparedSpan interface {
+	// Start starts one, a child of the span in ctx (if any), with attrs beside the fixed ones.
+	Start(ctx context.Context, attrs ...Attr) (context.Context, Span)
+}
 
-func (noSpan) SetAttributes(...Attr) {}
-func (noSpan) End(error)             {}
+// SpanType is a span a block or connector starts again and again under one name (a flow's, a
+// block's): its name, kind and fixed attributes are prepared once for the installed tracer, not
+// on every start, and again when another tracer is installed (a reload that changes tracing).
+type SpanType struct {
+	name     string
+	kind     SpanKind
+	attrs    []Attr
+	prepared atomic.Pointer[preparedFor]
+}
+
+type preparedFor struct {
+	tracer *Tracer
+	span   PreparedSpan
+}
+
+// NewSpanType describes spans named name, of kind, with attrs.
+func NewSpanType(name string, kind SpanKind, attrs ...Attr) *SpanType {
+	return &SpanType{name: name, kind: kind, attrs: attrs}
+}
+
+// Start starts a span of the type with the installed tracer, attrs beside the fixed ones, or
+// returns ctx and a span that does nothing.
+func (st *SpanType) Start(ctx context.Context, attrs ...Attr) (context.Context, Span) {
+	t := tracer.Load()
+	if t == nil {
+		return ctx, Span{}
+	}
+	p := st.prepared.Load()
+	if p == nil || p.tracer != t {
+		p = &preparedFor{tracer: t, span: (*t).Prepare(st.name, st.kind, st.attrs...)}
+		st.prepared.Store(p)
+	}
+	return p.span.Start(ctx, attrs...)
+}
 
 // traced runs a block in a span of its own, named by its type (and name), with its config
 // address and place in the config as attributes. It wraps a block only when a tracer was
-// installed when the flow was built.
+// installed when the flow was built, and not a SpanOwner.
 type traced struct {
 	Block
-	name  string
-	attrs []Attr
+	span *SpanType
 }
 
 func (t traced) Process(ctx context.Context, m *Message) (*Message, error) {
-	ctx, span := StartSpan(ctx, t.name, SpanInternal, t.attrs...)
+	ctx, span := t.span.Start(ctx)
 	out, err := t.Block.Process(ctx, m)
 	span.End(err)
 	return out, err
+}
+
+// SpanOwner is a block that starts the spans of what it serves itself, named for what it does
+// (the mcp-router: a span per MCP request, named by its method and tool, as the MCP semantic
+// conventions say), with its SpanAttrs: the runtime starts no span of its own around it, which
+// would only say the same again.
+type SpanOwner interface {
+	Block
+	OwnsSpans()
+}
+
+// SpanAttrs are the attributes of the block's spans: where it is in the config (its address,
+// its file:line:col) and the tool whose branch it is in, if any.
+func (b *Build) SpanAttrs() []Attr {
+	attrs := []Attr{{"octo.block.address", b.addr}, {"code.location", positionOf(b.cb)}}
+	if b.bd.tool != "" {
+		attrs = append(attrs, Attr{"octo.tool", b.bd.tool})
+	}
+	return attrs
 }

@@ -167,8 +167,9 @@ flows:
 	if !strings.HasPrefix(gotParent, "00-"+traceID+"-") || strings.Contains(gotParent, spanID) || gotID == "" {
 		t.Errorf("the backend got traceparent %q and X-Request-Id %q", gotParent, gotID)
 	}
+	// The router's span is the MCP request's: no block span of its own says the same again.
 	want := []string{"GET " + strings.TrimPrefix(backend.URL, "http://"), "POST /mcp", "flow mcp", "http-request weather-api",
-		"mcp-router weather", "set-payload", "tools/call forecast"}
+		"set-payload", "tools/call forecast"}
 	slices.Sort(want)
 	deadline := time.Now().Add(10 * time.Second)
 	for !slices.Equal(rc.names(traceID), want) {
@@ -190,6 +191,28 @@ flows:
 			t.Fatalf("spans of the _meta trace: %v", rc.names(metaTrace))
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	// Every MCP request has its span, named by its method (and tool): an unknown tool's call
+	// is marked a tool error.
+	listTrace := "9bf92f3577b34da6a3ce929d0e0e4741"
+	for _, body := range []string{`{"jsonrpc":"2.0","id":10,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"nope","arguments":{}}}`} {
+		if a := do(t, "POST", "http://127.0.0.1:"+port+"/mcp", "application/json", body,
+			"traceparent", "00-"+listTrace+"-"+spanID+"-01", "MCP-Protocol-Version", "2025-06-18"); a.status != 200 {
+			t.Fatalf("%s: %d %s", body, a.status, a.body)
+		}
+	}
+	for names := rc.names(listTrace); !slices.Contains(names, "tools/list") || !slices.Contains(names, "tools/call"); names = rc.names(listTrace) {
+		if time.Now().After(deadline) {
+			t.Fatalf("spans of the list trace: %v", names)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	rc.mu.Lock()
+	unknown := rc.attrs["tools/call"]
+	rc.mu.Unlock()
+	if unknown["error.type"] != "tool_error" || unknown["mcp.method.name"] != "tools/call" {
+		t.Errorf("the unknown tool's span: %v", unknown)
 	}
 	// mcp-client passes the trace to the MCP server it calls, in params._meta: the upstream's
 	// spans join the caller's trace.
@@ -219,7 +242,8 @@ flows:
 	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	if tool := rc.attrs["tools/call forecast"]; tool["mcp.method.name"] != "tools/call" || tool["gen_ai.tool.name"] != "forecast" || tool["mcp.protocol.version"] != "2025-06-18" {
+	if tool := rc.attrs["tools/call forecast"]; tool["mcp.method.name"] != "tools/call" || tool["gen_ai.tool.name"] != "forecast" || tool["mcp.protocol.version"] != "2025-06-18" ||
+		tool["jsonrpc.request.id"] != "8" || tool["octo.block.address"] == "" || !strings.Contains(tool["code.location"], "traced.yaml:") {
 		t.Errorf("the tool's span: %v", tool)
 	}
 	if blk := rc.attrs["http-request weather-api"]; blk["octo.block.address"] == "" || !strings.Contains(blk["code.location"], "traced.yaml:") || blk["octo.tool"] != "forecast" {

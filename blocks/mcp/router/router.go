@@ -153,6 +153,17 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 		s.Handlers["completion/complete"] = comps.handle
 		s.Capabilities.Completions = true
 	}
+	if runtime.Tracing() {
+		var toolList []mcp.Tool
+		var promptList []mcp.Prompt
+		if ts, ok := s.Tools.(*tools); ok {
+			toolList = ts.list
+		}
+		if ps, ok := s.Prompts.(*prompts); ok {
+			promptList = ps.list
+		}
+		s.Span = newSpans(b, toolList, promptList).start
+	}
 	if err := b.Err(); err != nil {
 		s.CloseTasks()
 		return nil, err

@@ -143,31 +143,7 @@ func (ts *tools) ParamHeaders(name string) []schema.ParamHeader {
 // CallTool checks the arguments, runs the tool's branch with them as the
 // body, and turns the branch's final body into the result.
 func (ts *tools) CallTool(ctx context.Context, rc *mcp.RequestContext, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
-	if runtime.Tracing() {
-		return ts.callTraced(ctx, rc, name, args)
-	}
 	return ts.call(ctx, rc, name, args)
-}
-
-// callTraced makes the call within a span named and described as the MCP semantic conventions
-// say (mcp.method.name, gen_ai.tool.name, the request id, the revision), its blocks' spans
-// under it.
-func (ts *tools) callTraced(ctx context.Context, rc *mcp.RequestContext, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
-	attrs := []runtime.Attr{{Key: "mcp.method.name", Value: "tools/call"}, {Key: "gen_ai.tool.name", Value: name},
-		{Key: "gen_ai.operation.name", Value: "execute_tool"}, {Key: "jsonrpc.request.id", Value: rc.RequestID.String()}}
-	if rc.Version != "" {
-		attrs = append(attrs, runtime.Attr{Key: "mcp.protocol.version", Value: rc.Version})
-	}
-	if rc.Session != nil {
-		attrs = append(attrs, runtime.Attr{Key: "mcp.session.id", Value: rc.Session.ID()})
-	}
-	ctx, span := runtime.StartSpan(ctx, "tools/call "+name, runtime.SpanServer, attrs...)
-	res, err := ts.call(ctx, rc, name, args)
-	if err == nil && res != nil && res.IsError {
-		span.SetAttributes(runtime.Attr{Key: "error.type", Value: "tool_error"})
-	}
-	span.End(err)
-	return res, err
 }
 
 func (ts *tools) call(ctx context.Context, rc *mcp.RequestContext, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
