@@ -79,11 +79,15 @@ func startTracing(ctx context.Context, setup cli.TracingSetup) (func(context.Con
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
 	tpOpts := []sdktrace.TracerProviderOption{sdktrace.WithBatcher(exp), sdktrace.WithResource(res)}
+	// The SDK's sampler follows the parent unless OTEL_TRACES_SAMPLER names one that does not.
+	sampler, _ := setup.Lookup("OTEL_TRACES_SAMPLER")
+	followsParent := sampler == "" || strings.HasPrefix(sampler, "parentbased_")
 	if s := setup.Settings; s != nil && s.SampleRatio != nil {
 		tpOpts = append(tpOpts, sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(*s.SampleRatio))))
+		followsParent = true
 	}
 	tp := sdktrace.NewTracerProvider(tpOpts...)
-	runtime.SetTracer(NewTracer(tp))
+	runtime.SetTracer(NewTracer(tp, followsParent))
 	setup.Logger.Info("tracing: exporting spans over OTLP/HTTP " + from)
 	return func(ctx context.Context) error {
 		runtime.SetTracer(nil)
@@ -98,20 +102,35 @@ func tracesURL(endpoint string) string {
 }
 
 // NewTracer is runtime.Tracer over an OpenTelemetry tracer provider, with the W3C trace context
-// and baggage propagators.
-func NewTracer(tp trace.TracerProvider) runtime.Tracer {
-	return &otelTracer{t: tp.Tracer("github.com/octo-run/octo"), prop: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})}
+// and baggage propagators. followsParent says the provider's sampler is parent-based (the SDK's
+// default, and service.tracing's sampleRatio): a span whose parent was not sampled is then not
+// started at all, which makes the traces a ratio leaves out cost next to nothing.
+func NewTracer(tp trace.TracerProvider, followsParent bool) runtime.Tracer {
+	return &otelTracer{t: tp.Tracer("github.com/octo-run/octo"), followsParent: followsParent,
+		prop: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})}
 }
 
 // otelTracer is runtime.Tracer over an OpenTelemetry tracer and the W3C propagators.
 type otelTracer struct {
-	t    trace.Tracer
-	prop propagation.TextMapPropagator
+	t             trace.Tracer
+	prop          propagation.TextMapPropagator
+	followsParent bool
+}
+
+func (o *otelTracer) Records(ctx context.Context) bool {
+	if !o.followsParent {
+		return true
+	}
+	sc := trace.SpanContextFromContext(ctx)
+	return !sc.IsValid() || sc.IsSampled()
 }
 
 var kinds = [...]trace.SpanKind{runtime.SpanInternal: trace.SpanKindInternal, runtime.SpanServer: trace.SpanKindServer, runtime.SpanClient: trace.SpanKindClient}
 
 func (o *otelTracer) Start(ctx context.Context, name string, kind runtime.SpanKind, attrs ...runtime.Attr) (context.Context, runtime.Span) {
+	if !o.Records(ctx) {
+		return ctx, runtime.Span{}
+	}
 	ctx, s := o.t.Start(ctx, name, trace.WithSpanKind(kinds[kind]), trace.WithAttributes(otelAttrs(attrs)...))
 	return ctx, runtime.NewSpan(otelSpans{}, s)
 }
@@ -121,22 +140,25 @@ func (o *otelTracer) Prepare(name string, kind runtime.SpanKind, attrs ...runtim
 	if len(attrs) > 0 {
 		opts = append(opts, trace.WithAttributes(otelAttrs(attrs)...))
 	}
-	return &preparedSpan{t: o.t, name: name, opts: opts[:len(opts):len(opts)]}
+	return &preparedSpan{o: o, name: name, opts: opts[:len(opts):len(opts)]}
 }
 
 // preparedSpan starts spans of one name, kind and fixed attributes, their options made once.
 type preparedSpan struct {
-	t    trace.Tracer
+	o    *otelTracer
 	name string
 	opts []trace.SpanStartOption // full: an append for a start's own attributes copies
 }
 
 func (p *preparedSpan) Start(ctx context.Context, attrs ...runtime.Attr) (context.Context, runtime.Span) {
+	if !p.o.Records(ctx) {
+		return ctx, runtime.Span{}
+	}
 	opts := p.opts
 	if len(attrs) > 0 {
 		opts = append(opts, trace.WithAttributes(otelAttrs(attrs)...))
 	}
-	ctx, s := p.t.Start(ctx, p.name, opts...)
+	ctx, s := p.o.t.Start(ctx, p.name, opts...)
 	return ctx, runtime.NewSpan(otelSpans{}, s)
 }
 

@@ -41,6 +41,10 @@ type Tracer interface {
 	Inject(ctx context.Context, set func(key, value string))
 	// IDs are the trace and span ids of the span in ctx, for logs; ok false without one.
 	IDs(ctx context.Context) (trace, span string, ok bool)
+	// Records reports whether a span started under ctx may be recorded: false when it is
+	// certain not to be (its parent was not sampled, and the sampler follows the parent), so
+	// that a trace not sampled costs its spans nothing.
+	Records(ctx context.Context) bool
 }
 
 // Span is a started span; the zero Span (tracing off) does nothing. It is a value, not an
@@ -98,6 +102,13 @@ func StartSpan(ctx context.Context, name string, kind SpanKind, attrs ...Attr) (
 		return ctx, Span{}
 	}
 	return (*t).Start(ctx, name, kind, attrs...)
+}
+
+// Records reports whether a span started under ctx may be recorded (Tracer.Records): a caller
+// that builds attributes first can skip the work when it would not.
+func Records(ctx context.Context) bool {
+	t := tracer.Load()
+	return t != nil && (*t).Records(ctx)
 }
 
 // ExtractTrace returns ctx with the trace context of a request's headers, read with get.

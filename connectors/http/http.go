@@ -81,6 +81,7 @@ type route struct {
 	methods []string // empty: any
 	allow   string
 	flow    *runtime.Flow
+	spans   routeSpans
 }
 
 func build(b *runtime.ConnectorBuild, s *settings) (runtime.Connector, error) {
@@ -103,6 +104,7 @@ func (c *Connector) Attach(src *runtime.SourceBuild, flow *runtime.Flow) error {
 	}
 	for _, p := range paths {
 		r := &route{path: p.path, methods: s.Methods, flow: flow}
+		r.spans = newRouteSpans(c.name, r)
 		if len(s.Methods) > 0 {
 			r.allow = joinMethods(s.Methods)
 		}

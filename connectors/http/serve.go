@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/textproto"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,10 +58,8 @@ func (c *Connector) serve(ctx context.Context, w http.ResponseWriter, r *http.Re
 // deliverTraced delivers the request within a server span, a child of the trace its headers
 // carry (traceparent), named by its method and route.
 func (c *Connector) deliverTraced(ctx context.Context, rt *route, msg *runtime.Message, a *reply) {
-	ctx = runtime.ExtractTrace(ctx, a.r.Header.Get)
-	ctx, span := runtime.StartSpan(ctx, a.r.Method+" "+a.r.URL.Path, runtime.SpanServer,
-		runtime.Attr{Key: "http.request.method", Value: a.r.Method}, runtime.Attr{Key: "url.path", Value: a.r.URL.Path},
-		runtime.Attr{Key: "octo.connector", Value: c.name}, runtime.Attr{Key: "octo.flow", Value: rt.flow.Name})
+	ctx = runtime.ExtractTrace(ctx, canonicalGet(a.r.Header))
+	ctx, span := rt.spans.of(a.r.Method).Start(ctx, runtime.Attr{Key: "url.path", Value: a.r.URL.Path})
 	err := rt.flow.Deliver(ctx, msg, a)
 	status := a.ex.Status
 	if status == 0 {
@@ -68,6 +67,57 @@ func (c *Connector) deliverTraced(ctx context.Context, rt *route, msg *runtime.M
 	}
 	span.SetAttributes(runtime.Attr{Key: "http.response.status_code", Value: status})
 	span.End(err)
+}
+
+// routeSpans are the server span types of a route, made at attach: one per standard method,
+// named "{method} {route}" as the HTTP semantic conventions say, and one for any other method
+// ("HTTP", method _OTHER), whose names are the client's choice.
+type routeSpans struct {
+	byMethod map[string]*runtime.SpanType
+	other    *runtime.SpanType
+}
+
+var standardMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions}
+
+func newRouteSpans(connector string, r *route) routeSpans {
+	attrs := func(method string) []runtime.Attr {
+		return []runtime.Attr{{Key: "http.request.method", Value: method}, {Key: "http.route", Value: r.path},
+			{Key: "octo.connector", Value: connector}, {Key: "octo.flow", Value: r.flow.Name}}
+	}
+	rs := routeSpans{byMethod: make(map[string]*runtime.SpanType, len(standardMethods)), other: runtime.NewSpanType("HTTP", runtime.SpanServer, attrs("_OTHER")...)}
+	for _, m := range standardMethods {
+		rs.byMethod[m] = runtime.NewSpanType(m+" "+r.path, runtime.SpanServer, attrs(m)...)
+	}
+	return rs
+}
+
+func (rs routeSpans) of(method string) *runtime.SpanType {
+	if t := rs.byMethod[method]; t != nil {
+		return t
+	}
+	return rs.other
+}
+
+// canonicalGet reads a request header for a trace propagator, which asks by lower-case name:
+// the names it asks for are looked up as they are kept, without making the canonical name
+// again on every request.
+func canonicalGet(h http.Header) func(string) string {
+	return func(key string) string {
+		switch key {
+		case "traceparent":
+			key = "Traceparent"
+		case "tracestate":
+			key = "Tracestate"
+		case "baggage":
+			key = "Baggage"
+		default:
+			key = textproto.CanonicalMIMEHeaderKey(key)
+		}
+		if v := h[key]; len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
 }
 
 // closeConnection is the Connection header of an answer while the connector is leaving.

@@ -4,17 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"gopkg.in/yaml.v3"
 
 	_ "github.com/octo-run/octo/blocks/all"
@@ -148,9 +150,46 @@ func BenchmarkToolsCallForecastObserved(b *testing.B) {
 func BenchmarkToolsCallForecastTraced(b *testing.B) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithBatcher(tracetest.NewNoopExporter()))
 	defer func() { _ = tp.Shutdown(context.Background()) }()
-	runtime.SetTracer(ops.NewTracer(tp))
+	runtime.SetTracer(ops.NewTracer(tp, false))
 	defer runtime.SetTracer(nil)
 	benchmarkCall(b, forecastCall, func(got []byte) bool { return string(got) == forecastWant })
+}
+
+// BenchmarkToolsCallForecastExported is BenchmarkToolsCallForecastTraced with the spans sent
+// as octo run sends them: batched, over OTLP/HTTP, to a collector on loopback that reads and
+// drops them. Its CPU time (not its ns/op: the export runs beside the calls) is what tracing
+// every call costs in all.
+func BenchmarkToolsCallForecastExported(b *testing.B) {
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.Copy(io.Discard, r.Body) }))
+	defer collector.Close()
+	exp, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(collector.URL+"/v1/traces"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithBatcher(exp))
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	runtime.SetTracer(ops.NewTracer(tp, false))
+	defer runtime.SetTracer(nil)
+	benchmarkCall(b, forecastCall, func(got []byte) bool { return string(got) == forecastWant })
+}
+
+// BenchmarkToolsCallForecastUnsampled is a call whose trace the sampler leaves out, as most are
+// with a sampleRatio below 1: the flow's span is decided once, and the spans under it are not
+// started at all.
+func BenchmarkToolsCallForecastUnsampled(b *testing.B) {
+	defer unsampled()()
+	benchmarkCall(b, forecastCall, func(got []byte) bool { return string(got) == forecastWant })
+}
+
+// unsampled installs a tracer whose sampler records no trace (sampleRatio 0); the func it
+// returns uninstalls it.
+func unsampled() func() {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(0))))
+	runtime.SetTracer(ops.NewTracer(tp, true))
+	return func() {
+		runtime.SetTracer(nil)
+		_ = tp.Shutdown(context.Background())
+	}
 }
 
 // BenchmarkToolsList is one tools/list, whose answer is encoded once and
@@ -308,6 +347,11 @@ const maxForecastAllocs = 20
 // folded into its request's).
 const maxTracedForecastAllocs = 44
 
+// maxUnsampledForecastAllocs is the forecast tools/call with tracing on and its trace not
+// sampled: the flow's span, decided not to record, and nothing under it (38 before the spans
+// under an unsampled one were skipped).
+const maxUnsampledForecastAllocs = 24
+
 func TestToolsCallAllocationsDoNotGrow(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector adds allocations of its own")
@@ -319,16 +363,21 @@ func TestToolsCallAllocationsDoNotGrow(t *testing.T) {
 		{"without metrics", nil},
 		{"with the metrics octo run --admin keeps", ops.NewMetrics("test")},
 		{"traced", nil},
+		{"traced, not sampled", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := maxForecastAllocs
-			if tc.name == "traced" {
+			switch tc.name {
+			case "traced, not sampled":
+				defer unsampled()()
+				want = maxUnsampledForecastAllocs
+			case "traced":
 				// The spans of the flow, the tools/call and the branch's block: what the
 				// OpenTelemetry SDK allocates for each (span, snapshot, context, attributes),
 				// and nothing of octo's own but the call's attributes.
 				tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithBatcher(tracetest.NewNoopExporter()))
 				defer func() { _ = tp.Shutdown(context.Background()) }()
-				runtime.SetTracer(ops.NewTracer(tp))
+				runtime.SetTracer(ops.NewTracer(tp, false))
 				defer runtime.SetTracer(nil)
 				want = maxTracedForecastAllocs
 			}

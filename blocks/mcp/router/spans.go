@@ -52,6 +52,9 @@ func newSpans(b *runtime.Build, tools []mcp.Tool, prompts []mcp.Prompt) *spans {
 
 // start starts the span of a request (mcp.Server.Span).
 func (sp *spans) start(ctx context.Context, method, target string, rc *mcp.RequestContext) (context.Context, func(jsonrpc.Response, bool)) {
+	if !runtime.Records(ctx) { // a trace left out: not even its attributes are made
+		return ctx, endNothing
+	}
 	typ := sp.byMethod[method]
 	switch {
 	case method == "tools/call" && sp.byTool[target] != nil:
@@ -85,3 +88,5 @@ func (sp *spans) start(ctx context.Context, method, target string, rc *mcp.Reque
 		span.End(err)
 	}
 }
+
+func endNothing(jsonrpc.Response, bool) {}
