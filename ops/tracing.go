@@ -136,29 +136,32 @@ func (o *otelTracer) Start(ctx context.Context, name string, kind runtime.SpanKi
 }
 
 func (o *otelTracer) Prepare(name string, kind runtime.SpanKind, attrs ...runtime.Attr) runtime.PreparedSpan {
-	opts := []trace.SpanStartOption{trace.WithSpanKind(kinds[kind])}
-	if len(attrs) > 0 {
-		opts = append(opts, trace.WithAttributes(otelAttrs(attrs)...))
-	}
-	return &preparedSpan{o: o, name: name, opts: opts[:len(opts):len(opts)]}
+	kvs := otelAttrs(attrs)
+	return &preparedSpan{o: o, name: name, kind: trace.WithSpanKind(kinds[kind]), attrs: kvs[:len(kvs):len(kvs)]}
 }
 
-// preparedSpan starts spans of one name, kind and fixed attributes, their options made once.
+// preparedSpan starts spans of one name, kind and fixed attributes, made once. The attributes
+// are set on the span once it is started rather than passed as a start option, which the SDK
+// would copy once more; the sampler has no use for them.
 type preparedSpan struct {
-	o    *otelTracer
-	name string
-	opts []trace.SpanStartOption // full: an append for a start's own attributes copies
+	o     *otelTracer
+	name  string
+	kind  trace.SpanStartOption
+	attrs []attribute.KeyValue // full: an append for a start's own attributes copies
 }
 
 func (p *preparedSpan) Start(ctx context.Context, attrs ...runtime.Attr) (context.Context, runtime.Span) {
 	if !p.o.Records(ctx) {
 		return ctx, runtime.Span{}
 	}
-	opts := p.opts
-	if len(attrs) > 0 {
-		opts = append(opts, trace.WithAttributes(otelAttrs(attrs)...))
+	ctx, s := p.o.t.Start(ctx, p.name, p.kind)
+	if s.IsRecording() {
+		all := p.attrs
+		if len(attrs) > 0 {
+			all = appendAttrs(p.attrs, attrs)
+		}
+		s.SetAttributes(all...)
 	}
-	ctx, s := p.o.t.Start(ctx, p.name, opts...)
 	return ctx, runtime.NewSpan(otelSpans{}, s)
 }
 
@@ -216,22 +219,26 @@ func (otelSpans) End(v any, err error) {
 }
 
 func otelAttrs(attrs []runtime.Attr) []attribute.KeyValue {
-	out := make([]attribute.KeyValue, 0, len(attrs))
+	return appendAttrs(make([]attribute.KeyValue, 0, len(attrs)), attrs)
+}
+
+// appendAttrs is kvs with attrs after them.
+func appendAttrs(kvs []attribute.KeyValue, attrs []runtime.Attr) []attribute.KeyValue {
 	for _, a := range attrs {
 		switch v := a.Value.(type) {
 		case string:
-			out = append(out, attribute.String(a.Key, v))
+			kvs = append(kvs, attribute.String(a.Key, v))
 		case int:
-			out = append(out, attribute.Int(a.Key, v))
+			kvs = append(kvs, attribute.Int(a.Key, v))
 		case int64:
-			out = append(out, attribute.Int64(a.Key, v))
+			kvs = append(kvs, attribute.Int64(a.Key, v))
 		case float64:
-			out = append(out, attribute.Float64(a.Key, v))
+			kvs = append(kvs, attribute.Float64(a.Key, v))
 		case bool:
-			out = append(out, attribute.Bool(a.Key, v))
+			kvs = append(kvs, attribute.Bool(a.Key, v))
 		default:
-			out = append(out, attribute.String(a.Key, fmt.Sprint(v)))
+			kvs = append(kvs, attribute.String(a.Key, fmt.Sprint(v)))
 		}
 	}
-	return out
+	return kvs
 }

@@ -345,7 +345,7 @@ const maxForecastAllocs = 20
 // maxTracedForecastAllocs is the forecast tools/call with every call traced: three spans (69,
 // with four, before spans were prepared at build, returned without boxing and the router's block span
 // folded into its request's).
-const maxTracedForecastAllocs = 44
+const maxTracedForecastAllocs = 41
 
 // maxUnsampledForecastAllocs is the forecast tools/call with tracing on and its trace not
 // sampled: the flow's span, decided not to record, and nothing under it (38 before the spans
