@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
@@ -17,6 +19,7 @@ import (
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/cli"
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/lograte"
 )
 
 // Traces are OpenTelemetry's: this package gives the runtime its Tracer (runtime.SetTracer)
@@ -87,6 +90,15 @@ func startTracing(ctx context.Context, setup cli.TracingSetup) (func(context.Con
 		followsParent = true
 	}
 	tp := sdktrace.NewTracerProvider(tpOpts...)
+	// The SDK reports what goes wrong (a collector that cannot be reached) to a global
+	// handler that prints with the standard log package: it goes to the service's log instead,
+	// in its format, at most every 10 s.
+	limit := lograte.New(10 * time.Second)
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		if ok, skipped := limit.Allow(); ok {
+			setup.Logger.Warn("tracing: spans were not sent", "err", err.Error(), "alsoFailedSinceLastLine", skipped)
+		}
+	}))
 	runtime.SetTracer(NewTracer(tp, followsParent))
 	setup.Logger.Info("tracing: exporting spans over OTLP/HTTP " + from)
 	return func(ctx context.Context) error {

@@ -358,3 +358,32 @@ func TestTheTracingGuidesSectionValidates(t *testing.T) {
 		t.Errorf("octo validate of the guide's section: %v\n%s", err, out)
 	}
 }
+
+// A collector that cannot be reached is told in the service's log, in its format, not by the
+// SDK's own printing to standard error.
+func TestACollectorThatCannotBeReachedIsToldInTheLog(t *testing.T) {
+	down := freePort(t) // nothing listens there
+	port := strconv.Itoa(freePort(t))
+	cfg := filepath.Join(t.TempDir(), "traced.yaml")
+	writeFile(t, cfg, `service: { name: s, tracing: { endpoint: "http://127.0.0.1:`+strconv.Itoa(down)+`" } }
+connectors: [ { name: api, type: http, settings: { port: `+port+` } } ]
+flows:
+  - name: mcp
+    source: { connector: api, settings: { path: /mcp } }
+    process:
+      - type: mcp-router
+        tools: [ { name: hello, process: [ { type: set-payload, settings: { value: '"hi"' } } ] } ]
+`)
+	p := startOctoUntil(t, []string{"OTEL_BSP_SCHEDULE_DELAY=50", "OTEL_EXPORTER_OTLP_TIMEOUT=500"}, func(line string) bool { return strings.Contains(line, "service started") },
+		"run", "--log-format", "json", "--config", cfg)
+	if a := do(t, "POST", "http://127.0.0.1:"+port+"/mcp", "application/json",
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello"}}`, "MCP-Protocol-Version", "2025-06-18"); a.status != 200 {
+		t.Fatalf("the call: %d %s", a.status, a.body)
+	}
+	p.waitCount(t, `"msg":"tracing: spans were not sent"`, 1)
+	for _, line := range strings.Split(strings.TrimSpace(p.Log()), "\n") {
+		if !strings.HasPrefix(line, "{") {
+			t.Errorf("a log line that is not JSON: %q", line)
+		}
+	}
+}

@@ -17,7 +17,6 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	"gopkg.in/yaml.v3"
 
 	_ "github.com/octo-run/octo/blocks/all"
 	_ "github.com/octo-run/octo/connectors/all"
@@ -205,13 +204,7 @@ func BenchmarkToolsList(b *testing.B) {
 // keep-alive clients in this process: the whole server path, for
 // -cpuprofile (the client's share shows apart under net/http.(*Transport)).
 func BenchmarkToolsCallOverHTTP(b *testing.B) {
-	cfg := loadSample(b, "0")
-	for _, c := range cfg.Connectors {
-		// Listen on loopback only, not on every interface as the sample does.
-		c.Settings.Content = append(c.Settings.Content,
-			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "host"},
-			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "127.0.0.1"})
-	}
+	cfg := loadSample(b, "0") // the sample listens on loopback (HTTP_HOST's default)
 	svc, err := runtime.NewService(cfg, runtime.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		b.Fatal(err)
