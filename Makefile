@@ -43,12 +43,16 @@ test: interop-deps browser-deps build
 	$(MAKE) --no-print-directory fuzz-short
 
 # The allocation guards (Test…AllocationsDoNotGrow) skip under -race, whose detector allocates
-# on its own: they run here, without it. The pass fails when it finds none to run.
+# on its own: they run here, without it. The pass fails when it finds none to run. Then every
+# benchmark runs once, so that none rots unnoticed (a config it loads that no longer builds);
+# apart, since a guard that averages with testing.Benchmark reads -benchtime.
 allocs:
 	@out=$$($(GO) test -count=1 -run 'AllocationsDoNotGrow' -v ./... 2>&1) || { echo "$$out"; exit 1; }; \
 	n=$$(echo "$$out" | grep -c '^--- PASS: Test.*AllocationsDoNotGrow'); \
 	echo "allocation guards: $$n passed without -race"; \
 	[ "$$n" -ge 2 ] || { echo "$$out"; echo "allocs: expected at least 2 allocation guards to run"; exit 1; }
+	@out=$$($(GO) test -count=1 -run '^$$' -bench . -benchtime=1x ./... 2>&1) || { echo "$$out"; exit 1; }; \
+	echo "benchmarks: each ran once"
 
 # The npm packages the e2e tests use (the TypeScript SDK clients, a JUnit reader), from the
 # npm registry, pinned by $(INTEROP)/package-lock.json.

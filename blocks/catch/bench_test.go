@@ -37,7 +37,7 @@ flows:
       - type: set-payload
         settings: { value: '"tried"' }
       - type: set-payload
-        settings: { value: '{"after": body, "error": vars.error}' }
+        settings: { value: '{"after": body, "error": nil}' } # no catch: nothing sets vars.error
 `, `{"fail": "no"}`)
 }
 
