@@ -88,7 +88,7 @@ type Server struct {
 	TraceContext func(ctx context.Context, get func(key string) string) context.Context
 	// Span, when set, runs each request (not a notification) within a span: it is called once
 	// the request's trace context is known, with its method and target (the tool's or prompt's
-	// name for tools/call and prompts/get, else ""), and returns the context the request runs
+	// name for tools/call and prompts/get, the resource's URI for resources/read, else ""), and returns the context the request runs
 	// in and what ends the span with the answer (toolError: a tool's isError result). A block
 	// that traces sets it.
 	Span func(ctx context.Context, method, target string, rc *RequestContext) (context.Context, func(resp jsonrpc.Response, toolError bool))
@@ -310,13 +310,18 @@ func (s *Server) ShuttingDown(ctx context.Context) bool {
 	return s.ShutdownCause != nil && ctx.Err() != nil && errors.Is(context.Cause(ctx), s.ShutdownCause)
 }
 
-// spanTarget is what a request's span is named by beside its method: the tool's or the
-// prompt's name.
+// spanTarget is what a request is for, for its span: the tool's or the prompt's name, the
+// resource's URI.
 func spanTarget(req *jsonrpc.Request) string {
-	if req.Method != "tools/call" && req.Method != "prompts/get" {
+	key := "name"
+	switch req.Method {
+	case "tools/call", "prompts/get":
+	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+		key = "uri"
+	default:
 		return ""
 	}
-	raw, _ := jsonscan.Member(req.Params, "name")
+	raw, _ := jsonscan.Member(req.Params, key)
 	name, _ := jsonscan.Unquote(raw)
 	return name
 }

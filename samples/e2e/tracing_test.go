@@ -150,6 +150,10 @@ flows:
               - type: mcp-client
                 name: stations
                 settings: { server: { url: "http://127.0.0.1:`+upPort+`/mcp" }, tool: station }
+        resources:
+          - uri: docs://stations
+            name: stations
+            process: [ { type: set-payload, name: notes, settings: { value: '"Station notes"' } } ]
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -196,23 +200,28 @@ flows:
 	// is marked a tool error.
 	listTrace := "9bf92f3577b34da6a3ce929d0e0e4741"
 	for _, body := range []string{`{"jsonrpc":"2.0","id":10,"method":"tools/list"}`,
-		`{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"nope","arguments":{}}}`} {
+		`{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"nope","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":12,"method":"resources/read","params":{"uri":"docs://stations"}}`} {
 		if a := do(t, "POST", "http://127.0.0.1:"+port+"/mcp", "application/json", body,
 			"traceparent", "00-"+listTrace+"-"+spanID+"-01", "MCP-Protocol-Version", "2025-06-18"); a.status != 200 {
 			t.Fatalf("%s: %d %s", body, a.status, a.body)
 		}
 	}
-	for names := rc.names(listTrace); !slices.Contains(names, "tools/list") || !slices.Contains(names, "tools/call"); names = rc.names(listTrace) {
+	for names := rc.names(listTrace); !slices.Contains(names, "tools/list") || !slices.Contains(names, "tools/call") ||
+		!slices.Contains(names, "resources/read") || !slices.Contains(names, "set-payload notes"); names = rc.names(listTrace) {
 		if time.Now().After(deadline) {
 			t.Fatalf("spans of the list trace: %v", names)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	rc.mu.Lock()
-	unknown := rc.attrs["tools/call"]
+	unknown, read := rc.attrs["tools/call"], rc.attrs["resources/read"]
 	rc.mu.Unlock()
 	if unknown["error.type"] != "tool_error" || unknown["mcp.method.name"] != "tools/call" {
 		t.Errorf("the unknown tool's span: %v", unknown)
+	}
+	if read["mcp.resource.uri"] != "docs://stations" || read["mcp.method.name"] != "resources/read" {
+		t.Errorf("the resource read's span: %v", read)
 	}
 	// mcp-client passes the trace to the MCP server it calls, in params._meta: the upstream's
 	// spans join the caller's trace.

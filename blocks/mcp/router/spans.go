@@ -11,7 +11,7 @@ import (
 
 // The router traces itself (runtime.SpanOwner): a span per MCP request, named and described as
 // the MCP semantic conventions say ("tools/call forecast", "tools/list"; mcp.method.name,
-// gen_ai.tool.name, jsonrpc.request.id, mcp.protocol.version, mcp.session.id), with the block's
+// gen_ai.tool.name, mcp.resource.uri, jsonrpc.request.id, mcp.protocol.version, mcp.session.id), with the block's
 // place in the config, its tool branches' spans under it. The runtime's own block span would
 // only say the same again around it.
 
@@ -66,8 +66,11 @@ func (sp *spans) start(ctx context.Context, method, target string, rc *mcp.Reque
 	}
 	attrs := make([]runtime.Attr, 0, 4)
 	attrs = append(attrs, runtime.Attr{Key: "jsonrpc.request.id", Value: rc.RequestID.String()})
-	if typ == sp.other {
+	switch {
+	case typ == sp.other:
 		attrs = append(attrs, runtime.Attr{Key: "mcp.method.name", Value: method})
+	case method == "resources/read" && target != "": // in an attribute: URIs are too many for span names
+		attrs = append(attrs, runtime.Attr{Key: "mcp.resource.uri", Value: target})
 	}
 	if rc.Version != "" {
 		attrs = append(attrs, runtime.Attr{Key: "mcp.protocol.version", Value: rc.Version})
