@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 
 	"github.com/octo-run/octo/mcp"
 )
@@ -88,8 +89,22 @@ type CallOptions struct {
 	// written; any other is an internal error.
 	OnRequest Asker
 	// Meta goes in the call's params._meta: the W3C trace context (traceparent, tracestate),
-	// as the MCP semantic conventions carry it.
+	// as the MCP semantic conventions carry it. Over HTTP, its traceparent and tracestate are
+	// the POST's headers too, for a server whose HTTP layer reads them.
 	Meta map[string]string
+}
+
+// traceHeadersKey holds a call's Meta in its context, for the HTTP transport's headers.
+type traceHeadersKey struct{}
+
+// traceHeaders sets the W3C trace context headers of a call's Meta on req.
+func traceHeaders(ctx context.Context, req *http.Request) {
+	meta, _ := ctx.Value(traceHeadersKey{}).(map[string]string)
+	for _, k := range [...]string{"traceparent", "tracestate"} {
+		if v := meta[k]; v != "" {
+			req.Header.Set(k, v)
+		}
+	}
 }
 
 // Asker answers a request of the server's: its result, or an error.
@@ -116,6 +131,9 @@ type callResultWire struct {
 func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage, opts CallOptions) (*mcp.CallToolResult, error) {
 	if opts.OnRequest != nil {
 		ctx = context.WithValue(ctx, askerKey{}, opts.OnRequest)
+	}
+	if opts.Meta["traceparent"] != "" {
+		ctx = context.WithValue(ctx, traceHeadersKey{}, opts.Meta)
 	}
 	raw, err := c.request(ctx, "tools/call", callParams{Name: name, Arguments: args, Meta: opts.Meta}, opts.Progress)
 	if err != nil {

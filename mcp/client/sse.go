@@ -140,6 +140,7 @@ func (t *legacySSE) send(ctx context.Context, msg []byte, _ jsonrpc.ID) error {
 		return err
 	}
 	t.header(req)
+	traceHeaders(ctx, req)
 	req.Header.Set("Content-Type", mcp.ContentTypeJSON)
 	resp, err := t.hc.Do(req)
 	if err != nil {

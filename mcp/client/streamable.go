@@ -88,6 +88,7 @@ func (s *streamable) newRequest(ctx context.Context, method string, body []byte)
 	if version != "" {
 		req.Header.Set(mcp.HeaderProtocolVersion, version)
 	}
+	traceHeaders(ctx, req)
 	return req, session, nil
 }
 

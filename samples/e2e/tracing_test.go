@@ -241,7 +241,15 @@ flows:
 				n++
 			}
 		}
-		return n == 2 && slices.Contains(names, "set-payload") && slices.Contains(names, "mcp-client stations")
+		posts := 0
+		for _, name := range names {
+			if name == "POST /mcp" {
+				posts++
+			}
+		}
+		// The upstream's server span and flow join too: the POST carries the trace's
+		// traceparent header as well as params._meta.
+		return n == 2 && posts == 2 && slices.Contains(names, "flow up") && slices.Contains(names, "set-payload") && slices.Contains(names, "mcp-client stations")
 	}
 	for !joined() {
 		if time.Now().After(deadline.Add(10 * time.Second)) {
