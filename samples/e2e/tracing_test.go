@@ -154,6 +154,18 @@ flows:
           - uri: docs://stations
             name: stations
             process: [ { type: set-payload, name: notes, settings: { value: '"Station notes"' } } ]
+  - name: mock
+    source: { connector: api, settings: { path: /mock } }
+    process:
+      - type: mcp-mock
+        name: Weather mock
+        settings: { tools: [ { name: get_weather, result: sunny } ] }
+  - name: gateway
+    source: { connector: api, settings: { path: /gateway } }
+    process:
+      - type: mcp-proxy
+        name: front
+        settings: { upstreams: [ { name: up, url: "http://127.0.0.1:`+upPort+`/mcp" } ] }
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -222,6 +234,38 @@ flows:
 	}
 	if read["mcp.resource.uri"] != "docs://stations" || read["mcp.method.name"] != "resources/read" {
 		t.Errorf("the resource read's span: %v", read)
+	}
+	// The mock and the gateway name their requests' spans as the router does; the gateway's
+	// upstream continues the trace.
+	mockTrace, gatewayTrace := "abf92f3577b34da6a3ce929d0e0e4742", "bbf92f3577b34da6a3ce929d0e0e4743"
+	for _, c := range []struct{ path, tool, trace string }{{"/mock", "get_weather", mockTrace}, {"/gateway", "up_station", gatewayTrace}} {
+		url := "http://127.0.0.1:" + port + c.path
+		init := do(t, "POST", url, "application/json",
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+		session := init.header.Get("Mcp-Session-Id")
+		if init.status != 200 || session == "" {
+			t.Fatalf("initialize %s: %d %s", c.path, init.status, init.body)
+		}
+		do(t, "POST", url, "application/json", `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+			"Mcp-Session-Id", session, "MCP-Protocol-Version", "2025-06-18")
+		a := do(t, "POST", url, "application/json",
+			`{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"`+c.tool+`","arguments":{}}}`,
+			"traceparent", "00-"+c.trace+"-"+spanID+"-01", "MCP-Protocol-Version", "2025-06-18", "Mcp-Session-Id", session)
+		if a.status != 200 || strings.Contains(a.body, `"isError":true`) {
+			t.Fatalf("%s %s: %d %s", c.path, c.tool, a.status, a.body)
+		}
+	}
+	for !slices.Contains(rc.names(mockTrace), "tools/call get_weather") || !slices.Contains(rc.names(gatewayTrace), "tools/call up_station") ||
+		!slices.Contains(rc.names(gatewayTrace), "tools/call station") {
+		if time.Now().After(deadline) {
+			t.Fatalf("spans of the mock's trace: %v; of the gateway's: %v", rc.names(mockTrace), rc.names(gatewayTrace))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, n := range append(rc.names(mockTrace), rc.names(gatewayTrace)...) {
+		if strings.HasPrefix(n, "mcp-mock") || strings.HasPrefix(n, "mcp-proxy") {
+			t.Errorf("a block span around the MCP request's: %q", n)
+		}
 	}
 	// mcp-client passes the trace to the MCP server it calls, in params._meta: the upstream's
 	// spans join the caller's trace.

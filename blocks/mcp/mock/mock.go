@@ -61,6 +61,10 @@ type Block struct {
 	logger *slog.Logger
 }
 
+// OwnsSpans says the mock starts its requests' spans itself (runtime.SpanOwner,
+// mcpmsg.TraceRequests).
+func (b *Block) OwnsSpans() {}
+
 func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	srv, ds := newServer(s, b.Positions(), b.Name, b.Logger(), traffic.TapOf(b), b.Cluster())
 	if srv != nil && b.At.Kind != KindServer {
@@ -72,6 +76,10 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	if probes := b.Probes("mcp"); probes != nil { // ops.ProbeMCP
 		srv.core.Probes = func(method, tool string) mcp.Probe { return probes(method, tool) }
 	}
+	mcpmsg.TraceRequests(b, srv.core, mcpmsg.Known{
+		Tool:   func(name string) bool { return srv.prov.current().toolByName[name] != nil },
+		Prompt: func(name string) bool { return srv.prov.current().promptByName[name] != nil },
+	})
 	blk := &Block{srv: srv, logger: b.Logger()}
 	if b.At.Kind != KindServer {
 		blk.url = b.SourceURL()

@@ -66,6 +66,10 @@ type Block struct {
 	done sync.WaitGroup
 }
 
+// OwnsSpans says the gateway starts its requests' spans itself (runtime.SpanOwner,
+// mcpmsg.TraceRequests), each with the client spans of what it asks its upstreams.
+func (b *Block) OwnsSpans() {}
+
 func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 	names := map[string]bool{}
 	prefixes := map[string]string{}
@@ -125,9 +129,10 @@ func build(b *runtime.Build, s *Settings) (runtime.Block, error) {
 		UnknownTool:  mcp.UnknownToolAsError,
 		Capabilities: mcp.Capabilities{ToolsListChanged: true, ResourcesListChanged: true, PromptsListChanged: true},
 	}
-	if runtime.Tracing() { // a request's params._meta may name the trace it belongs to
-		blk.core.TraceContext = runtime.ExtractTrace
-	}
+	mcpmsg.TraceRequests(b, blk.core, mcpmsg.Known{
+		Tool:   func(name string) bool { u, _, _ := p.toolOwner(name); return u != nil },
+		Prompt: p.hasPrompt,
+	})
 	if err := blk.core.Check(); err != nil {
 		return nil, err
 	}
@@ -401,6 +406,19 @@ func (p *providers) ReadResource(ctx context.Context, _ *mcp.RequestContext, uri
 
 func (p *providers) ListPrompts(context.Context, *mcp.RequestContext, string) ([]mcp.Prompt, string, error) {
 	return merged(p.blk.upstreams, func(u *upstream) []mcp.Prompt { return u.prompts }), "", nil
+}
+
+// hasPrompt reports whether an upstream has the prompt name now.
+func (p *providers) hasPrompt(name string) bool {
+	for _, u := range p.blk.upstreams {
+		u.mu.Lock()
+		_, ok := u.promptOf[name]
+		u.mu.Unlock()
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *providers) GetPrompt(ctx context.Context, _ *mcp.RequestContext, name string, args map[string]string) (*mcp.GetPromptResult, error) {

@@ -103,9 +103,6 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 	if f.PageSize != nil {
 		s.PageSize = *f.PageSize
 	}
-	if runtime.Tracing() { // a request's params._meta may name the trace it belongs to
-		s.TraceContext = runtime.ExtractTrace
-	}
 	var schemas []*schema.Schema // of the tools' arguments, some mirrored in Mcp-Param headers
 	var clustered *cluster.Tasks
 	guards := false
@@ -153,17 +150,14 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 		s.Handlers["completion/complete"] = comps.handle
 		s.Capabilities.Completions = true
 	}
-	if runtime.Tracing() {
-		var toolList []mcp.Tool
-		var promptList []mcp.Prompt
-		if ts, ok := s.Tools.(*tools); ok {
-			toolList = ts.list
-		}
-		if ps, ok := s.Prompts.(*prompts); ok {
-			promptList = ps.list
-		}
-		s.Span = newSpans(b, toolList, promptList).start
+	var known mcpmsg.Known
+	if ts, ok := s.Tools.(*tools); ok {
+		known.Tool = func(name string) bool { return ts.byName[name] != nil }
 	}
+	if ps, ok := s.Prompts.(*prompts); ok {
+		known.Prompt = func(name string) bool { return ps.byName[name] != nil }
+	}
+	mcpmsg.TraceRequests(b, s, known)
 	if err := b.Err(); err != nil {
 		s.CloseTasks()
 		return nil, err
@@ -176,6 +170,10 @@ func build(b *runtime.Build, f *Settings) (runtime.Block, error) {
 	return &Block{server: s, st: st, stdio: mcpmsg.NewStdio(st), url: b.SourceURL(), logger: b.Logger(),
 		headers: mcp.RequestHeaders(schemas...), clustered: clustered, guards: guards}, nil
 }
+
+// OwnsSpans says the router starts its requests' spans itself (runtime.SpanOwner,
+// mcpmsg.TraceRequests).
+func (r *Block) OwnsSpans() {}
 
 // Start joins the service's cluster, when the router keeps its tasks there: from then on this
 // replica takes its share of the tasks' work.
