@@ -161,10 +161,10 @@ func NewSpanType(name string, kind SpanKind, attrs ...Attr) *SpanType {
 }
 
 // Start starts a span of the type with the installed tracer, attrs beside the fixed ones, or
-// returns ctx and a span that does nothing.
+// returns ctx and a span that does nothing (also for a nil type).
 func (st *SpanType) Start(ctx context.Context, attrs ...Attr) (context.Context, Span) {
 	t := tracer.Load()
-	if t == nil {
+	if t == nil || st == nil {
 		return ctx, Span{}
 	}
 	p := st.prepared.Load()
