@@ -408,10 +408,10 @@ func runOctoEnv(t *testing.T, env []string, args ...string) (int, string) {
 	return cmd.ProcessState.ExitCode(), string(out)
 }
 
-// The README's "Health and metrics" lines, run against the sample it names: each curl line's
+// The health guide's lines, run against the sample it names: each curl line's
 // printed answer comes back (a grep of /metrics: exactly the lines printed).
 func TestReadmeHealthAndMetricsLinesAnswerAsPrinted(t *testing.T) {
-	section := docSection(t, "Health and metrics")
+	section := docSection(t, "Health, metrics and traces")
 	if !strings.Contains(section, "HTTP_PORT=8080 bin/octo run --config samples/mcp-router --admin 127.0.0.1:9090") {
 		t.Fatal("the section no longer runs the router sample with --admin 127.0.0.1:9090")
 	}
