@@ -329,17 +329,7 @@ func TestTracingIsSetInTheConfigAndFollowsAReload(t *testing.T) {
   name: file-traced
   tracing: { endpoint: "` + collector + `/", headers: { x-collector-key: "${COLLECTOR_KEY}" }, sampleRatio: 0 }
 env: [ { name: COLLECTOR_KEY } ]
-connectors: [ { name: api, type: http, settings: { port: ` + port + ` } } ]
-flows:
-  - name: mcp
-    source: { connector: api, settings: { path: /mcp } }
-    process:
-      - type: mcp-router
-        name: weather
-        tools:
-          - name: forecast
-            process: [ { type: set-payload, settings: { value: '"Sunny"' } } ]
-`
+` + oneToolRouter(port, "forecast", "Sunny")
 	}
 	if err := os.WriteFile(cfg, []byte(config(c1.URL)), 0o644); err != nil {
 		t.Fatal(err)
@@ -427,14 +417,7 @@ func TestACollectorThatCannotBeReachedIsToldInTheLog(t *testing.T) {
 	port := strconv.Itoa(freePort(t))
 	cfg := filepath.Join(t.TempDir(), "traced.yaml")
 	writeFile(t, cfg, `service: { name: s, tracing: { endpoint: "http://127.0.0.1:`+strconv.Itoa(down)+`" } }
-connectors: [ { name: api, type: http, settings: { port: `+port+` } } ]
-flows:
-  - name: mcp
-    source: { connector: api, settings: { path: /mcp } }
-    process:
-      - type: mcp-router
-        tools: [ { name: hello, process: [ { type: set-payload, settings: { value: '"hi"' } } ] } ]
-`)
+`+oneToolRouter(port, "hello", "hi"))
 	p := startOctoUntil(t, []string{"OTEL_BSP_SCHEDULE_DELAY=50", "OTEL_EXPORTER_OTLP_TIMEOUT=500"}, func(line string) bool { return strings.Contains(line, "service started") },
 		"run", "--log-format", "json", "--config", cfg)
 	if a := do(t, "POST", "http://127.0.0.1:"+port+"/mcp", "application/json",
@@ -447,4 +430,14 @@ flows:
 			t.Errorf("a log line that is not JSON: %q", line)
 		}
 	}
+}
+
+// oneToolRouter is the connectors and flows of a config serving, on port at /mcp, a router with
+// one tool that answers text.
+func oneToolRouter(port, tool, text string) string {
+	return `connectors: [ { name: api, type: http, settings: { port: ` + port + ` } } ]
+flows:
+  - { name: mcp, source: { connector: api, settings: { path: /mcp } }, process: [ { type: mcp-router, name: weather,
+      tools: [ { name: ` + tool + `, process: [ { type: set-payload, settings: { value: '"` + text + `"' } } ] } ] } ] }
+`
 }
