@@ -139,14 +139,6 @@ func (o *otelTracer) Records(ctx context.Context) bool {
 
 var kinds = [...]trace.SpanKind{runtime.SpanInternal: trace.SpanKindInternal, runtime.SpanServer: trace.SpanKindServer, runtime.SpanClient: trace.SpanKindClient}
 
-func (o *otelTracer) Start(ctx context.Context, name string, kind runtime.SpanKind, attrs ...runtime.Attr) (context.Context, runtime.Span) {
-	if !o.Records(ctx) {
-		return ctx, runtime.Span{}
-	}
-	ctx, s := o.t.Start(ctx, name, trace.WithSpanKind(kinds[kind]), trace.WithAttributes(otelAttrs(attrs)...))
-	return ctx, runtime.NewSpan(otelSpans{}, s)
-}
-
 func (o *otelTracer) Prepare(name string, kind runtime.SpanKind, attrs ...runtime.Attr) runtime.PreparedSpan {
 	kvs := otelAttrs(attrs)
 	return &preparedSpan{o: o, name: name, kind: trace.WithSpanKind(kinds[kind]), attrs: kvs[:len(kvs):len(kvs)]}

@@ -29,10 +29,8 @@ type Attr struct {
 
 // Tracer starts spans and carries trace context in and out of requests.
 type Tracer interface {
-	// Start starts a span named name, a child of the span in ctx (if any).
-	Start(ctx context.Context, name string, kind SpanKind, attrs ...Attr) (context.Context, Span)
-	// Prepare makes the spans of a SpanType: its name, kind and fixed attributes turned once
-	// into what the tracer starts a span from.
+	// Prepare makes spans of a name, kind and fixed attributes: turned once into what the
+	// tracer starts a span from (a SpanType's), or for one span (StartSpan).
 	Prepare(name string, kind SpanKind, attrs ...Attr) PreparedSpan
 	// Extract returns ctx with the trace context that get reads from a request's headers
 	// (traceparent, tracestate), when it holds one.
@@ -98,10 +96,10 @@ func Tracing() bool { return tracer.Load() != nil }
 // nothing.
 func StartSpan(ctx context.Context, name string, kind SpanKind, attrs ...Attr) (context.Context, Span) {
 	t := tracer.Load()
-	if t == nil {
+	if t == nil || !(*t).Records(ctx) {
 		return ctx, Span{}
 	}
-	return (*t).Start(ctx, name, kind, attrs...)
+	return (*t).Prepare(name, kind, attrs...).Start(ctx)
 }
 
 // Records reports whether a span started under ctx may be recorded (Tracer.Records): a caller
