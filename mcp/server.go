@@ -87,10 +87,10 @@ type Server struct {
 	// ctx as a child of that trace, get reading the _meta members. A block that traces sets it.
 	TraceContext func(ctx context.Context, get func(key string) string) context.Context
 	// Span, when set, runs each request (not a notification) within a span: it is called once
-	// the request's trace context is known, with its method and target (the tool's or prompt's
-	// name for tools/call and prompts/get, the resource's URI for resources/read, else ""), and returns the context the request runs
-	// in and what ends the span with the answer (toolError: a tool's isError result). A block
-	// that traces sets it.
+	// the request's trace context is known, with its method and target (the tool's or
+	// prompt's name for tools/call and prompts/get, the resource's URI for resources/read,
+	// else ""), and returns the context the request runs in and what ends the span with the
+	// answer (toolError: a tool's isError result). A block that traces sets it.
 	Span func(ctx context.Context, method, target string, rc *RequestContext) (context.Context, func(resp jsonrpc.Response, toolError bool))
 	// MaxBatch caps the messages of one JSON-RPC batch (0: DefaultMaxBatch);
 	// a longer batch is refused whole.

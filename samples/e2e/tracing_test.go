@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"encoding/hex"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -440,4 +442,74 @@ flows:
   - { name: mcp, source: { connector: api, settings: { path: /mcp } }, process: [ { type: mcp-router, name: weather,
       tools: [ { name: ` + tool + `, process: [ { type: set-payload, settings: { value: '"` + text + `"' } } ] } ] } ] }
 `
+}
+
+// With tracing on, clients that close at once after their request, or never read the answer,
+// still have their requests' spans ended and sent, octo's memory stays bounded, and a client
+// that behaves is answered and traced.
+func TestTracedRequestsOfClientsThatLeaveOrNeverReadEndTheirSpans(t *testing.T) {
+	rc := &receiver{attrs: map[string]map[string]string{}}
+	collector := httptest.NewServer(rc)
+	defer collector.Close()
+	port := strconv.Itoa(freePort(t))
+	cfg := filepath.Join(t.TempDir(), "traced.yaml")
+	writeFile(t, cfg, `service: { name: s, tracing: { endpoint: "`+collector.URL+`" } }
+`+oneToolRouter(port, "hello", "hi"))
+	p := startOctoUntil(t, []string{"OTEL_BSP_SCHEDULE_DELAY=50"}, func(line string) bool { return strings.Contains(line, "service started") },
+		"run", "--config", cfg)
+	const leaving, silent = 200, 50
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{}}}`
+	request := func(trace string) []byte {
+		return []byte("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nContent-Type: application/json\r\n" +
+			"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n" +
+			"traceparent: 00-" + trace + "-00f067aa0ba902b7-01\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)
+	}
+	traceOf := func(i int) string { return fmt.Sprintf("%032x", 0xc0ffee000+i) }
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for i := range leaving + silent {
+		conn, err := net.Dial("tcp", "127.0.0.1:"+port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Write(request(traceOf(i))); err != nil {
+			t.Fatal(err)
+		}
+		if i < leaving {
+			conn.Close() // gone before the answer
+		} else {
+			held = append(held, conn) // never reads it
+		}
+	}
+	if a := do(t, "POST", "http://127.0.0.1:"+port+"/mcp", "application/json", body,
+		"traceparent", "00-"+traceOf(leaving+silent)+"-00f067aa0ba902b7-01", "MCP-Protocol-Version", "2025-06-18"); a.status != 200 || !strings.Contains(a.body, "hi") {
+		t.Fatalf("a client that behaves: %d %s", a.status, a.body)
+	}
+	// Every request that reached the router has its server span ended and sent; one whose client
+	// left before it was read may never have reached it.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		served := 0
+		for i := range leaving + silent + 1 {
+			if slices.Contains(rc.names(traceOf(i)), "tools/call hello") {
+				if !slices.Contains(rc.names(traceOf(i)), "POST /mcp") {
+					t.Fatalf("trace %d has the tool's span without its server span: %v", i, rc.names(traceOf(i)))
+				}
+				served++
+			}
+		}
+		if served >= silent+1 && slices.Contains(rc.names(traceOf(leaving+silent)), "POST /mcp") {
+			t.Logf("%d of %d requests were served and traced", served, leaving+silent+1)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d requests' spans arrived; want at least the %d whose clients stayed", served, silent+1)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	assertPeakRSSUnder(t, p, 100)
 }
