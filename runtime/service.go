@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/memtrim"
 )
 
 // Options tune how a service is built.
@@ -166,6 +167,7 @@ func (s *Service) Start(ctx context.Context) error {
 			}
 		}
 	}
+	memtrim.Soon() // serving now: what the build and the start touched can go back
 	return nil
 }
 

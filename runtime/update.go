@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/octo-run/octo/runtime/config"
+	"github.com/octo-run/octo/runtime/memtrim"
 )
 
 // updatable is a block of a build that can take edited settings in place (Updater), at the
@@ -43,6 +44,7 @@ func (s *Service) UpdateFrom(next *Service) (updated bool, err error) {
 			return false, err
 		}
 	}
+	memtrim.Soon()
 	return true, nil
 }
 

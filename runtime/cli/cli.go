@@ -21,6 +21,7 @@ import (
 
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/heapfloor"
+	"github.com/octo-run/octo/runtime/memtrim"
 	"github.com/octo-run/octo/runtime/printable"
 )
 
@@ -113,6 +114,7 @@ func Main(ctx context.Context, env *Env, args []string) int {
 		env.LookupEnv = os.LookupEnv
 	}
 	heapfloor.Keep(heapfloor.DefaultFloor) // unless GOGC says otherwise: see the package
+	memtrim.Enable()                       // a started service hands back what its start used
 	if len(args) == 0 {
 		printHelp(env.Stderr)
 		return 2

@@ -104,7 +104,8 @@ func measure(ctx context.Context, o options) error {
 		return err
 	}
 	defer raw.stop()
-	reportIdle(proc, raw.proc)
+	reportRSS("idle RSS, started, before any request:", proc.startedKB, startedKB(raw.proc))
+	reportRSS("idle RSS, after one call:", current(proc), current(raw.proc))
 
 	var ratios, cpuRatios []float64
 	errs := 0
@@ -129,6 +130,7 @@ func measure(ctx context.Context, o options) error {
 				n, octoRes.errors, rawRes.errors, firstOf(octoRes.firstErr, rawRes.firstErr))
 		}
 	}
+	reportRSS("RSS after the load:", current(proc), current(raw.proc))
 	if err := proc.stop(); err != nil {
 		return err
 	}
@@ -212,18 +214,36 @@ func perRequestCPU(octo, raw result) (requestCPU, bool) {
 	return c, c.octo+c.octoClient > 0
 }
 
-// reportIdle prints each server process's resident memory before any load.
-func reportIdle(octo, raw *octoProc) {
-	line := "idle RSS:"
-	for _, p := range []*octoProc{octo, raw} {
-		if p == nil {
-			continue
-		}
-		if kb, ok := residentKB(p.cmd.Process.Pid); ok {
-			line += fmt.Sprintf(" %s %.1f MB", p.name, float64(kb)/1024)
+// reportRSS prints octo's and the raw process's resident memory (kB; 0 when unknown, or when
+// the baseline runs inside this process).
+func reportRSS(label string, octoKB, rawKB int) {
+	line := label
+	for _, p := range []struct {
+		name string
+		kb   int
+	}{{"octo", octoKB}, {"raw", rawKB}} {
+		if p.kb > 0 {
+			line += fmt.Sprintf(" %s %.1f MB", p.name, float64(p.kb)/1024)
 		}
 	}
 	fmt.Println(line)
+}
+
+// current is p's resident size now, in kB (0 when unknown or p is nil).
+func current(p *octoProc) int {
+	if p == nil {
+		return 0
+	}
+	kb, _ := residentKB(p.cmd.Process.Pid)
+	return kb
+}
+
+// startedKB is p's resident size once started (0 when unknown or p is nil).
+func startedKB(p *octoProc) int {
+	if p == nil {
+		return 0
+	}
+	return p.startedKB
 }
 
 func median(xs []float64) (mid, lo, hi float64) {

@@ -49,7 +49,12 @@ type octoProc struct {
 	err    error // from Wait, once exited is closed
 	grace  time.Duration
 	once   sync.Once
+	// startedKB is its resident size once started, before any request (0: unknown).
+	startedKB int
 }
+
+// settle is how long a started server is left alone before its resident size is read.
+const settle = time.Second
 
 // startOcto runs the binary with the sample on HTTP_PORT=0, so the kernel
 // picks a free port and no other process can take it between a check and
@@ -75,6 +80,10 @@ func startProcess(ctx context.Context, o options, name string, cmd *exec.Cmd) (*
 
 	url, err := p.waitPort(ctx, o.startTimeout)
 	if err == nil {
+		// Started and not yet asked anything: octo hands back its start's memory a moment
+		// after it serves (runtime/memtrim).
+		time.Sleep(settle)
+		p.startedKB, _ = residentKB(p.cmd.Process.Pid)
 		err = waitReady(ctx, url, p.exited, o.startTimeout)
 	}
 	if err != nil {
