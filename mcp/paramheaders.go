@@ -10,6 +10,7 @@ import (
 	"github.com/octo-run/octo/mcp/jsonrpc"
 	"github.com/octo-run/octo/mcp/logsafe"
 	"github.com/octo-run/octo/mcp/schema"
+	"github.com/octo-run/octo/runtime/jsonv"
 )
 
 // This file holds the x-mcp-header mechanism of 2026-07-28 (SEP-2243): a tool's input schema
@@ -103,7 +104,7 @@ func sameArgument(header string, val []byte) bool {
 	case c == 't' || c == 'f':
 		return header == string(val)
 	case c == '-' || c >= '0' && c <= '9':
-		if header == "" || !(header[0] == '-' || header[0] >= '0' && header[0] <= '9') || !json.Valid([]byte(header)) {
+		if header == "" || !(header[0] == '-' || header[0] >= '0' && header[0] <= '9') || !jsonv.Valid([]byte(header)) {
 			return false
 		}
 		var a, b json.Number

@@ -5,6 +5,7 @@ import (
 
 	"github.com/octo-run/octo/mcp/internal/jsonscan"
 	"github.com/octo-run/octo/mcp/schema"
+	"github.com/octo-run/octo/runtime/jsonv"
 )
 
 // Implementation names a server (serverInfo) or client (clientInfo).
@@ -239,5 +240,5 @@ func plainRaw(raw []byte) bool {
 			return false
 		}
 	}
-	return json.Valid(raw)
+	return jsonv.Valid(raw)
 }

@@ -136,7 +136,7 @@ func (a answer) write(ex *httpmsg.Exchange, m *runtime.Message) {
 	}
 	if a.header.Get("Content-Type") == "" {
 		ex.ContentType = "text/plain; charset=utf-8"
-		if json.Valid(a.body) {
+		if jsonv.Valid(a.body) {
 			ex.ContentType = "application/json"
 		}
 	}
@@ -154,7 +154,7 @@ func (a answer) event(req *request) session.TrafficEvent {
 		shown["headers"] = h
 	}
 	if a.body != nil {
-		if json.Valid(a.body) {
+		if jsonv.Valid(a.body) {
 			shown["body"] = json.RawMessage(a.body)
 		} else {
 			shown["body"] = string(a.body)

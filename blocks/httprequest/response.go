@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -198,13 +197,13 @@ func (blk *Block) deliver(m *runtime.Message, res *answer, out *outgoing) error 
 func jsonBody(res *answer) (bool, error) {
 	ct := res.header.Get("Content-Type")
 	if ct == "" {
-		return len(res.body) > 0 && json.Valid(res.body), nil
+		return len(res.body) > 0 && jsonv.Valid(res.body), nil
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
 		return false, nil
 	}
-	if len(res.body) > 0 && !json.Valid(res.body) {
+	if len(res.body) > 0 && !jsonv.Valid(res.body) {
 		return false, errors.New("the backend's answer is not valid JSON, though its Content-Type says it is")
 	}
 	return true, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/octo-run/octo/mcp/internal/jsonscan"
+	"github.com/octo-run/octo/runtime/jsonv"
 )
 
 // MaxDepth is how deeply a JSON-RPC body may nest objects and arrays. Real MCP
@@ -18,12 +19,13 @@ const MaxDepth = 64
 // MaxDepth, or is an empty batch (-32600). Messages that are JSON but not
 // valid JSON-RPC come back as KindInvalid with the reason in Message.Error.
 func Decode(body []byte) (msgs []Message, batch bool, err *Error) {
-	if !json.Valid(body) {
+	depth, ok := jsonv.Scan(body)
+	if !ok {
 		return nil, false, syntaxError(body)
 	}
-	if off := jsonscan.NestingOffset(body, MaxDepth); off >= 0 {
+	if depth > MaxDepth {
 		return nil, false, NewError(CodeInvalidRequest,
-			"Invalid Request: JSON nested deeper than %d levels at offset %d", MaxDepth, off)
+			"Invalid Request: JSON nested deeper than %d levels at offset %d", MaxDepth, jsonscan.NestingOffset(body, MaxDepth))
 	}
 	start := jsonscan.SkipSpace(body, 0)
 	if body[start] != '[' {

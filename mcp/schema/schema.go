@@ -42,7 +42,7 @@ func Compile(text []byte) (*Schema, error) {
 	if len(text) == 0 {
 		text = DefaultInput
 	}
-	if !json.Valid(text) {
+	if !jsonv.Valid(text) {
 		var v any
 		err := json.Unmarshal(text, &v)
 		return nil, fmt.Errorf("schema is not valid JSON: %w", err)

@@ -33,7 +33,7 @@ const MaxNumberLen = 1000
 // buffer it grows (a value may be tens of megabytes), and it visits each
 // byte once, however deeply the value nests.
 func Decode(data []byte) (any, error) {
-	if !json.Valid(data) {
+	if !Valid(data) {
 		// Unmarshal words the problem (a *json.SyntaxError with its offset,
 		// or the nesting limit) and, on invalid input, builds nothing.
 		var v any
@@ -43,8 +43,8 @@ func Decode(data []byte) (any, error) {
 	return d.value()
 }
 
-// decoder walks JSON that json.Valid has accepted, so it checks nothing but
-// numbers; json.Valid also caps nesting at 10,000 levels, which bounds the
+// decoder walks JSON that Valid has accepted, so it checks nothing but
+// numbers; Valid also caps nesting at MaxScanDepth levels, which bounds the
 // recursion.
 type decoder struct {
 	b []byte
@@ -148,7 +148,7 @@ func (d *decoder) string() string {
 		return string(inner)
 	}
 	var s string
-	_ = json.Unmarshal(q, &s) // cannot fail: json.Valid accepted it
+	_ = json.Unmarshal(q, &s) // cannot fail: Valid accepted it
 	return s
 }
 

@@ -193,7 +193,7 @@ func (blk *Block) setResult(m *runtime.Message, structured json.RawMessage, text
 		return runtime.Errorf(runtime.KindUpstream, "the tool's result has no structuredContent (result: structured)")
 	case blk.result != "text" && structured != nil:
 		m.SetRaw(structured)
-	case blk.result == "auto" && json.Valid([]byte(text)):
+	case blk.result == "auto" && jsonv.Valid([]byte(text)):
 		m.SetRaw([]byte(text))
 	default:
 		m.SetBody(text)

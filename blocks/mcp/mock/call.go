@@ -129,7 +129,7 @@ func (t *tool) answer(rep *outcome, in placeholder.Input, r *placeholder.Rand) *
 	if t.output == nil || rep.isError {
 		return res
 	}
-	if !json.Valid([]byte(text)) {
+	if !jsonv.Valid([]byte(text)) {
 		return errf("Tool %s answered text that is not JSON, but it declares an outputSchema", t.def.Name)
 	}
 	if err := t.output.Validate(json.RawMessage(text)); err != nil {

@@ -2,12 +2,13 @@ package placeholder
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/octo-run/octo/runtime/jsonv"
 )
 
 // Input is what a client sent with one request.
@@ -246,7 +247,7 @@ func (c *compiler) hint(name string) string {
 // value that is JSON (8080, true, {"a":1}) is written raw and anything else quoted, so
 // the answer stays valid JSON either way.
 func appendVariable(dst []byte, ctx context, v string) []byte {
-	if ctx == ctxJSONValue && json.Valid([]byte(v)) {
+	if ctx == ctxJSONValue && jsonv.Valid([]byte(v)) {
 		return append(dst, v...)
 	}
 	return appendString(dst, ctx, v)

@@ -185,7 +185,7 @@ func (w *writer) answer(c call, structured bool) savedAnswer {
 		// The mock sends its result as the text and, parsed, as structuredContent: the text
 		// as it was when it is that JSON.
 		text := compact(res.StructuredContent)
-		if oneText && json.Valid([]byte(str(res.Content[0]["text"]))) {
+		if oneText && jsonv.Valid([]byte(str(res.Content[0]["text"]))) {
 			text = str(res.Content[0]["text"])
 		}
 		a.Result = w.text(text)
