@@ -11,13 +11,22 @@ import (
 	"time"
 )
 
-// result is what one server did during the measured window.
+// result is what one server did during its measured windows.
 type result struct {
 	requests, errors int
 	rps              float64
 	p50, p99         time.Duration
 	firstErr         string
-	cpu              cpuTimes // used during the window
+	cpu              cpuTimes // used during the windows
+}
+
+// window is what one server did during one measured window.
+type window struct {
+	latencies []time.Duration
+	errors    int
+	firstErr  string
+	elapsed   time.Duration // from the window's opening to the end of its last request
+	cpu       cpuTimes
 }
 
 // cpuTimes are CPU times (user+system) of this process and of the server
@@ -50,10 +59,10 @@ func loopbackOnly(ctx context.Context, network, addr string) (net.Conn, error) {
 }
 
 // drive posts the call from o.concurrency goroutines, each on its own
-// keep-alive connection, for o.warmup and then o.duration; only requests
+// keep-alive connection, for warmup and then duration; only requests
 // started after the warm-up count, and cpu is read when the window opens
 // and once the last request has ended.
-func drive(ctx context.Context, url string, o options, cpu func() cpuTimes) (result, error) {
+func drive(ctx context.Context, url string, o options, warmup, duration time.Duration, cpu func() cpuTimes) (window, error) {
 	tr := &http.Transport{
 		DialContext:         loopbackOnly,
 		MaxIdleConns:        o.concurrency,
@@ -66,8 +75,8 @@ func drive(ctx context.Context, url string, o options, cpu func() cpuTimes) (res
 	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
 
 	start := time.Now()
-	measureFrom := start.Add(o.warmup)
-	end := measureFrom.Add(o.duration)
+	measureFrom := start.Add(warmup)
+	end := measureFrom.Add(duration)
 	workers := make([]worker, o.concurrency)
 	opened := make(chan cpuTimes, 1)
 	time.AfterFunc(time.Until(measureFrom), func() { opened <- cpu() })
@@ -82,11 +91,26 @@ func drive(ctx context.Context, url string, o options, cpu func() cpuTimes) (res
 	wg.Wait()
 	closed := cpu()
 	if err := ctx.Err(); err != nil {
-		return result{}, err
+		return window{}, err
 	}
-	r := summarize(workers, measureFrom)
-	r.cpu = closed.sub(<-opened)
-	return r, nil
+	var w window
+	var last time.Time
+	for i := range workers {
+		wk := &workers[i]
+		w.latencies = append(w.latencies, wk.latencies...)
+		w.errors += wk.errors
+		if w.firstErr == "" {
+			w.firstErr = wk.firstErr
+		}
+		if wk.last.After(last) {
+			last = wk.last
+		}
+	}
+	if len(w.latencies) > 0 {
+		w.elapsed = last.Sub(measureFrom)
+	}
+	w.cpu = closed.sub(<-opened)
+	return w, nil
 }
 
 func (w *worker) run(ctx context.Context, client *http.Client, url string, measureFrom, end time.Time) {
@@ -140,30 +164,30 @@ func post(ctx context.Context, client *http.Client, url string, body, want []byt
 	return nil
 }
 
-func summarize(workers []worker, measureFrom time.Time) result {
+// summarize puts one server's windows of a round together.
+func summarize(ws []window) result {
 	var (
-		r    result
-		all  []time.Duration
-		last time.Time
+		r       result
+		all     []time.Duration
+		elapsed time.Duration
 	)
-	for i := range workers {
-		w := &workers[i]
+	r.cpu.ok = len(ws) > 0
+	for _, w := range ws {
 		all = append(all, w.latencies...)
 		r.errors += w.errors
 		if r.firstErr == "" {
 			r.firstErr = w.firstErr
 		}
-		if w.last.After(last) {
-			last = w.last
-		}
+		elapsed += w.elapsed
+		r.cpu = cpuTimes{r.cpu.self + w.cpu.self, r.cpu.server + w.cpu.server, r.cpu.ok && w.cpu.ok}
 	}
 	r.requests = len(all)
-	if r.requests == 0 {
+	if r.requests == 0 || elapsed <= 0 {
 		return r
 	}
 	slices.Sort(all)
 	r.p50 = all[(len(all)-1)*50/100]
 	r.p99 = all[(len(all)-1)*99/100]
-	r.rps = float64(r.requests-r.errors) / last.Sub(measureFrom).Seconds()
+	r.rps = float64(r.requests-r.errors) / elapsed.Seconds()
 	return r
 }

@@ -37,7 +37,7 @@ type options struct {
 	rawInProcess            bool
 	duration, warmup        time.Duration
 	concurrency, procs      int
-	rounds                  int
+	rounds, slices          int
 	minRatio                float64
 	startTimeout, stopGrace time.Duration
 }
@@ -56,7 +56,8 @@ func run() int {
 	flag.DurationVar(&o.warmup, "warmup", time.Second, "how long to drive each server before measuring")
 	flag.IntVar(&o.concurrency, "concurrency", 32, "concurrent keep-alive connections")
 	flag.IntVar(&o.procs, "procs", runtime.NumCPU(), "GOMAXPROCS of this process and of octo")
-	flag.IntVar(&o.rounds, "rounds", 1, "measure octo then raw this many times; the ratio reported is the median")
+	flag.IntVar(&o.rounds, "rounds", 1, "measure octo and raw this many times; the ratio reported is the median")
+	flag.IntVar(&o.slices, "slices", 8, "windows each server is measured in per round, in turns with the other's (the duration and warm-up are shared out among them)")
 	flag.Float64Var(&o.minRatio, "min-ratio", 0, "exit 1 when octo/raw throughput is below this (0: report only)")
 	flag.DurationVar(&o.startTimeout, "start-timeout", 15*time.Second, "how long to wait for octo to answer")
 	flag.DurationVar(&o.stopGrace, "stop-grace", 3*time.Second, "how long octo may take to stop before it is killed")
@@ -91,8 +92,8 @@ func measure(ctx context.Context, o options) error {
 		where = "this process, beside the client"
 	}
 	fmt.Printf("load: %d CPUs, GOMAXPROCS=%d for octo, the raw server (in %s) and the client, "+
-		"concurrency %d, warmup %s, duration %s, %d round(s), servers measured one after the other\n",
-		runtime.NumCPU(), o.procs, where, o.concurrency, o.warmup, o.duration, o.rounds)
+		"concurrency %d, warmup %s, duration %s, %d round(s), each server measured in %d windows in turns\n",
+		runtime.NumCPU(), o.procs, where, o.concurrency, o.warmup, o.duration, o.rounds, max(o.slices, 1))
 
 	proc, octoURL, err := startOcto(ctx, o)
 	if err != nil {
@@ -155,28 +156,53 @@ func measure(ctx context.Context, o options) error {
 	return nil
 }
 
-// oneRound drives octo, then the raw server, reading CPU times around each
-// measured window.
+// oneRound drives octo and the raw server in turns: the round's duration is cut into
+// o.slices windows per server, and each pair of windows swaps who goes first (octo, raw, raw,
+// octo, …). A VM's speed drifts from second to second; two servers measured in long runs one
+// after the other were compared at different speeds (a round's ratio moved from 0.77 to 1.13
+// with the same binary), while windows in turns see the same drift.
 func oneRound(ctx context.Context, o options, proc *octoProc, octoURL string, raw *rawServer) (octo, rawRes result, err error) {
-	octo, err = drive(ctx, octoURL, o, serverCPU(proc))
-	if err == nil && !proc.alive() {
-		err = fmt.Errorf("exited during the run (%v)\n%s", proc.err, proc.logs.String())
+	n := max(o.slices, 1)
+	length := o.duration / time.Duration(n)
+	warmup := o.warmup / time.Duration(n)
+	var octoWs, rawWs []window
+	driveOcto := func() error {
+		w, err := drive(ctx, octoURL, o, warmup, length, serverCPU(proc))
+		if err == nil && !proc.alive() {
+			err = fmt.Errorf("exited during the run (%v)\n%s", proc.err, proc.logs.String())
+		}
+		if err != nil {
+			return fmt.Errorf("octo: %w", err)
+		}
+		octoWs = append(octoWs, w)
+		return nil
 	}
-	if err != nil {
-		return octo, rawRes, fmt.Errorf("octo: %w", err)
+	driveRaw := func() error {
+		w, err := drive(ctx, raw.url, o, warmup, length, serverCPU(raw.proc))
+		if err == nil && raw.proc != nil && !raw.proc.alive() {
+			err = fmt.Errorf("exited during the run (%v)\n%s", raw.proc.err, raw.proc.logs.String())
+		}
+		if err != nil {
+			return fmt.Errorf("raw: %w", err)
+		}
+		rawWs = append(rawWs, w)
+		return nil
 	}
-	rawRes, err = drive(ctx, raw.url, o, serverCPU(raw.proc))
-	if err == nil && raw.proc != nil && !raw.proc.alive() {
-		err = fmt.Errorf("exited during the run (%v)\n%s", raw.proc.err, raw.proc.logs.String())
+	for i := range n {
+		first, second := driveOcto, driveRaw
+		if i%2 == 1 {
+			first, second = driveRaw, driveOcto
+		}
+		if err := first(); err != nil {
+			return octo, rawRes, err
+		}
+		if err := second(); err != nil {
+			return octo, rawRes, err
+		}
 	}
-	if err != nil {
-		return octo, rawRes, fmt.Errorf("raw: %w", err)
-	}
-	return octo, rawRes, nil
+	return summarize(octoWs), summarize(rawWs), nil
 }
 
-// serverCPU reads the CPU times of this process and of the server process p (nil: the server
-// runs in this process).
 func serverCPU(p *octoProc) func() cpuTimes {
 	return func() cpuTimes {
 		self, ok := selfCPU()

@@ -44,7 +44,7 @@ func quick(bin string) options {
 	return options{
 		binary: bin, config: "samples/mcp-router",
 		duration: 300 * time.Millisecond, warmup: 100 * time.Millisecond,
-		concurrency: 4, procs: 2, rounds: 1,
+		concurrency: 4, procs: 2, rounds: 1, slices: 2,
 		startTimeout: 15 * time.Second, stopGrace: 3 * time.Second,
 	}
 }
