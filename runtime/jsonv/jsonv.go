@@ -51,16 +51,7 @@ type decoder struct {
 	i int
 }
 
-func (d *decoder) space() {
-	for d.i < len(d.b) {
-		switch d.b[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
+func (d *decoder) space() { d.i = skipSpace(d.b, d.i) }
 
 func (d *decoder) value() (any, error) {
 	d.space()

@@ -34,15 +34,19 @@ type scanner struct {
 	deepest int
 }
 
-func (s *scanner) space() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
+func (s *scanner) space() { s.i = skipSpace(s.b, s.i) }
+
+// skipSpace is the index of the first byte from i on that is not JSON's white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
 		case ' ', '\t', '\n', '\r':
-			s.i++
+			i++
 		default:
-			return
+			return i
 		}
 	}
+	return i
 }
 
 // value scans the value at s.i; level is the nesting an object or array there would have.
@@ -83,8 +87,7 @@ func (s *scanner) object(level int) bool {
 	if !s.enter(level) {
 		return false
 	}
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
+	if s.closes('}') {
 		return true
 	}
 	for {
@@ -100,19 +103,8 @@ func (s *scanner) object(level int) bool {
 		if !s.value(level + 1) {
 			return false
 		}
-		s.space()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-			s.space()
-		case '}':
-			s.i++
-			return true
-		default:
-			return false
+		if more, ok := s.after('}'); !more {
+			return ok
 		}
 	}
 }
@@ -121,29 +113,38 @@ func (s *scanner) array(level int) bool {
 	if !s.enter(level) {
 		return false
 	}
-	if s.i < len(s.b) && s.b[s.i] == ']' {
-		s.i++
+	if s.closes(']') {
 		return true
 	}
 	for {
 		if !s.value(level + 1) {
 			return false
 		}
-		s.space()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-			s.space()
-		case ']':
-			s.i++
-			return true
-		default:
-			return false
+		if more, ok := s.after(']'); !more {
+			return ok
 		}
 	}
+}
+
+// closes scans an object's or array's closing byte, if it is next.
+func (s *scanner) closes(c byte) bool {
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// after scans what follows a member or an element: a comma, and more follows, or the
+// closing byte c.
+func (s *scanner) after(c byte) (more, ok bool) {
+	s.space()
+	if s.i < len(s.b) && s.b[s.i] == ',' {
+		s.i++
+		s.space()
+		return true, true
+	}
+	return false, s.closes(c)
 }
 
 // inString marks the bytes a string holds as they are: not its closing quote, not an escape,
