@@ -51,7 +51,7 @@ type decoder struct {
 	i int
 }
 
-func (d *decoder) space() { d.i = skipSpace(d.b, d.i) }
+func (d *decoder) space() { d.i = SkipSpace(d.b, d.i) }
 
 func (d *decoder) value() (any, error) {
 	d.space()

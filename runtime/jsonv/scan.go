@@ -34,10 +34,10 @@ type scanner struct {
 	deepest int
 }
 
-func (s *scanner) space() { s.i = skipSpace(s.b, s.i) }
+func (s *scanner) space() { s.i = SkipSpace(s.b, s.i) }
 
-// skipSpace is the index of the first byte from i on that is not JSON's white space.
-func skipSpace(b []byte, i int) int {
+// SkipSpace is the index of the first byte from i on that is not JSON's white space.
+func SkipSpace(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
 		case ' ', '\t', '\n', '\r':

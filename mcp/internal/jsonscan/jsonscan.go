@@ -6,26 +6,18 @@ package jsonscan
 import (
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/octo-run/octo/runtime/jsonv"
 )
 
-// The helpers below walk JSON that encoding/json has already validated, so the
+// The helpers below walk JSON that jsonv.Scan has already validated, so the
 // hot path can pick out a few members without reflection and with exact,
 // case-sensitive keys (encoding/json matches struct fields case-insensitively).
 // They never recurse, and they report malformed input instead of panicking, so
 // a caller that hands them unvalidated bytes gets a refusal, not a crash.
 
 // SkipSpace returns the index of the first byte at or after i that is not JSON white space.
-func SkipSpace(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
+func SkipSpace(b []byte, i int) int { return jsonv.SkipSpace(b, i) }
 
 // SkipString returns the index just past the string that opens at b[i].
 func SkipString(b []byte, i int) int {
