@@ -18,6 +18,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/heapfloor"
@@ -107,6 +108,27 @@ func init() {
 	}
 }
 
+// DefaultIdleRelease is how long a process that has worked must be idle before it hands
+// back the memory its work left (runtime/memtrim); OCTO_IDLE_RELEASE sets another (0: never).
+const DefaultIdleRelease = 30 * time.Second
+
+// idleRelease reads OCTO_IDLE_RELEASE, warning of a value that is not a duration.
+func idleRelease(env *Env) time.Duration {
+	v, ok := env.LookupEnv("OCTO_IDLE_RELEASE")
+	if !ok || v == "" {
+		return DefaultIdleRelease
+	}
+	if v == "0" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		fmt.Fprintf(env.Stderr, "octo: OCTO_IDLE_RELEASE=%s is not a duration such as 30s (0 turns it off); using %s\n", printable.Escape(v), DefaultIdleRelease)
+		return DefaultIdleRelease
+	}
+	return d
+}
+
 // Main runs octo with args (without the program name) and returns the exit
 // code: 0 on success, 1 on failure, 2 on a usage mistake.
 func Main(ctx context.Context, env *Env, args []string) int {
@@ -114,7 +136,7 @@ func Main(ctx context.Context, env *Env, args []string) int {
 		env.LookupEnv = os.LookupEnv
 	}
 	heapfloor.Keep(heapfloor.DefaultFloor) // unless GOGC says otherwise: see the package
-	memtrim.Enable()                       // a started service hands back what its start used
+	memtrim.Enable(idleRelease(env))       // a service hands back what its start used, and an idle one what it ran
 	if len(args) == 0 {
 		printHelp(env.Stderr)
 		return 2
@@ -187,6 +209,8 @@ func printHelp(w io.Writer) {
 		fmt.Fprintf(w, "  %-*s %s\n", width, c.Name, c.Summary)
 	}
 	fmt.Fprintln(w, "\nRun 'octo <command> --help' for a command's flags.")
+	fmt.Fprintf(w, "\nEnvironment:\n  OCTO_IDLE_RELEASE  how long a serving process that has worked must be idle before it\n"+
+		"                     hands back the memory the work left (default %s; 0: never)\n", DefaultIdleRelease)
 }
 
 func cmdHelp(ctx context.Context, env *Env, args []string) error {

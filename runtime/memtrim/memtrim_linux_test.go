@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // written is in the data segment, which a hand-back must leave alone: a value set at run time
@@ -100,5 +101,37 @@ func TestDeviceNumbers(t *testing.T) {
 	}
 	if major(0xfe00) != 0xfe || minor(0xfe00) != 0 {
 		t.Fatalf("fe:00 read as %x:%x", major(0xfe00), minor(0xfe00))
+	}
+}
+
+func TestIdleWatchHandsBackWhenIdleAndGrown(t *testing.T) {
+	const ms, mb = time.Millisecond, int64(1 << 20)
+	w := idleWatch{limit: 3 * ms, base: 8 * mb}
+	// CPU time and resident size at each window's end, and whether a hand-back is due then.
+	steps := []struct {
+		used time.Duration
+		rss  int64
+		due  bool
+	}{
+		{1 * ms, 8 * mb, false},     // idle, as it was after its last hand-back
+		{2 * ms, 9 * mb, false},     // idle, grown by less than grown
+		{500 * ms, 40 * mb, false},  // a load
+		{900 * ms, 41 * mb, false},  // still loaded
+		{901 * ms, 41 * mb, true},   // idle after it grew: hand back
+		{902 * ms, 41 * mb, true},   // still grown (a hand-back sets base; see release)
+		{903 * ms, 17 * mb, true},   // one call's code mapped again, idle
+		{2000 * ms, 17 * mb, false}, // busy
+	}
+	for i, s := range steps {
+		if got := w.tick(s.used, s.rss); got != s.due {
+			t.Fatalf("window %d (CPU %v, %d MB): due %v, want %v", i, s.used, s.rss/mb, got, s.due)
+		}
+	}
+}
+
+func TestResident(t *testing.T) {
+	rss, ok := resident()
+	if want := status(t, "VmRSS"); !ok || rss < want/2 || rss > want*2 {
+		t.Fatalf("resident() = %d, %v; VmRSS says %d", rss, ok, want)
 	}
 }

@@ -1,10 +1,14 @@
 package e2e
 
 import (
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -78,4 +82,56 @@ func TestAnIdleRouterHandsBackWhatItsStartUsed(t *testing.T) {
 		t.Fatalf("forecast after the reload: %+v", res.Content)
 	}
 	t.Logf("peak resident size: %d MB", memKB(t, p.cmd.Process.Pid, "VmHWM")>>10)
+}
+
+// TestARouterThatWentIdleHandsBackWhatItsWorkLeft loads a router, then leaves it idle: once a
+// whole idle window has passed (OCTO_IDLE_RELEASE, 1s here) it is back under the idle goal,
+// the heap the load grew and the code it ran handed back, and it answers as before; so after
+// a single session too.
+func TestARouterThatWentIdleHandsBackWhatItsWorkLeft(t *testing.T) {
+	port := freePort(t)
+	p := startOcto(t, []string{"HTTP_PORT=" + strconv.Itoa(port), "OCTO_IDLE_RELEASE=1s"}, "run", "--config", "samples/mcp-router")
+	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"
+	settlesUnder(t, p, idleGoalMB, "started")
+
+	const clients, calls = 8, 400
+	var wg sync.WaitGroup
+	failures := make(chan string, clients)
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range calls {
+				resp, err := http.Post(url, "application/json", strings.NewReader(
+					`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"forecast","arguments":{"city":"Lisbon"}}}`))
+				if err != nil {
+					failures <- err.Error()
+					return
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "Sunny") {
+					failures <- fmt.Sprintf("%d %s", resp.StatusCode, body)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(failures)
+	for f := range failures {
+		t.Fatalf("a call under load failed: %s", f)
+	}
+	pid := p.cmd.Process.Pid
+	t.Logf("after %d calls: %.1f MB resident (%d kB of its own, %d kB of the binary's pages)", clients*calls,
+		float64(memKB(t, pid, "VmRSS"))/1024, memKB(t, pid, "RssAnon"), memKB(t, pid, "RssFile"))
+
+	settlesUnder(t, p, idleGoalMB, "idle after the load")
+
+	// One session's calls map the code they run again; idle, it goes back again.
+	if res := callTool(t, url, "forecast", map[string]any{"city": "Porto"}); res.IsError {
+		t.Fatalf("forecast after the hand-back: %+v", res.Content)
+	}
+	t.Logf("after one session: %.1f MB resident", float64(memKB(t, pid, "VmRSS"))/1024)
+	settlesUnder(t, p, idleGoalMB, "idle after one session")
 }

@@ -40,6 +40,7 @@ type options struct {
 	rounds, slices          int
 	minRatio                float64
 	startTimeout, stopGrace time.Duration
+	idleWait                time.Duration
 }
 
 func main() {
@@ -59,6 +60,7 @@ func run() int {
 	flag.IntVar(&o.rounds, "rounds", 1, "measure octo and raw this many times; the ratio reported is the median")
 	flag.IntVar(&o.slices, "slices", 8, "windows each server is measured in per round, in turns with the other's (the duration and warm-up are shared out among them)")
 	flag.Float64Var(&o.minRatio, "min-ratio", 0, "exit 1 when octo/raw throughput is below this (0: report only)")
+	flag.DurationVar(&o.idleWait, "idle-wait", 0, "after the load, wait this long and read the resident sizes again (0: do not); octo hands back once idle for OCTO_IDLE_RELEASE, 30s by default")
 	flag.DurationVar(&o.startTimeout, "start-timeout", 15*time.Second, "how long to wait for octo to answer")
 	flag.DurationVar(&o.stopGrace, "stop-grace", 3*time.Second, "how long octo may take to stop before it is killed")
 	flag.BoolVar(&o.rawInProcess, "raw-in-process", false, "serve the baseline inside this process, beside the client, instead of as a process of its own")
@@ -132,6 +134,11 @@ func measure(ctx context.Context, o options) error {
 		}
 	}
 	reportRSS("RSS after the load:", current(proc), current(raw.proc))
+	if o.idleWait > 0 {
+		// octo hands back what a load left once it has been idle for OCTO_IDLE_RELEASE (30s).
+		time.Sleep(o.idleWait)
+		reportRSS(fmt.Sprintf("RSS idle again, %s after the load:", o.idleWait), current(proc), current(raw.proc))
+	}
 	if err := proc.stop(); err != nil {
 		return err
 	}
