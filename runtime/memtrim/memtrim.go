@@ -43,8 +43,8 @@ var (
 )
 
 // Enable turns hand-backs on for this process: after starts (Soon), and after a whole idle
-// window in which the process used next to no CPU, once it has grown since it last handed
-// back (0: never).
+// window in which the process used next to no CPU, once it has mapped memory since it last
+// handed back (0: never).
 func Enable(window time.Duration) {
 	mu.Lock()
 	defer mu.Unlock()
@@ -52,29 +52,30 @@ func Enable(window time.Duration) {
 	if window <= 0 || idle != nil {
 		return
 	}
-	if now, ok := cpuTime(); ok {
-		idle = &idleWatch{limit: max(window/10000, time.Millisecond), prev: now}
+	if u, ok := usage(); ok {
+		idle = &idleWatch{limit: max(window/1000, time.Millisecond), prev: u}
 		go watchIdle(window)
 	}
 }
 
-// grown is how much a process must have grown since its last hand-back for an idle window to
-// hand back again: a call's code is some 8 MB of the binary; the idle process's own timers
-// touch far less.
-const grown = 2 << 20
+// grownFaults is how many pages a process must have mapped since its last hand-back for an
+// idle window to hand back again: one call maps some 150 windows of the binary (the kernel
+// maps 16 pages a fault) and its heap; an idle process's own timers map next to none.
+const grownFaults = 64
 
-// watchIdle hands back after an idle window, when the process has grown since it last did. A
-// process that stays idle is left alone, and one that serves a steady load never pauses for
-// it: an idle window is one in which it used at most a ten-thousandth of a core, and at most
-// 1 ms (a tick of this watch costs about 0.3 ms of CPU; a call 50 µs or more). A server
-// with a call or two a window hands back each window, and its next call maps its code again:
-// about 0.4 ms once a window.
+// watchIdle hands back after an idle window, when the process has mapped memory since it last
+// did. A process that stays idle is left alone, and one that serves a steady load never
+// pauses for it: an idle window is one in which it used at most a thousandth of a core, or
+// 1 ms (a tick of this watch costs about 0.3 ms of CPU; the Go runtime's own background work
+// after a load, some ms; a call 50 µs or more). A server with a few hundred calls a window or
+// fewer hands back each window, and its next call maps its code again: about 0.4 ms, once a
+// window. It reads only getrusage(2), so that its own ticks map
+// nothing the hand-back took away.
 func watchIdle(window time.Duration) {
 	for range time.Tick(window) {
-		used, _ := cpuTime()
-		rss, _ := resident()
+		u, _ := usage()
 		mu.Lock()
-		due := idle.tick(used, rss)
+		due := idle.tick(u)
 		mu.Unlock()
 		if due {
 			release()
@@ -88,24 +89,30 @@ func release() {
 	mu.Lock()
 	defer mu.Unlock()
 	if idle != nil {
-		idle.prev, _ = cpuTime() // the hand-back's own collection is not work
-		idle.base, _ = resident()
+		u, _ := usage() // the hand-back's own collection and faults are not work
+		idle.prev, idle.base = u, u.faults
 	}
+}
+
+// use is what a process has used so far: CPU time, and pages mapped on a fault.
+type use struct {
+	cpu    time.Duration
+	faults int64
 }
 
 // idleWatch decides, window after window, when a hand-back is due.
 type idleWatch struct {
 	limit time.Duration // the CPU time an idle window may use
-	prev  time.Duration // the process's CPU time at the window's start
-	base  int64         // its resident bytes after its last hand-back
+	prev  use           // at the window's start
+	base  int64         // faults when it last handed back
 }
 
-// tick takes the process's CPU time and resident bytes at a window's end and reports whether
-// to hand back now.
-func (w *idleWatch) tick(used time.Duration, rss int64) bool {
-	busy := used-w.prev > w.limit
-	w.prev = used
-	return !busy && rss > w.base+grown
+// tick takes what the process has used at a window's end and reports whether to hand back
+// now.
+func (w *idleWatch) tick(u use) bool {
+	busy := u.cpu-w.prev.cpu > w.limit
+	w.prev = u
+	return !busy && u.faults-w.base > grownFaults
 }
 
 // Soon asks for a hand-back once no start has happened for Quiet; without Enable it does

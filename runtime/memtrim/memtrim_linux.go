@@ -101,30 +101,14 @@ func kB(v string) int64 {
 	return n << 10
 }
 
-// cpuTime is the CPU time (user and system) the process has used.
-func cpuTime() (time.Duration, bool) {
+// usage is the CPU time (user and system) the process has used, and its minor faults (each a
+// page, or a run of file pages, mapped).
+func usage() (use, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, false
+		return use{}, false
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
-}
-
-// resident is the process's resident size in bytes (the second field of /proc/self/statm).
-func resident() (int64, bool) {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return 0, false
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return 0, false
-	}
-	pages, err := strconv.ParseInt(f[1], 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	return pages * int64(os.Getpagesize()), true
+	return use{cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), faults: ru.Minflt}, true
 }
 
 // major and minor split a device number as stat(2) gives it on Linux (12 bits of major and 20

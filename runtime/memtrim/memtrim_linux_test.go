@@ -105,33 +105,42 @@ func TestDeviceNumbers(t *testing.T) {
 }
 
 func TestIdleWatchHandsBackWhenIdleAndGrown(t *testing.T) {
-	const ms, mb = time.Millisecond, int64(1 << 20)
-	w := idleWatch{limit: 3 * ms, base: 8 * mb}
-	// CPU time and resident size at each window's end, and whether a hand-back is due then.
+	const ms = time.Millisecond
+	w := idleWatch{limit: 3 * ms, base: 1000}
+	// What the process has used at each window's end, and whether a hand-back is due then.
 	steps := []struct {
-		used time.Duration
-		rss  int64
-		due  bool
+		cpu    time.Duration
+		faults int64
+		due    bool
 	}{
-		{1 * ms, 8 * mb, false},     // idle, as it was after its last hand-back
-		{2 * ms, 9 * mb, false},     // idle, grown by less than grown
-		{500 * ms, 40 * mb, false},  // a load
-		{900 * ms, 41 * mb, false},  // still loaded
-		{901 * ms, 41 * mb, true},   // idle after it grew: hand back
-		{902 * ms, 41 * mb, true},   // still grown (a hand-back sets base; see release)
-		{903 * ms, 17 * mb, true},   // one call's code mapped again, idle
-		{2000 * ms, 17 * mb, false}, // busy
+		{1 * ms, 1000, false},    // idle, as it was after its last hand-back
+		{2 * ms, 1010, false},    // idle, a few pages mapped by its timers
+		{500 * ms, 9000, false},  // a load
+		{900 * ms, 9500, false},  // still loaded
+		{901 * ms, 9500, true},   // idle after it grew: hand back
+		{902 * ms, 9500, true},   // still grown (a hand-back moves base; see release)
+		{2000 * ms, 9600, false}, // busy
+		{2001 * ms, 20000, true}, // idle
+		{2001 * ms, 20000, true}, // and so on until release moves base
 	}
 	for i, s := range steps {
-		if got := w.tick(s.used, s.rss); got != s.due {
-			t.Fatalf("window %d (CPU %v, %d MB): due %v, want %v", i, s.used, s.rss/mb, got, s.due)
+		if got := w.tick(use{s.cpu, s.faults}); got != s.due {
+			t.Fatalf("window %d (CPU %v, %d faults): due %v, want %v", i, s.cpu, s.faults, got, s.due)
 		}
 	}
 }
 
-func TestResident(t *testing.T) {
-	rss, ok := resident()
-	if want := status(t, "VmRSS"); !ok || rss < want/2 || rss > want*2 {
-		t.Fatalf("resident() = %d, %v; VmRSS says %d", rss, ok, want)
+func TestUsageCountsFaults(t *testing.T) {
+	before, ok := usage()
+	if !ok {
+		t.Fatal("getrusage failed")
+	}
+	b := make([]byte, 8<<20)
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 1
+	}
+	after, _ := usage()
+	if after.faults-before.faults < 1000 || after.cpu <= before.cpu {
+		t.Fatalf("8 MB touched: %d faults, CPU %v → %v", after.faults-before.faults, before.cpu, after.cpu)
 	}
 }

@@ -107,8 +107,8 @@ func measure(ctx context.Context, o options) error {
 		return err
 	}
 	defer raw.stop()
-	reportRSS("idle RSS, started, before any request:", proc.startedKB, startedKB(raw.proc))
-	reportRSS("idle RSS, after one call:", current(proc), current(raw.proc))
+	reportRSS("idle RSS, started, before any request:", proc.startedKB, startedKB(raw.proc), nil)
+	reportRSS("idle RSS, after one call:", current(proc), current(raw.proc), proc)
 
 	var ratios, cpuRatios []float64
 	errs := 0
@@ -133,11 +133,11 @@ func measure(ctx context.Context, o options) error {
 				n, octoRes.errors, rawRes.errors, firstOf(octoRes.firstErr, rawRes.firstErr))
 		}
 	}
-	reportRSS("RSS after the load:", current(proc), current(raw.proc))
+	reportRSS("RSS after the load:", current(proc), current(raw.proc), proc)
 	if o.idleWait > 0 {
 		// octo hands back what a load left once it has been idle for OCTO_IDLE_RELEASE (30s).
 		time.Sleep(o.idleWait)
-		reportRSS(fmt.Sprintf("RSS idle again, %s after the load:", o.idleWait), current(proc), current(raw.proc))
+		reportRSS(fmt.Sprintf("RSS idle again, %s after the load:", o.idleWait), current(proc), current(raw.proc), proc)
 	}
 	if err := proc.stop(); err != nil {
 		return err
@@ -248,16 +248,17 @@ func perRequestCPU(octo, raw result) (requestCPU, bool) {
 }
 
 // reportRSS prints octo's and the raw process's resident memory (kB; 0 when unknown, or when
-// the baseline runs inside this process).
-func reportRSS(label string, octoKB, rawKB int) {
+// the baseline runs inside this process), with what octo's is made of when it is read now.
+func reportRSS(label string, octoKB, rawKB int, octoNow *octoProc) {
 	line := label
-	for _, p := range []struct {
-		name string
-		kb   int
-	}{{"octo", octoKB}, {"raw", rawKB}} {
-		if p.kb > 0 {
-			line += fmt.Sprintf(" %s %.1f MB", p.name, float64(p.kb)/1024)
+	if octoKB > 0 {
+		line += fmt.Sprintf(" octo %.1f MB", float64(octoKB)/1024)
+		if octoNow != nil {
+			line += residentParts(octoNow.cmd.Process.Pid)
 		}
+	}
+	if rawKB > 0 {
+		line += fmt.Sprintf(" raw %.1f MB", float64(rawKB)/1024)
 	}
 	fmt.Println(line)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -50,13 +51,27 @@ func processCPU(pid int) (time.Duration, bool) {
 }
 
 // residentKB is process pid's resident set size (VmRSS), in kB.
-func residentKB(pid int) (int, bool) {
+func residentKB(pid int) (int, bool) { return statusKB(pid, "VmRSS") }
+
+// residentParts says what pid's resident size is made of: its own memory (heap, stacks:
+// RssAnon) and the pages of its executable and other files it has mapped (RssFile).
+func residentParts(pid int) string {
+	own, ok1 := statusKB(pid, "RssAnon")
+	file, ok2 := statusKB(pid, "RssFile")
+	if !ok1 || !ok2 {
+		return ""
+	}
+	return fmt.Sprintf(" (own %.1f + files %.1f)", float64(own)/1024, float64(file)/1024)
+}
+
+// statusKB reads one kB field of /proc/pid/status.
+func statusKB(pid int, field string) (int, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return 0, false
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
 			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
 			return kb, err == nil
 		}

@@ -18,3 +18,5 @@ func selfCPU() (time.Duration, bool) { return 0, false }
 func processCPU(int) (time.Duration, bool) { return 0, false }
 
 func residentKB(int) (int, bool) { return 0, false }
+
+func residentParts(int) string { return "" }
