@@ -108,23 +108,23 @@ func init() {
 	}
 }
 
-// DefaultIdleRelease is how long a process that has worked must be idle before it hands
+// defaultIdleRelease is how long a process that has worked must be idle before it hands
 // back the memory its work left (runtime/memtrim); OCTO_IDLE_RELEASE sets another (0: never).
-const DefaultIdleRelease = 30 * time.Second
+const defaultIdleRelease = 30 * time.Second
 
 // idleRelease reads OCTO_IDLE_RELEASE, warning of a value that is not a duration.
 func idleRelease(env *Env) time.Duration {
 	v, ok := env.LookupEnv("OCTO_IDLE_RELEASE")
 	if !ok || v == "" {
-		return DefaultIdleRelease
+		return defaultIdleRelease
 	}
 	if v == "0" {
 		return 0
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		fmt.Fprintf(env.Stderr, "octo: OCTO_IDLE_RELEASE=%s is not a duration such as 30s (0 turns it off); using %s\n", printable.Escape(v), DefaultIdleRelease)
-		return DefaultIdleRelease
+		fmt.Fprintf(env.Stderr, "octo: OCTO_IDLE_RELEASE=%s is not a duration such as 30s (0 turns it off); using %s\n", printable.Escape(v), defaultIdleRelease)
+		return defaultIdleRelease
 	}
 	return d
 }
@@ -210,7 +210,7 @@ func printHelp(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nRun 'octo <command> --help' for a command's flags.")
 	fmt.Fprintf(w, "\nEnvironment:\n  OCTO_IDLE_RELEASE  how long a serving process that has worked must be idle before it\n"+
-		"                     hands back the memory the work left (default %s; 0: never)\n", DefaultIdleRelease)
+		"                     hands back the memory the work left (default %s; 0: never)\n", defaultIdleRelease)
 }
 
 func cmdHelp(ctx context.Context, env *Env, args []string) error {
