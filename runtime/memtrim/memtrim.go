@@ -13,7 +13,7 @@
 // says so (Soon); the hand-back runs once the starts have settled. It runs again when a
 // process that has worked goes idle: then the heap a load grew (the GC floor lets it grow
 // by 16 MiB) and the code it ran go back too, and the first request after the pause maps the
-// code it needs again (a few hundred minor faults, well under a millisecond).
+// code it needs again (some 150 minor faults, about 0.4 ms).
 package memtrim
 
 import (
@@ -69,8 +69,8 @@ const grownFaults = 64
 // 1 ms (a tick of this watch costs about 0.3 ms of CPU; the Go runtime's own background work
 // after a load, some ms; a call 50 µs or more). A server with a few hundred calls a window or
 // fewer hands back each window, and its next call maps its code again: about 0.4 ms, once a
-// window. It reads only getrusage(2), so that its own ticks map
-// nothing the hand-back took away.
+// window. It reads only getrusage(2), so that its own ticks map nothing the hand-back took
+// away.
 func watchIdle(window time.Duration) {
 	for range time.Tick(window) {
 		u, _ := usage()
