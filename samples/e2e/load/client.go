@@ -97,11 +97,7 @@ func drive(ctx context.Context, url string, o options, warmup, duration time.Dur
 	var last time.Time
 	for i := range workers {
 		wk := &workers[i]
-		w.latencies = append(w.latencies, wk.latencies...)
-		w.errors += wk.errors
-		if w.firstErr == "" {
-			w.firstErr = wk.firstErr
-		}
+		w.add(wk.latencies, wk.errors, wk.firstErr)
 		if wk.last.After(last) {
 			last = wk.last
 		}
@@ -164,30 +160,34 @@ func post(ctx context.Context, client *http.Client, url string, body, want []byt
 	return nil
 }
 
+// add counts a worker's or a window's requests in w.
+func (w *window) add(latencies []time.Duration, errors int, firstErr string) {
+	w.latencies = append(w.latencies, latencies...)
+	w.errors += errors
+	if w.firstErr == "" {
+		w.firstErr = firstErr
+	}
+}
+
 // summarize puts one server's windows of a round together.
 func summarize(ws []window) result {
 	var (
-		r       result
-		all     []time.Duration
+		all     window
 		elapsed time.Duration
+		cpu     = cpuTimes{ok: len(ws) > 0}
 	)
-	r.cpu.ok = len(ws) > 0
 	for _, w := range ws {
-		all = append(all, w.latencies...)
-		r.errors += w.errors
-		if r.firstErr == "" {
-			r.firstErr = w.firstErr
-		}
+		all.add(w.latencies, w.errors, w.firstErr)
 		elapsed += w.elapsed
-		r.cpu = cpuTimes{r.cpu.self + w.cpu.self, r.cpu.server + w.cpu.server, r.cpu.ok && w.cpu.ok}
+		cpu = cpuTimes{cpu.self + w.cpu.self, cpu.server + w.cpu.server, cpu.ok && w.cpu.ok}
 	}
-	r.requests = len(all)
+	r := result{requests: len(all.latencies), errors: all.errors, firstErr: all.firstErr, cpu: cpu}
 	if r.requests == 0 || elapsed <= 0 {
 		return r
 	}
-	slices.Sort(all)
-	r.p50 = all[(len(all)-1)*50/100]
-	r.p99 = all[(len(all)-1)*99/100]
+	slices.Sort(all.latencies)
+	r.p50 = all.latencies[(r.requests-1)*50/100]
+	r.p99 = all.latencies[(r.requests-1)*99/100]
 	r.rps = float64(r.requests-r.errors) / elapsed.Seconds()
 	return r
 }

@@ -107,8 +107,8 @@ func measure(ctx context.Context, o options) error {
 		return err
 	}
 	defer raw.stop()
-	reportRSS("idle RSS, started, before any request:", proc.startedKB, startedKB(raw.proc), nil)
-	reportRSS("idle RSS, after one call:", current(proc), current(raw.proc), proc)
+	reportRSS("idle RSS, started, before any request:", proc.started, startedRSS(raw.proc))
+	reportRSS("idle RSS, after one call:", readRSS(proc), readRSS(raw.proc))
 
 	var ratios, cpuRatios []float64
 	errs := 0
@@ -133,11 +133,11 @@ func measure(ctx context.Context, o options) error {
 				n, octoRes.errors, rawRes.errors, firstOf(octoRes.firstErr, rawRes.firstErr))
 		}
 	}
-	reportRSS("RSS after the load:", current(proc), current(raw.proc), proc)
+	reportRSS("RSS after the load:", readRSS(proc), readRSS(raw.proc))
 	if o.idleWait > 0 {
 		// octo hands back what a load left once it has been idle for OCTO_IDLE_RELEASE (30s).
 		time.Sleep(o.idleWait)
-		reportRSS(fmt.Sprintf("RSS idle again, %s after the load:", o.idleWait), current(proc), current(raw.proc), proc)
+		reportRSS(fmt.Sprintf("RSS idle again, %s after the load:", o.idleWait), readRSS(proc), readRSS(raw.proc))
 	}
 	if err := proc.stop(); err != nil {
 		return err
@@ -173,43 +173,36 @@ func oneRound(ctx context.Context, o options, proc *octoProc, octoURL string, ra
 	length := o.duration / time.Duration(n)
 	warmup := o.warmup / time.Duration(n)
 	var octoWs, rawWs []window
-	driveOcto := func() error {
-		w, err := drive(ctx, octoURL, o, warmup, length, serverCPU(proc))
-		if err == nil && !proc.alive() {
-			err = fmt.Errorf("exited during the run (%v)\n%s", proc.err, proc.logs.String())
+	// turn drives one server for a window; p is nil when it runs in this process.
+	turn := func(name, url string, p *octoProc, into *[]window) error {
+		w, err := drive(ctx, url, o, warmup, length, serverCPU(p))
+		if err == nil && p != nil && !p.alive() {
+			err = fmt.Errorf("exited during the run (%v)\n%s", p.err, p.logs.String())
 		}
 		if err != nil {
-			return fmt.Errorf("octo: %w", err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
-		octoWs = append(octoWs, w)
+		*into = append(*into, w)
 		return nil
 	}
-	driveRaw := func() error {
-		w, err := drive(ctx, raw.url, o, warmup, length, serverCPU(raw.proc))
-		if err == nil && raw.proc != nil && !raw.proc.alive() {
-			err = fmt.Errorf("exited during the run (%v)\n%s", raw.proc.err, raw.proc.logs.String())
-		}
-		if err != nil {
-			return fmt.Errorf("raw: %w", err)
-		}
-		rawWs = append(rawWs, w)
-		return nil
-	}
+	octoTurn := func() error { return turn("octo", octoURL, proc, &octoWs) }
+	rawTurn := func() error { return turn("raw", raw.url, raw.proc, &rawWs) }
 	for i := range n {
-		first, second := driveOcto, driveRaw
+		order := [2]func() error{octoTurn, rawTurn}
 		if i%2 == 1 {
-			first, second = driveRaw, driveOcto
+			order = [2]func() error{rawTurn, octoTurn}
 		}
-		if err := first(); err != nil {
-			return octo, rawRes, err
-		}
-		if err := second(); err != nil {
-			return octo, rawRes, err
+		for _, t := range order {
+			if err := t(); err != nil {
+				return octo, rawRes, err
+			}
 		}
 	}
 	return summarize(octoWs), summarize(rawWs), nil
 }
 
+// serverCPU reads the CPU times of this process and of the server process p (nil: the server
+// runs in this process).
 func serverCPU(p *octoProc) func() cpuTimes {
 	return func() cpuTimes {
 		self, ok := selfCPU()
@@ -247,37 +240,17 @@ func perRequestCPU(octo, raw result) (requestCPU, bool) {
 	return c, c.octo+c.octoClient > 0
 }
 
-// reportRSS prints octo's and the raw process's resident memory (kB; 0 when unknown, or when
-// the baseline runs inside this process), with what octo's is made of when it is read now.
-func reportRSS(label string, octoKB, rawKB int, octoNow *octoProc) {
+// reportRSS prints octo's and the raw process's resident memory as read (zero when unknown,
+// or when the baseline runs inside this process).
+func reportRSS(label string, octo, raw resident) {
 	line := label
-	if octoKB > 0 {
-		line += fmt.Sprintf(" octo %.1f MB", float64(octoKB)/1024)
-		if octoNow != nil {
-			line += residentParts(octoNow.cmd.Process.Pid)
-		}
+	if octo.kb > 0 {
+		line += fmt.Sprintf(" octo %.1f MB%s", float64(octo.kb)/1024, octo.parts)
 	}
-	if rawKB > 0 {
-		line += fmt.Sprintf(" raw %.1f MB", float64(rawKB)/1024)
+	if raw.kb > 0 {
+		line += fmt.Sprintf(" raw %.1f MB", float64(raw.kb)/1024)
 	}
 	fmt.Println(line)
-}
-
-// current is p's resident size now, in kB (0 when unknown or p is nil).
-func current(p *octoProc) int {
-	if p == nil {
-		return 0
-	}
-	kb, _ := residentKB(p.cmd.Process.Pid)
-	return kb
-}
-
-// startedKB is p's resident size once started (0 when unknown or p is nil).
-func startedKB(p *octoProc) int {
-	if p == nil {
-		return 0
-	}
-	return p.startedKB
 }
 
 func median(xs []float64) (mid, lo, hi float64) {

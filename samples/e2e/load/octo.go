@@ -49,8 +49,32 @@ type octoProc struct {
 	err    error // from Wait, once exited is closed
 	grace  time.Duration
 	once   sync.Once
-	// startedKB is its resident size once started, before any request (0: unknown).
-	startedKB int
+	// started is its resident size once started, before any request.
+	started resident
+}
+
+// resident is a process's resident size as read once: kb is 0 when it could not be read,
+// parts says what it is made of where that is known.
+type resident struct {
+	kb    int
+	parts string
+}
+
+// readRSS reads p's resident size now (zero for nil: a server in this process).
+func readRSS(p *octoProc) resident {
+	if p == nil {
+		return resident{}
+	}
+	kb, _ := residentKB(p.cmd.Process.Pid)
+	return resident{kb, residentParts(p.cmd.Process.Pid)}
+}
+
+// startedRSS is p's resident size once started (zero for nil).
+func startedRSS(p *octoProc) resident {
+	if p == nil {
+		return resident{}
+	}
+	return p.started
 }
 
 // settle is how long a started server is left alone before its resident size is read.
@@ -83,7 +107,7 @@ func startProcess(ctx context.Context, o options, name string, cmd *exec.Cmd) (*
 		// Started and not yet asked anything: octo hands back its start's memory a moment
 		// after it serves (runtime/memtrim).
 		time.Sleep(settle)
-		p.startedKB, _ = residentKB(p.cmd.Process.Pid)
+		p.started = readRSS(p)
 		err = waitReady(ctx, url, p.exited, o.startTimeout)
 	}
 	if err != nil {
