@@ -66,6 +66,9 @@ func TestRenderPlainText(t *testing.T) {
 		{"a variable is filled in", "{{city}} @ {{api.host}} {{base-url}}", "Paris @ api.example.com https://x.example"},
 		{"a text starting with a tag is plain text", "{{args.city}} {\"a\": 1}", `Paris {"a": 1}`},
 		{"a text starting with a word is plain text even with JSON inside", `Result: {"city": "{{args.quote}}"}`, "Result: {\"city\": \"say \"hi\"\n<&>\"}"},
+		{"a text that opens with a quote and goes on is plain text", `"Hi," said {{args.quote}}`, "\"Hi,\" said say \"hi\"\n<&>"},
+		{"a tag after a closed quote leaves it plain text", `"at" {{args.quote}}`, "\"at\" say \"hi\"\n<&>"},
+		{"an unclosed quote is plain text", `"{{args.quote}}`, "\"say \"hi\"\n<&>"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -153,6 +156,8 @@ func TestRenderJSONContexts(t *testing.T) {
 		{"an escaped quote in the template keeps the string open", `{"q": "a\"{{args.quote}}"}`, `{"q": "a\"say \"hi\"\n<&>"}`},
 		{"an escaped backslash in the template closes nothing", `{"q": "a\\{{args.city}}"}`, `{"q": "a\\Paris"}`},
 		{"an array template is JSON too", `  [{{args.city}}, "{{args.city}}"]`, `  ["Paris", "Paris"]`},
+		{"a template that is one string literal is JSON too", ` "<{{args.quote}}>{{name}}"` + "\n", ` "<say \"hi\"\n<&>>Bob \"B\""` + "\n"},
+		{"a string literal with an escaped quote is JSON too", `"a\"{{args.quote}}\""`, `"a\"say \"hi\"\n<&>\""`},
 		{"a URI part is escaped in a string literal", `{"id": "{{params.id}}"}`, `{"id": "A\"1"}`},
 		{"a URI part is quoted as a JSON value", `{"id": {{params.id}}}`, `{"id": "A\"1"}`},
 		{"all arguments as a JSON value are an object", `{"args": {{args}}}`, `{"args": {"address":{"lines":["1 rue A","Bât. B"],"zip":"75001"},"big":1e+21,"city":"Paris","count":3,"nothing":null,"ok":true,"quote":"say \"hi\"\n<&>","ratio":0.25,"tags":["a",2]}}`},

@@ -93,38 +93,78 @@ func firstLine(s string) string {
 	return line
 }
 
-// markContexts decides whether the template is JSON (its first non-blank character is a
-// literal '{' or '[') and, if so, whether each tag sits inside a string literal. Only
-// the template's own text is read: inserted values never move the state, which is what
-// keeps a client's quotes from breaking out of a string.
+// markContexts decides whether the template is JSON and, if so, whether each tag sits
+// inside a string literal. A template is JSON when its first non-blank character is a
+// literal '{' or '[', or when the whole of it is one string literal ("Hello {{name}}"),
+// so a quoted answer is escaped too while text that merely opens with a quote stays text.
+// Only the template's own text is read: inserted values never move the state, which is
+// what keeps a client's quotes from breaking out of a string.
 func markContexts(pieces []piece) {
 	if len(pieces) == 0 || pieces[0].tag != nil {
 		return
 	}
 	first := strings.TrimLeft(pieces[0].lit, " \t\r\n")
-	if first == "" || (first[0] != '{' && first[0] != '[') {
+	if first == "" || !strings.Contains(`{["`, first[:1]) {
 		return
 	}
-	inString, escaped := false, false
+	if first[0] == '"' && !oneStringLiteral(pieces) {
+		return
+	}
+	var c jsonCursor
+	for _, p := range pieces {
+		if p.tag == nil {
+			c.read(p.lit)
+			continue
+		}
+		p.tag.ctx = ctxJSONValue
+		if c.inString {
+			p.tag.ctx = ctxJSONString
+		}
+		c.escaped = false
+	}
+}
+
+// oneStringLiteral reports whether the template, tags counted as string content, is a
+// single JSON string literal with nothing but blanks after its closing quote.
+func oneStringLiteral(pieces []piece) bool {
+	var c jsonCursor
 	for _, p := range pieces {
 		if p.tag != nil {
-			p.tag.ctx = ctxJSONValue
-			if inString {
-				p.tag.ctx = ctxJSONString
+			if c.closed > 0 {
+				return false
 			}
-			escaped = false
+			c.escaped = false
 			continue
 		}
 		for k := 0; k < len(p.lit); k++ {
-			c := p.lit[k]
-			switch {
-			case escaped:
-				escaped = false
-			case inString && c == '\\':
-				escaped = true
-			case c == '"':
-				inString = !inString
+			if c.closed > 0 && strings.IndexByte(" \t\r\n", p.lit[k]) < 0 {
+				return false
 			}
+			c.read(p.lit[k : k+1])
+		}
+	}
+	return c.closed == 1 && !c.inString
+}
+
+// jsonCursor follows a template's literal text as JSON far enough to know whether the
+// next byte is inside a string literal.
+type jsonCursor struct {
+	inString, escaped bool
+	closed            int // string literals closed so far
+}
+
+func (c *jsonCursor) read(lit string) {
+	for k := 0; k < len(lit); k++ {
+		switch b := lit[k]; {
+		case c.escaped:
+			c.escaped = false
+		case c.inString && b == '\\':
+			c.escaped = true
+		case b == '"':
+			if c.inString {
+				c.closed++
+			}
+			c.inString = !c.inString
 		}
 	}
 }
