@@ -1,11 +1,12 @@
 package fail_test
 
 import (
+	"errors"
 	"flag"
 	"strings"
 	"testing"
 
-	_ "github.com/octo-run/octo/blocks/fail"
+	"github.com/octo-run/octo/blocks/fail"
 	_ "github.com/octo-run/octo/connectors/http"
 	"github.com/octo-run/octo/runtime"
 	"github.com/octo-run/octo/runtime/runtimetest"
@@ -25,6 +26,11 @@ flows:
     process:
       - type: fail
         settings: { message: a city is required }
+  - name: coded
+    source: { connector: api, settings: { path: /d } }
+    process:
+      - type: fail
+        settings: { message: 'crashed on {{ body.city }}', code: -32603, kind: unavailable }
   - name: broken
     source: { connector: api, settings: { path: /c } }
     process:
@@ -54,6 +60,20 @@ func TestFailEndsTheFlowWithItsMessageAndKind(t *testing.T) {
 				t.Fatalf("error %q does not name the fail block and its line", err)
 			}
 		})
+	}
+}
+
+// A code rides along as the error's cause for MCP blocks to answer; the kind still says what
+// went wrong for every other transport.
+func TestAFailWithACodeCarriesItsProtocolError(t *testing.T) {
+	svc := runtimetest.StartConfig(t, config, nil)
+	_, err := runtimetest.RunFlow(t, svc, "coded", runtime.NewMessage([]byte(`{"city": "Oslo"}`)))
+	pe, ok := errors.AsType[*fail.ProtocolError](err)
+	if e := runtime.ErrorOf(err); !ok || pe.Code != -32603 || pe.Message != "crashed on Oslo" || e.Kind != runtime.KindUnavailable || e.Msg != "crashed on Oslo" {
+		t.Fatalf("error %v: protocol error %+v, kind %v", err, pe, runtime.ErrorOf(err).Kind)
+	}
+	if _, err := runtimetest.RunFlow(t, svc, "plain", runtime.NewMessage([]byte(`{}`))); errors.As(err, new(*fail.ProtocolError)) {
+		t.Fatalf("a fail without a code carries a protocol error: %v", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/octo-run/octo/blocks/fail"
 	"github.com/octo-run/octo/mcp"
 	"github.com/octo-run/octo/mcp/jsonrpc"
 	"github.com/octo-run/octo/mcp/session"
@@ -63,12 +64,16 @@ func cannot(format string, args ...any) *runtime.Error {
 	return e
 }
 
-// unwanted is the protocol's answer to a branch that stopped for its client: input_required
-// (mcp.ErrInputRequired) when it waits for an answer in a new round, -32021 when the client
-// did not declare what it asked for on 2026-07-28; nil for any other failure.
+// unwanted is the protocol's answer to a branch that stopped for its client or meant to break
+// the protocol: input_required (mcp.ErrInputRequired) when it waits for an answer in a new
+// round, -32021 when the client did not declare what it asked for on 2026-07-28, a fail
+// block's JSON-RPC error when it has a code; nil for any other failure.
 func unwanted(err error) error {
 	if errors.Is(err, runtime.ErrAwaitingClient) {
 		return mcp.ErrInputRequired
+	}
+	if pe, ok := errors.AsType[*fail.ProtocolError](err); ok {
+		return jsonrpc.NewError(pe.Code, "%s", pe.Message)
 	}
 	if rpcErr, ok := errors.AsType[*jsonrpc.Error](err); ok && rpcErr.Code == mcp.CodeMissingCapability {
 		return rpcErr
