@@ -31,15 +31,21 @@ type TaskFunc func(ctx context.Context, rc *RequestContext) (*CallToolResult, er
 // then answered with the task's handle (CreateTaskResult) as soon as the task is recorded.
 // Otherwise run runs in the call and RunTask returns what it returns.
 func (rc *RequestContext) RunTask(ctx context.Context, run TaskFunc) (*CallToolResult, error) {
-	t := rc.taskRounds()
-	if t == nil || !declaresTasks(t.caps) {
+	if !rc.BecomesTask() {
 		return run(ctx, rc)
 	}
-	created, e := t.srv.startTask(ctx, rc, run)
+	created, e := rc.rounds.srv.startTask(ctx, rc, run)
 	if e != nil {
 		return nil, e
 	}
 	return nil, &taskCreated{created}
+}
+
+// BecomesTask reports whether RunTask runs its function as a task: the call is a 2026-07-28
+// tools/call from a client that declared the tasks extension, on a server that keeps tasks.
+func (rc *RequestContext) BecomesTask() bool {
+	t := rc.taskRounds()
+	return t != nil && declaresTasks(t.caps)
 }
 
 // RequireTask is the check of a tool that only runs as a task: -32021 naming the tasks

@@ -42,6 +42,11 @@ const AnyVars = "*"
 // (`vars:"error"`): the branch's blocks may read them besides those set before the block.
 const varsTag = "vars"
 
+// followsTag is the struct tag of a Branch field that runs after the branch of another key of
+// the same settings (`follows:"beforeTask"`): it may read the vars that one sets. The branch it
+// follows must be the earlier field, which is decoded first.
+const followsTag = "follows"
+
 // varSet is what vars can hold at a place in a flow: the names blocks before it can have set,
 // or any name at all.
 type varSet struct {

@@ -127,7 +127,7 @@ func TestTheSettingsSpecDescribesEveryKey(t *testing.T) {
 		for _, f := range field(t, block(t, "mcp-router"), "tools").Elem.Object.Fields {
 			keys = append(keys, f.Key)
 		}
-		if got := strings.Join(keys, " "); got != "name title description inputSchema outputSchema annotations icons process result task access rateLimit atMostOnce" {
+		if got := strings.Join(keys, " "); got != "name title description inputSchema outputSchema annotations icons beforeTask process result task access rateLimit atMostOnce" {
 			t.Errorf("keys: %s", got)
 		}
 	})

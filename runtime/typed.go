@@ -58,6 +58,14 @@ type decoding struct {
 	// compiled counts the problems of typed settings: the settings' shape is sound without
 	// them, so the block's own checks still run and every problem is reported at once.
 	compiled int
+	// branchSets are what each branch decoded so far can set, for a branch that follows it.
+	branchSets map[branchKey]varSet
+}
+
+// branchKey names a Branch field: the settings struct it is in, and its key.
+type branchKey struct {
+	in  uintptr
+	key string
 }
 
 // hook compiles the typed settings; it leaves every other type to the decoder.
@@ -138,6 +146,9 @@ func (dc *decoding) branch(n *yaml.Node, at Where, v reflect.Value, f config.Hoo
 	if names := f.Tag.Get(varsTag); names != "" {
 		known = known.with(strings.Split(names, ",")...)
 	}
+	if key := f.Tag.Get(followsTag); key != "" {
+		known = known.union(dc.branchSets[branchKey{f.In.Pointer(), key}])
+	}
 	var body *BodyKeys // what a branch runs with is known only at run time, unless:
 	if f.Tag.Get(bodyTag) == "kept" {
 		body = b.body
@@ -159,6 +170,11 @@ func (dc *decoding) branch(n *yaml.Node, at Where, v reflect.Value, f config.Hoo
 		*outer = append(*outer, types...)
 	}
 	b.branches = b.branches.union(after)
+	if dc.branchSets == nil {
+		dc.branchSets = map[branchKey]varSet{}
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	dc.branchSets[branchKey{f.In.Pointer(), name}] = after
 	v.Set(reflect.ValueOf(Branch{Block: p, types: types}))
 	return nil
 }

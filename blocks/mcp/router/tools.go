@@ -25,6 +25,7 @@ type tool struct {
 	input  *schema.Schema // nil: any object
 	output *schema.Schema // nil: plain text results
 	branch runtime.Block
+	before runtime.Block // toolSettings.BeforeTask; nil: none
 	task   string        // "never", "optional" or "required" (toolSettings.Task)
 	steps  bool          // its branch reports its steps (a progress block)
 	items  bool          // the branch answers content items (toolSettings.Result content)
@@ -77,8 +78,12 @@ func buildTools(b *runtime.Build, confs []toolSettings) *tools {
 		if c.AtMostOnce && c.Task == "never" {
 			b.Errorf(&c.AtMostOnce, "atMostOnce is about tasks, and tool %q never runs as one: set task to optional or required", c.Name)
 		}
-		t := &tool{def: c.Tool(), input: c.InputSchema.Schema, output: c.OutputSchema.Schema, branch: c.Process.Block, task: c.Task, items: c.Result == "content",
-			steps: c.Process.Holds("progress"), asks: c.Process.Holds("ask"), once: c.AtMostOnce}
+		if c.BeforeTask.Block != nil && c.Task == "never" {
+			b.Errorf(&c.BeforeTask, "beforeTask runs before the tool's task starts, and tool %q never runs as one: set task to optional or required, or move its blocks to process", c.Name)
+		}
+		t := &tool{def: c.Tool(), input: c.InputSchema.Schema, output: c.OutputSchema.Schema, branch: c.Process.Block, before: c.BeforeTask.Block, task: c.Task,
+			items: c.Result == "content", steps: c.Process.Holds("progress") || c.BeforeTask.Holds("progress"),
+			asks: c.Process.Holds("ask") || c.BeforeTask.Holds("ask"), once: c.AtMostOnce}
 		t.rule, t.limit = access.Compile(b, c.Access), access.CompileLimit(b, c.RateLimit)
 		ts.byName[c.Name] = t
 		ts.list = append(ts.list, t.def)
@@ -171,6 +176,13 @@ func (ts *tools) call(ctx context.Context, rc *mcp.RequestContext, name string, 
 		}
 	}
 	if t.task == "optional" || t.task == "required" { // the closure only here: a call allocates it
+		if t.before != nil && rc.BecomesTask() {
+			// Asked in the call: the task starts once they are answered, and gets the answers.
+			asking := runtime.WithClientAsker(ctx, newAsker(rc, "tool"))
+			if _, err := t.before.Process(asking, parentOf(rc).Derive(body)); err != nil {
+				return ts.branchFailed(ctx, name, err)
+			}
+		}
 		return rc.RunTask(ctx, func(ctx context.Context, rc *mcp.RequestContext) (*mcp.CallToolResult, error) {
 			return ts.run(ctx, rc, t, name, body)
 		})
@@ -196,7 +208,8 @@ func (ts *tools) guard(ctx context.Context, rc *mcp.RequestContext, t *tool) err
 	return r
 }
 
-// run runs the tool's branch with the arguments as the body; as a task its rc has no notifier.
+// run runs the tool's branches (beforeTask, then process) with the arguments as the body; as a
+// task its rc has no notifier.
 func (ts *tools) run(ctx context.Context, rc *mcp.RequestContext, t *tool, name string, body any) (*mcp.CallToolResult, error) {
 	if rc.Notifier != nil && len(rc.ProgressToken) > 0 {
 		ctx = runtime.WithProgress(ctx, &reporter{rc: rc, steps: t.steps})
@@ -207,17 +220,30 @@ func (ts *tools) run(ctx context.Context, rc *mcp.RequestContext, t *tool, name 
 	if t.asks {
 		ctx = runtime.WithClientAsker(ctx, newAsker(rc, "tool"))
 	}
-	out, err := t.branch.Process(ctx, parentOf(rc).Derive(body))
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if e := unwanted(err); e != nil {
-			return nil, e
-		}
-		return ts.failed(ctx, name, err), nil
+	m := parentOf(rc).Derive(body)
+	var err error
+	if t.before != nil {
+		m, err = t.before.Process(ctx, m)
 	}
-	return t.result(out)
+	if err == nil {
+		m, err = t.branch.Process(ctx, m)
+	}
+	if err != nil {
+		return ts.branchFailed(ctx, name, err)
+	}
+	return t.result(m)
+}
+
+// branchFailed answers a call whose branch failed: the caller's leaving, the protocol's answer
+// (unwanted), or a failed result.
+func (ts *tools) branchFailed(ctx context.Context, name string, err error) (*mcp.CallToolResult, error) {
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if e := unwanted(err); e != nil {
+		return nil, e
+	}
+	return ts.failed(ctx, name, err), nil
 }
 
 // failed is the result of a tool whose branch failed. An error of a kind the flow means (a
