@@ -1,10 +1,8 @@
 package router_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 )
 
 // namingTools ask for a name before their task starts, then greet with it as the task.
@@ -36,7 +34,7 @@ func TestBeforeTaskAsksInTheCallAndTheTaskKeepsTheAnswer(t *testing.T) {
 		}
 		_, body := post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet","arguments":{"who":"there"},`+
 			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":`+caps+`}`+answers+`}}`,
-			"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "greet")
+			taskHeaders("tools/call", "greet")...)
 		return body
 	}
 	body := call(true, "")
@@ -45,29 +43,15 @@ func TestBeforeTaskAsksInTheCallAndTheTaskKeepsTheAnswer(t *testing.T) {
 		t.Fatalf("round 1 is not an input_required result asking for user, without a task: %s", body)
 	}
 	const answer = `,"inputResponses":{"user":{"action":"accept","content":{"name":"Alice"}}}`
-	body = call(true, answer)
-	var created struct {
-		Result struct{ ResultType, TaskID string }
+	created := call(true, answer)
+	if strings.Contains(created, "inputRequests") {
+		t.Fatalf("round 2 asks again: %s", created)
 	}
-	if json.Unmarshal([]byte(body), &created) != nil || created.Result.ResultType != "task" || strings.Contains(body, "inputRequests") {
-		t.Fatalf("round 2 did not start the task: %s", body)
-	}
-	id := created.Result.TaskID
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		body = post2(post, taskCall("tasks/get", `"taskId":"`+id+`"`, true), id)
-		if !strings.Contains(body, `"status":"working"`) || time.Now().After(deadline) {
-			break
-		}
-	}
+	body = awaitTask(t, post, created)
 	if !strings.Contains(body, `"status":"completed"`) || !strings.Contains(body, `"text":"Hello, Alice!"`) {
 		t.Fatalf("the task did not greet with the answer given before it: %s", body)
 	}
 	if body = call(false, answer); !strings.Contains(body, `"resultType":"complete"`) || !strings.Contains(body, `"text":"Hello, Alice!"`) {
 		t.Fatalf("a client without tasks: %s", body)
 	}
-}
-
-func post2(post func(string, ...string) (int, string), body, id string) string {
-	_, out := post(body, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tasks/get", "Mcp-Name", id)
-	return out
 }

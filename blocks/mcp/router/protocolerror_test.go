@@ -2,7 +2,6 @@ package router_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -64,23 +63,8 @@ func TestAFailWithACodeIsAProtocolError(t *testing.T) {
 	}
 
 	post := poster(t, base+"/mcp")
-	headers := func(method, name string) []string {
-		return []string{"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", method, "Mcp-Name", name}
-	}
-	_, body := post(taskCall("tools/call", `"name":"crash","arguments":{"city":"Rome"}`, true), headers("tools/call", "crash")...)
-	var created struct {
-		Result struct{ ResultType, TaskID string }
-	}
-	if json.Unmarshal([]byte(body), &created) != nil || created.Result.ResultType != "task" {
-		t.Fatalf("as a task: %s", body)
-	}
-	id := created.Result.TaskID
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		_, body = post(taskCall("tasks/get", `"taskId":"`+id+`"`, true), headers("tasks/get", id)...)
-		if !strings.Contains(body, `"status":"working"`) || time.Now().After(deadline) {
-			break
-		}
-	}
+	_, created := post(taskCall("tools/call", `"name":"crash","arguments":{"city":"Rome"}`, true), taskHeaders("tools/call", "crash")...)
+	body := awaitTask(t, post, created)
 	if !strings.Contains(body, `"status":"failed"`) || !strings.Contains(body, `"error":{"code":-32603,"message":"the job crashed on Rome"}`) || strings.Contains(body, `"content"`) {
 		t.Fatalf("a task whose branch fails with a code ends failed with that error, not a result: %s", body)
 	}

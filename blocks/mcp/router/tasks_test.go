@@ -43,6 +43,30 @@ func taskCall(method, params string, tasks bool) string {
 		`"io.modelcontextprotocol/clientCapabilities":` + caps + `},` + params + `}}`
 }
 
+// taskHeaders are the headers of a 2026-07-28 request of method naming name.
+func taskHeaders(method, name string) []string {
+	return []string{"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", method, "Mcp-Name", name}
+}
+
+// awaitTask reads the task a tools/call started (created, its answer) until it is no longer
+// working, and returns the last tasks/get answer.
+func awaitTask(t *testing.T, post func(string, ...string) (int, string), created string) string {
+	t.Helper()
+	var c struct {
+		Result struct{ ResultType, TaskID string }
+	}
+	if json.Unmarshal([]byte(created), &c) != nil || c.Result.ResultType != "task" {
+		t.Fatalf("the call did not start a task: %s", created)
+	}
+	id := c.Result.TaskID
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		_, body := post(taskCall("tasks/get", `"taskId":"`+id+`"`, true), taskHeaders("tasks/get", id)...)
+		if !strings.Contains(body, `"status":"working"`) || time.Now().After(deadline) {
+			return body
+		}
+	}
+}
+
 // A tool with task runs its branch as a task for a client that declares the extension, in the
 // call for one that does not; server/discover declares tasks only on such a router.
 func TestRouterToolRunsAsATask(t *testing.T) {
@@ -52,26 +76,11 @@ func TestRouterToolRunsAsATask(t *testing.T) {
 	}
 	_, base := runtimetest.Serve(t, fmt.Sprintf(taskingRouter, 0, "50ms"), "api", &runtimetest.Buffer{})
 	post = poster(t, base+"/mcp")
-	headers := func(method, name string) []string {
-		return []string{"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", method, "Mcp-Name", name}
-	}
-	if _, body := post(taskCall("tools/call", `"name":"report"`, false), headers("tools/call", "report")...); !strings.Contains(body, `"resultType":"complete","content":[{"type":"text","text":"report ready"}]`) {
+	if _, body := post(taskCall("tools/call", `"name":"report"`, false), taskHeaders("tools/call", "report")...); !strings.Contains(body, `"resultType":"complete","content":[{"type":"text","text":"report ready"}]`) {
 		t.Fatalf("in the call: %s", body)
 	}
-	_, body := post(taskCall("tools/call", `"name":"report"`, true), headers("tools/call", "report")...)
-	var created struct {
-		Result struct{ ResultType, TaskID string }
-	}
-	if json.Unmarshal([]byte(body), &created) != nil || created.Result.ResultType != "task" {
-		t.Fatalf("as a task: %s", body)
-	}
-	id := created.Result.TaskID
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		_, body = post(taskCall("tasks/get", `"taskId":"`+id+`"`, true), headers("tasks/get", id)...)
-		if !strings.Contains(body, `"status":"working"`) || time.Now().After(deadline) {
-			break
-		}
-	}
+	_, created := post(taskCall("tools/call", `"name":"report"`, true), taskHeaders("tools/call", "report")...)
+	body := awaitTask(t, post, created)
 	if !strings.Contains(body, `"status":"completed"`) || !strings.Contains(body, `"result":{"content":[{"type":"text","text":"report ready"}]}`) {
 		t.Fatalf("the task: %s", body)
 	}
