@@ -146,7 +146,7 @@ func (dc *decoding) branch(n *yaml.Node, at Where, v reflect.Value, f config.Hoo
 	if names := f.Tag.Get(varsTag); names != "" {
 		known = known.with(strings.Split(names, ",")...)
 	}
-	if key := f.Tag.Get(followsTag); key != "" {
+	if key := f.Tag.Get(followsTag); key != "" && f.In.IsValid() {
 		known = known.union(dc.branchSets[branchKey{f.In.Pointer(), key}])
 	}
 	var body *BodyKeys // what a branch runs with is known only at run time, unless:
@@ -170,11 +170,13 @@ func (dc *decoding) branch(n *yaml.Node, at Where, v reflect.Value, f config.Hoo
 		*outer = append(*outer, types...)
 	}
 	b.branches = b.branches.union(after)
-	if dc.branchSets == nil {
-		dc.branchSets = map[branchKey]varSet{}
+	if f.In.IsValid() { // a Branch is a settings struct's field: a branch after it may follow it
+		if dc.branchSets == nil {
+			dc.branchSets = map[branchKey]varSet{}
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		dc.branchSets[branchKey{f.In.Pointer(), name}] = after
 	}
-	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-	dc.branchSets[branchKey{f.In.Pointer(), name}] = after
 	v.Set(reflect.ValueOf(Branch{Block: p, types: types}))
 	return nil
 }
