@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -122,11 +123,21 @@ func (p Position) Inside(line, col int) (int, int) {
 	if p.Line == 0 {
 		return 0, 0
 	}
-	if p.src != nil {
-		if l, c, ok := locate(p.src, p, line, col); ok {
-			return l, c
-		}
+	if p.src == nil {
+		return p.estimate(line, col)
 	}
+	if l, c, ok := locate(p.src, p, line, col); ok {
+		return l, c
+	}
+	// Past the text the file holds (an empty block scalar on the last line): the estimate,
+	// kept inside the file.
+	l, c := p.estimate(line, col)
+	return min(l, bytes.Count(p.src, []byte("\n"))+1), c
+}
+
+// estimate is where line and col of the setting's text would be, from the value's position and
+// style alone.
+func (p Position) estimate(line, col int) (int, int) {
 	switch {
 	case p.style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
 		return p.Line + line, p.Col + col - 1
