@@ -30,11 +30,12 @@ func text(t *testing.T, n *yaml.Node) string {
 
 // hasAlias reports whether any node under n is an alias or a merge key.
 func hasAlias(n *yaml.Node) bool {
-	if n.Kind == yaml.AliasNode || isMergeKey(n) {
+	if n.Kind == yaml.AliasNode {
 		return true
 	}
-	for _, c := range n.Content {
-		if hasAlias(c) {
+	for i, c := range n.Content {
+		// A merge key is a mapping's key: "<<" written as a value is only text.
+		if n.Kind == yaml.MappingNode && i%2 == 0 && isMergeKey(c) || hasAlias(c) {
 			return true
 		}
 	}
