@@ -129,33 +129,33 @@ func markContexts(pieces []piece) {
 func oneStringLiteral(pieces []piece) bool {
 	var c jsonCursor
 	for _, p := range pieces {
-		if p.tag != nil {
-			if c.closed > 0 {
-				return false
-			}
-			c.escaped = false
+		if p.tag == nil {
+			c.read(p.lit)
 			continue
 		}
-		for k := 0; k < len(p.lit); k++ {
-			if c.closed > 0 && strings.IndexByte(" \t\r\n", p.lit[k]) < 0 {
-				return false
-			}
-			c.read(p.lit[k : k+1])
+		if c.closed > 0 { // a tag after the literal
+			return false
 		}
+		c.escaped = false
 	}
-	return c.closed == 1 && !c.inString
+	return c.closed == 1 && !c.inString && !c.trailing
 }
 
 // jsonCursor follows a template's literal text as JSON far enough to know whether the
 // next byte is inside a string literal.
 type jsonCursor struct {
 	inString, escaped bool
-	closed            int // string literals closed so far
+	closed            int  // string literals closed so far
+	trailing          bool // text other than blanks came after the first of them
 }
 
 func (c *jsonCursor) read(lit string) {
 	for k := 0; k < len(lit); k++ {
-		switch b := lit[k]; {
+		b := lit[k]
+		if c.closed > 0 && !c.inString && strings.IndexByte(" \t\r\n", b) < 0 {
+			c.trailing = true
+		}
+		switch {
 		case c.escaped:
 			c.escaped = false
 		case c.inString && b == '\\':
